@@ -1,0 +1,1 @@
+"""child side of z3sandbox-kernel (see protocol.py for the process roles)."""

@@ -1,0 +1,48 @@
+"""Isolation layers, one mechanism per module, all with the same small interface.
+
+Each layer module defines::
+
+    NAME: str                                  # "landlock", "seccomp", ...
+    def probe() -> LayerReport                 # can this machine apply it?  No side effects.
+    def apply(policy: Policy) -> LayerReport   # apply it to the calling process, or raise LayerSetupError
+
+``apply`` runs in the candidate process after fork and before any user code (see child/bootstrap.py
+for the order).  Adding or skipping a layer is one line in ``KERNEL_LAYERS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...limits import Limits
+from ...protocol import LayerReport
+
+
+class LayerSetupError(Exception):
+    """A layer could not be applied.  The message says why, in words a user can act on."""
+
+    def __init__(self, layer: str, message: str) -> None:
+        super().__init__(f"{layer}: {message}")
+        self.layer = layer
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What one candidate may touch.  Built by the zygote, read by every layer."""
+
+    scratch_dir: str
+    limits: Limits
+    read_only_paths: tuple[str, ...] = ()  # Python installation, site-packages, system libraries
+    in_pid_namespace: bool = False  # user code runs as PID 2 of its own PID namespace
+    self_pid: int = 0  # the candidate's PID as it sees it (2 inside a PID namespace)
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def report(name: str, active: bool, detail: str = "", error: str = "") -> LayerReport:
+    result: LayerReport = {"name": name, "active": active}
+    if detail:
+        result["detail"] = detail
+    if error:
+        result["error"] = error
+    return result

@@ -1,0 +1,1 @@
+"""host side of z3sandbox-kernel (see protocol.py for the process roles)."""

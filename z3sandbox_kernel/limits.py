@@ -1,0 +1,91 @@
+"""The one model of limits: defaults, units, help text and validation.
+
+The magic's options, the traitlets config, the CLI and the README all read their defaults and help
+from ``LIMIT_FIELDS``; nothing else retypes a default.  This module is imported on every side (host,
+zygote, child), so it imports nothing from Jupyter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+# z3 plus the Python harness need about this much address space above the zygote's own size to
+# create a context, start the solver's timer thread and solve a trivial problem (measured: 40 MB
+# is enough; below 64 MB ordinary scripts start failing in ways that look like user bugs).
+MIN_MEMORY_MB = 64
+
+
+def _limit(default: float, minimum: float, unit: str, help_text: str, flag: str) -> Any:
+    return field(
+        default=default,
+        metadata={"minimum": minimum, "unit": unit, "help": help_text, "flag": flag},
+    )
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Hard limits for one candidate.  Every name carries its unit."""
+
+    timeout_s: float = _limit(
+        5.0, 0.001, "s", "solver timeout for every check() the script makes", "--timeout"
+    )
+    wall_s: float = _limit(
+        10.0, 0.01, "s", "wall-clock limit for the whole candidate, killed at the deadline", "--wall"
+    )
+    cpu_s: float = _limit(
+        8.0, 0.01, "s", "CPU-time limit (RLIMIT_CPU; the hard limit is one second later)", "--cpu"
+    )
+    memory_mb: int = _limit(
+        512, MIN_MEMORY_MB, "MB", "address space a candidate may add to the zygote's", "--memory"
+    )
+    output_kb: int = _limit(
+        64, 1, "KB", "cap on each of stdout and stderr; more ends the candidate", "--output"
+    )
+    files: int = _limit(64, 16, "", "open file descriptors (RLIMIT_NOFILE)", "--files")
+    file_size_mb: int = _limit(
+        16, 1, "MB", "largest file a candidate may write (RLIMIT_FSIZE)", "--file-size"
+    )
+    threads: int = _limit(
+        64, 4, "", "threads per candidate (RLIMIT_NPROC, where it is effective)", "--threads"
+    )
+    script_kb: int = _limit(1024, 1, "KB", "largest script accepted", "--script-size")
+    payload_max_bytes: int = _limit(
+        1 << 20, 1, "bytes", "largest byte_N payload built from a model", "--payload-max"
+    )
+
+    def __post_init__(self) -> None:
+        for spec in dataclasses.fields(self):
+            value = getattr(self, spec.name)
+            minimum = spec.metadata["minimum"]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{spec.name} must be a number, not {type(value).__name__}")
+            if not math.isfinite(value) or value < minimum:
+                unit = spec.metadata["unit"]
+                raise ValueError(
+                    f"{spec.name}={value!r} is not allowed: it must be at least {minimum}"
+                    f"{(' ' + unit) if unit else ''} ({spec.metadata['help']})"
+                )
+            if spec.type in ("int", int) and int(value) != value:
+                raise ValueError(f"{spec.name} must be a whole number, not {value!r}")
+
+    def replace(self, **changes: Any) -> Limits:
+        """A copy with some limits changed; ``None`` values are ignored."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def to_dict(self) -> dict[str, float]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Limits:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown limits: {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+
+LIMIT_FIELDS: tuple[dataclasses.Field[Any], ...] = dataclasses.fields(Limits)
+DEFAULT_LIMITS = Limits()

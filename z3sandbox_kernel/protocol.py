@@ -1,0 +1,244 @@
+"""The message format between the three process roles.  Everything that crosses a process boundary is here.
+
+Roles::
+
+    host (kernel, CLI)  --stdin/stdout pipes-->  zygote  --fork-->  child (one per candidate)
+                        <-- HostMessage framed --         <-- ChildReport on fd RESULT_FD --
+
+* host -> zygote: ``RunRequest``, ``CancelRequest``, ``ShutdownRequest``.
+* zygote -> host: ``Hello`` once, then ``Started`` and ``Done`` per candidate.  ``Done.result`` is a
+  finished ``CandidateDict``: the zygote classifies, measures and validates, so the host never parses
+  anything a candidate wrote.
+* child -> zygote: one ``ChildReport``, written by the harness on ``RESULT_FD`` after user code ends.
+  The zygote treats it as untrusted: size-capped, schema-checked, and only ever a candidate's word about
+  its own solver outcome.  Times, memory, signals and kills come from the operating system.
+
+Every message is one frame: a 4-byte big-endian length, then that many bytes of UTF-8 JSON with a
+``v`` field equal to ``PROTOCOL_VERSION``.  This module is imported on every side and imports nothing
+from Jupyter.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from fractions import Fraction
+from typing import Any, Literal, TypedDict, Union
+
+PROTOCOL_VERSION = 1
+
+# The child writes its report on this descriptor; stdin is /dev/null, 1 and 2 are capture pipes.
+RESULT_FD = 3
+
+# A child report larger than this is not read (the candidate gets internal_error, not a verdict).
+MAX_CHILD_REPORT_BYTES = 8 << 20
+# A host <-> zygote frame larger than this is a protocol error.
+MAX_FRAME_BYTES = 64 << 20
+
+_HEADER = struct.Struct(">I")
+
+JsonValue = Union[None, bool, int, float, str, list[Any], dict[str, Any]]
+
+
+class ProtocolError(Exception):
+    """A frame that is too large, truncated, not JSON, or of another protocol version."""
+
+
+# --------------------------------------------------------------------------------------------- framing
+
+def encode_frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    if len(body) > MAX_FRAME_BYTES:
+        raise ProtocolError(f"frame of {len(body)} bytes exceeds {MAX_FRAME_BYTES}")
+    return _HEADER.pack(len(body)) + body
+
+
+def frame_length(header: bytes) -> int:
+    (length,) = _HEADER.unpack(header)
+    return int(length)
+
+
+def decode_body(body: bytes, limit: int = MAX_FRAME_BYTES) -> dict[str, Any]:
+    if len(body) > limit:
+        raise ProtocolError(f"message of {len(body)} bytes exceeds {limit}")
+    try:
+        message = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(f"message is not UTF-8 JSON: {exc}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("message is not a JSON object")
+    if message.get("v") != PROTOCOL_VERSION:
+        raise ProtocolError(f"protocol version {message.get('v')!r}, expected {PROTOCOL_VERSION}")
+    return message
+
+
+def split_frames(buffer: bytearray, limit: int = MAX_FRAME_BYTES) -> list[dict[str, Any]]:
+    """Remove and decode every complete frame at the start of ``buffer``."""
+    messages = []
+    while len(buffer) >= _HEADER.size:
+        length = frame_length(bytes(buffer[: _HEADER.size]))
+        if length > limit:
+            raise ProtocolError(f"frame of {length} bytes exceeds {limit}")
+        if len(buffer) < _HEADER.size + length:
+            break
+        body = bytes(buffer[_HEADER.size : _HEADER.size + length])
+        del buffer[: _HEADER.size + length]
+        messages.append(decode_body(body, limit))
+    return messages
+
+
+# ------------------------------------------------------------------------------- model value encoding
+# Model values are Python values (int, bool, Fraction, str).  JSON has no Fraction: it travels tagged.
+
+def encode_value(value: Any) -> JsonValue:
+    if isinstance(value, Fraction):
+        return {"fraction": [value.numerator, value.denominator]}
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    return str(value)
+
+
+def decode_value(value: JsonValue) -> Any:
+    if isinstance(value, dict) and set(value) == {"fraction"}:
+        numerator, denominator = value["fraction"]
+        return Fraction(int(numerator), int(denominator))
+    return value
+
+
+# ------------------------------------------------------------------------------------ child -> zygote
+
+ChildOutcome = Literal[
+    "sat", "unsat", "unknown", "no_check", "syntax_error", "exception", "memory_error", "blocked"
+]
+
+
+class ByteConstant(TypedDict):
+    """A model constant named ``byte_<N>``, as the harness saw it; the zygote applies the rules."""
+
+    name: str
+    index: int
+    sort: str  # "bv", "int", "bool", "real", or another sort's name
+    width: int | None  # bit-vector width, else None
+    value: JsonValue
+
+
+class ChildException(TypedDict):
+    type: str
+    message: str
+    line: int | None  # line in the candidate's script, where it can be told
+
+
+class ChildReport(TypedDict, total=False):
+    v: int
+    outcome: ChildOutcome
+    reason: str  # z3's reason_unknown, the syntax error text, the denial ...
+    solver_timeout: bool  # unknown because the solver's timeout expired
+    line: int | None  # syntax errors: line and column
+    column: int | None
+    exception: ChildException
+    model: dict[str, JsonValue]  # name -> encode_value(python value)
+    byte_constants: list[ByteConstant]
+    unsat_core: list[list[Any]]  # [[line, source text], ...]
+    # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
+    # and the model's constants as [smt2 name, smt2 value] pairs.
+    assertions_smt2: str
+    model_smt2: list[list[str]]
+    isolation: dict[str, Any]  # the layers the bootstrap applied (see IsolationReport)
+
+
+class VerifyReport(TypedDict, total=False):
+    v: int
+    verified: bool | None  # None: could not be decided (e.g. unsupported sorts, unknown)
+    reason: str
+
+
+# ------------------------------------------------------------------------------------ host <-> zygote
+
+class LayerReport(TypedDict, total=False):
+    name: str  # "userns", "netns", "pidns", "rlimits", "landlock", "seccomp", "environment"
+    active: bool
+    detail: str  # e.g. "ABI 7, 12 rules", "43 rules", "uid 1000 -> 0"
+    error: str  # why it is not active
+
+
+class IsolationReport(TypedDict):
+    level: Literal["kernel", "process"]
+    layers: list[LayerReport]
+
+
+class RunRequest(TypedDict):
+    v: int
+    type: Literal["run"]
+    id: int
+    index: int
+    script: str
+    language: Literal["python", "smt2"]
+    limits: dict[str, float]
+    random_seed: int | None
+    cores: bool
+    verify: bool
+    seed_hex: str | None  # the input byte_N models overlay
+    require: list[str]  # layers that must be active, or the candidate is not run
+
+
+class CancelRequest(TypedDict):
+    v: int
+    type: Literal["cancel"]
+    id: int
+    reason: str  # "race", "cancel", "interrupt"
+
+
+class ShutdownRequest(TypedDict):
+    v: int
+    type: Literal["shutdown"]
+
+
+class Hello(TypedDict):
+    v: int
+    type: Literal["hello"]
+    pid: int
+    z3_version: str
+    isolation: IsolationReport
+
+
+class Started(TypedDict):
+    v: int
+    type: Literal["started"]
+    id: int
+
+
+class CandidateDict(TypedDict):
+    """A finished candidate: ``CandidateResult`` as JSON.  Also the per-candidate part of the
+    ``application/vnd.z3sandbox.run+json`` schema."""
+
+    index: int
+    verdict: str
+    reason: str
+    model: dict[str, JsonValue] | None
+    payload_hex: str | None
+    payload_error: str | None
+    unsat_core: list[list[Any]] | None
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    kill: str | None  # "solver", "wall", "cpu", "memory", "output", "file_size", "race", "cancel", "seccomp"
+    exit_code: int | None
+    signal: int | None
+    verified: bool | None
+    isolation: IsolationReport | None
+
+
+class Done(TypedDict):
+    v: int
+    type: Literal["done"]
+    id: int
+    result: CandidateDict
+
+
+def message(kind: str, **fields: Any) -> dict[str, Any]:
+    """A message of this protocol version."""
+    return {"v": PROTOCOL_VERSION, "type": kind, **fields}

@@ -1,0 +1,1 @@
+"""zygote side of z3sandbox-kernel (see protocol.py for the process roles)."""
