@@ -1,0 +1,48 @@
+/** Small DOM helpers.  Text is always set with textContent: results are untrusted data. */
+
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) {
+    node.className = className;
+  }
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  return node;
+}
+
+/** A `<dl>`-like two-column table of labels and values. */
+export function keyValueTable(rows: [string, string | Node][], className: string): HTMLTableElement {
+  const table = el('table', className);
+  const body = el('tbody');
+  for (const [key, value] of rows) {
+    const tr = el('tr');
+    tr.appendChild(el('th', undefined, key));
+    const td = el('td');
+    td.append(value);
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
+  table.appendChild(body);
+  return table;
+}
+
+/** Seconds, megabytes and the like with a unit, shortened sensibly. */
+export function formatNumber(value: unknown, unit = ''): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    return '';
+  }
+  let text: string;
+  if (Number.isInteger(value)) {
+    text = String(value);
+  } else if (Math.abs(value) >= 100) {
+    text = value.toFixed(0);
+  } else {
+    text = String(Number(value.toPrecision(3)));
+  }
+  return unit ? `${text} ${unit}` : text;
+}

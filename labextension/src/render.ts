@@ -1,0 +1,133 @@
+/**
+ * The whole result view, built as plain DOM so that it can be tested without
+ * JupyterLab: the vote and counts, the verdict table, limits and isolation, notes.
+ */
+
+import { el, formatNumber, keyValueTable } from './dom';
+import { IIsolation, IRun, IRunMetadata, parseMetadata, parseRun } from './schema';
+import { verdictTable } from './table';
+import { verdictBadge } from './verdicts';
+
+const UNITS: [string, string][] = [
+  ['_s', 's'],
+  ['_mb', 'MB'],
+  ['_kb', 'KB'],
+  ['_bytes', 'bytes']
+];
+
+/** `timeout_s: 5` reads as `timeout: 5 s`. */
+export function limitLabel(name: string, value: unknown): [string, string] {
+  for (const [suffix, unit] of UNITS) {
+    if (name.endsWith(suffix)) {
+      return [name.slice(0, -suffix.length).replace(/_/g, ' '), formatNumber(value, unit)];
+    }
+  }
+  return [name.replace(/_/g, ' '), formatNumber(value)];
+}
+
+/** One line, e.g. "kernel: userns, netns, seccomp; not active: landlock". */
+export function isolationSummary(isolation: IIsolation | null): string {
+  if (!isolation || !Array.isArray(isolation.layers)) {
+    return 'none reported';
+  }
+  const active = isolation.layers.filter(l => l.active).map(l => l.name);
+  const inactive = isolation.layers.filter(l => !l.active).map(l => l.name);
+  let text = `${isolation.level}: ${active.length ? active.join(', ') : 'no layer active'}`;
+  if (inactive.length) {
+    text += `; not active: ${inactive.join(', ')}`;
+  }
+  return text;
+}
+
+function summary(run: IRun, metadata: IRunMetadata): HTMLElement {
+  const node = el('div', 'jp-Z3Run-summary');
+  node.appendChild(el('span', 'jp-Z3Run-label', 'vote'));
+  node.appendChild(verdictBadge(run.verdict));
+  const counts = Object.entries(run.counts)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([verdict, n]) => `${n} ${verdict}`)
+    .join(', ');
+  const parts = [`${run.candidates.length} candidate${run.candidates.length === 1 ? '' : 's'}`];
+  if (counts) {
+    parts.push(counts);
+  }
+  parts.push(String(run.language ?? ''));
+  if (metadata.elapsed_s !== undefined) {
+    parts.push(`${formatNumber(metadata.elapsed_s, 's')} elapsed`);
+  }
+  node.appendChild(el('span', 'jp-Z3Run-counts', parts.filter(Boolean).join(' · ')));
+  if (run.interrupted) {
+    node.appendChild(el('span', 'jp-Z3Run-interrupted', 'interrupted'));
+  }
+  return node;
+}
+
+function isolationDetail(isolation: IIsolation | null): Node {
+  if (!isolation || !Array.isArray(isolation.layers)) {
+    return el('p', undefined, 'No isolation was reported for this run.');
+  }
+  const list = el('ul', 'jp-Z3Run-layers');
+  for (const layer of isolation.layers) {
+    const item = el('li', layer.active ? 'jp-Z3Run-layerOn' : 'jp-Z3Run-layerOff');
+    const status = layer.active ? 'active' : 'not active';
+    const extra = layer.active ? layer.detail : layer.error ?? layer.detail;
+    item.textContent = `${layer.name}: ${status}${extra ? ` (${extra})` : ''}`;
+    list.appendChild(item);
+  }
+  return list;
+}
+
+function settings(run: IRun): HTMLElement {
+  const details = el('details', 'jp-Z3Run-settings');
+  details.appendChild(
+    el('summary', undefined, `Limits and isolation — ${isolationSummary(run.isolation)}`)
+  );
+  const limits = Object.entries(run.limits).map(([name, value]) => limitLabel(name, value));
+  details.appendChild(keyValueTable(limits, 'jp-Z3Run-limits'));
+  details.appendChild(isolationDetail(run.isolation));
+  return details;
+}
+
+function notes(run: IRun): HTMLElement | null {
+  if (run.notes.length === 0) {
+    return null;
+  }
+  const list = el('ul', 'jp-Z3Run-notes');
+  for (const note of run.notes) {
+    list.appendChild(el('li', undefined, `note: ${note}`));
+  }
+  return list;
+}
+
+/** The message shown instead of a result this version cannot read. */
+export function unsupported(message: string, data: unknown): HTMLElement {
+  const node = el('div', 'jp-Z3Run jp-Z3Run-unsupported');
+  node.appendChild(el('p', 'jp-Z3Run-message', message));
+  const raw = el('details');
+  raw.appendChild(el('summary', undefined, 'raw result'));
+  raw.appendChild(el('pre', 'jp-Z3Run-pre', JSON.stringify(data, null, 2) ?? String(data)));
+  node.appendChild(raw);
+  return node;
+}
+
+/** The view of one `application/vnd.z3sandbox.run+json` output; never empty. */
+export function renderRun(data: unknown, metadata?: unknown): HTMLElement {
+  const parsed = parseRun(data);
+  if (!parsed.ok) {
+    return unsupported(parsed.message, data);
+  }
+  try {
+    const meta = parseMetadata(metadata);
+    const node = el('div', 'jp-Z3Run');
+    node.appendChild(summary(parsed.run, meta));
+    node.appendChild(verdictTable(parsed.run.candidates, meta));
+    node.appendChild(settings(parsed.run));
+    const notesNode = notes(parsed.run);
+    if (notesNode) {
+      node.appendChild(notesNode);
+    }
+    return node;
+  } catch (error) {
+    return unsupported(`z3sandbox: could not render this result (${String(error)})`, data);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The `application/vnd.z3sandbox.run+json` document, as written by
+ * `z3sandbox_kernel/render.py` (`run_json`, `run_metadata`).  That module's
+ * docstring is the reference; these types mirror it.  Only the schema name and
+ * version are checked strictly: a field of the wrong type is shown as it is
+ * rather than hiding the whole result.
+ */
+
+export const MIME_TYPE = 'application/vnd.z3sandbox.run+json';
+export const SCHEMA_NAME = 'z3sandbox.run';
+export const SCHEMA_VERSION = 1;
+
+/** A model value: JSON scalars, or an exact rational as `{fraction: [n, d]}`. */
+export type ModelValue =
+  | string
+  | number
+  | boolean
+  | null
+  | { fraction: [number, number] };
+
+export interface ILayer {
+  name: string;
+  active: boolean;
+  detail?: string;
+  error?: string;
+}
+
+export interface IIsolation {
+  level: 'kernel' | 'process' | string;
+  layers: ILayer[];
+}
+
+export interface ICandidate {
+  index: number;
+  verdict: string;
+  reason: string;
+  model: Record<string, ModelValue> | null;
+  payload_hex: string | null;
+  payload_error: string | null;
+  unsat_core: [number, string][] | null;
+  stdout: string;
+  stderr: string;
+  stdout_truncated: boolean;
+  stderr_truncated: boolean;
+  kill: string | null;
+  exit_code: number | null;
+  signal: number | null;
+  verified: boolean | null;
+}
+
+export interface IRun {
+  schema: typeof SCHEMA_NAME;
+  version: typeof SCHEMA_VERSION;
+  verdict: string;
+  counts: Record<string, number>;
+  language: string;
+  limits: Record<string, number>;
+  isolation: IIsolation | null;
+  notes: string[];
+  interrupted: boolean;
+  candidates: ICandidate[];
+}
+
+/** The volatile figures, kept in the output metadata under `MIME_TYPE`. */
+export interface ITiming {
+  index: number;
+  wall_s: number;
+  cpu_s: number;
+  peak_rss_mb: number;
+}
+
+export interface IRunMetadata {
+  elapsed_s?: number;
+  timings?: ITiming[];
+}
+
+export type ParseResult =
+  | { ok: true; run: IRun }
+  | { ok: false; message: string };
+
+type JSONish = { [key: string]: unknown };
+
+function isObject(value: unknown): value is JSONish {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+}
+
+/**
+ * Check the schema name and version; fill in missing containers so that the
+ * renderer can rely on arrays and objects being there.
+ */
+export function parseRun(data: unknown): ParseResult {
+  if (!isObject(data)) {
+    return {
+      ok: false,
+      message: 'z3sandbox: the result is not a JSON object; update z3sandbox-kernel'
+    };
+  }
+  if (data.schema !== SCHEMA_NAME) {
+    return {
+      ok: false,
+      message: `z3sandbox: unsupported result schema ${describe(data.schema)}; update z3sandbox-kernel`
+    };
+  }
+  if (data.version !== SCHEMA_VERSION) {
+    return {
+      ok: false,
+      message: `z3sandbox: unsupported result schema version ${describe(data.version)}; update z3sandbox-kernel`
+    };
+  }
+  const candidates = Array.isArray(data.candidates)
+    ? data.candidates.filter(isObject)
+    : [];
+  const run = {
+    ...data,
+    verdict: typeof data.verdict === 'string' ? data.verdict : 'unknown',
+    counts: isObject(data.counts) ? data.counts : {},
+    limits: isObject(data.limits) ? data.limits : {},
+    isolation: isObject(data.isolation) ? data.isolation : null,
+    notes: Array.isArray(data.notes) ? data.notes.map(String) : [],
+    interrupted: data.interrupted === true,
+    candidates
+  } as unknown as IRun;
+  return { ok: true, run };
+}
+
+/** The metadata is optional and volatile: anything unexpected is ignored. */
+export function parseMetadata(metadata: unknown): IRunMetadata {
+  if (!isObject(metadata)) {
+    return {};
+  }
+  const result: IRunMetadata = {};
+  if (typeof metadata.elapsed_s === 'number') {
+    result.elapsed_s = metadata.elapsed_s;
+  }
+  if (Array.isArray(metadata.timings)) {
+    result.timings = metadata.timings.filter(
+      (t): t is ITiming => isObject(t) && typeof t.index === 'number'
+    );
+  }
+  return result;
+}
