@@ -8,36 +8,53 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
       "counts": {"sat": 3, "timeout": 1},     # verdict -> number of candidates
       "language": "python",
       "limits": {"timeout_s": 5.0, ...},      # Limits.to_dict()
-      "isolation": {"level": "kernel", "layers": [{"name": ..., "active": ..., "detail": ...}]} | null,
+      "isolation": {"level": "kernel",
+                    "layers": [{"name": ..., "active": ..., "detail": ...}]} | null,
       "notes": ["..."],                       # e.g. a restarted zygote
       "interrupted": false,
-      "candidates": [ {                        # CandidateDict without the volatile figures
-          "index": 0, "verdict": "sat", "reason": "", "model": {"x": 3, "r": {"fraction": [1, 2]}},
-          "payload_hex": "4142" | null, "payload_error": null, "unsat_core": [[3, "s.add(x > 2)"]] | null,
+      "candidates": [ {                       # CandidateDict without the volatile figures
+          "index": 0, "verdict": "sat", "reason": "",
+          "model": {"x": 3, "r": {"fraction": [1, 2]}},
+          "payload_hex": "4142" | null, "payload_error": null,
+          "unsat_core": [[3, "s.add(x > 2)"]] | null,
           "stdout": "", "stderr": "", "stdout_truncated": false, "stderr_truncated": false,
           "kill": null, "exit_code": 0, "signal": null, "verified": true } ]
     }
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
-MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}`` so that
-a saved notebook stays byte-identical from run to run and nbval can compare it.
+MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}``, so
+that a saved notebook stays byte-identical from run to run and nbval can compare it.
+
+A candidate's ``verdict`` is null only in a partial document built while a run is still going
+(never in a finished ``RunResult``).  Everything a candidate wrote (reason, model, stdout) is
+untrusted: the text renderings replace control characters, and ``html.run_html`` escapes it all.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from .limits import LIMIT_FIELDS, Limits
+
 if TYPE_CHECKING:
+    from .protocol import IsolationReport
     from .results import CandidateResult, RunResult
 
 MIME_TYPE = "application/vnd.z3sandbox.run+json"
 SCHEMA_VERSION = 1
 VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
+# Fields of CandidateResult that the JSON document leaves out: volatile, per-machine or live-only.
+_NOT_IN_JSON = (*VOLATILE_FIELDS, "isolation", "host", "state")
+# The limits a one-line summary always shows; any other limit is shown when it is not the default.
+HEADLINE_LIMITS = ("timeout_s", "wall_s", "cpu_s", "memory_mb")
 
+
+# ------------------------------------------------------------------------------------------- JSON
 
 def candidate_json(candidate: CandidateResult) -> dict[str, Any]:
     data = candidate.to_dict()
-    for name in (*VOLATILE_FIELDS, "isolation", "host"):
+    for name in _NOT_IN_JSON:
         data.pop(name, None)
     return data
 
@@ -67,43 +84,138 @@ def run_metadata(result: RunResult) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------------------------- short phrases
+
+def printable(text: str) -> str:
+    """``text`` with control and format characters shown as escapes, never raw to a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() or ch == " " else
+        (" " if ch in "\t\n\r" else ch.encode("unicode_escape").decode("ascii"))
+        for ch in text
+    )
+
+
+def shorten(text: str, width: int = 60) -> str:
+    text = printable(" ".join(text.split()))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def model_preview(candidate: CandidateResult, width: int = 40) -> str:
+    """The payload in hex when there is one, else ``name=value`` pairs of the model."""
     if candidate.payload is not None:
         text = candidate.payload.hex(" ")
     elif candidate.model:
         text = ", ".join(f"{k}={v}" for k, v in candidate.model.items())
     else:
         text = ""
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return shorten(text, width) if text else ""
 
 
-def shorten(text: str, width: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+def state_label(candidate: CandidateResult) -> str:
+    """The verdict once a candidate is done, else its state ("queued", "running")."""
+    if candidate.verdict is not None:
+        return candidate.verdict.value
+    return str(getattr(candidate, "state", "queued"))
+
+
+def counts_summary(result: RunResult) -> str:
+    """``2 sat, 1 timeout`` (most common first), plus candidates not done yet."""
+    counts = Counter(state_label(c) for c in result.candidates)
+    return ", ".join(f"{n} {label}" for label, n in counts.most_common()) or "no candidates"
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def limits_summary(limits: Limits) -> str:
+    """``timeout 5 s, wall 10 s, cpu 8 s, memory 512 MB``, then any limit not at its default."""
+    parts = []
+    for spec in LIMIT_FIELDS:
+        value = getattr(limits, spec.name)
+        if spec.name in HEADLINE_LIMITS or value != spec.default:
+            unit = spec.metadata["unit"]
+            label = spec.metadata["flag"].lstrip("-")
+            parts.append(f"{label} {_number(value)}{(' ' + unit) if unit else ''}")
+    return ", ".join(parts)
+
+
+def isolation_summary(report: IsolationReport | None) -> str:
+    """``kernel: userns netns pidns landlock(ABI 7) seccomp``: the level, the active layers (with
+    the first part of their detail), then ``missing: ...`` for layers that were not applied."""
+    if not report:
+        return "unknown"
+    active, missing = [], []
+    for layer in report.get("layers", []):
+        name = str(layer.get("name", "?"))
+        if layer.get("active"):
+            detail = str(layer.get("detail") or "").split(",")[0].strip()
+            active.append(f"{name}({detail})" if detail else name)
+        else:
+            missing.append(name)
+    text = f"{report.get('level', '?')}: {' '.join(active) or 'no layers'}"
+    return printable(text + (f"; missing: {' '.join(missing)}" if missing else ""))
+
+
+def run_summary(result: RunResult) -> str:
+    """The one-line header: vote, counts, limits, isolation."""
+    done = all(c.verdict is not None for c in result.candidates)
+    vote = result.verdict.value if done else "pending"
+    text = f"vote: {vote} ({counts_summary(result)}) | limits: {limits_summary(result.limits)}"
+    if result.isolation is not None:
+        text += f" | isolation {isolation_summary(result.isolation)}"
+    if result.interrupted:
+        text += " | interrupted"
+    return text
+
+
+# ------------------------------------------------------------------------------------------- text
+
+TEXT_HEADER = f"{'#':>3}  {'verdict':<14} {'kill':<8} {'model / payload':<40}  reason"
+
+
+def candidate_text(candidate: CandidateResult) -> str:
+    """One row of the fixed-width table (no volatile figures)."""
+    return (
+        f"{candidate.index:>3}  {state_label(candidate):<14} {printable(candidate.kill or ''):<8} "
+        f"{model_preview(candidate):<40}  {shorten(candidate.reason)}"
+    ).rstrip()
+
+
+def candidate_live_text(candidate: CandidateResult) -> str:
+    """A row printed as a candidate finishes (terminal IPython): the table row plus its figures."""
+    figures = (
+        f"wall {candidate.wall_s:.2f}s  cpu {candidate.cpu_s:.2f}s  "
+        f"mem {candidate.peak_rss_mb:.0f}MB"
+    )
+    return f"{candidate_text(candidate)}  [{figures}]"
 
 
 def run_text(result: RunResult) -> str:
     """A fixed-width table with no volatile figures."""
-    header = f"{'#':>3}  {'verdict':<14} {'kill':<8} {'model / payload':<40}  reason"
-    lines = [
-        f"RunResult: {result.verdict.value} "
-        f"({', '.join(f'{v} {n}' for v, n in sorted(result.counts.items()))})",
-        header,
-        "-" * len(header),
-    ]
-    for c in result.candidates:
-        lines.append(
-            f"{c.index:>3}  {c.verdict.value:<14} {c.kill or '':<8} {model_preview(c):<40}  "
-            f"{shorten(c.reason)}"
-        )
-    lines.extend(f"note: {note}" for note in result.notes)
+    done = all(c.verdict is not None for c in result.candidates)
+    vote = result.verdict.value if done else "pending"
+    lines = [f"RunResult: {vote} ({counts_summary(result)})"]
+    if result.interrupted:
+        lines[0] += " -- interrupted"
+    lines += [TEXT_HEADER, "-" * len(TEXT_HEADER)]
+    lines.extend(candidate_text(c) for c in result.candidates)
+    lines.extend(f"note: {printable(note)}" for note in result.notes)
     return "\n".join(lines)
 
+
+# ---------------------------------------------------------------------------------- MIME bundles
 
 def run_mimebundle(result: RunResult) -> tuple[dict[str, Any], dict[str, Any]]:
     from .html import run_html  # the HTML table lives with the rest of the markup
 
-    data = {"text/plain": run_text(result), "text/html": run_html(result), MIME_TYPE: run_json(result)}
+    data = {
+        "text/plain": run_text(result),
+        "text/html": run_html(result),
+        MIME_TYPE: run_json(result),
+    }
     return data, {MIME_TYPE: run_metadata(result)}
 
 
@@ -111,3 +223,4 @@ def candidate_mimebundle(candidate: CandidateResult) -> tuple[dict[str, Any], di
     from .results import RunResult
 
     return run_mimebundle(RunResult(candidates=[candidate]))
+

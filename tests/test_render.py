@@ -1,0 +1,173 @@
+"""The text, HTML and JSON renderings of a RunResult built from CandidateResult objects."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from fractions import Fraction
+
+from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
+from z3sandbox_kernel.html import MAX_ROWS, run_html
+from z3sandbox_kernel.render import (
+    MIME_TYPE,
+    SCHEMA_VERSION,
+    isolation_summary,
+    limits_summary,
+    run_json,
+    run_mimebundle,
+    run_text,
+)
+
+ISOLATION = {
+    "level": "kernel",
+    "layers": [
+        {"name": "userns", "active": True, "detail": ""},
+        {"name": "landlock", "active": True, "detail": "ABI 7, 12 rules"},
+        {"name": "seccomp", "active": True, "detail": ""},
+        {"name": "netns", "active": False, "error": "EPERM"},
+    ],
+}
+HOSTILE = "<script>alert('x')</script>\x1b[31m"
+
+
+def make_result(wall: float = 0.5) -> RunResult:
+    return RunResult(
+        candidates=[
+            CandidateResult(
+                index=0, verdict=Verdict.SAT, model={"x": 3, "r": Fraction(1, 2)},
+                payload=b"\x00AB", verified=True, wall_s=wall, cpu_s=wall / 2, peak_rss_mb=41.0,
+                exit_code=0,
+            ),
+            CandidateResult(
+                index=1, verdict=Verdict.RUNTIME_ERROR, reason="ZeroDivisionError: " + "x" * 200,
+                wall_s=wall, cpu_s=0.1, peak_rss_mb=40.0, exit_code=1,
+            ),
+            CandidateResult(
+                index=2, verdict=Verdict.TIMEOUT, reason=HOSTILE, kill="wall", wall_s=wall,
+            ),
+        ],
+        limits=Limits(timeout_s=2.0),
+        isolation=ISOLATION,  # type: ignore[arg-type]
+        elapsed_s=wall * 3,
+    )
+
+
+def test_text_table_has_one_row_per_candidate_and_no_figures() -> None:
+    text = run_text(make_result(wall=1.2345))
+    lines = text.splitlines()
+    assert lines[0] == "RunResult: sat (1 sat, 1 runtime_error, 1 timeout)"
+    rows = [line for line in lines if re.match(r"^\s+\d+\s", line)]
+    assert [row.split()[1] for row in rows] == ["sat", "runtime_error", "timeout"]
+    assert "00 41 42" in rows[0]  # the payload, in hex
+    assert "1.2345" not in text and "1.23" not in text
+
+
+def test_text_escapes_control_characters_from_candidates() -> None:
+    text = run_text(make_result())
+    assert "\x1b" not in text
+    assert "\\x1b[31m" in text
+
+
+def test_text_marks_an_interrupted_run_and_unfinished_candidates() -> None:
+    result = make_result()
+    result.candidates.append(CandidateResult(index=3, verdict=None, state="running"))
+    result.interrupted = True
+    text = run_text(result)
+    assert text.splitlines()[0].startswith("RunResult: pending (")
+    assert "interrupted" in text.splitlines()[0]
+    assert text.splitlines()[-1].split()[:2] == ["3", "running"]
+
+
+def test_html_escapes_everything_a_candidate_wrote() -> None:
+    page = run_html(make_result())
+    assert "<script>" not in page
+    assert "&lt;script&gt;" in page
+    assert "\x1b" not in page
+
+
+def test_html_labels_every_verdict_with_text_and_colour() -> None:
+    page = run_html(make_result())
+    expected = {"sat": "#1a7f37", "runtime_error": "#cf222e", "timeout": "#9a6700"}
+    for verdict, colour in expected.items():
+        assert re.search(f"background:{colour}[^>]*>{verdict}</span>", page), verdict
+
+
+def test_html_folds_a_long_reason_behind_details() -> None:
+    page = run_html(make_result())
+    folded = re.search(r"<details><summary[^>]*>(ZeroDivisionError: x+…)</summary>", page)
+    assert folded is not None
+    assert "x" * 200 in page  # the whole reason, one click away
+
+
+def test_html_has_no_volatile_figures() -> None:
+    assert run_html(make_result(wall=0.25)) == run_html(make_result(wall=7.5))
+
+
+def test_html_caption_shows_vote_counts_limits_and_isolation() -> None:
+    page = run_html(make_result())
+    caption = re.search(r"<caption[^>]*>(.*?)</caption>", page)
+    assert caption is not None
+    text = re.sub(r"<[^>]+>", "", caption.group(1))
+    assert "sat" in text and "1 runtime_error" in text
+    assert "timeout 2 s" in text
+    assert "kernel: userns landlock(ABI 7) seccomp; missing: netns" in text
+
+
+def test_html_caps_the_rows_and_says_how_many_are_left_out() -> None:
+    many = RunResult(
+        candidates=[CandidateResult(index=i, verdict=Verdict.UNSAT) for i in range(MAX_ROWS + 7)]
+    )
+    page = run_html(many)
+    assert page.count("<tr>") == 1 + MAX_ROWS + 1  # header, rows, the summary row
+    assert "7 more candidates" in page
+
+
+def test_json_document_follows_schema_version_1() -> None:
+    document = run_json(make_result())
+    assert document["schema"] == "z3sandbox.run"
+    assert document["version"] == SCHEMA_VERSION == 1
+    assert document["verdict"] == "sat"
+    assert document["counts"] == {"sat": 1, "runtime_error": 1, "timeout": 1}
+    assert document["limits"]["timeout_s"] == 2.0
+    assert document["isolation"]["level"] == "kernel"
+    first = document["candidates"][0]
+    assert first["payload_hex"] == "004142"
+    assert first["model"] == {"x": 3, "r": {"fraction": [1, 2]}}
+    assert set(first) == {
+        "index", "verdict", "reason", "model", "payload_hex", "payload_error", "unsat_core",
+        "stdout", "stderr", "stdout_truncated", "stderr_truncated", "kill", "exit_code",
+        "signal", "verified",
+    }
+    json.dumps(document)  # JSON-ready as it is
+
+
+def test_mimebundle_keeps_volatile_figures_in_metadata_only() -> None:
+    data, metadata = run_mimebundle(make_result(wall=0.25))
+    data_again, metadata_again = run_mimebundle(make_result(wall=7.5))
+    assert set(data) == {"text/plain", "text/html", MIME_TYPE}
+    assert data == data_again
+    assert metadata[MIME_TYPE]["timings"][0] == {
+        "index": 0, "wall_s": 0.25, "cpu_s": 0.125, "peak_rss_mb": 41.0
+    }
+    assert metadata[MIME_TYPE]["elapsed_s"] == 0.75
+    assert metadata != metadata_again
+
+
+def test_result_objects_render_through_repr_mimebundle() -> None:
+    result = make_result()
+    data, _ = result._repr_mimebundle_()
+    assert data["text/plain"] == repr(result)
+    single, _ = result[1]._repr_mimebundle_()
+    assert [c["index"] for c in single[MIME_TYPE]["candidates"]] == [1]
+
+
+def test_limits_summary_shows_headline_limits_and_changed_ones() -> None:
+    assert limits_summary(Limits()) == "timeout 5 s, wall 10 s, cpu 8 s, memory 512 MB"
+    changed = dataclasses.replace(Limits(), files=32)
+    assert limits_summary(changed).endswith(", files 32")
+
+
+def test_isolation_summary_is_one_line() -> None:
+    assert isolation_summary(None) == "unknown"
+    assert isolation_summary({"level": "process", "layers": []}) == "process: no layers"

@@ -1,0 +1,158 @@
+"""The ``text/html`` rendering of a run: one self-contained, inline-styled table.
+
+It has to read well in JupyterLab's light and dark themes, in the classic notebook and on GitHub,
+with no stylesheet and no script: colours are solid badges with white text (legible on any
+background), borders are translucent grey, all other text inherits the page's colour, and every
+colour comes with a text label.  Long reasons fold into ``<details>`` (one click, no JavaScript).
+No volatile figures (times, memory, pids): a saved notebook stays byte-identical from run to run.
+
+Everything a candidate produced is untrusted and goes through ``html.escape``.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from .render import (
+    counts_summary,
+    isolation_summary,
+    limits_summary,
+    model_preview,
+    printable,
+    shorten,
+    state_label,
+)
+from .verdicts import VERDICT_DOCS, Verdict
+
+if TYPE_CHECKING:
+    from .results import CandidateResult, RunResult
+
+# Badge colours by kind of outcome (GitHub's Primer palette, readable with white text on both
+# light and dark backgrounds).  Keyed by verdict value or live state.
+_GREEN, _BLUE, _AMBER, _RED, _PURPLE, _GREY = (
+    "#1a7f37", "#0969da", "#9a6700", "#cf222e", "#8250df", "#6e7781"
+)
+BADGE_COLOURS: dict[str, str] = {
+    Verdict.SAT.value: _GREEN,
+    Verdict.UNSAT.value: _BLUE,
+    # the solver or a resource limit gave up
+    Verdict.UNKNOWN.value: _AMBER,
+    Verdict.TIMEOUT.value: _AMBER,
+    Verdict.CPU_LIMIT.value: _AMBER,
+    Verdict.MEMORY_LIMIT.value: _AMBER,
+    Verdict.OUTPUT_LIMIT.value: _AMBER,
+    # the script is at fault
+    Verdict.SYNTAX_ERROR.value: _RED,
+    Verdict.RUNTIME_ERROR.value: _RED,
+    Verdict.NO_CHECK.value: _RED,
+    Verdict.INVALID_MODEL.value: _RED,
+    # the sandbox stepped in, or failed
+    Verdict.CRASHED.value: _PURPLE,
+    Verdict.BLOCKED.value: _PURPLE,
+    Verdict.INTERNAL_ERROR.value: _PURPLE,
+    Verdict.CANCELLED.value: _GREY,
+    "queued": _GREY,
+    "running": "#0550ae",
+    "pending": _GREY,
+    "interrupted": _AMBER,
+}
+
+# Cells stay lean (a row is repeated K times); JupyterLab and GitHub add themed borders and stripes.
+_TABLE = "border-collapse:collapse;font-size:12px;line-height:1.4;margin:2px 0"
+_CELL = "text-align:left;vertical-align:top;padding:1px 8px"
+_HEAD = _CELL + ";font-weight:600"
+_MONO = "font-family:SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace"
+_CAPTION = "caption-side:top;text-align:left;padding:2px 0 4px 0;color:inherit"
+_REASON_WIDTH = 60
+_PREVIEW_WIDTH = 40
+# More rows than this are summarised in one last row; the run's JSON and NAME[i] hold them all.
+MAX_ROWS = 200
+
+
+def badge(label: str, title: str = "") -> str:
+    """A colour-coded label; the text is always there, the colour only repeats it."""
+    colour = BADGE_COLOURS.get(label, _GREY)
+    tip = f' title="{html.escape(title)}"' if title else ""
+    return (
+        f'<span style="display:inline-block;padding:0 6px;border-radius:10px;color:#fff;'
+        f'background:{colour};font-weight:600;white-space:nowrap"{tip}>{html.escape(label)}</span>'
+    )
+
+
+def verdict_badge(candidate: CandidateResult) -> str:
+    label = state_label(candidate)
+    doc = VERDICT_DOCS[candidate.verdict][0] if candidate.verdict is not None else ""
+    return badge(label, doc)
+
+
+def folded(text: str, width: int = _REASON_WIDTH) -> str:
+    """``text`` shortened, with the whole of it one click away when it does not fit."""
+    short = shorten(text, width)
+    if short == printable(" ".join(text.split())):
+        return html.escape(short)
+    return (
+        f'<details><summary style="cursor:pointer">{html.escape(short)}</summary>'
+        f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'
+        f"{html.escape(printable_block(text))}</pre></details>"
+    )
+
+
+def printable_block(text: str) -> str:
+    """Multi-line text with its line breaks kept and every other control character escaped."""
+    return "\n".join(printable(line) for line in text.splitlines())
+
+
+def candidate_row(candidate: CandidateResult) -> str:
+    detail = candidate.reason
+    if candidate.payload_error:
+        detail = f"{detail} (payload: {candidate.payload_error})".strip()
+    cells = [
+        (f"{candidate.index}", ""),
+        (verdict_badge(candidate), ""),
+        (html.escape(printable(candidate.kill or "")), ""),
+        (html.escape(model_preview(candidate, _PREVIEW_WIDTH)), _MONO),
+        (folded(detail), ""),
+    ]
+    return "<tr>" + "".join(_td(body, extra) for body, extra in cells) + "</tr>"
+
+
+def _td(body: str, extra: str = "") -> str:
+    return f'<td style="{_CELL}{";" + extra if extra else ""}">{body}</td>'
+
+
+def caption(result: RunResult) -> str:
+    done = all(c.verdict is not None for c in result.candidates)
+    vote = badge(result.verdict.value if done else "pending", "the vote over the candidates")
+    parts = [
+        f"<b>z3sandbox</b> {vote} &nbsp;{html.escape(counts_summary(result))}",
+        f"limits: {html.escape(limits_summary(result.limits))}",
+    ]
+    if result.isolation is not None:
+        parts.append(f"isolation {html.escape(isolation_summary(result.isolation))}")
+    if result.interrupted:
+        parts.append(badge("interrupted", "interrupted: unfinished candidates were cancelled"))
+    return " &middot; ".join(parts)
+
+
+def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
+    """The whole run as one ``<table>``: caption, header, one row per candidate, notes."""
+    head = "".join(
+        f'<th style="{_HEAD}">{name}</th>'
+        for name in ("#", "verdict", "kill", "model / payload", "reason")
+    )
+    rows = [candidate_row(c) for c in result.candidates[:max_rows]]
+    hidden = len(result.candidates) - max_rows
+    if hidden > 0:
+        rows.append(
+            f'<tr><td colspan="5" style="{_CELL}">… {hidden} more candidates '
+            f"(all of them are in the result object and its JSON)</td></tr>"
+        )
+    rows.extend(
+        f'<tr><td colspan="5" style="{_CELL}">note: {html.escape(printable(note))}</td></tr>'
+        for note in result.notes
+    )
+    return (
+        f'<table style="{_TABLE}"><caption style="{_CAPTION}">{caption(result)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
