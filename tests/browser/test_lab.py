@@ -1,0 +1,194 @@
+"""JupyterLab in headless Chromium: the kernel in the launcher, a live run, saved results, status.
+
+The steps share one server and one page and run in file order:
+
+1. the launcher offers "Z3 Sandbox (Python 3)" with the kernelspec's logo;
+2. a hand-written saved result renders through the labextension with no kernel at all;
+3. a new notebook on that kernel runs a ``%%z3sandbox -k 4`` cell: the live ipywidgets table fills
+   with 4 verdicts, then the final output is rendered by the labextension (not its HTML fallback);
+4. the status bar shows the isolation summary the kernel reports in its kernel_info reply;
+5. that notebook, saved and reopened after all kernels are shut down, still renders the table.
+
+Every wait is on a selector or a condition, never a sleep.  Screenshots go to
+``test-output/browser/``; the reopened notebook's is copied to ``docs/screenshot.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import REPO, LabServer, unavailable
+
+pytestmark = pytest.mark.browser
+
+KERNEL_NAME = "z3sandbox"
+KERNEL_DISPLAY_NAME = "Z3 Sandbox (Python 3)"
+MIME_TYPE = "application/vnd.z3sandbox.run+json"
+NOTEBOOK = "live.ipynb"
+MAGIC_CELL = "%%z3sandbox -k 4\nx = Int('x')\ns.add(x > 3, x < 10)"
+VERDICTS = (
+    "sat unsat unknown timeout cpu_limit memory_limit output_limit syntax_error runtime_error "
+    "crashed blocked no_check invalid_model cancelled internal_error"
+).split()
+README_SCREENSHOT = REPO / "docs" / "screenshot.png"
+
+# In the browser: did every row of a table get a verdict?  (cells: '#', state, ...)
+ROWS_DECIDED = """([table, column, count, verdicts]) => {
+  const rows = table ? Array.from(table.querySelectorAll('tbody tr')) : [];
+  return rows.length === count &&
+    rows.every(r => verdicts.includes((r.cells[column]?.textContent ?? '').trim()));
+}"""
+NO_KERNELS = """async () => {
+  const response = await fetch('/api/kernels', {credentials: 'same-origin'});
+  return response.ok && (await response.json()).length === 0;
+}"""
+
+
+def screenshot(page: Any, output_dir: Path, name: str) -> Path:
+    path = output_dir / f"{name}.png"
+    page.screenshot(path=str(path))
+    print(f"screenshot: {path}")
+    return path
+
+
+def require_kernelspec(lab: LabServer) -> None:
+    specs = lab.api("api/kernelspecs")["kernelspecs"]
+    if KERNEL_NAME not in specs:
+        unavailable(f"the {KERNEL_NAME!r} kernelspec is not installed (pip install .)")
+
+
+def expect() -> Any:
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect
+
+
+def block_kernels(page: Any) -> None:
+    """Refuse new sessions in this page, so that an opened notebook gets no kernel."""
+
+    def refuse(route: Any) -> None:
+        if route.request.method == "POST":
+            route.fulfill(status=503, body="no kernels in this test step")
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/api/sessions(\?.*)?$"), refuse)
+
+
+def open_notebook(page: Any, lab: LabServer, name: str) -> Any:
+    page.goto(lab.lab_url(f"lab/tree/{name}"))
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    panel.locator(".jp-Notebook").wait_for()
+    return panel
+
+
+# ------------------------------------------------------------------------------------------ step 1
+
+
+def test_launcher_offers_the_kernel_with_its_logo(
+    lab: LabServer, page: Any, output_dir: Path
+) -> None:
+    require_kernelspec(lab)
+    page.goto(lab.lab_url())
+    card = page.locator(
+        f'.jp-LauncherCard[data-category="Notebook"][title="{KERNEL_DISPLAY_NAME}"]'
+    )
+    card.wait_for()
+    expect()(card.locator(".jp-LauncherCard-label")).to_have_text(KERNEL_DISPLAY_NAME)
+    logo = card.locator(".jp-LauncherCard-icon img")
+    expect()(logo).to_have_attribute("src", re.compile(rf"/kernelspecs/{KERNEL_NAME}/logo-"))
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=logo.element_handle())
+    screenshot(page, output_dir, "1-launcher")
+
+
+# ------------------------------------------------------------------------------------------ step 2
+
+
+def saved_run(version: int) -> dict[str, Any]:
+    """A result as `z3sandbox_kernel.render.run_json` writes it, by hand, three candidates."""
+    base = {
+        "reason": "", "model": None, "payload_hex": None, "payload_error": None,
+        "unsat_core": None, "stdout": "", "stderr": "", "stdout_truncated": False,
+        "stderr_truncated": False, "kill": None, "exit_code": 0, "signal": None, "verified": None,
+    }  # fmt: skip
+    candidates = [
+        {**base, "index": 0, "verdict": "sat", "model": {"x": 4}, "verified": True,
+         "payload_hex": "5a3373616e64626f780a00ff414243444546474849"},
+        {**base, "index": 1, "verdict": "unsat", "unsat_core": [[3, "s.add(x > 3)"]]},
+        {**base, "index": 2, "verdict": "timeout", "kill": "wall", "exit_code": None,
+         "reason": "wall limit 10 s", "stderr": "killed at the wall-clock deadline"},
+    ]  # fmt: skip
+    return {
+        "schema": "z3sandbox.run", "version": version, "verdict": "sat",
+        "counts": {"sat": 1, "unsat": 1, "timeout": 1}, "language": "python",
+        "limits": {"timeout_s": 5.0, "wall_s": 10.0, "memory_mb": 512},
+        "isolation": {"level": "process", "layers": [
+            {"name": "rlimits", "active": True, "detail": "7 limits"},
+            {"name": "seccomp", "active": False, "error": "libseccomp missing"}]},
+        "notes": [], "interrupted": False, "candidates": candidates,
+    }  # fmt: skip
+
+
+def saved_output(version: int) -> dict[str, Any]:
+    timings = [{"index": i, "wall_s": 0.1 * (i + 1), "cpu_s": 0.05, "peak_rss_mb": 60.0}
+               for i in range(3)]  # fmt: skip
+    return {
+        "output_type": "display_data",
+        "data": {
+            "text/plain": "RunResult: sat",
+            "text/html": "<p class='z3-html-fallback'>HTML fallback</p>",
+            MIME_TYPE: saved_run(version),
+        },
+        "metadata": {MIME_TYPE: {"elapsed_s": 0.42, "timings": timings}},
+    }
+
+
+def write_saved_notebook(path: Path) -> None:
+    cells = [
+        {"cell_type": "code", "execution_count": 1, "id": f"c{version}", "metadata": {},
+         "source": f"# a saved result, schema version {version}", "outputs": [saved_output(version)]}
+        for version in (1, 99)
+    ]  # fmt: skip
+    notebook = {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook, indent=1))
+
+
+def test_saved_result_renders_without_a_kernel(
+    lab: LabServer, page: Any, output_dir: Path
+) -> None:
+    write_saved_notebook(lab.root / "saved.ipynb")
+    block_kernels(page)
+    try:
+        panel = open_notebook(page, lab, "saved.ipynb")
+        result = panel.locator(".jp-Z3RunRenderer > .jp-Z3Run").first
+        expect()(result.locator(".jp-Z3Run-row")).to_have_count(3)
+        expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(
+            ["sat", "unsat", "timeout"]
+        )
+        expect()(panel.locator(".z3-html-fallback")).to_have_count(0)
+        expect()(result.locator("thead th")).to_contain_text(["wall", "cpu", "peak RSS"])
+        result.locator('.jp-Z3Run-row[data-index="0"] .jp-Z3Run-toggle').click()
+        expect()(result.locator(".jp-Z3Run-hexdump")).to_contain_text(
+            "00000000  5a 33 73 61 6e 64 62 6f  78 0a 00 ff 41 42 43 44  |Z3sandbox...ABCD|"
+        )
+        expect()(panel.locator(".jp-Z3Run-unsupported .jp-Z3Run-message")).to_have_text(
+            "z3sandbox: unsupported result schema version 99; update z3sandbox-kernel"
+        )
+        assert lab.api("api/kernels") == []
+        screenshot(page, output_dir, "2-saved-result-no-kernel")
+    finally:
+        page.unroute_all()
