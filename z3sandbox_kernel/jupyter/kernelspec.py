@@ -1,0 +1,153 @@
+"""Install and remove the ``z3sandbox`` kernelspec: pure functions, and a thin CLI on top.
+
+``pip install`` already ships the kernelspec as shared data (``share/jupyter/kernels/z3sandbox``,
+with ``"python"`` as argv[0], which jupyter_client replaces by its own interpreter).  These
+functions are for a Jupyter server that runs in *another* environment: the installed kernel.json
+names this interpreter by its absolute path, so the server starts the kernel here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from importlib.resources import files
+from typing import Any
+
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+KERNEL_NAME = "z3sandbox"
+DISPLAY_NAME = "Z3 Sandbox (Python 3)"
+RESOURCES = files("z3sandbox_kernel.jupyter") / "resources" / "kernelspec"
+
+
+def _prefix(sys_prefix: bool, prefix: str | None) -> str | None:
+    if sys_prefix and prefix:
+        raise ValueError("give at most one of sys_prefix and prefix")
+    return sys.prefix if sys_prefix else prefix
+
+
+def install_kernelspec(
+    *,
+    user: bool = False,
+    sys_prefix: bool = False,
+    prefix: str | None = None,
+    name: str = KERNEL_NAME,
+    display_name: str = DISPLAY_NAME,
+) -> str:
+    """Install the kernelspec (kernel.json and logos) and return the directory it went to.
+
+    Where: the user's Jupyter data directory (``user``), this environment (``sys_prefix``), a
+    prefix, or else the system-wide directory.  An existing spec of the same name is replaced.
+    """
+    if user and (sys_prefix or prefix):
+        raise ValueError("give at most one of user, sys_prefix and prefix")
+    destination_prefix = _prefix(sys_prefix, prefix)
+    with tempfile.TemporaryDirectory() as staging:
+        for resource in RESOURCES.iterdir():
+            if resource.is_file():
+                _copy(resource, staging)
+        spec_path = os.path.join(staging, "kernel.json")
+        with open(spec_path, encoding="utf-8") as stream:
+            spec: dict[str, Any] = json.load(stream)
+        spec["argv"][0] = sys.executable
+        spec["display_name"] = display_name
+        with open(spec_path, "w", encoding="utf-8") as stream:
+            json.dump(spec, stream, indent=2)
+            stream.write("\n")
+        return str(KernelSpecManager().install_kernel_spec(
+            staging, kernel_name=name, user=user, prefix=destination_prefix
+        ))
+
+
+def _copy(resource: Any, directory: str) -> None:
+    with open(os.path.join(directory, resource.name), "wb") as stream:
+        stream.write(resource.read_bytes())
+
+
+def uninstall_kernelspec(
+    name: str = KERNEL_NAME,
+    *,
+    user: bool = False,
+    sys_prefix: bool = False,
+    prefix: str | None = None,
+) -> str:
+    """Remove a kernelspec and return the directory removed.
+
+    With ``user``, ``sys_prefix`` or ``prefix``: from that place only; else the first one Jupyter
+    finds.  ``NoSuchKernel`` (a KeyError) if there is none there.
+    """
+    manager = KernelSpecManager()
+    if not (user or sys_prefix or prefix):
+        return str(manager.remove_kernel_spec(name))
+    if user and (sys_prefix or prefix):
+        raise ValueError("give at most one of user, sys_prefix and prefix")
+    destination_prefix = _prefix(sys_prefix, prefix)
+    if user:
+        directory = os.path.join(manager.user_kernel_dir, name)
+    else:
+        assert destination_prefix is not None
+        directory = os.path.join(
+            os.path.abspath(destination_prefix), "share", "jupyter", "kernels", name
+        )
+    if not os.path.isfile(os.path.join(directory, "kernel.json")):
+        raise NoSuchKernel(name)
+    shutil.rmtree(directory)
+    return directory
+
+
+# ---------------------------------------------------------------------------------------------- CLI
+
+def _where(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--user", action="store_true", help="the user's Jupyter data directory")
+    group.add_argument("--sys-prefix", action="store_true", help=f"this environment ({sys.prefix})")
+    group.add_argument("--prefix", metavar="P", help="the prefix P (P/share/jupyter/kernels)")
+
+
+def _install(args: argparse.Namespace) -> int:
+    try:
+        path = install_kernelspec(
+            user=args.user, sys_prefix=args.sys_prefix, prefix=args.prefix,
+            name=args.name, display_name=args.display_name,
+        )
+    except OSError as exc:
+        print(f"z3sandbox: cannot install the kernelspec: {exc}", file=sys.stderr)
+        return 1
+    print(f"Installed kernelspec {args.name} in {path}")
+    return 0
+
+
+def _uninstall(args: argparse.Namespace) -> int:
+    try:
+        path = uninstall_kernelspec(
+            args.name, user=args.user, sys_prefix=args.sys_prefix, prefix=args.prefix
+        )
+    except NoSuchKernel:
+        print(f"z3sandbox: no kernelspec named {args.name} there", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"z3sandbox: cannot remove the kernelspec: {exc}", file=sys.stderr)
+        return 1
+    print(f"Removed kernelspec {args.name} from {path}")
+    return 0
+
+
+def add_cli_commands(subparsers: Any) -> None:
+    """Register ``install`` and ``uninstall``; each sets ``func``: handler(args) -> exit status."""
+    install = subparsers.add_parser(
+        "install", help="install the Jupyter kernelspec (for a Jupyter in another environment)"
+    )
+    _where(install)
+    install.add_argument("--name", default=KERNEL_NAME, help=f"kernelspec name ({KERNEL_NAME})")
+    install.add_argument(
+        "--display-name", default=DISPLAY_NAME, help=f"name in the kernel picker ({DISPLAY_NAME})"
+    )
+    install.set_defaults(func=_install)
+    uninstall = subparsers.add_parser("uninstall", help="remove the Jupyter kernelspec")
+    _where(uninstall)
+    uninstall.add_argument("--name", default=KERNEL_NAME, help=f"kernelspec name ({KERNEL_NAME})")
+    uninstall.set_defaults(func=_uninstall)
