@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Literal
 
 from .limits import Limits
 from .protocol import CandidateDict, IsolationReport, decode_value, encode_value
@@ -17,7 +18,8 @@ class CandidateResult:
     """The outcome of one candidate.  Measurements come from the operating system, not the child."""
 
     index: int
-    verdict: Verdict
+    verdict: Verdict | None = None  # None until the candidate is done
+    state: Literal["queued", "running", "done"] = "done"
     reason: str = ""
     model: dict[str, Any] | None = None
     payload: bytes | None = None
@@ -40,8 +42,8 @@ class CandidateResult:
     @classmethod
     def from_dict(cls, data: CandidateDict | dict[str, Any]) -> CandidateResult:
         known = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        values["verdict"] = Verdict(data["verdict"])
+        values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
+        values["verdict"] = Verdict(data["verdict"]) if data.get("verdict") is not None else None
         if data.get("model") is not None:
             values["model"] = {k: decode_value(v) for k, v in data["model"].items()}
         payload_hex = data.get("payload_hex")
@@ -53,7 +55,7 @@ class CandidateResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with the field names of ``CandidateDict``."""
         data = dataclasses.asdict(self)
-        data["verdict"] = self.verdict.value
+        data["verdict"] = self.verdict.value if self.verdict is not None else None
         data["model"] = (
             {k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None
         )
@@ -96,7 +98,7 @@ class RunResult:
 
     @property
     def counts(self) -> dict[str, int]:
-        return dict(Counter(c.verdict.value for c in self.candidates))
+        return dict(Counter(c.verdict.value for c in self.candidates if c.verdict is not None))
 
     @property
     def verdict(self) -> Verdict:
@@ -108,16 +110,19 @@ class RunResult:
             if len(sat) != len(unsat):
                 return Verdict.SAT if len(sat) > len(unsat) else Verdict.UNSAT
             return Verdict.SAT if any(c.verified for c in sat) else Verdict.UNKNOWN
-        order = Counter(c.verdict for c in self.candidates)
+        order = Counter(c.verdict for c in self.candidates if c.verdict is not None)
+        if not order:
+            return Verdict.UNKNOWN
         best = max(order.values())
-        return next(c.verdict for c in self.candidates if order[c.verdict] == best)
+        return next(v for v in order if order[v] == best)
 
     @property
     def best(self) -> CandidateResult | None:
         """The SAT candidate whose model and payload stand for the run: the first verified one."""
         sat = [c for c in self.candidates if c.verdict is Verdict.SAT]
         verified = [c for c in sat if c.verified]
-        return (verified or sat or [None])[0]
+        chosen = verified or sat
+        return chosen[0] if chosen else None
 
     @property
     def model(self) -> dict[str, Any] | None:

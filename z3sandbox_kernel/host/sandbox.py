@@ -1,14 +1,239 @@
-"""Placeholder until the launcher lands (same commit series)."""
+"""``Sandbox``: the long-lived object behind ``run()``.  It owns the zygote and an event-loop thread.
+
+The core is async and runs on the Sandbox's own loop thread (so it works inside a kernel whose loop is
+already running); ``run`` and ``run_async`` are thin bridges to it.  ``run`` delivers ``on_update``
+in the calling thread, so widgets and prints land in the cell that started the run.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import atexit
+import itertools
+import queue
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Coroutine, Iterable
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from ..limits import Limits
+from ..protocol import IsolationReport
+from ..results import CandidateResult, RunResult
+from .plan import make_plan
+from .scheduler import Run
+from .zygote_client import ZygoteProcess
+
+T = TypeVar("T")
+UpdateCallback = Callable[[CandidateResult], None]
+_END = object()
+_warned: set[str] = set()
+
+
+def default_isolation() -> str:
+    return "kernel" if sys.platform == "linux" else "process"
+
+
+def warn_degraded(report: IsolationReport) -> None:
+    """Once per process and layer: a missing layer is said out loud, never skipped silently."""
+    for layer in report["layers"]:
+        if not layer.get("active") and layer["name"] not in _warned:
+            _warned.add(layer["name"])
+            warnings.warn(f"z3sandbox: isolation is degraded: {layer['name']} is not active: "
+                          f"{layer.get('error', 'unknown reason')}", RuntimeWarning, stacklevel=3)
+
+
+class _LoopThread:
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="z3sandbox-loop", daemon=True)
+        self.thread.start()
+
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    def call(self, function: Callable[..., Any], *args: Any) -> None:
+        self.loop.call_soon_threadsafe(function, *args)
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)
 
 
 class Sandbox:
-    def __init__(self, **kwargs: Any) -> None:
-        raise NotImplementedError
+    """Runs candidates in sandboxed children of one zygote.  Thread-safe; close() when done."""
+
+    def __init__(self, isolation: str | None = None, require: Iterable[str] = (),
+                 jobs: int | None = None) -> None:
+        level = isolation or default_isolation()
+        if level not in ("kernel", "process"):
+            raise ValueError(f"isolation must be 'kernel' or 'process', not {isolation!r}")
+        self.level = level
+        self.require = tuple(require)
+        self.jobs = jobs
+        self.restarts = 0
+        self._loop = _LoopThread()
+        self._zygote: ZygoteProcess | None = None
+        self._starting: asyncio.Lock | None = None
+        self._runs: set[Run] = set()
+        self._ids = itertools.count(1)
+        self._closed = False
+
+    # ------------------------------------------------------------------------- zygote lifecycle
+
+    async def _ensure_zygote(self) -> ZygoteProcess:
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            if self._zygote is None:
+                zygote = ZygoteProcess(self.level, self._on_message, self._on_zygote_exit)
+                await zygote.start()
+                warn_degraded(zygote.hello["isolation"])
+                self._zygote = zygote
+            return self._zygote
+
+    async def _connect(self, run: Run) -> Callable[[dict[str, Any]], bool]:
+        return (await self._ensure_zygote()).send
+
+    def _on_message(self, msg: dict[str, Any]) -> None:
+        kind, request_id = msg.get("type"), msg.get("id")
+        for run in list(self._runs):
+            if request_id in run.in_flight:
+                if kind == "started":
+                    run.on_started(request_id)
+                elif kind == "done":
+                    run.on_done(request_id, msg["result"])
+                return
+
+    def _on_zygote_exit(self, zygote: ZygoteProcess, how: str) -> None:
+        if self._zygote is zygote:
+            self._zygote = None
+        if zygote.closing:
+            return
+        self.restarts += 1
+        for run in list(self._runs):
+            run.on_zygote_died(how)
+
+    # ------------------------------------------------------------------------------------ runs
+
+    async def _execute(self, run: Run) -> RunResult:
+        self._runs.add(run)
+        try:
+            return await run.execute(self._connect, lambda: next(self._ids))
+        finally:
+            self._runs.discard(run)
+
+    def _plan(self, scripts: object, kwargs: dict[str, Any]) -> Any:
+        if self._closed:
+            raise RuntimeError("this Sandbox is closed")
+        isolation = kwargs.pop("isolation", None)
+        if isolation not in (None, self.level):
+            raise ValueError(f"this Sandbox runs at isolation {self.level!r}; make another for {isolation!r}")
+        kwargs.setdefault("jobs", self.jobs)
+        kwargs["require"] = tuple(kwargs.get("require", ())) + self.require
+        return make_plan(scripts, **kwargs)
+
+    def run(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
+            **kwargs: Any) -> RunResult:
+        """Run candidates and wait.  KeyboardInterrupt kills every child at once and returns the
+        results so far (``interrupted=True``, the rest ``cancelled``).  See ``z3sandbox_kernel.run``."""
+        updates: queue.Queue[Any] = queue.Queue()
+        run = Run(self._plan(scripts, kwargs), updates.put)
+        future = self._loop.submit(self._execute(run))
+        future.add_done_callback(lambda _: updates.put(_END))
+        while True:
+            try:
+                item = updates.get()
+                if item is _END:
+                    break
+                if on_update is not None:
+                    on_update(item)
+            except KeyboardInterrupt:
+                self._loop.call(run.cancel, "interrupt")
+        return future.result()
+
+    async def run_async(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
+                        **kwargs: Any) -> RunResult:
+        """Like ``run``, awaitable from any event loop; ``on_update`` is called on that loop."""
+        caller = asyncio.get_running_loop()
+
+        def emit(candidate: CandidateResult) -> None:
+            if on_update is not None:
+                caller.call_soon_threadsafe(on_update, candidate)
+
+        run = Run(self._plan(scripts, kwargs), emit)
+        try:
+            return await asyncio.wrap_future(self._loop.submit(self._execute(run)))
+        except asyncio.CancelledError:
+            self._loop.call(run.cancel, "cancel")
+            raise
+
+    def cancel(self) -> None:
+        """Kill every running candidate of every run now; their runs return what finished."""
+        for run in list(self._runs):
+            self._loop.call(run.cancel, "cancel")
+
+    def isolation(self) -> IsolationReport:
+        """The layers this machine allows at this Sandbox's level (probed once by the zygote)."""
+        zygote = self._loop.submit(self._ensure_zygote()).result()
+        report: IsolationReport = zygote.hello["isolation"]
+        return report
+
+    @property
+    def zygote_pid(self) -> int | None:
+        return self._zygote.pid if self._zygote else None
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.cancel()
+
+        async def shutdown() -> None:
+            if self._zygote is not None:
+                await self._zygote.close()
+
+        try:
+            self._loop.submit(shutdown()).result(timeout=10)
+        finally:
+            self._loop.stop()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
-def run(scripts: Any, **kwargs: Any) -> Any:
-    raise NotImplementedError
+_shared: dict[str, Sandbox] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_sandbox(isolation: str | None = None) -> Sandbox:
+    """The process-wide Sandbox per isolation level, behind ``run()`` and the magic."""
+    level = isolation or default_isolation()
+    with _shared_lock:
+        sandbox = _shared.get(level)
+        if sandbox is None or sandbox._closed:
+            sandbox = _shared[level] = Sandbox(isolation=level)
+        return sandbox
+
+
+@atexit.register
+def _close_shared() -> None:
+    for sandbox in list(_shared.values()):
+        sandbox.close()
+
+
+def run(scripts: str | list[str], *, k: int | None = None, language: str = "python",
+        limits: Limits | None = None, seed: bytes | bytearray | memoryview | None = None,
+        race: bool = False, jobs: int | None = None, cores: bool = False, verify: bool = True,
+        on_update: UpdateCallback | None = None, isolation: str | None = None,
+        require: Iterable[str] = ()) -> RunResult:
+    """Run one script, K seeds of one script (``k``), or a list of candidate scripts, each in a
+    fresh sandboxed child, and vote over the verdicts.  See the README for every argument."""
+    sandbox = shared_sandbox(isolation)
+    return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
+                       jobs=jobs, cores=cores, verify=verify, on_update=on_update,
+                       require=tuple(require))

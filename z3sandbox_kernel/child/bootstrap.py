@@ -1,0 +1,144 @@
+"""The child's start-up recipe: from a fresh fork of the zygote to user code, step by step.
+
+Runs in the process that will run user code.  Each step's position is an ordering constraint:
+
+1. Own session and process group: a kill of the group reaches everything the candidate starts.
+2. Descriptors: stdin from /dev/null, 1 and 2 to the capture pipes, the result pipe on RESULT_FD,
+   every other inherited descriptor closed (the zygote's control pipe above all).
+3. Parent-death signal: if the zygote dies, so do we (inside a PID namespace the kernel does it).
+4. Scratch folder as the working directory, then the clean environment (it needs the folder's path).
+5. rlimits: before any layer that forbids setrlimit on ourselves is irrelevant, but before user code.
+6. Capabilities and no_new_privs, then Landlock (needs no_new_privs), then seccomp last: its filter
+   forbids calls the steps before it still make.
+7. The setup frame on RESULT_FD: which layers are active.  Written *before* user code, so user code
+   cannot change what the zygote reports about isolation.
+
+After step 7 user code runs (the harness).  Its report is the second frame.  We never return.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, NoReturn
+
+from ..oscalls import set_parent_death_signal
+from ..protocol import PROTOCOL_VERSION, RESULT_FD, LayerReport, encode_frame
+from .layers import LayerSetupError, Policy
+
+# Exit code of a child whose bootstrap failed before user code ran (no frame could be written).
+BOOTSTRAP_FAILED_EXIT = 121
+
+
+@dataclass
+class ChildJob:
+    """What the zygote hands a fresh child (in memory: it is a fork, nothing is serialised)."""
+
+    kind: str  # "candidate" or "verify"
+    request: dict[str, Any]  # the RunRequest, or {"assertions_smt2", "model_smt2", "timeout_s"}
+    policy: Policy
+    stdout_fd: int
+    stderr_fd: int
+    result_fd: int
+    layers: list[ModuleType]  # isolation layers in order, each with NAME and apply(policy)
+    required: frozenset[str] = frozenset()
+    address_space_base: int = 0
+    in_pid_namespace: bool = False
+    preset_reports: list[LayerReport] = field(default_factory=list)  # namespaces, set by the zygote
+
+
+def _write_frame(message: dict[str, Any]) -> None:
+    data = encode_frame({"v": PROTOCOL_VERSION, **message})
+    view = memoryview(data)
+    while view:
+        written = os.write(RESULT_FD, view)
+        view = view[written:]
+
+
+def _redirect_descriptors(job: ChildJob) -> None:
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    for source, target in ((devnull, 0), (job.stdout_fd, 1), (job.stderr_fd, 2), (job.result_fd, RESULT_FD)):
+        if source != target:
+            os.dup2(source, target)
+    os.closerange(RESULT_FD + 1, 1 << 16)
+    # Fresh text streams on the new descriptors; the zygote's objects may hold buffered state.
+    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+
+
+def _apply_layers(job: ChildJob) -> tuple[list[LayerReport], str | None]:
+    """Apply each layer; a required one that fails stops the candidate, others degrade."""
+    reports = list(job.preset_reports)
+    for layer in job.layers:
+        try:
+            if layer.NAME == "rlimits":
+                reports.append(layer.apply(job.policy, job.address_space_base))
+            else:
+                reports.append(layer.apply(job.policy))
+        except LayerSetupError as exc:
+            reports.append({"name": layer.NAME, "active": False, "error": exc.message})
+            if layer.NAME in job.required:
+                return reports, f"required layer {layer.NAME} could not be applied: {exc.message}"
+        except Exception as exc:  # a layer bug must not run user code unprotected silently
+            reports.append({"name": layer.NAME, "active": False, "error": repr(exc)})
+            if layer.NAME in job.required:
+                return reports, f"required layer {layer.NAME} failed: {exc!r}"
+    return reports, None
+
+
+def become_child(job: ChildJob) -> NoReturn:
+    """Turn this fresh fork into a sandboxed candidate (or verifier), run it, report, exit."""
+    try:
+        signal.set_wakeup_fd(-1)
+        for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
+            signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler)
+        os.setsid()  # 1
+        _redirect_descriptors(job)  # 2
+        if not job.in_pid_namespace and sys.platform == "linux":
+            set_parent_death_signal(signal.SIGKILL)  # 3
+        os.chdir(job.policy.scratch_dir)  # 4
+        reports, failure = _apply_layers(job)  # 4-6
+        _write_frame({"type": "setup", "layers": reports, "error": failure})  # 7
+        if failure:
+            os._exit(0)
+    except BaseException:
+        os._exit(BOOTSTRAP_FAILED_EXIT)
+    # ------------------------------------------------------------------ user code runs below here
+    os._exit(_run_job(job))
+
+
+def _run_job(job: ChildJob) -> int:
+    request = job.request
+    if job.kind == "verify":
+        from . import verify  # imported by the zygote already: a dictionary lookup
+
+        report: dict[str, Any] = dict(
+            verify.verify_model(request["assertions_smt2"], request["model_smt2"], request["timeout_s"])
+        )
+    else:
+        from . import harness
+
+        report = dict(
+            harness.run_candidate(
+                request["script"],
+                language=request["language"],
+                timeout_s=float(request["limits"]["timeout_s"]),
+                random_seed=request["random_seed"],
+                cores=bool(request["cores"]),
+            )
+        )
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    report["type"] = "result"
+    try:
+        _write_frame(report)
+    except Exception:
+        return BOOTSTRAP_FAILED_EXIT
+    return 0

@@ -1,0 +1,32 @@
+"""A clean, minimal environment: no secrets of the parent, no PATH, nothing of scratch on sys.path.
+
+The zygote itself runs in Python's isolated mode (-I: no user site, no PYTHON* variables, no script
+folder on sys.path) and has already loaded z3 from the installed package, so a ``libz3.so``, ``z3.py``
+or ``sitecustomize.py`` planted in a scratch folder is never loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ...protocol import LayerReport
+from . import Policy, report
+
+NAME = "environment"
+
+
+def probe() -> LayerReport:
+    return report(NAME, True, "clean environment, isolated sys.path")
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + os.sep)
+
+
+def apply(policy: Policy) -> LayerReport:
+    os.environ.clear()
+    os.environ.update({"HOME": policy.scratch_dir, "TMPDIR": policy.scratch_dir, "LANG": "C.UTF-8"})
+    scratch = os.path.realpath(policy.scratch_dir)
+    sys.path[:] = [entry for entry in sys.path if entry and not _inside(os.path.realpath(entry), scratch)]
+    return report(NAME, True, f"{len(os.environ)} variables, {len(sys.path)} sys.path entries")

@@ -1,0 +1,56 @@
+"""Resource limits: the engine's own hard limits, applied in every candidate at every isolation level.
+
+The kernel enforces them; the zygote reads what happened from the exit status and rusage.
+"""
+
+from __future__ import annotations
+
+import math
+import resource
+import signal
+
+from ...protocol import LayerReport
+from . import LayerSetupError, Policy, report
+
+NAME = "rlimits"
+MB = 1 << 20
+
+
+def limits_table(policy: Policy, address_space_base: int) -> list[tuple[str, int, int]]:
+    """(name, soft, hard) per limit; a table, so adding a limit is one line."""
+    limits = policy.limits
+    cpu = max(1, math.ceil(limits.cpu_s))
+    memory = int(limits.memory_mb) * MB
+    table = [
+        # SIGXCPU at the soft limit, SIGKILL one second later (for scripts that ignore SIGXCPU).
+        ("RLIMIT_CPU", cpu, cpu + 1),
+        # Relative to the zygote's own size: the candidate inherits z3 and Python already mapped.
+        ("RLIMIT_AS", address_space_base + memory, address_space_base + memory),
+        ("RLIMIT_NOFILE", int(limits.files), int(limits.files)),
+        ("RLIMIT_FSIZE", int(limits.file_size_mb) * MB, int(limits.file_size_mb) * MB),
+        ("RLIMIT_CORE", 0, 0),
+    ]
+    if policy.extra.get("nproc_effective") == "1":
+        table.append(("RLIMIT_NPROC", int(limits.threads), int(limits.threads)))
+    return table
+
+
+def probe() -> LayerReport:
+    return report(NAME, True, "cpu, address space, open files, file size, core dumps")
+
+
+def apply(policy: Policy, address_space_base: int = 0) -> LayerReport:
+    applied = []
+    for name, soft, hard in limits_table(policy, address_space_base):
+        which = getattr(resource, name, None)
+        if which is None:  # e.g. RLIMIT_AS on some BSDs
+            continue
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError) as exc:
+            raise LayerSetupError(NAME, f"setrlimit({name}, {soft}) failed: {exc}") from None
+        applied.append(name[len("RLIMIT_"):].lower())
+    # Python ignores SIGXFSZ, which turns the file-size limit into an EFBIG the script may swallow;
+    # the default action makes the kill visible to the zygote.
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    return report(NAME, True, ", ".join(applied))

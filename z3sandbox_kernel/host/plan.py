@@ -1,0 +1,102 @@
+"""Turning ``run()``'s arguments into a validated plan.  Bad input fails here, before any process."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..limits import Limits
+
+LANGUAGES = ("python", "smt2")
+MAX_CANDIDATES = 100_000
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    scripts: tuple[str, ...]  # one per candidate
+    random_seeds: tuple[int | None, ...]
+    language: str
+    limits: Limits
+    seed: bytes | None
+    race: bool
+    jobs: int
+    cores: bool
+    verify: bool
+    require: tuple[str, ...]
+
+
+def as_seed(seed: object) -> bytes | None:
+    """bytes, bytearray or memoryview; anything else is refused (a str is not an input packet)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bytes, bytearray, memoryview)):
+        return bytes(seed)
+    raise ValueError(f"seed must be bytes, bytearray or memoryview, not {type(seed).__name__}")
+
+
+def _scripts(
+    scripts: object, k: int | None, limits: Limits
+) -> tuple[tuple[str, ...], tuple[int | None, ...]]:
+    if isinstance(scripts, str):
+        listed: list[object] = [scripts]
+    elif isinstance(scripts, Sequence) and not isinstance(scripts, (bytes, bytearray)):
+        listed = list(scripts)
+    else:
+        raise ValueError(f"scripts must be a str or a list of str, not {type(scripts).__name__}")
+    if not listed:
+        raise ValueError("no candidates: the list of scripts is empty")
+    for index, script in enumerate(listed):
+        if not isinstance(script, str):
+            raise ValueError(f"candidate {index} is a {type(script).__name__}, not a str")
+        if not script.strip():
+            raise ValueError(f"candidate {index} is empty")
+        size = len(script.encode("utf-8", "surrogatepass"))
+        if size > limits.script_kb * 1024:
+            raise ValueError(
+                f"candidate {index} is {size} bytes; the limit is {limits.script_kb} KB (script_kb)")
+    texts = tuple(str(s) for s in listed)
+    if k is None:
+        return texts, (None,) * len(texts)
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive whole number, not {k!r}")
+    if len(texts) != 1:
+        raise ValueError("k runs one script with K random seeds; pass a single script with k")
+    if k > MAX_CANDIDATES:
+        raise ValueError(f"k={k} is more than {MAX_CANDIDATES} candidates")
+    return texts * k, tuple(range(k))
+
+
+def make_plan(
+    scripts: object,
+    *,
+    k: int | None = None,
+    language: str = "python",
+    limits: Limits | None = None,
+    seed: object = None,
+    race: bool = False,
+    jobs: int | None = None,
+    cores: bool = False,
+    verify: bool = True,
+    require: Iterable[str] = (),
+) -> RunPlan:
+    limits = limits if limits is not None else Limits()
+    if not isinstance(limits, Limits):
+        raise ValueError(f"limits must be a Limits, not {type(limits).__name__}")
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
+    texts, seeds = _scripts(scripts, k, limits)
+    if len(texts) > MAX_CANDIDATES:
+        raise ValueError(f"{len(texts)} candidates is more than {MAX_CANDIDATES}")
+    seed_bytes = as_seed(seed)
+    if seed_bytes is not None and len(seed_bytes) > limits.payload_max_bytes:
+        raise ValueError(
+            f"the seed is {len(seed_bytes)} bytes, over payload_max_bytes={limits.payload_max_bytes}")
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive whole number, not {jobs!r}")
+    if isinstance(require, str):
+        require = (require,)
+    return RunPlan(texts, seeds, language, limits, seed_bytes, bool(race), jobs, bool(cores),
+                   bool(verify), tuple(sorted(set(require))))

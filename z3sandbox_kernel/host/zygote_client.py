@@ -1,0 +1,130 @@
+"""Starting the zygote process and talking to it (asyncio, on the Sandbox's own event-loop thread).
+
+Shutdown ladder: a ``shutdown`` request, then closing its stdin (the zygote kills every candidate on
+EOF), then SIGKILL after ``SHUTDOWN_GRACE_S``.  The zygote is PID 1 of its PID namespace, so its
+death takes every candidate with it; the kernel guarantees that, not this code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol import (
+    MAX_FRAME_BYTES,
+    ProtocolError,
+    decode_body,
+    encode_frame,
+    frame_length,
+    message,
+)
+
+SHUTDOWN_GRACE_S = 2.0
+START_TIMEOUT_S = 60.0
+
+# The zygote's whole environment: nothing of the user's (no secrets, no PATH, no PYTHONPATH).
+ZYGOTE_ENV = {"LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
+
+
+class ZygoteError(RuntimeError):
+    """The zygote could not be started, or broke the protocol."""
+
+
+def describe_exit(returncode: int | None) -> str:
+    if returncode is None:
+        return "closed its pipe"
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with code {returncode}"
+
+
+class ZygoteProcess:
+    def __init__(self, level: str, on_message: Callable[[dict[str, Any]], None],
+                 on_exit: Callable[[ZygoteProcess, str], None]) -> None:
+        self.level = level
+        self.on_message = on_message
+        self.on_exit = on_exit
+        self.process: asyncio.subprocess.Process | None = None
+        self.hello: dict[str, Any] = {}
+        self.closing = False
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    async def start(self) -> dict[str, Any]:
+        command = [sys.executable, "-I", "-m", "z3sandbox_kernel.zygote",
+                   "--isolation", self.level, "--parent", str(os.getpid())]
+        self.process = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            env=ZYGOTE_ENV, close_fds=True, limit=MAX_FRAME_BYTES,
+        )
+        try:
+            hello = await asyncio.wait_for(self._read_frame(), START_TIMEOUT_S)
+        except (asyncio.TimeoutError, asyncio.IncompleteReadError, ProtocolError) as exc:
+            if self.process.returncode is None:
+                self.process.kill()
+            await self.process.wait()
+            raise ZygoteError(
+                f"the zygote did not start ({describe_exit(self.process.returncode)}; {exc!r}); "
+                "its stderr above says why"
+            ) from None
+        if hello.get("type") != "hello":
+            raise ZygoteError(f"the zygote said {hello.get('type')!r} instead of hello")
+        self.hello = hello
+        self._reader = asyncio.get_running_loop().create_task(self._read_forever())
+        return hello
+
+    async def _read_frame(self) -> dict[str, Any]:
+        assert self.process and self.process.stdout
+        header = await self.process.stdout.readexactly(4)
+        body = await self.process.stdout.readexactly(frame_length(header))
+        return decode_body(body)
+
+    async def _read_forever(self) -> None:
+        assert self.process
+        try:
+            while True:
+                self.on_message(await self._read_frame())
+        except (asyncio.IncompleteReadError, ProtocolError, ConnectionError):
+            pass
+        if not self.closing and self.process.returncode is None:
+            try:
+                self.process.kill()
+            except ProcessLookupError:
+                pass
+        await self.process.wait()
+        self.on_exit(self, describe_exit(self.process.returncode))
+
+    def send(self, msg: dict[str, Any]) -> bool:
+        """Queue a request; False if the zygote is gone (its exit is being handled)."""
+        if not self.process or not self.process.stdin or self.process.stdin.is_closing():
+            return False
+        try:
+            self.process.stdin.write(encode_frame(msg))
+        except (ConnectionError, RuntimeError):
+            return False
+        return True
+
+    async def close(self) -> None:
+        if not self.process or self.process.returncode is not None:
+            return
+        self.closing = True
+        self.send(message("shutdown"))
+        if self.process.stdin:
+            self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), SHUTDOWN_GRACE_S)
+        except asyncio.TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+        if self._reader:
+            await self._reader

@@ -1,0 +1,76 @@
+"""The zygote process: ``python -I -m z3sandbox_kernel.zygote --isolation kernel --parent PID``.
+
+Start-up recipe (order matters):
+
+1. Die with the host: parent-death signal, then check the parent did not die before that.
+2. Load z3 and the harness, warm z3's main context, prepare the layers (seccomp's filter is compiled
+   here, once): everything a candidate needs is in memory before the first fork.
+3. Kernel isolation: enter a user and a network namespace and prepare a PID namespace; fork once so
+   the serving zygote is PID 1 of that namespace (if it dies, every candidate dies with it).  The
+   first process stays as a thin parent that mirrors the zygote's exit.
+4. Serve: one thread, a selector loop (server.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+
+from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from .namespaces import NamespaceState, enter_sandbox_namespaces
+
+
+def _die_with(parent: int) -> None:
+    if sys.platform == "linux":
+        set_parent_death_signal(signal.SIGKILL)
+    if parent and os.getppid() != parent:
+        os._exit(1)
+
+
+def _preload() -> str:
+    import z3
+
+    from ..child import bootstrap, harness, verify  # noqa: F401  (loaded before any fork)
+
+    harness.prepare()
+    return str(z3.get_version_string())
+
+
+def _mirror_child(pid: int) -> int:
+    """The thin outer parent: wait for the serving zygote and exit as it did."""
+    for stream in (0, 1):
+        os.close(stream)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) & 0xFF
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="z3sandbox-zygote")
+    parser.add_argument("--isolation", choices=("kernel", "process"), default="kernel")
+    parser.add_argument("--parent", type=int, default=0)
+    args = parser.parse_args(argv)
+    _die_with(args.parent)
+    set_process_name("z3sandbox-zyg") if sys.platform == "linux" else None
+    z3_version = _preload()
+
+    from .sandboxing import SandboxPlan
+    from .server import Zygote
+
+    level = args.isolation if sys.platform == "linux" else "process"
+    namespaces = enter_sandbox_namespaces() if level == "kernel" else NamespaceState()
+    if namespaces.pid:
+        pid = os.fork()
+        if pid:
+            return _mirror_child(pid)
+        set_parent_death_signal(signal.SIGKILL)
+    elif sys.platform == "linux":
+        set_child_subreaper()
+    plan = SandboxPlan.build(level, namespaces, z3_version)
+    Zygote(plan).serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

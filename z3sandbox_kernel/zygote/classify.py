@@ -1,0 +1,181 @@
+"""From what the operating system saw and what the child said, to one verdict and its reason.
+
+The order of the rules is the point: facts the zygote observed itself (its own kills, the exit status,
+rusage) come before anything the child reported, so a candidate cannot talk its way out of a limit.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..limits import Limits
+from ..protocol import CandidateDict, IsolationReport, LayerReport
+from ..verdicts import Verdict
+from .payload import build_payload
+
+REASON_CAP = 2000
+_CRASH_SIGNALS_AT_MEMORY_LIMIT = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT}
+
+
+@dataclass
+class Observation:
+    """Everything known about one finished candidate, gathered by the zygote."""
+
+    index: int
+    limits: Limits
+    level: str
+    seed: bytes | None
+    kill: str | None = None  # the zygote's own: "wall", "output", "race", "cancel", "interrupt"
+    kill_detail: str = ""
+    wait_status: int | None = None  # of the user-code process
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    peak_rss_mb: float = 0.0
+    baseline_rss_mb: float = 0.0
+    stdout: bytes = b""
+    stderr: bytes = b""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    setup: dict[str, Any] | None = None
+    report: dict[str, Any] | None = None
+    report_error: str | None = None
+    namespace_layers: list[LayerReport] = field(default_factory=list)
+    verified: bool | None = None
+    verify_reason: str = ""
+
+
+def cap(text: str, limit: int = REASON_CAP) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more characters]"
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def _isolation(obs: Observation) -> IsolationReport:
+    layers = list(obs.setup["layers"]) if obs.setup else list(obs.namespace_layers)
+    return {"level": "kernel" if obs.level == "kernel" else "process", "layers": layers}
+
+
+def _active_layers(obs: Observation) -> str:
+    names = [layer["name"] for layer in _isolation(obs)["layers"] if layer.get("active")]
+    return ", ".join(names) or "none"
+
+
+def _from_zygote_kill(obs: Observation) -> tuple[Verdict, str, str] | None:
+    limits = obs.limits
+    if obs.kill in ("race", "cancel", "interrupt"):
+        who = {"race": "another candidate was decisive first (race)", "cancel": "cancelled",
+               "interrupt": "interrupted"}[obs.kill]
+        return Verdict.CANCELLED, who, obs.kill
+    if obs.kill == "wall":
+        return Verdict.TIMEOUT, f"wall-clock limit of {limits.wall_s:g} s", "wall"
+    if obs.kill == "output":
+        return Verdict.OUTPUT_LIMIT, obs.kill_detail or f"output passed {limits.output_kb} KB", "output"
+    if obs.kill == "report":
+        return Verdict.INTERNAL_ERROR, obs.kill_detail, "report"
+    return None
+
+
+def _from_signal(obs: Observation, signum: int) -> tuple[Verdict, str, str | None]:
+    limits = obs.limits
+    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and obs.cpu_s >= limits.cpu_s):
+        return Verdict.CPU_LIMIT, f"CPU-time limit of {limits.cpu_s:g} s ({_signal_name(signum)})", "cpu"
+    if signum == signal.SIGXFSZ:
+        return Verdict.OUTPUT_LIMIT, f"file-size limit of {limits.file_size_mb} MB (SIGXFSZ)", "file_size"
+    if signum == signal.SIGSYS:
+        return (Verdict.BLOCKED, "seccomp killed the candidate on a forbidden system call (SIGSYS)",
+                "seccomp")
+    grown = obs.peak_rss_mb - obs.baseline_rss_mb
+    if signum in _CRASH_SIGNALS_AT_MEMORY_LIMIT and grown >= 0.75 * limits.memory_mb:
+        return (Verdict.MEMORY_LIMIT,
+                f"crashed with {_signal_name(signum)} at the memory limit of {limits.memory_mb} MB "
+                f"(grew by {grown:.0f} MB)", "memory")
+    return Verdict.CRASHED, f"killed by {_signal_name(signum)}", None
+
+
+def _from_report(obs: Observation, report: dict[str, Any]) -> tuple[Verdict, str, str | None]:
+    outcome = report.get("outcome")
+    reason = str(report.get("reason") or "")
+    if outcome == "sat":
+        if obs.verified is False:
+            why = obs.verify_reason or "the model does not satisfy the assertions"
+            return Verdict.INVALID_MODEL, why, None
+        return Verdict.SAT, "", None
+    if outcome == "unsat":
+        return Verdict.UNSAT, reason, None
+    if outcome == "unknown":
+        if report.get("solver_timeout"):
+            return Verdict.TIMEOUT, f"solver timeout of {obs.limits.timeout_s:g} s ({reason})", "solver"
+        if "memory" in reason.lower():
+            return Verdict.MEMORY_LIMIT, f"z3 stopped: {reason}", "memory"
+        return Verdict.UNKNOWN, reason, None
+    if outcome == "no_check":
+        return Verdict.NO_CHECK, reason or "the script never checked anything", None
+    if outcome == "syntax_error":
+        where = f" (line {report.get('line')}, column {report.get('column')})" if report.get("line") else ""
+        return Verdict.SYNTAX_ERROR, reason + where, None
+    if outcome == "memory_error":
+        return Verdict.MEMORY_LIMIT, f"{reason} (memory limit {obs.limits.memory_mb} MB)", "memory"
+    if outcome == "blocked":
+        return Verdict.BLOCKED, f"{reason} [active layers: {_active_layers(obs)}]", None
+    if outcome == "exception":
+        return Verdict.RUNTIME_ERROR, reason, None
+    return Verdict.INTERNAL_ERROR, f"the child reported an unknown outcome {outcome!r}", None
+
+
+def _verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
+    decided = _from_zygote_kill(obs)
+    if decided:
+        return decided
+    if obs.setup and obs.setup.get("error"):
+        return Verdict.INTERNAL_ERROR, str(obs.setup["error"]), None
+    status = obs.wait_status
+    if status is not None and status & 0x7F:  # killed by a signal
+        return _from_signal(obs, status & 0x7F)
+    if obs.report_error:
+        return Verdict.INTERNAL_ERROR, obs.report_error, None
+    if obs.report is None:
+        code = (status >> 8) & 0xFF if status is not None else None
+        if obs.setup is None:
+            return Verdict.INTERNAL_ERROR, f"the child failed before user code ran (exit code {code})", None
+        return Verdict.CRASHED, f"exited with code {code} without a result (os._exit, or a crash)", None
+    return _from_report(obs, obs.report)
+
+
+def classify(obs: Observation) -> CandidateDict:
+    verdict, reason, kill = _verdict(obs)
+    report = obs.report or {}
+    status = obs.wait_status
+    model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
+    payload, payload_error = (None, None)
+    if verdict is Verdict.SAT:
+        payload, payload_error = build_payload(
+            report.get("byte_constants") or [], obs.seed, int(obs.limits.payload_max_bytes)
+        )
+    return {
+        "index": obs.index,
+        "verdict": verdict.value,
+        "reason": cap(reason),
+        "model": model if isinstance(model, dict) else None,
+        "payload_hex": payload.hex() if payload is not None else None,
+        "payload_error": payload_error,
+        "unsat_core": report.get("unsat_core") if verdict is Verdict.UNSAT else None,
+        "stdout": obs.stdout.decode("utf-8", "backslashreplace"),
+        "stderr": obs.stderr.decode("utf-8", "backslashreplace"),
+        "stdout_truncated": obs.stdout_truncated,
+        "stderr_truncated": obs.stderr_truncated,
+        "wall_s": round(obs.wall_s, 6),
+        "cpu_s": round(obs.cpu_s, 6),
+        "peak_rss_mb": round(obs.peak_rss_mb, 2),
+        "kill": kill,
+        "exit_code": (status >> 8) & 0xFF if status is not None and not status & 0x7F else None,
+        "signal": status & 0x7F if status is not None and status & 0x7F else None,
+        "verified": obs.verified if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None,
+        "isolation": _isolation(obs),
+    }

@@ -1,0 +1,149 @@
+"""The zygote's plan for isolating candidates: which layers, probed once, reported with every result.
+
+Fail closed where asked (``require``), degrade loudly otherwise: a layer that cannot be applied is
+reported as inactive with the reason, and the host warns once per process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from types import ModuleType
+
+from ..child.layers import Policy, report
+from ..limits import Limits
+from ..protocol import IsolationReport, LayerReport
+from .namespaces import NamespaceState
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+# In application order (see child/bootstrap.py for why this order).
+PROCESS_LAYERS = ("environment", "rlimits")
+KERNEL_LAYERS = ("environment", "rlimits", "capabilities", "landlock", "seccomp")
+NAMESPACE_LAYERS = ("userns", "netns", "pidns")
+KNOWN_LAYERS = frozenset(KERNEL_LAYERS + NAMESPACE_LAYERS)
+
+
+def _load_layer(name: str) -> ModuleType | LayerReport:
+    try:
+        return importlib.import_module(f"..child.layers.{name}", __package__)
+    except ImportError as exc:
+        return report(name, False, error=f"not available in this build ({exc})")
+
+
+def read_only_paths() -> tuple[str, ...]:
+    """What user code may read: the Python installation, site-packages and system libraries."""
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    candidates.update(sysconfig.get_paths().values())
+    candidates.update(p for p in sys.path if p and os.path.isdir(p))
+    candidates.update(("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/share/zoneinfo",
+                       "/etc/localtime", "/dev/null", "/dev/urandom"))
+    return tuple(sorted(p for p in candidates if os.path.exists(p)))
+
+
+@dataclass
+class SandboxPlan:
+    level: str  # "kernel" or "process"
+    namespaces: NamespaceState
+    z3_version: str
+    pid_ns_fd: int | None = None  # the zygote's own PID namespace, to return to after each fork
+    layers: list[ModuleType] = field(default_factory=list)
+    layer_reports: list[LayerReport] = field(default_factory=list)  # probe results
+    readable: tuple[str, ...] = ()
+    baseline_rss_mb: float = 0.0
+
+    @classmethod
+    def build(cls, level: str, namespaces: NamespaceState, z3_version: str) -> SandboxPlan:
+        plan = cls(level, namespaces, z3_version, readable=read_only_paths())
+        for name in KERNEL_LAYERS if level == "kernel" else PROCESS_LAYERS:
+            loaded = _load_layer(name)
+            if isinstance(loaded, ModuleType):
+                probe = loaded.probe()
+                plan.layer_reports.append(probe)
+                if probe.get("active"):
+                    prepare = getattr(loaded, "prepare", None)
+                    if prepare is not None:
+                        prepare()
+                    plan.layers.append(loaded)
+            else:
+                plan.layer_reports.append(loaded)
+        if namespaces.pid:
+            plan.pid_ns_fd = os.open("/proc/self/ns/pid", os.O_RDONLY)
+        plan.baseline_rss_mb = plan._rss_mb()
+        return plan
+
+    @property
+    def namespace_reports(self) -> list[LayerReport]:
+        if self.level != "kernel":
+            return []
+        ns = self.namespaces
+        details = {"userns": ns.uid_map, "netns": "no interface up",
+                   "pidns": "one per candidate; user code is PID 2" if ns.pid else ""}
+        return [
+            report(name, getattr(ns, name[:-2]), details[name] if getattr(ns, name[:-2]) else "",
+                   ns.errors.get(name, ""))
+            for name in NAMESPACE_LAYERS
+        ]
+
+    def isolation_report(self) -> IsolationReport:
+        probed = {r["name"]: r for r in self.layer_reports}
+        return {"level": "kernel" if self.level == "kernel" else "process",
+                "layers": self.namespace_reports + [probed[name] for name in probed]}
+
+    def missing_required(self, required: list[str]) -> str | None:
+        """Why a candidate that requires these layers cannot run here, or None."""
+        unknown = sorted(set(required) - KNOWN_LAYERS)
+        if unknown:
+            return f"unknown required layers: {', '.join(unknown)}"
+        layers = {r["name"]: r for r in self.isolation_report()["layers"]}
+        for name in required:
+            layer = layers.get(name)
+            if layer is None:
+                return f"required layer {name} is not applied at isolation level {self.level!r}"
+            if not layer.get("active"):
+                return f"required layer {name} is not available: {layer.get('error', 'unknown reason')}"
+        return None
+
+    def policy(self, scratch: str, limits: Limits, in_pid_ns: bool) -> Policy:
+        return Policy(scratch_dir=scratch, limits=limits, read_only_paths=self.readable,
+                      in_pid_namespace=in_pid_ns, self_pid=2 if in_pid_ns else 0)
+
+    def address_space_base(self) -> int:
+        """The zygote's current address-space size: a candidate's memory limit comes on top."""
+        try:
+            with open("/proc/self/statm") as handle:
+                return int(handle.read().split()[0]) * PAGE_SIZE
+        except OSError:
+            return 0
+
+    def _rss_mb(self) -> float:
+        try:
+            with open("/proc/self/statm") as handle:
+                return int(handle.read().split()[1]) * PAGE_SIZE / (1 << 20)
+        except OSError:
+            return 0.0
+
+    def kill_orphans(self, known: set[int]) -> None:
+        """As subreaper we inherit what candidates left behind; none of it may live on."""
+        me = os.getpid()
+        try:
+            entries = os.listdir("/proc")
+        except OSError:
+            return
+        for entry in entries:
+            if not entry.isdigit() or int(entry) in known:
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == me:
+                try:
+                    os.kill(int(entry), signal.SIGKILL)
+                except OSError:
+                    pass

@@ -1,0 +1,402 @@
+"""The zygote's event loop: single-threaded, so that forking it is safe.
+
+It reads requests from the host on stdin, forks one sandboxed tree per candidate (spawn.py), drains
+their pipes, enforces the wall deadline and the output caps, reaps them with rusage, and sends the
+host one finished ``CandidateDict`` per candidate.  Selectors, not threads: a forked copy of a
+threaded process can deadlock, and a kernel has threads -- which is why the zygote exists.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..child.bootstrap import ChildJob
+from ..limits import Limits
+from ..protocol import (
+    MAX_CHILD_REPORT_BYTES,
+    ProtocolError,
+    encode_frame,
+    message,
+    split_frames,
+)
+from .classify import Observation, classify
+from .sandboxing import SandboxPlan
+from .spawn import decode_status, spawn
+
+READ_CHUNK = 1 << 16
+
+
+@dataclass
+class Stream:
+    name: str  # "stdout", "stderr", "result", "status"
+    fd: int | None  # None once closed
+    cap: int
+    data: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+
+@dataclass
+class Job:
+    """One forked tree: a candidate run or its verification."""
+
+    candidate_id: int
+    phase: str  # "run" or "verify"
+    pid: int
+    scratch: str
+    started: float
+    deadline: float
+    streams: dict[str, Stream]
+    kill: str | None = None
+    kill_detail: str = ""
+    wait_status: int | None = None
+    rusage: Any = None
+    ended: float = 0.0
+
+    @property
+    def reaped(self) -> bool:
+        return self.rusage is not None
+
+
+@dataclass
+class Candidate:
+    request: dict[str, Any]
+    observation: Observation
+    job: Job | None = None
+
+
+class Zygote:
+    def __init__(self, plan: SandboxPlan, control_in: int = 0, control_out: int = 1) -> None:
+        self.plan = plan
+        self.control_in = control_in
+        self.control_out = control_out
+        self.selector = selectors.DefaultSelector()
+        self.candidates: dict[int, Candidate] = {}
+        self.jobs_by_pid: dict[int, Job] = {}
+        self.control_buffer = bytearray()
+        self.scratch_base = tempfile.mkdtemp(prefix="z3sandbox-")
+        self.running = True
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        self.wake_r = wake_r
+        signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        self.selector.register(wake_r, selectors.EVENT_READ, ("wake", None))
+        self.selector.register(control_in, selectors.EVENT_READ, ("control", None))
+
+    # ------------------------------------------------------------------------------ host messages
+
+    def send(self, msg: dict[str, Any]) -> None:
+        data = memoryview(encode_frame(msg))
+        while data:
+            written = os.write(self.control_out, data)
+            data = data[written:]
+
+    def serve(self) -> None:
+        self.send(message("hello", pid=os.getpid(), z3_version=self.plan.z3_version,
+                          isolation=self.plan.isolation_report()))
+        try:
+            while self.running or self.jobs_by_pid:
+                for key, _ in self.selector.select(self._next_timeout()):
+                    kind, payload = key.data
+                    if kind == "control":
+                        self._on_control()
+                    elif kind == "wake":
+                        self._on_wake()
+                    elif payload[1].fd is not None:
+                        self._on_stream(*payload)
+                self._enforce_deadlines()
+        finally:
+            self._kill_everything()
+            shutil.rmtree(self.scratch_base, onerror=_force_remove)
+
+    def _on_control(self) -> None:
+        chunk = os.read(self.control_in, READ_CHUNK)
+        if not chunk:  # the host went away: nothing may outlive it
+            self.running = False
+            self.selector.unregister(self.control_in)
+            self._kill_everything("cancel")
+            return
+        self.control_buffer.extend(chunk)
+        try:
+            requests = split_frames(self.control_buffer)
+        except ProtocolError as exc:
+            print(f"z3sandbox zygote: bad request from host: {exc}", file=sys.stderr)
+            self.running = False
+            return
+        for request in requests:
+            kind = request.get("type")
+            if kind == "run":
+                self._start(request)
+            elif kind == "cancel":
+                self._cancel(int(request["id"]), str(request.get("reason", "cancel")))
+            elif kind == "shutdown":
+                self.running = False
+                self._kill_everything("cancel")
+
+    # ------------------------------------------------------------------------------- candidates
+
+    def _start(self, request: dict[str, Any]) -> None:
+        limits = Limits.from_dict(request["limits"])
+        seed = bytes.fromhex(request["seed_hex"]) if request.get("seed_hex") else None
+        obs = Observation(index=int(request["index"]), limits=limits, level=self.plan.level,
+                          seed=seed, namespace_layers=self.plan.namespace_reports)
+        candidate = Candidate(request, obs)
+        self.candidates[int(request["id"])] = candidate
+        missing = self.plan.missing_required(request.get("require") or [])
+        if missing:
+            obs.report_error = missing
+            self._finish(candidate)
+            return
+        self.send(message("started", id=int(request["id"])))
+        candidate.job = self._spawn(int(request["id"]), "run", request, limits)
+
+    def _spawn(self, candidate_id: int, phase: str, request: dict[str, Any], limits: Limits) -> Job:
+        scratch = tempfile.mkdtemp(prefix=f"{phase}-{candidate_id}-", dir=self.scratch_base)
+        required = frozenset(request.get("require") or [])
+
+        def make_job(out_w: int, err_w: int, res_w: int, in_pid_ns: bool) -> ChildJob:
+            return ChildJob(
+                kind="candidate" if phase == "run" else "verify", request=request,
+                policy=self.plan.policy(scratch, limits, in_pid_ns), stdout_fd=out_w,
+                stderr_fd=err_w, result_fd=res_w, layers=self.plan.layers, required=required,
+                address_space_base=self.plan.address_space_base(), in_pid_namespace=in_pid_ns,
+                preset_reports=self.plan.namespace_reports,
+            )
+
+        started = time.monotonic()
+        spawned = spawn(make_job, self.plan.pid_ns_fd)
+        cap = int(limits.output_kb) * 1024
+        streams = {
+            "stdout": Stream("stdout", spawned.stdout_fd, cap),
+            "stderr": Stream("stderr", spawned.stderr_fd, cap),
+            "result": Stream("result", spawned.result_fd, MAX_CHILD_REPORT_BYTES),
+        }
+        if spawned.status_fd is not None:
+            streams["status"] = Stream("status", spawned.status_fd, 64)
+        job = Job(candidate_id, phase, spawned.pid, scratch, started,
+                  started + float(limits.wall_s), streams)
+        for stream in streams.values():
+            assert stream.fd is not None
+            self.selector.register(stream.fd, selectors.EVENT_READ, ("stream", (job, stream)))
+        self.jobs_by_pid[spawned.pid] = job
+        return job
+
+    def _cancel(self, candidate_id: int, reason: str) -> None:
+        candidate = self.candidates.get(candidate_id)
+        if candidate and candidate.job and not candidate.job.reaped:
+            self._kill(candidate.job, reason)
+
+    # ------------------------------------------------------------------------------------ events
+
+    def _on_stream(self, job: Job, stream: Stream) -> None:
+        assert stream.fd is not None
+        try:
+            chunk = os.read(stream.fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        if chunk:
+            self._take(job, stream, chunk)
+        else:
+            self._close(stream)
+
+    def _take(self, job: Job, stream: Stream, chunk: bytes) -> None:
+        stream.total += len(chunk)
+        room = stream.cap - len(stream.data)
+        if room > 0:
+            stream.data.extend(chunk[:room])
+        if stream.total > stream.cap and job.kill is None:
+            if stream.name in ("stdout", "stderr"):
+                self._kill(job, "output", f"{stream.name} passed its cap of {stream.cap // 1024} KB")
+            elif stream.name == "result":
+                self._kill(job, "report", f"the result message passed {stream.cap} bytes")
+
+    def _close(self, stream: Stream) -> None:
+        if stream.fd is not None:
+            self.selector.unregister(stream.fd)
+            os.close(stream.fd)
+            stream.fd = None
+
+    def _drain(self, job: Job) -> None:
+        """After the job's process ended: take what is buffered, then close, without waiting for
+        EOF (a grandchild that called setsid may still hold the pipes)."""
+        for stream in job.streams.values():
+            while stream.fd is not None:
+                try:
+                    chunk = os.read(stream.fd, READ_CHUNK)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                self._take(job, stream, chunk)
+            self._close(stream)
+
+    def _on_wake(self) -> None:
+        try:
+            while os.read(self.wake_r, 4096):
+                pass
+        except BlockingIOError:
+            pass
+        while True:
+            try:
+                pid, status, rusage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            job = self.jobs_by_pid.pop(pid, None)
+            if job is not None:  # any other pid is an orphan we inherited as subreaper: now reaped
+                job.wait_status, job.rusage, job.ended = status, rusage, time.monotonic()
+                self._job_ended(job)
+
+    def _job_ended(self, job: Job) -> None:
+        if self.plan.pid_ns_fd is None:
+            _kill_group(job.pid)
+            self.plan.kill_orphans(set(self.jobs_by_pid))
+        self._drain(job)
+        shutil.rmtree(job.scratch, onerror=_force_remove)
+        candidate = self.candidates.get(job.candidate_id)
+        if candidate is None:
+            return
+        if job.phase == "run":
+            self._observe_run(candidate.observation, job)
+            if self.running and self._wants_verification(candidate):
+                candidate.job = self._spawn(job.candidate_id, "verify",
+                                            self._verify_request(candidate),
+                                            candidate.observation.limits)
+                return
+        else:
+            self._observe_verification(candidate.observation, job)
+        self._finish(candidate)
+
+    def _observe_run(self, obs: Observation, job: Job) -> None:
+        obs.kill, obs.kill_detail = job.kill, job.kill_detail
+        obs.wall_s = job.ended - job.started
+        obs.cpu_s = job.rusage.ru_utime + job.rusage.ru_stime
+        obs.peak_rss_mb = job.rusage.ru_maxrss / (1024 if sys.platform != "darwin" else 1 << 20)
+        obs.baseline_rss_mb = self.plan.baseline_rss_mb
+        if "status" in job.streams:
+            obs.wait_status = decode_status(bytes(job.streams["status"].data))
+        else:
+            obs.wait_status = job.wait_status
+        for name in ("stdout", "stderr"):
+            stream = job.streams[name]
+            setattr(obs, name, bytes(stream.data))
+            setattr(obs, f"{name}_truncated", stream.total > stream.cap)
+        obs.setup, obs.report, error = _parse_result(job.streams["result"].data)
+        obs.report_error = obs.report_error or error
+
+    def _wants_verification(self, candidate: Candidate) -> bool:
+        obs = candidate.observation
+        return bool(
+            candidate.request.get("verify") and obs.kill is None and obs.report
+            and obs.report.get("outcome") == "sat" and obs.report.get("assertions_smt2")
+            and obs.wait_status is not None and not obs.wait_status & 0x7F
+        )
+
+    def _verify_request(self, candidate: Candidate) -> dict[str, Any]:
+        report = candidate.observation.report or {}
+        return {"assertions_smt2": report.get("assertions_smt2", ""),
+                "model_smt2": report.get("model_smt2") or [],
+                "timeout_s": candidate.observation.limits.timeout_s,
+                "require": candidate.request.get("require") or []}
+
+    def _observe_verification(self, obs: Observation, job: Job) -> None:
+        if job.kill in ("race", "cancel", "interrupt"):
+            obs.kill = job.kill
+            return
+        _, report, error = _parse_result(job.streams["result"].data)
+        if report is None:
+            obs.verified = None
+            obs.verify_reason = error or f"verification ended without a result ({job.kill or 'crash'})"
+        else:
+            verified = report.get("verified")
+            obs.verified = verified if isinstance(verified, bool) else None
+            obs.verify_reason = str(report.get("reason") or "")
+
+    def _finish(self, candidate: Candidate) -> None:
+        candidate_id = int(candidate.request["id"])
+        self.candidates.pop(candidate_id, None)
+        if self.running or candidate_id >= 0:
+            try:
+                self.send(message("done", id=candidate_id, result=classify(candidate.observation)))
+            except BrokenPipeError:  # the host is gone; nothing to tell
+                self.running = False
+
+    # ------------------------------------------------------------------------------ deadlines, kills
+
+    def _next_timeout(self) -> float | None:
+        deadlines = [job.deadline for job in self.jobs_by_pid.values() if job.kill is None]
+        if not deadlines:
+            return None
+        return max(0.0, min(deadlines) - time.monotonic())
+
+    def _enforce_deadlines(self) -> None:
+        now = time.monotonic()
+        for job in list(self.jobs_by_pid.values()):
+            if job.kill is None and now >= job.deadline:
+                self._kill(job, "wall")
+
+    def _kill(self, job: Job, reason: str, detail: str = "") -> None:
+        """SIGKILL the job's tree: its namespace's PID 1, or its process group."""
+        job.kill, job.kill_detail = reason, detail
+        _kill_group(job.pid)
+
+    def _kill_everything(self, reason: str = "cancel") -> None:
+        for job in list(self.jobs_by_pid.values()):
+            if job.kill is None:
+                self._kill(job, reason)
+        while self.jobs_by_pid:
+            try:
+                pid, status, rusage = os.wait4(-1, 0)
+            except ChildProcessError:
+                break
+            ended = self.jobs_by_pid.pop(pid, None)
+            if ended is not None:
+                ended.wait_status, ended.rusage, ended.ended = status, rusage, time.monotonic()
+                self._job_ended(ended)
+
+
+def _parse_result(
+    data: bytearray,
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None, str | None]:
+    """(setup frame, last result frame, error).  The setup frame is the first one, written before
+    user code ran; anything after it is the candidate's word, taken from its last result frame."""
+    buffer = bytearray(data)
+    try:
+        frames = split_frames(buffer, MAX_CHILD_REPORT_BYTES)
+    except ProtocolError as exc:
+        return None, None, f"the child's result message is malformed: {exc}"
+    setup = frames[0] if frames and frames[0].get("type") == "setup" else None
+    results = [f for f in frames[1 if setup else 0 :] if f.get("type") == "result"]
+    return setup, (results[-1] if results else None), None
+
+
+def _kill_group(pid: int) -> None:
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _force_remove(function: Any, path: str, _exc_info: Any) -> None:
+    """rmtree's error hook: a candidate may have removed its own permissions."""
+    try:
+        os.chmod(os.path.dirname(path), stat.S_IRWXU)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, stat.S_IRWXU)
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass

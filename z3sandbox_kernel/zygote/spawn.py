@@ -1,0 +1,103 @@
+"""Forking one sandboxed process tree from the zygote.
+
+With a PID namespace per candidate (kernel isolation), the tree is::
+
+    zygote ──fork──> init (PID 1 of a new PID namespace; runs no user code)
+                       └──fork──> child (PID 2: bootstrap, layers, user code)
+
+User code is never PID 1: PID 1 ignores signals it has no handler for (SIGXCPU among them) and must
+reap orphans.  ``init`` reaps everything, reports the child's wait status on a pipe when the child
+ends, kills whatever is left in the namespace, and exits; killing ``init`` from the zygote tears the
+whole namespace down.  Without PID namespaces the zygote forks the child directly, kills its process
+group at the end and, as a subreaper, kills the orphans it inherits.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..child.bootstrap import BOOTSTRAP_FAILED_EXIT, ChildJob, become_child
+from ..oscalls import set_parent_death_signal, set_process_name
+from .namespaces import fork_in_new_pid_namespace
+
+_STATUS = struct.Struct(">i")
+
+# Builds the ChildJob once its pipe ends exist: (stdout_w, stderr_w, result_w, in_pid_namespace).
+ChildJobFactory = Callable[[int, int, int, bool], ChildJob]
+
+
+@dataclass
+class Spawned:
+    pid: int  # the process the zygote waits for: init, or the child itself
+    stdout_fd: int
+    stderr_fd: int
+    result_fd: int
+    status_fd: int | None  # init's report of the child's wait status (PID-namespace mode only)
+
+
+def _pipe() -> tuple[int, int]:
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    return read_end, write_end
+
+
+def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None) -> Spawned:
+    """Fork the tree for one job; returns the read ends, non-blocking, owned by the caller."""
+    out_r, out_w = _pipe()
+    err_r, err_w = _pipe()
+    res_r, res_w = _pipe()
+    status_r, status_w = _pipe() if pid_ns_fd is not None else (None, None)
+    job = job_factory(out_w, err_w, res_w, pid_ns_fd is not None)
+    pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
+    if pid == 0:  # never return into the zygote's code from here
+        try:
+            if status_w is not None:
+                _run_init(job, status_w)
+            become_child(job)
+        finally:
+            os._exit(BOOTSTRAP_FAILED_EXIT)
+    for fd in (out_w, err_w, res_w, status_w):
+        if fd is not None:
+            os.close(fd)
+    return Spawned(pid, out_r, err_r, res_r, status_r)
+
+
+def _run_init(job: ChildJob, status_w: int) -> None:
+    """PID 1 of the candidate's namespace: fork the child, reap all, report the child's status."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    set_process_name("z3sandbox-init")
+    set_parent_death_signal(signal.SIGKILL)
+    child = os.fork()
+    if child == 0:
+        os.close(status_w)
+        become_child(job)
+    # init holds no pipe but its status pipe: EOF on the others means the child tree closed them.
+    for fd in (job.stdout_fd, job.stderr_fd, job.result_fd):
+        os.close(fd)
+    status = None
+    while status is None:
+        pid, wait_status = os.waitpid(-1, 0)
+        if pid == child:
+            status = wait_status
+    os.write(status_w, _STATUS.pack(status))
+    try:
+        os.kill(-1, signal.SIGKILL)  # everything else in this namespace
+    except ProcessLookupError:
+        pass
+    try:
+        while True:
+            os.waitpid(-1, 0)
+    except ChildProcessError:
+        pass
+    os._exit(0)
+
+
+def decode_status(data: bytes) -> int | None:
+    if len(data) < _STATUS.size:
+        return None
+    return int(_STATUS.unpack(data[: _STATUS.size])[0])
