@@ -1,0 +1,111 @@
+"""Check a candidate's model against its assertions, in a fresh child that ran no user code.
+
+The candidate's own process could have forged its model, so the zygote re-checks it here: the
+assertions (SMT-LIB 2 text from the report) are parsed again, every model constant of a basic sort
+is fixed to its reported value, and z3 decides whether that is satisfiable.  Functions, arrays and
+values of other sorts stay free, so they are checked for existence only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+from ..protocol import PROTOCOL_VERSION, VerifyReport
+from .smt2 import error_message
+
+MAX_TIMEOUT_MS = 4_294_967_294
+# Naming a violated assertion evaluates each one under the model: bounded, as it is only a hint.
+MAX_ASSERTIONS_EVALUATED = 10_000
+MAX_SHOWN = 300
+
+
+def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float
+                 ) -> VerifyReport:
+    """verified True (the model satisfies the assertions), False (it violates them) or None (could
+    not be decided), with a reason.  Never raises."""
+    try:
+        verified, reason = _verify(assertions_smt2, model_smt2, timeout_s)
+    except BaseException as exc:  # MemoryError, or anything unexpected: undecided, not a crash
+        verified, reason = None, f"verification failed: {type(exc).__name__}: {_text(exc)}"
+    report: VerifyReport = {"v": PROTOCOL_VERSION, "verified": verified}
+    if reason:
+        report["reason"] = reason[:2000]
+    return report
+
+
+def _verify(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float
+            ) -> tuple[bool | None, str]:
+    try:
+        assertions = list(z3.parse_smt2_string(assertions_smt2))
+    except z3.Z3Exception as exc:
+        return None, f"the assertions could not be parsed: {_text(exc)}"
+    constants = _constants(assertions)
+    pairs = [(name, value) for name, value in model_smt2 if name in constants]
+    decls = {constants[name].decl().name(): constants[name].decl() for name, _ in pairs}
+    text = "".join(f"(assert (= {name} {value}))" for name, value in pairs)
+    try:
+        equalities = list(z3.parse_smt2_string(text, decls=decls))
+    except z3.Z3Exception as exc:
+        return None, f"the model could not be parsed: {_text(exc)}"
+    # (- 2) and (/ 1.0 3.0) are how z3 prints values; anything else (say [["x", "x"]]) is forged.
+    fixed = [(e.arg(0), z3.simplify(e.arg(1))) for e in equalities]
+    if len(fixed) != len(pairs) or not all(_is_literal(value) for _, value in fixed):
+        return None, "the model is malformed: a value is not a literal"
+    solver = z3.Solver()
+    solver.set("timeout", max(1, min(int(timeout_s * 1000), MAX_TIMEOUT_MS)))
+    solver.add(assertions)
+    solver.add([constant == value for constant, value in fixed])
+    result = solver.check()
+    if result == z3.sat:
+        return True, ""
+    if result == z3.unsat:
+        return False, "the model violates the assertions" + _violated(assertions, fixed)
+    return None, f"verification was inconclusive: {solver.reason_unknown()}"
+
+
+def _constants(assertions: list[z3.BoolRef]) -> dict[str, z3.ExprRef]:
+    """The uninterpreted constants in the assertions, by their SMT-LIB name (as in model_smt2)."""
+    found: dict[str, z3.ExprRef] = {}
+    seen: set[int] = set()
+    stack: list[z3.ExprRef] = list(assertions)
+    while stack:
+        expr = stack.pop()
+        if expr.get_id() in seen:
+            continue
+        seen.add(expr.get_id())
+        if z3.is_const(expr) and expr.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found[expr.sexpr()] = expr
+        elif z3.is_app(expr) or z3.is_quantifier(expr):
+            stack.extend(expr.children())
+    return found
+
+
+def _is_literal(value: z3.ExprRef) -> bool:
+    return bool(
+        z3.is_true(value) or z3.is_false(value) or z3.is_int_value(value)
+        or z3.is_rational_value(value) or z3.is_bv_value(value) or z3.is_string_value(value)
+        or z3.is_fp_value(value)
+    )
+
+
+def _violated(assertions: list[z3.BoolRef], fixed: list[tuple[z3.ExprRef, z3.ExprRef]]) -> str:
+    """``: `<assertion>` `` for the first assertion that is false under the fixed values, if any."""
+    try:
+        model = z3.Model()
+        for constant, value in fixed:
+            model.update_value(constant, value)
+        for assertion in assertions[:MAX_ASSERTIONS_EVALUATED]:
+            if z3.is_false(model.eval(assertion, model_completion=False)):
+                shown = assertion.sexpr()
+                cut = "…" if len(shown) > MAX_SHOWN else ""
+                return f", e.g. {' '.join(shown[:MAX_SHOWN].split())}{cut}"
+    except Exception:  # only a hint: the verdict stands without it
+        return ""
+    return ""
+
+
+def _text(exc: BaseException) -> str:
+    value: Any = exc.value if isinstance(exc, z3.Z3Exception) else exc
+    return error_message(value)[:1000]
