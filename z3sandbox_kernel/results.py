@@ -44,12 +44,14 @@ class CandidateResult:
         known = {f.name for f in dataclasses.fields(cls)}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         values["verdict"] = Verdict(data["verdict"]) if data.get("verdict") is not None else None
-        if data.get("model") is not None:
-            values["model"] = {k: decode_value(v) for k, v in data["model"].items()}
+        model = data.get("model")
+        if model is not None:
+            values["model"] = {k: decode_value(v) for k, v in model.items()}
         payload_hex = data.get("payload_hex")
         values["payload"] = bytes.fromhex(payload_hex) if payload_hex is not None else None
-        if data.get("unsat_core") is not None:
-            values["unsat_core"] = [(int(line), str(text)) for line, text in data["unsat_core"]]
+        core = data.get("unsat_core")
+        if core is not None:
+            values["unsat_core"] = [(int(line), str(text)) for line, text in core]
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:

@@ -71,6 +71,7 @@ class LabServer:
     url: str
     token: str
     root: Path
+    runtime: Path  # the kernels' connection files
     log: Path
 
     def api(self, path: str, method: str = "GET") -> Any:
@@ -128,7 +129,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     root = home / "root"
     root.mkdir()
     port, token = _free_port(), secrets.token_hex(16)
-    server = LabServer(f"http://127.0.0.1:{port}/", token, root, home / "server.log")
+    server = LabServer(
+        f"http://127.0.0.1:{port}/", token, root, home / "runtime", home / "server.log"
+    )
     command = [
         sys.executable, "-m", "jupyterlab",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",

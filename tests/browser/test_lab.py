@@ -31,7 +31,6 @@ pytestmark = pytest.mark.browser
 KERNEL_NAME = "z3sandbox"
 KERNEL_DISPLAY_NAME = "Z3 Sandbox (Python 3)"
 MIME_TYPE = "application/vnd.z3sandbox.run+json"
-NOTEBOOK = "live.ipynb"
 MAGIC_CELL = "%%z3sandbox -k 4\nx = Int('x')\ns.add(x > 3, x < 10)"
 VERDICTS = (
     "sat unsat unknown timeout cpu_limit memory_limit output_limit syntax_error runtime_error "
@@ -49,6 +48,12 @@ NO_KERNELS = """async () => {
   const response = await fetch('/api/kernels', {credentials: 'same-origin'});
   return response.ok && (await response.json()).length === 0;
 }"""
+
+
+@pytest.fixture(scope="module")
+def saved_notebook() -> dict[str, str]:
+    """Step 3 records here the name of the notebook it saved, for step 5."""
+    return {}
 
 
 def screenshot(page: Any, output_dir: Path, name: str) -> Path:
@@ -192,3 +197,125 @@ def test_saved_result_renders_without_a_kernel(
         screenshot(page, output_dir, "2-saved-result-no-kernel")
     finally:
         page.unroute_all()
+
+
+# ------------------------------------------------------------------------------------------ step 3
+
+
+def type_into_cell(page: Any, panel: Any, text: str) -> None:
+    """Insert the text as one edit: typed keys would meet CodeMirror's auto-closing brackets."""
+    panel.locator(".jp-Cell .cm-content").first.click()
+    page.keyboard.insert_text(text)
+    expect()(panel.locator(".jp-Cell .cm-content").first).to_contain_text("s.add(x > 3, x < 10)")
+
+
+def save(page: Any) -> None:
+    page.keyboard.press("Escape")  # command mode: Ctrl+S then saves the notebook
+    page.keyboard.press("Control+s")
+    tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current")
+    expect()(tab).not_to_have_class(re.compile(r"\bjp-mod-dirty\b"))
+
+
+def wait_for_idle_kernel(page: Any) -> None:
+    status = page.locator("#jp-main-statusbar").get_by_text(
+        re.compile(rf"^{re.escape(KERNEL_DISPLAY_NAME)} \| Idle$")
+    )
+    status.wait_for()
+
+
+def test_magic_cell_fills_the_live_table_then_renders_the_result(
+    lab: LabServer, page: Any, output_dir: Path, saved_notebook: dict[str, str]
+) -> None:
+    require_kernelspec(lab)
+    page.goto(lab.lab_url())
+    page.locator(f'.jp-LauncherCard[data-category="Notebook"][title="{KERNEL_DISPLAY_NAME}"]').click()
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    expect()(panel.locator(".jp-Toolbar .jp-KernelName")).to_have_text(KERNEL_DISPLAY_NAME)
+    wait_for_idle_kernel(page)
+    type_into_cell(page, panel, MAGIC_CELL)
+    page.keyboard.press("Shift+Enter")
+
+    cell = panel.locator(".jp-CodeCell").first
+    live = cell.locator(".jp-OutputArea-output .widget-html-content table").last
+    live.wait_for()
+    page.wait_for_function(ROWS_DECIDED, arg=[live.element_handle(), 1, 4, VERDICTS])
+    screenshot(page, output_dir, "3-live-table")
+
+    result = cell.locator(".jp-Z3RunRenderer > .jp-Z3Run")
+    result.wait_for()
+    page.wait_for_function(
+        ROWS_DECIDED, arg=[result.locator("table").element_handle(), 1, 4, VERDICTS]
+    )
+    # The extension's view, not the text/html fallback that the same output carries.
+    expect()(cell.locator(".jp-OutputArea-output.jp-RenderedHTMLCommon")).to_have_count(0)
+    wait_for_idle_kernel(page)
+    save(page)
+    tab = page.locator(".lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel").first
+    saved_notebook["name"] = tab.inner_text()
+    screenshot(page, output_dir, "3-final-result")
+
+
+# ------------------------------------------------------------------------------------------ step 4
+
+
+def kernel_info_isolation(lab: LabServer) -> str:
+    """What the running kernel itself reports, asked over its own connection file."""
+    from jupyter_client import BlockingKernelClient
+
+    (kernel,) = lab.api("api/kernels")
+    client = BlockingKernelClient(connection_file=str(lab.runtime / f"kernel-{kernel['id']}.json"))
+    client.load_connection_file()
+    client.start_channels()
+    try:
+        reply = client.kernel_info(reply=True, timeout=30)
+    finally:
+        client.stop_channels()
+    return str(reply["content"].get("z3sandbox", {}).get("isolation") or "none")
+
+
+def test_status_bar_shows_the_isolation_summary(
+    lab: LabServer, page: Any, output_dir: Path
+) -> None:
+    require_kernelspec(lab)
+    item = page.locator("#jp-main-statusbar .jp-Z3SandboxStatus")
+    expect()(item).to_have_text(f"isolation: {kernel_info_isolation(lab)}")
+    expect()(item).not_to_have_text("isolation: none")
+    screenshot(page, output_dir, "4-status-bar")
+
+
+# ------------------------------------------------------------------------------------------ step 5
+
+
+def test_reopened_notebook_renders_the_table_with_no_kernel(
+    lab: LabServer, page: Any, output_dir: Path, saved_notebook: dict[str, str]
+) -> None:
+    require_kernelspec(lab)
+    name = saved_notebook.get("name")
+    if not name:
+        pytest.fail("step 3 saved no notebook")
+    saved = json.loads((lab.root / name).read_text())
+    outputs = saved["cells"][0]["outputs"]
+    assert any(MIME_TYPE in output.get("data", {}) for output in outputs), outputs
+
+    page.locator("#jp-MainMenu").get_by_text("Kernel", exact=True).click()
+    page.locator(".lm-Menu-itemLabel", has_text="Shut Down All Kernels").click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    page.wait_for_function(NO_KERNELS)
+
+    block_kernels(page)
+    try:
+        panel = open_notebook(page, lab, name)
+        result = panel.locator(".jp-CodeCell .jp-Z3RunRenderer > .jp-Z3Run").first
+        expect()(result.locator(".jp-Z3Run-row")).to_have_count(4)
+        page.wait_for_function(
+            ROWS_DECIDED, arg=[result.locator("table").element_handle(), 1, 4, VERDICTS]
+        )
+        result.locator('.jp-Z3Run-row[data-index="0"] .jp-Z3Run-toggle').click()
+        expect()(result.locator(".jp-Z3Run-detailRow").first).to_be_visible()
+        assert lab.api("api/kernels") == []
+        path = screenshot(page, output_dir, "5-reopened-no-kernel")
+    finally:
+        page.unroute_all()
+    README_SCREENSHOT.parent.mkdir(exist_ok=True)
+    shutil.copyfile(path, README_SCREENSHOT)
+    print(f"README screenshot: {README_SCREENSHOT}")
