@@ -118,8 +118,9 @@ def _from_report(obs: Observation, report: dict[str, Any]) -> tuple[Verdict, str
     if outcome == "no_check":
         return Verdict.NO_CHECK, reason or "the script never checked anything", None
     if outcome == "syntax_error":
-        where = f" (line {report.get('line')}, column {report.get('column')})" if report.get("line") else ""
-        return Verdict.SYNTAX_ERROR, reason + where, None
+        if report.get("line") and "line" not in reason:
+            reason += f" (line {report.get('line')}, column {report.get('column')})"
+        return Verdict.SYNTAX_ERROR, reason, None
     if outcome == "memory_error":
         return Verdict.MEMORY_LIMIT, f"{reason} (memory limit {obs.limits.memory_mb} MB)", "memory"
     if outcome == "blocked":
