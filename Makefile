@@ -1,0 +1,40 @@
+# Two commands for a fresh machine (see README.md):
+#   make demo   installs everything into .venv and runs the main job (candidates, then a notebook)
+#   make test   installs everything and runs the whole test suite (as root: again as a normal user)
+# Debian's system Python is preferred so that an unprivileged user can run the same virtualenv.
+PYTHON ?= $(shell command -v /usr/bin/python3.11 || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: install demo test lint notebooks-refresh bench clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	touch $@
+
+demo: install
+	$(BIN)/z3sandbox run -k 4 examples/header.py --seed-file examples/packet.bin --payload-dir .demo-payloads
+	$(BIN)/z3sandbox run examples/candidates/*.py
+	$(BIN)/jupyter nbconvert --to notebook --execute --stdout notebooks/01-quickstart.ipynb \
+		--ExecutePreprocessor.kernel_name=z3sandbox > /dev/null
+	@echo "Notebook executed on the Z3 Sandbox kernel. Open it with: $(BIN)/jupyter lab notebooks/"
+
+test: install
+	VENV=$(VENV) bash tools/run-tests.sh
+
+lint: install
+	$(BIN)/ruff check z3sandbox_kernel tests bench tools
+	$(BIN)/mypy
+
+notebooks-refresh: install
+	VENV=$(VENV) bash tools/refresh-notebooks.sh
+
+bench: install
+	$(BIN)/python bench/launch.py
+
+clean:
+	rm -rf $(VENV) build dist .demo-payloads test-output
