@@ -22,7 +22,8 @@ else
   git ls-files -z | xargs -0 cp --parents -t "$copy/src"
   if [ -d z3sandbox_kernel/labextension ]; then cp -r z3sandbox_kernel/labextension "$copy/src/z3sandbox_kernel/"; fi
   "$PYTHON" -m venv "$copy/venv"
-  "$copy/venv/bin/python" -m pip install --quiet -e "$copy/src[test]"
+  # The labextension is already built and copied: no npm step for this copy.
+  HATCH_JUPYTER_BUILDER_SKIP_NPM=1 "$copy/venv/bin/python" -m pip install --quiet -e "$copy/src[test]"
   chmod -R a+rX "$copy"
   venv=$copy/venv
   here=$copy/src
