@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml
 
 demo: install
 	$(BIN)/z3sandbox run -k 4 examples/header.py --seed-file examples/packet.bin --payload-dir .demo-payloads
-	$(BIN)/z3sandbox run examples/candidates/*.py
+	$(BIN)/z3sandbox run --wall 2 examples/candidates/*.py
 	$(BIN)/jupyter nbconvert --to notebook --execute --stdout notebooks/01-quickstart.ipynb \
 		--ExecutePreprocessor.kernel_name=z3sandbox > /dev/null
 	@echo "Notebook executed on the Z3 Sandbox kernel. Open it with: $(BIN)/jupyter lab notebooks/"
