@@ -30,7 +30,7 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_run_command(subparsers: Any) -> None:
     run = subparsers.add_parser("run", help="run candidate scripts in the sandbox")
-    run.add_argument("files", nargs="+", metavar="FILE",
+    run.add_argument("scripts", nargs="+", metavar="FILE",
                      help="candidate scripts (Z3Py, or SMT-LIB with --smt2)")
     run.add_argument("-k", type=int, default=None,
                      help="run the single FILE K times with random seeds 0..K-1")
@@ -57,7 +57,7 @@ def _run_command(args: argparse.Namespace) -> int:
     from .host.sandbox import run
 
     try:
-        scripts = [Path(f).read_text(encoding="utf-8") for f in args.files]
+        scripts = [Path(f).read_text(encoding="utf-8") for f in args.scripts]
         seed = args.seed_file.read_bytes() if args.seed_file else None
         limits = Limits().replace(**{spec.name: getattr(args, spec.name) for spec in LIMIT_FIELDS})
         result = run(scripts if len(scripts) > 1 else scripts[0], k=args.k,
@@ -95,7 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:  # e.g. piped into head: not an error of ours
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (stops the flush at exit from failing too)
+        return 0
 
 
 if __name__ == "__main__":
