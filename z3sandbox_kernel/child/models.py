@@ -121,7 +121,7 @@ def _smt2_pair(decl: z3.FuncDeclRef, value: z3.ExprRef) -> list[str] | None:
 
 
 def read_model(model: z3.ModelRef, skip_ids: frozenset[int] = frozenset()) -> ModelFields:
-    """Every constant and function of ``model`` except the tracking literals in ``skip_ids``."""
+    """Every constant and function of ``model`` except the declarations in ``skip_ids``."""
     fields = ModelFields()
     try:
         constants = min(z3.Z3_model_get_num_consts(model.ctx.ref(), model.model),
@@ -220,7 +220,8 @@ def check_report(record: CheckRecord, tracked: dict[int, tuple[Any, int | None, 
     to script lines (cores=True); ``our_ids`` are the literals the harness added, never reported."""
     if record.result == z3.sat:
         report: ChildReport = {"outcome": "sat"}
-        fields = read_model(record.model, our_ids) if record.model is not None else ModelFields()
+        ours = frozenset(tracked[i][0].decl().get_id() for i in our_ids)  # decls, not terms
+        fields = read_model(record.model, ours) if record.model is not None else ModelFields()
         report["model"] = fields.model
         report["byte_constants"] = fields.byte_constants
         if record.assertions is not None:

@@ -1,0 +1,402 @@
+"""The harness in a real forked child with real z3: what a candidate's report says.
+
+Each test forks, as the zygote does: the child points fd 1/2 at pipes, calls ``run_candidate`` and
+sends the report back as one protocol frame; the parent reads all three pipes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from z3sandbox_kernel.child import harness
+from z3sandbox_kernel.protocol import decode_value, encode_frame, split_frames
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "smt2"
+HARD = "a, b, c = Ints('a b c')\ns.add(a > 0, b > 0, c > 0, a*a*a + b*b*b == c*c*c)\n"
+
+
+@dataclass
+class ChildRun:
+    report: dict[str, Any]
+    stdout: str
+    stderr: str
+
+
+def _child(script: str, pipes: list[tuple[int, int]], options: dict[str, Any]) -> None:
+    os.dup2(pipes[0][1], 1)
+    os.dup2(pipes[1][1], 2)
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    report = harness.run_candidate(script, **options)
+    os.write(pipes[2][1], encode_frame(dict(report)))  # JSON, UTF-8, as the bootstrap sends it
+
+
+def run_child(script: str, language: str = "python", timeout_s: float = 5.0,
+              random_seed: int | None = None, cores: bool = False) -> ChildRun:
+    """Run one candidate in a fresh fork of this (prepared) process, as the zygote does."""
+    options = {"language": language, "timeout_s": timeout_s, "random_seed": random_seed,
+               "cores": cores}
+    pipes = [os.pipe() for _ in range(3)]
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _child(script, pipes, options)
+        finally:
+            os._exit(0)
+    for _, write in pipes:
+        os.close(write)
+    data = {read: b"" for read, _ in pipes}
+    selector = selectors.DefaultSelector()
+    for read, _ in pipes:
+        selector.register(read, selectors.EVENT_READ)
+    deadline = time.monotonic() + 60
+    while selector.get_map() and time.monotonic() < deadline:
+        for key, _ in selector.select(1):
+            chunk = os.read(key.fd, 1 << 16)
+            data[key.fd] += chunk
+            if not chunk:
+                selector.unregister(key.fd)
+                os.close(key.fd)
+    if selector.get_map():
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    frames = split_frames(bytearray(data[pipes[2][0]]))
+    assert len(frames) == 1, "the child sent no report"
+    return ChildRun(frames[0], data[pipes[0][0]].decode(), data[pipes[1][0]].decode())
+
+
+@pytest.fixture(autouse=True, scope="module")
+def prepared() -> None:
+    harness.prepare()  # as the zygote does before forking
+
+
+# ------------------------------------------------------------------------------------ check results
+
+def test_sat_reports_a_python_value_for_each_sort() -> None:
+    run = run_child(
+        "i, b, r = Int('i'), Bool('b'), Real('r')\n"
+        "v, w = BitVec('v', 16), String('w')\n"
+        "a = Array('a', IntSort(), IntSort())\n"
+        "f = Function('f', IntSort(), IntSort())\n"
+        "s.add(i == -7, b, r == Q(2, 3), v == 0xFFFE, w == StringVal('héllo'), a[3] == 4,\n"
+        "      f(1) == 9)\n"
+        "s.check()\n"
+    )
+    model = {name: decode_value(value) for name, value in run.report["model"].items()}
+    assert run.report["outcome"] == "sat"
+    assert model["i"] == -7 and model["b"] is True and model["r"] == Fraction(2, 3)
+    assert model["v"] == 0xFFFE and model["w"] == "héllo"
+    assert isinstance(model["a"], str) and "4" in model["a"]
+    assert isinstance(model["f"], str) and "9" in model["f"]
+
+
+def test_irrational_real_is_reported_as_decimal_text() -> None:
+    run = run_child("x = Real('x')\ns.add(x * x == 2, x > 0)\ns.check()\n")
+    assert run.report["model"]["x"].startswith("1.41421356")
+
+
+def test_huge_integer_stays_text_so_the_report_stays_json() -> None:
+    run = run_child("x = Int('x')\ns.add(x == IntVal('1' + '0' * 5000))\ns.check()\n")
+    assert run.report["model"]["x"] == "1" + "0" * 5000
+
+
+def test_unsat_is_reported_without_a_model() -> None:
+    run = run_child("x = Int('x')\ns.add(x > 1, x < 0)\ns.check()\n")
+    assert run.report["outcome"] == "unsat"
+    assert "model" not in run.report
+
+
+def test_solver_timeout_is_unknown_with_solver_timeout() -> None:
+    started = time.monotonic()
+    run = run_child(HARD + "s.check()\n", timeout_s=0.2)
+    assert run.report["outcome"] == "unknown"
+    assert run.report["solver_timeout"] is True
+    assert time.monotonic() - started < 5
+
+
+def test_script_cannot_raise_the_solver_timeout() -> None:
+    run = run_child(HARD + "s.set(timeout=10**6)\ns.check()\n", timeout_s=0.2)
+    assert run.report["solver_timeout"] is True
+
+
+def test_optimize_gets_the_solver_timeout() -> None:
+    script = HARD.replace("s.add", "o = Optimize()\no.add") + "o.maximize(a)\no.check()\n"
+    run = run_child(script, timeout_s=0.2)
+    assert run.report["outcome"] == "unknown" and run.report["solver_timeout"] is True
+
+
+def test_incomplete_theory_is_unknown_without_solver_timeout() -> None:
+    run = run_child("x = Real('x')\ns.add(2**x == 3)\ns.check()\n")
+    assert run.report["outcome"] == "unknown"
+    assert run.report["solver_timeout"] is False
+    assert run.report["reason"]
+
+
+def test_no_check_and_no_assertion_is_no_check() -> None:
+    assert run_child("x = Int('x')\nprint(x + 1)\n").report["outcome"] == "no_check"
+
+
+def test_asserted_but_unchecked_prebound_solver_is_checked() -> None:
+    run = run_child("x = Int('x')\ns.add(x == 5)\n")
+    assert run.report["outcome"] == "sat" and run.report["model"] == {"x": 5}
+
+
+def test_asserted_but_unchecked_other_solver_is_checked() -> None:
+    run = run_child("x = Int('x')\ns.add(x == 5)\nt = SolverFor('QF_LIA')\nt.add(x > 1, x < 0)\n")
+    assert run.report["outcome"] == "unsat"
+
+
+def test_last_check_wins() -> None:
+    run = run_child(
+        "x = Int('x')\nt = Solver()\nt.add(x > 1, x < 0)\nprint(t.check())\n"
+        "s.add(x == 3)\nprint(s.check())\n"
+    )
+    assert run.report["outcome"] == "sat"
+    assert run.stdout == "unsat\nsat\n"
+
+
+def test_model_is_the_one_of_the_last_check_even_after_more_assertions() -> None:
+    run = run_child("x = Int('x')\ns.add(x >= 0, x < 2)\ns.check()\nm = s.model()\n"
+                    "s.add(x != m[x])\n")
+    assert run.report["outcome"] == "sat"
+    assert run.report["assertions_smt2"].count("(assert") == 2
+
+
+def test_optimize_reports_the_optimum() -> None:
+    run = run_child("x = Int('x')\no = Optimize()\no.add(x < 10)\no.maximize(x)\no.check()\n")
+    assert run.report["outcome"] == "sat" and run.report["model"] == {"x": 9}
+
+
+def test_solve_reports_its_check() -> None:
+    run = run_child("x = Int('x')\nsolve(x > 2, x < 4)\n")
+    assert run.report["model"] == {"x": 3}
+    assert run.stdout == "[x = 3]\n"
+
+
+def test_prove_is_unsat_when_proved_and_sat_with_a_counterexample() -> None:
+    proved = run_child("x = Int('x')\nprove(x * x >= 0)\n")
+    refuted = run_child("x = Int('x')\nprove(x > 0)\n")
+    assert proved.report["outcome"] == "unsat" and proved.stdout == "proved\n"
+    assert refuted.report["outcome"] == "sat" and refuted.report["model"]["x"] <= 0
+
+
+def test_random_seed_changes_models_without_warnings() -> None:
+    script = ("a, b = BitVecs('a b', 32)\nc, d = Ints('c d')\n"
+              "s.add(a ^ b == 0xdeadbeef, c + d == 1000, c >= 0, d >= 0, c * d > 1000)\ns.check()\n")
+    runs = [run_child(script, random_seed=seed) for seed in range(6)]
+    assert all(run.report["outcome"] == "sat" and run.stderr == "" for run in runs)
+    assert len({json.dumps(run.report["model"], sort_keys=True) for run in runs}) > 1
+
+
+def test_script_runs_as_main_with_z3_names() -> None:
+    run = run_child(
+        "from dataclasses import dataclass\n@dataclass\nclass P:\n    n: int\n"
+        "if __name__ == '__main__':\n    print(P(3).n, type(s).__name__, Int('q'))\n"
+    )
+    assert run.stdout == "3 Solver q\n"
+
+
+# ---------------------------------------------------------------------------------------- cores
+
+def test_cores_report_the_script_lines_of_the_core() -> None:
+    run = run_child("x = Int('x')\ns.add(x > 1)\ns.add(x != 7)\ns.add(x < 0)\ns.check()\n",
+                    cores=True)
+    assert run.report["outcome"] == "unsat"
+    assert run.report["unsat_core"] == [[2, "s.add(x > 1)"], [4, "s.add(x < 0)"]]
+
+
+def test_cores_track_optimize_and_solve_lines() -> None:
+    run = run_child("x = Int('x')\no = Optimize()\no.add(x > 1)\no.add(x < 0)\no.check()\n",
+                    cores=True)
+    solved = run_child("x = Int('x')\nsolve(x > 1, x < 0)\n", cores=True)
+    assert run.report["unsat_core"] == [[3, "o.add(x > 1)"], [4, "o.add(x < 0)"]]
+    assert solved.report["unsat_core"] == [[2, "solve(x > 1, x < 0)"]]
+
+
+def test_cores_do_not_change_a_sat_result_or_its_model() -> None:
+    run = run_child("x, y = Ints('x y')\ns.add(x > 1, y == x + 1)\ns.add(x < 3)\ns.check()\n",
+                    cores=True)
+    assert run.report["outcome"] == "sat"
+    assert run.report["model"] == {"x": 2, "y": 3}
+    assert "z3sb_core" not in run.report["assertions_smt2"]
+
+
+def test_script_sees_only_its_own_core_literals() -> None:
+    run = run_child(
+        "x = Int('x')\ns.add(x > 5)\ns.assert_and_track(x < 0, 'mine')\ns.check()\n"
+        "print(s.unsat_core())\n",
+        cores=True,
+    )
+    assert run.stdout == "[mine]\n"
+    assert run.report["unsat_core"] == [[2, "s.add(x > 5)"],
+                                        [3, "s.assert_and_track(x < 0, 'mine')"]]
+
+
+# ----------------------------------------------------------------------------- errors and denials
+
+def test_syntax_error_has_line_and_column() -> None:
+    run = run_child("x = Int('x')\nif x >\n")
+    assert run.report["outcome"] == "syntax_error"
+    assert (run.report["line"], run.report["column"]) == (2, 7)
+    assert "SyntaxError" in run.report["reason"] and "line 2" in run.report["reason"]
+
+
+def test_runtime_error_names_the_line_and_source() -> None:
+    run = run_child("x = 1\n\ndef f(n):\n    return n / 0\n\nf(x)\n")
+    assert run.report["outcome"] == "exception"
+    assert run.report["exception"] == {"type": "ZeroDivisionError",
+                                       "message": "division by zero", "line": 4}
+    assert run.report["reason"].startswith(
+        "ZeroDivisionError: division by zero (line 4: `return n / 0`)")
+    assert "line 6 in <module>: `f(x)`" in run.report["reason"]
+
+
+def test_huge_exception_message_is_capped() -> None:
+    run = run_child("raise ValueError('x' * 1_000_000)\n")
+    message = run.report["exception"]["message"]
+    assert len(message) < 2100 and message.endswith("[truncated 998000 chars]")
+    assert len(run.report["reason"]) < 3100
+
+
+def test_z3_exception_message_is_text() -> None:
+    run = run_child("x = Int('x')\ns.add(x + 1)\n")
+    assert run.report["exception"]["type"] == "Z3Exception"
+    assert run.report["exception"]["line"] == 2
+    assert not run.report["exception"]["message"].startswith("b'")
+
+
+def test_deep_recursion_is_an_exception_with_a_short_traceback() -> None:
+    run = run_child("def f(n):\n    return f(n + 1)\nf(0)\n")
+    assert run.report["outcome"] == "exception"
+    assert run.report["exception"]["type"] == "RecursionError"
+    assert "line 2 in f: `return f(n + 1)` (" in run.report["reason"]
+
+
+def test_memory_error_is_memory_error() -> None:
+    run = run_child("x = Int('x')\ns.add(x > 0)\ns.check()\nraise MemoryError()\n")
+    assert run.report["outcome"] == "memory_error"
+
+
+def test_permission_error_is_blocked() -> None:
+    run = run_child("raise PermissionError(13, 'Permission denied', '/etc/shadow')\n")
+    assert run.report["outcome"] == "blocked"
+    assert run.report["reason"].startswith(
+        "PermissionError: [Errno 13] Permission denied: '/etc/shadow'")
+
+
+def test_audit_hook_blocks_os_system_even_if_caught() -> None:
+    run = run_child("import os\ntry:\n    os.system('echo escaped')\nexcept Exception as e:\n"
+                    "    print(e)\nx = Int('x')\ns.add(x > 0)\ns.check()\n")
+    assert run.report["outcome"] == "blocked"
+    assert run.report["reason"].startswith("the sandbox denied os.system")
+    assert "line 3" in run.report["reason"]
+    assert "escaped" not in run.stdout
+    assert "blocked by the sandbox: os.system is not allowed" in run.stdout
+
+
+def test_audit_hook_blocks_sockets_and_subprocesses() -> None:
+    sock = run_child("import socket\nsocket.socket(socket.AF_UNIX)\n")
+    child = run_child("import subprocess\nsubprocess.run(['true'])\n")
+    forked = run_child("import os\nos.fork()\n")
+    assert sock.report["outcome"] == "blocked" and "socket.__new__" in sock.report["reason"]
+    assert child.report["outcome"] == "blocked" and "subprocess.Popen" in child.report["reason"]
+    assert forked.report["outcome"] == "blocked" and "os.fork" in forked.report["reason"]
+
+
+def test_sys_exit_zero_ends_the_script_normally() -> None:
+    run = run_child("import sys\nx = Int('x')\ns.add(x == 1)\ns.check()\nsys.exit(0)\n")
+    assert run.report["outcome"] == "sat"
+
+
+def test_sys_exit_nonzero_is_an_exception() -> None:
+    run = run_child("import sys\nsys.exit(1)\n")
+    assert run.report["exception"] == {"type": "SystemExit",
+                                       "message": "the script called sys.exit(1)", "line": 2}
+
+
+def test_print_goes_to_stdout_and_a_printed_verdict_changes_nothing() -> None:
+    run = run_child("import sys\nprint('sat')\nprint('oops', file=sys.stderr)\n"
+                    "x = Int('x')\ns.add(x > 1, x < 0)\ns.check()\n")
+    assert run.stdout == "sat\n" and run.stderr == "oops\n"
+    assert run.report["outcome"] == "unsat"
+
+
+def test_report_survives_lone_surrogates() -> None:
+    run = run_child("raise ValueError('bad \\udcff text')\n")
+    assert run.report["exception"]["message"] == "bad \\udcff text"
+
+
+# ---------------------------------------------------------------------------------------- byte_N
+
+def test_byte_constants_report_sort_width_and_index() -> None:
+    run = run_child(
+        "b0, b1 = BitVec('byte_0', 8), BitVec('byte_1', 16)\n"
+        "i, q, bad = Int('byte_10'), Bool('byte_2'), Int('byte_01')\n"
+        "s.add(b0 == 65, b1 == 300, i == 7, q, bad == 1)\ns.check()\n"
+    )
+    found = {c["name"]: c for c in run.report["byte_constants"]}
+    assert set(found) == {"byte_0", "byte_1", "byte_10", "byte_2"}
+    assert found["byte_0"] == {"name": "byte_0", "index": 0, "sort": "bv", "width": 8, "value": 65}
+    assert found["byte_1"]["width"] == 16 and found["byte_1"]["value"] == 300
+    assert found["byte_10"] == {"name": "byte_10", "index": 10, "sort": "int", "width": None,
+                                "value": 7}
+    assert found["byte_2"]["sort"] == "bool" and found["byte_2"]["value"] is True
+
+
+# ---------------------------------------------------------------------------------------- SMT-LIB
+
+def test_smt2_sat_reports_model_and_assertions() -> None:
+    run = run_child("(declare-const x Int)\n(assert (> x 41))\n(assert (< x 43))\n(check-sat)\n"
+                    "(get-model)\n", language="smt2")
+    assert run.report["outcome"] == "sat" and run.report["model"] == {"x": 42}
+    assert "(declare-fun x () Int)" in run.report["assertions_smt2"]
+
+
+def test_smt2_reports_the_last_check_sat_after_push_and_pop() -> None:
+    run = run_child("(declare-const x Int)\n(push)\n(assert (> x 1))\n(assert (< x 0))\n"
+                    "(check-sat)\n(pop)\n(assert (= x 5))\n(check-sat)\n(push)\n(assert false)\n",
+                    language="smt2")
+    assert run.report["outcome"] == "sat" and run.report["model"] == {"x": 5}
+
+
+def test_smt2_check_sat_assuming_uses_its_literals() -> None:
+    run = run_child("(declare-const p Bool)\n(assert (=> p false))\n(check-sat-assuming (p))\n",
+                    language="smt2")
+    assert run.report["outcome"] == "unsat"
+
+
+def test_smt2_syntax_error_has_line_and_column() -> None:
+    run = run_child((DATA / "QF_LIA__issue_159.smt2").read_text(), language="smt2")
+    unclosed = run_child("(declare-const x Int)\n(assert (> x 1)\n", language="smt2")
+    assert run.report["outcome"] == "syntax_error"
+    assert (run.report["line"], run.report["column"]) == (4, 20)
+    assert "unknown constant a" in run.report["reason"]
+    assert unclosed.report["outcome"] == "syntax_error" and unclosed.report["line"] == 2
+
+
+@pytest.mark.parametrize("name, outcome", [
+    ("QF_ABV__a268test0002.smt2", "sat"),
+    ("QF_AUFLIA__array_incompleteness1.smt2", "unsat"),
+    ("QF_LIRA__lira1.smt2", "sat"),
+    ("QF_UF__test0.smt2", "sat"),
+])
+def test_smt2_corpus_files_give_their_status(name: str, outcome: str) -> None:
+    run = run_child((DATA / name).read_text(), language="smt2")
+    assert run.report["outcome"] == outcome
+
+
+def test_smt2_optimization_commands_use_optimize() -> None:
+    run = run_child("(declare-const x Int)\n(assert (< x 10))\n(maximize x)\n(check-sat)\n",
+                    language="smt2")
+    assert run.report["model"] == {"x": 9}

@@ -1,0 +1,65 @@
+"""Model verification in a process that ran no user code, with real z3."""
+
+from __future__ import annotations
+
+import pytest
+
+from z3sandbox_kernel.child import harness
+from z3sandbox_kernel.child.verify import verify_model
+
+from .test_harness import DATA, run_child
+
+ASSERTIONS = (
+    "(declare-fun x () Int)\n(declare-fun |odd name| () (_ BitVec 8))\n"
+    "(declare-fun w () String)\n(declare-fun r () Real)\n"
+    "(assert (> x 1))\n(assert (= |odd name| #x05))\n(assert (= w \"a\"\"b\"))\n"
+    "(assert (= r (/ 1.0 3.0)))\n"
+)
+MODEL = [["x", "2"], ["|odd name|", "#x05"], ["w", '"a""b"'], ["r", "(/ 1.0 3.0)"]]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def prepared() -> None:
+    harness.prepare()
+
+
+def test_correct_model_verifies() -> None:
+    assert verify_model(ASSERTIONS, MODEL, 5.0) == {"v": 1, "verified": True}
+
+
+def test_tampered_model_fails_and_names_the_violated_assertion() -> None:
+    report = verify_model(ASSERTIONS, [["x", "(- 2)"], *MODEL[1:]], 5.0)
+    assert report["verified"] is False
+    assert report["reason"] == "the model violates the assertions, e.g. (> x 1)"
+
+
+def test_value_that_is_not_a_literal_is_not_trusted() -> None:
+    report = verify_model(ASSERTIONS, [["x", "x"]], 5.0)
+    assert report["verified"] is None and "malformed" in report["reason"]
+
+
+def test_unparsable_assertions_are_undecided() -> None:
+    report = verify_model("(assert (> x", MODEL, 5.0)
+    assert report["verified"] is None
+    assert report["reason"].startswith("the assertions could not be parsed")
+
+
+def test_unparsable_model_value_is_undecided() -> None:
+    report = verify_model(ASSERTIONS, [["x", "(+ 1"]], 5.0)
+    assert report["verified"] is None
+
+
+@pytest.mark.parametrize("script, language, cores", [
+    ("x, y = Ints('x y')\nb = BitVec('byte_0', 8)\nr = Real('r')\nw = String('w')\n"
+     "s.add(x > 2, y == x * 3, b == 200, r * 3 == 1, Length(w) == 4)\ns.check()\n", "python", False),
+    ("x, y = Ints('x y')\ns.add(x > 2)\ns.add(y == x + 1)\ns.check()\n", "python", True),
+    ("f = FP('f', Float32())\ns.add(fpGT(f, FPVal(1.5, Float32())))\ns.check()\n", "python", False),
+    ((DATA / "QF_LIRA__lira1.smt2").read_text(), "smt2", False),
+    ((DATA / "QF_ABV__a268test0002.smt2").read_text(), "smt2", False),
+    ((DATA / "QF_UF__test0.smt2").read_text(), "smt2", False),
+])
+def test_candidate_reports_verify(script: str, language: str, cores: bool) -> None:
+    report = run_child(script, language=language, cores=cores).report
+    assert report["outcome"] == "sat"
+    verdict = verify_model(report["assertions_smt2"], report["model_smt2"], 5.0)
+    assert verdict["verified"] is True, verdict
