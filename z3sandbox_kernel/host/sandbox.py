@@ -16,7 +16,7 @@ import threading
 import warnings
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ..limits import Limits
 from ..protocol import IsolationReport
@@ -26,6 +26,22 @@ from .scheduler import Run
 from .zygote_client import ZygoteProcess
 
 T = TypeVar("T")
+Send = Callable[[dict[str, Any]], bool]
+Deliver = Callable[[dict[str, Any]], None]
+
+
+class Remote(Protocol):
+    """Where candidates run when not on the local zygote (a Dask cluster, any Executor).
+
+    It speaks the zygote's protocol: ``send`` takes "run" and "cancel" requests, and ``deliver``
+    receives "started" and "done" messages, called on the Sandbox's loop.
+    """
+
+    async def connect(self, deliver: Deliver) -> Send: ...
+
+    async def close(self) -> None: ...
+
+
 UpdateCallback = Callable[[CandidateResult], None]
 _END = object()
 _warned: set[str] = set()
@@ -117,12 +133,29 @@ class Sandbox:
 
     # ------------------------------------------------------------------------------------ runs
 
-    async def _execute(self, run: Run) -> RunResult:
+    async def _execute(self, run: Run, remote: Remote | None = None) -> RunResult:
+        """Run on the local zygote, or on a cluster when ``remote`` is given (same scheduler)."""
         self._runs.add(run)
+
+        async def connect_remote(_: Run) -> Callable[[dict[str, Any]], bool]:
+            assert remote is not None
+            return await remote.connect(self._on_message)
+
         try:
-            return await run.execute(self._connect, lambda: next(self._ids))
+            return await run.execute(connect_remote if remote else self._connect, lambda: next(self._ids))
         finally:
             self._runs.discard(run)
+            if remote is not None:
+                await remote.close()
+
+    @staticmethod
+    def _remote(kwargs: dict[str, Any]) -> Remote | None:
+        client, executor = kwargs.pop("client", None), kwargs.pop("executor", None)
+        if client is None and executor is None:
+            return None
+        from .distributed import make_remote  # optional: needs the [dask] extra for a client
+
+        return make_remote(client=client, executor=executor)
 
     def _plan(self, scripts: object, kwargs: dict[str, Any]) -> Any:
         if self._closed:
@@ -139,8 +172,9 @@ class Sandbox:
         """Run candidates and wait.  KeyboardInterrupt kills every child at once and returns the
         results so far (``interrupted=True``, the rest ``cancelled``).  See ``z3sandbox_kernel.run``."""
         updates: queue.Queue[Any] = queue.Queue()
+        remote = self._remote(kwargs)
         run = Run(self._plan(scripts, kwargs), updates.put)
-        future = self._loop.submit(self._execute(run))
+        future = self._loop.submit(self._execute(run, remote))
         future.add_done_callback(lambda _: updates.put(_END))
         while True:
             try:
@@ -162,9 +196,10 @@ class Sandbox:
             if on_update is not None:
                 caller.call_soon_threadsafe(on_update, candidate)
 
+        remote = self._remote(kwargs)
         run = Run(self._plan(scripts, kwargs), emit)
         try:
-            return await asyncio.wrap_future(self._loop.submit(self._execute(run)))
+            return await asyncio.wrap_future(self._loop.submit(self._execute(run, remote)))
         except asyncio.CancelledError:
             self._loop.call(run.cancel, "cancel")
             raise
@@ -230,10 +265,12 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
         limits: Limits | None = None, seed: bytes | bytearray | memoryview | None = None,
         race: bool = False, jobs: int | None = None, cores: bool = False, verify: bool = True,
         on_update: UpdateCallback | None = None, isolation: str | None = None,
-        require: Iterable[str] = ()) -> RunResult:
+        require: Iterable[str] = (), client: Any = None, executor: Any = None) -> RunResult:
     """Run one script, K seeds of one script (``k``), or a list of candidate scripts, each in a
-    fresh sandboxed child, and vote over the verdicts.  See the README for every argument."""
+    fresh sandboxed child, and vote over the verdicts.  ``client`` (a ``distributed.Client``) or
+    ``executor`` (any ``concurrent.futures.Executor``) runs them on a cluster instead, each worker
+    with its own zygote.  See the README for every argument."""
     sandbox = shared_sandbox(isolation)
     return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
                        jobs=jobs, cores=cores, verify=verify, on_update=on_update,
-                       require=tuple(require))
+                       require=tuple(require), client=client, executor=executor)
