@@ -286,6 +286,7 @@ def test_deep_recursion_is_an_exception_with_a_short_traceback() -> None:
 def test_memory_error_is_memory_error() -> None:
     run = run_child("x = Int('x')\ns.add(x > 0)\ns.check()\nraise MemoryError()\n")
     assert run.report["outcome"] == "memory_error"
+    assert run.report["reason"] == "MemoryError (line 4: `raise MemoryError()`)"
 
 
 def test_permission_error_is_blocked() -> None:

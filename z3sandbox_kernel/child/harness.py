@@ -347,7 +347,7 @@ def _exception_report(exc: BaseException) -> ChildReport:
     frames = _script_frames(exc)
     line = frames[-1][0] if frames else None
     details: ChildException = {"type": kind, "message": message, "line": line}
-    reason = f"{kind}: {message}"
+    reason = f"{kind}: {message}" if message else kind
     if frames:
         reason += f" (line {line}: `{frames[-1][2]}`)"
     if isinstance(exc, MemoryError) or (
