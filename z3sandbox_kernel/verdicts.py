@@ -36,7 +36,7 @@ class Verdict(str, enum.Enum):
 # When each verdict is produced, and what ``reason`` then holds.  The README's table is this one.
 VERDICT_DOCS: dict[Verdict, tuple[str, str]] = {
     Verdict.SAT: ("the last check() returned sat (and the model verified, unless verify=False)", "empty"),
-    Verdict.UNSAT: ("the last check() returned unsat", "empty, or the unsat core size"),
+    Verdict.UNSAT: ("the last check() returned unsat (with cores=True, unsat_core lists the lines)", "empty"),
     Verdict.UNKNOWN: ("the last check() returned unknown for a reason other than the timeout",
                       "z3's reason_unknown"),
     Verdict.TIMEOUT: ("the solver's own timeout (kill='solver') or the wall limit (kill='wall')",
