@@ -108,7 +108,8 @@ def decode_value(value: JsonValue) -> Any:
 # ------------------------------------------------------------------------------------ child -> zygote
 
 ChildOutcome = Literal[
-    "sat", "unsat", "unknown", "no_check", "syntax_error", "exception", "memory_error", "blocked"
+    "sat", "unsat", "unknown", "no_check", "syntax_error", "exception", "memory_error", "blocked",
+    "internal_error",  # the harness itself failed; reason says how
 ]
 
 

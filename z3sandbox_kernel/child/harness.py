@@ -22,7 +22,7 @@ import linecache
 import sys
 import types
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import z3
 
@@ -116,8 +116,7 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         _install()
         report = _run_smt2(script) if language == "smt2" else _run_python(script)
     except BaseException as exc:  # a harness bug (or a script that broke z3 for us)
-        report = cast(ChildReport, {"outcome": "internal_error",
-                                    "reason": f"the harness failed: {_describe(exc)}"})
+        report = {"outcome": "internal_error", "reason": f"the harness failed: {_describe(exc)}"}
     _flush()
     report["v"] = PROTOCOL_VERSION
     return report

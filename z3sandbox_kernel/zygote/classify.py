@@ -127,7 +127,9 @@ def _from_report(obs: Observation, report: dict[str, Any]) -> tuple[Verdict, str
         return Verdict.BLOCKED, f"{reason} [active layers: {_active_layers(obs)}]", None
     if outcome == "exception":
         return Verdict.RUNTIME_ERROR, reason, None
-    return Verdict.INTERNAL_ERROR, f"the child reported an unknown outcome {outcome!r}", None
+    if outcome == "internal_error":
+        return Verdict.INTERNAL_ERROR, reason or "the harness failed", None
+    return Verdict.INTERNAL_ERROR, f"the child reported an unknown outcome {outcome!r}: {reason}", None
 
 
 def _verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
