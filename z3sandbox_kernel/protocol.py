@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import struct
 from fractions import Fraction
-from typing import Any, Literal, TypedDict, Union
+from typing import Any, Literal, TypedDict
 
 PROTOCOL_VERSION = 1
 
@@ -31,13 +31,14 @@ PROTOCOL_VERSION = 1
 RESULT_FD = 3
 
 # A child report larger than this is not read (the candidate gets internal_error, not a verdict).
-MAX_CHILD_REPORT_BYTES = 8 << 20
+# Sized for a model of a 1 MiB byte_N payload: its model dict and SMT-LIB pairs take ~45 MB.
+MAX_CHILD_REPORT_BYTES = 64 << 20
 # A host <-> zygote frame larger than this is a protocol error.
-MAX_FRAME_BYTES = 64 << 20
+MAX_FRAME_BYTES = 128 << 20
 
 _HEADER = struct.Struct(">I")
 
-JsonValue = Union[None, bool, int, float, str, list[Any], dict[str, Any]]
+JsonValue = None | bool | int | float | str | list[Any] | dict[str, Any]
 
 
 class ProtocolError(Exception):
@@ -138,7 +139,8 @@ class ChildReport(TypedDict, total=False):
     column: int | None
     exception: ChildException
     model: dict[str, JsonValue]  # name -> encode_value(python value)
-    byte_constants: list[ByteConstant]
+    byte_constants: list[ByteConstant]  # byte_N that break the payload rules, as they are
+    byte_runs: list[list[Any]]  # well-formed byte_N (8-bit, 0..255) as [[start index, hex], ...]
     unsat_core: list[list[Any]]  # [[line, source text], ...]
     # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
     # and the model's constants as [smt2 name, smt2 value] pairs.

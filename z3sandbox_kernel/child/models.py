@@ -43,8 +43,32 @@ class ModelFields:
     """The report fields a model yields."""
 
     model: dict[str, JsonValue] = field(default_factory=dict)
-    byte_constants: list[ByteConstant] = field(default_factory=list)
+    byte_constants: list[ByteConstant] = field(default_factory=list)  # those that break the rules
+    byte_values: dict[int, int] = field(default_factory=dict)  # index -> byte, for well-formed ones
     model_smt2: list[list[str]] = field(default_factory=list)
+
+    def byte_runs(self) -> list[list[Any]]:
+        """Well-formed byte_N as [[start, hex], ...]: 2 characters a byte instead of ~60 of JSON,
+        so a 1 MiB payload fits in the report."""
+        runs: list[list[Any]] = []
+        start, chunk, previous = -1, bytearray(), -2
+        for index in sorted(self.byte_values):
+            if index != previous + 1 and chunk:
+                runs.append([start, chunk.hex()])
+                chunk = bytearray()
+            if not chunk:
+                start = index
+            chunk.append(self.byte_values[index])
+            previous = index
+        if chunk:
+            runs.append([start, chunk.hex()])
+        return runs
+
+
+def _well_formed(byte: ByteConstant) -> bool:
+    value = byte["value"]
+    shape_ok = (byte["sort"] == "bv" and byte["width"] == 8) or byte["sort"] == "int"
+    return shape_ok and isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 255
 
 
 def clean_text(text: str, limit: int | None = None) -> str:
@@ -155,7 +179,10 @@ def _read_constant(model: z3.ModelRef, index: int, skip_ids: frozenset[int],
         fields.model[name] = encoded
         byte = _byte_constant(name, value, encoded)
         if byte is not None:
-            fields.byte_constants.append(byte)
+            if _well_formed(byte):
+                fields.byte_values[byte["index"]] = int(byte["value"])  # type: ignore[arg-type]
+            else:
+                fields.byte_constants.append(byte)
         pair = _smt2_pair(decl, value)
         if pair is not None:
             fields.model_smt2.append([clean_text(pair[0]), clean_text(pair[1])])
@@ -224,6 +251,7 @@ def check_report(record: CheckRecord, tracked: dict[int, tuple[Any, int | None, 
         fields = read_model(record.model, ours) if record.model is not None else ModelFields()
         report["model"] = fields.model
         report["byte_constants"] = fields.byte_constants
+        report["byte_runs"] = fields.byte_runs()
         if record.assertions is not None:
             formulas = _untracked(record.assertions, our_ids)
             text = assertions_smt2(formulas, record.solver.ctx)

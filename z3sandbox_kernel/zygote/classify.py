@@ -159,7 +159,8 @@ def classify(obs: Observation) -> CandidateDict:
     payload, payload_error = (None, None)
     if verdict is Verdict.SAT:
         payload, payload_error = build_payload(
-            report.get("byte_constants") or [], obs.seed, int(obs.limits.payload_max_bytes)
+            report.get("byte_constants") or [], report.get("byte_runs") or [], obs.seed,
+            int(obs.limits.payload_max_bytes),
         )
     return {
         "index": obs.index,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..protocol import ByteConstant
 
@@ -21,19 +22,37 @@ def _rule_error(constant: ByteConstant, max_bytes: int) -> str | None:
     return None
 
 
+def _runs(runs: Sequence[Sequence[Any]]) -> list[tuple[int, bytes]]:
+    """The child's [[start, hex], ...] runs, checked for shape (they come from untrusted code)."""
+    checked = []
+    for run in runs:
+        start, text = run
+        if isinstance(start, bool) or not isinstance(start, int) or start < 0 or not isinstance(text, str):
+            raise ValueError("malformed byte run")
+        checked.append((start, bytes.fromhex(text)))
+    return checked
+
+
 def build_payload(
-    constants: Sequence[ByteConstant], seed: bytes | None, max_bytes: int
+    constants: Sequence[ByteConstant], runs: Sequence[Sequence[Any]], seed: bytes | None, max_bytes: int
 ) -> tuple[bytes | None, str | None]:
-    """(payload, error).  Every rule is checked before anything is allocated."""
-    if not constants:
+    """(payload, error).  Every rule, and the length, is checked before the payload is allocated."""
+    if not constants and not runs:
         return None, None
     errors = [error for c in constants if (error := _rule_error(c, max_bytes)) is not None]
+    try:
+        checked = _runs(runs)
+    except (ValueError, TypeError):
+        return None, "the candidate reported malformed byte_N values"
+    end = max((start + len(data) for start, data in checked), default=0)
+    if end > max_bytes:
+        errors.append(f"byte_{end - 1}: index {end - 1} is past the maximum payload length of "
+                      f"{max_bytes} bytes")
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         return None, errors[0] + more
-    length = max(len(seed or b""), 1 + max(c["index"] for c in constants))
-    payload = bytearray(length)
+    payload = bytearray(max(len(seed or b""), end))
     payload[: len(seed or b"")] = seed or b""
-    for constant in constants:
-        payload[constant["index"]] = int(constant["value"])  # type: ignore[arg-type]
+    for start, data in checked:
+        payload[start : start + len(data)] = data
     return bytes(payload), None
