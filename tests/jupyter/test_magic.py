@@ -1,0 +1,251 @@
+"""%%z3sandbox and %z3sandbox through IPython's own shell (terminal IPython: printed rows)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from z3sandbox_kernel import RunResult, Verdict
+from z3sandbox_kernel.jupyter.magic import Z3SandboxMagics, magics_of, split_candidates
+
+SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
+UNSAT = 'x = Int("x")\ns.add(x > 1, x < 1)\n'
+FAST = "--timeout 2 --wall 5 --cpu 4 --memory 256"
+
+
+def child_pids() -> set[int]:
+    """Direct children of this process, read from /proc (no helper process)."""
+    me = str(os.getpid())
+    children = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if stat[stat.rindex(")") + 2 :].split()[1] == me:
+            children.add(int(entry.name))
+    return children
+
+
+@pytest.fixture(scope="module")
+def shell() -> Iterator[InteractiveShell]:
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "z3sandbox_kernel")
+    yield shell
+    magics = magics_of(shell)
+    if magics is not None:
+        magics.close()
+
+
+@pytest.fixture
+def fresh(shell: InteractiveShell) -> Iterator[Z3SandboxMagics]:
+    """A magics object with no sandbox yet: any run would start a zygote, a new child process."""
+    previous = magics_of(shell)
+    magics = Z3SandboxMagics(shell)
+    shell.register_magics(magics)
+    yield magics
+    magics.close()
+    shell.configurables.remove(magics.options)
+    if previous is not None:
+        shell.register_magics(previous)
+
+
+def run_cell(shell: InteractiveShell, line: str, body: str) -> Any:
+    return shell.run_cell_magic("z3sandbox", line, body)
+
+
+# ------------------------------------------------------------------------------------ usage errors
+
+USAGE_ERRORS = [
+    ("--bogus", SAT, "unrecognized arguments: --bogus"),
+    ("-k 0", SAT, "argument -k: 0 is less than 1"),
+    ("--memory lots", SAT, "argument --memory: invalid int value: 'lots'"),
+    ("--memory 1", SAT, "memory_mb=1 is not allowed: it must be at least 64 MB"),
+    ("--timeout -1", SAT, "timeout_s=-1.0 is not allowed"),
+    ("--isolation vm", SAT, "argument --isolation: invalid choice: 'vm'"),
+    ("", "   \n\n", "the cell is empty"),
+    ("--candidates no_such_variable", "\n", "--candidates no_such_variable: no variable"),
+    ("--seed no_such_variable", SAT, "--seed no_such_variable: no variable"),
+    ("--seed not_bytes", SAT, "--seed not_bytes: expected bytes, bytearray or memoryview, not str"),
+    ("--candidates not_a_list", "\n", "expected a list of script strings, not int"),
+    ("--candidates empty_list", "\n", "--candidates empty_list: the list is empty"),
+    ("--candidates mixed_list", "\n", "item 1 is of type int, not a string"),
+    ("--candidates two_scripts", SAT, "either in the cell body or with --candidates, not both"),
+    ("--out 1abc", SAT, "--out 1abc: not a valid Python name"),
+    ("--script-size 1", "#" * 2000, "candidate 0 is 2.0 KB, over the script size limit of 1 KB"),
+    ("", SAT + "# %% candidate\n\n# %% candidate\n" + UNSAT, "candidate 1 of the cell is empty"),
+]
+
+
+@pytest.mark.parametrize(("line", "body", "message"), USAGE_ERRORS)
+def test_usage_error_is_one_clear_line_and_starts_no_process(
+    shell: InteractiveShell, fresh: Z3SandboxMagics, line: str, body: str, message: str
+) -> None:
+    shell.user_ns.update(
+        not_bytes="abc", not_a_list=3, empty_list=[], mixed_list=[SAT, 3], two_scripts=[SAT, UNSAT]
+    )
+    before = child_pids()
+    with pytest.raises(UsageError) as error:
+        run_cell(shell, line, body)
+    assert message in str(error.value)
+    assert fresh.sandbox_count() == 0
+    assert child_pids() <= before
+
+
+def test_wrong_option_lists_the_valid_options(
+    shell: InteractiveShell, fresh: Z3SandboxMagics
+) -> None:
+    with pytest.raises(UsageError) as error:
+        run_cell(shell, "--timout 3", SAT)
+    text = str(error.value)
+    assert text.splitlines()[0] == "unrecognized arguments: --timout 3"
+    for option in ("--timeout S", "--memory MB", "--candidates VAR", "--seed VAR", "--out NAME"):
+        assert option in text
+    assert "::" not in text
+
+
+def test_cell_magic_with_no_body_points_to_the_line_magic(
+    shell: InteractiveShell, fresh: Z3SandboxMagics
+) -> None:
+    # IPython's own check, before the magic runs: `%%z3sandbox --candidates VAR` alone in a cell.
+    with pytest.raises(UsageError, match="Did you mean the line magic %z3sandbox"):
+        run_cell(shell, "--candidates anything", "")
+    assert fresh.sandbox_count() == 0
+
+
+def test_line_magic_without_candidates_says_what_it_needs(
+    shell: InteractiveShell, fresh: Z3SandboxMagics
+) -> None:
+    with pytest.raises(UsageError, match="needs --candidates VAR"):
+        shell.run_line_magic("z3sandbox", FAST)
+    assert fresh.sandbox_count() == 0
+
+
+def test_help_lists_every_limit_option_with_its_config_default(shell: InteractiveShell) -> None:
+    from z3sandbox_kernel.limits import LIMIT_FIELDS
+
+    doc = shell.find_cell_magic("z3sandbox").__doc__
+    for spec in LIMIT_FIELDS:
+        assert spec.metadata["flag"] in doc
+        assert f"Z3Sandbox.{spec.name}, default {spec.default:g}" in " ".join(doc.split())
+
+
+# ---------------------------------------------------------------------------- splitting candidates
+
+def test_cell_body_splits_on_candidate_lines() -> None:
+    body = "# preamble\n" + SAT + "#  %%  candidate \n" + UNSAT
+    assert split_candidates(body) == ["# preamble\n" + SAT, "\n" + UNSAT]
+    assert split_candidates("\n# %% candidate\n" + SAT) == ["\n" + SAT]
+    assert split_candidates("x = 1  # %% candidate\n") == ["x = 1  # %% candidate\n"]
+
+
+# ------------------------------------------------------------------------------------- config
+
+def test_config_traits_are_made_from_the_limits_model(shell: InteractiveShell) -> None:
+    from z3sandbox_kernel.limits import LIMIT_FIELDS
+
+    options = magics_of(shell).options  # type: ignore[union-attr]
+    traits = options.traits(config=True)
+    for spec in LIMIT_FIELDS:
+        assert traits[spec.name].default_value == spec.default
+        assert spec.metadata["help"] in traits[spec.name].help
+
+
+def test_config_magic_sets_a_default_limit(shell: InteractiveShell) -> None:
+    options = magics_of(shell).options  # type: ignore[union-attr]
+    shell.run_line_magic("config", "Z3Sandbox.timeout_s = 3.5")
+    try:
+        assert options.limits().timeout_s == 3.5
+        assert options.limits(timeout_s=1.0).timeout_s == 1.0
+    finally:
+        shell.run_line_magic("config", "Z3Sandbox.timeout_s = 5.0")
+
+
+def test_config_rejects_a_limit_below_its_minimum(shell: InteractiveShell) -> None:
+    options = magics_of(shell).options  # type: ignore[union-attr]
+    from traitlets import TraitError
+
+    with pytest.raises(TraitError, match="memory_mb"):
+        options.memory_mb = 1
+    assert options.memory_mb == 512
+
+
+# ------------------------------------------------------------------------------ runs (the engine)
+
+def test_cell_result_is_bound_to_underscore_z3(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell.user_ns.pop("_z3", None)
+    run_cell(shell, FAST, SAT)
+    result = shell.user_ns["_z3"]
+    assert isinstance(result, RunResult)
+    assert result.verdict is Verdict.SAT
+    assert result.model == {"x": 2}
+    printed = capsys.readouterr().out
+    assert "RunResult: sat (1 sat)" in printed  # the final display
+    assert "wall " in printed  # the live row, printed as the candidate finished
+
+
+def test_out_names_the_variable(shell: InteractiveShell) -> None:
+    run_cell(shell, f"{FAST} --out answer --quiet", UNSAT)
+    assert shell.user_ns["answer"].verdict is Verdict.UNSAT
+
+
+def test_candidates_variable_runs_each_script(shell: InteractiveShell) -> None:
+    shell.user_ns["llm_output"] = [SAT, UNSAT, "s.add(Int('y') == "]
+    run_cell(shell, f"{FAST} --candidates llm_output --out many --quiet", "\n")
+    result = shell.user_ns["many"]
+    assert [c.verdict for c in result] == [Verdict.SAT, Verdict.UNSAT, Verdict.SYNTAX_ERROR]
+
+
+def test_candidate_lines_split_the_cell(shell: InteractiveShell) -> None:
+    run_cell(shell, f"{FAST} --quiet", SAT + "# %% candidate\n" + UNSAT)
+    assert [c.verdict for c in shell.user_ns["_z3"]] == [Verdict.SAT, Verdict.UNSAT]
+
+
+def test_seed_bytes_become_the_payload(shell: InteractiveShell) -> None:
+    shell.user_ns["seed_input"] = memoryview(b"HELLO")
+    script = 'b = BitVec("byte_1", 8)\ns.add(b == 0x41)\n'
+    run_cell(shell, f"{FAST} --seed seed_input --quiet", script)
+    assert shell.user_ns["_z3"].payload == b"HALLO"
+
+
+def test_k_runs_the_script_k_times(shell: InteractiveShell) -> None:
+    run_cell(shell, f"{FAST} -k 3 --quiet", SAT)
+    assert len(shell.user_ns["_z3"]) == 3
+    assert shell.user_ns["_z3"].counts == {"sat": 3}
+
+
+def test_config_default_reaches_the_run(shell: InteractiveShell) -> None:
+    shell.run_line_magic("config", "Z3Sandbox.wall_s = 4.0")
+    try:
+        run_cell(shell, "--quiet", SAT)
+        assert shell.user_ns["_z3"].limits.wall_s == 4.0
+        run_cell(shell, "--quiet --wall 3", SAT)
+        assert shell.user_ns["_z3"].limits.wall_s == 3.0
+    finally:
+        shell.run_line_magic("config", "Z3Sandbox.wall_s = 10.0")
+
+
+def test_line_magic_runs_the_candidates_variable(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell.user_ns["pair"] = [UNSAT, SAT]
+    returned = shell.run_line_magic("z3sandbox", f"--candidates pair --out from_line {FAST}")
+    assert returned is None
+    assert [c.verdict for c in shell.user_ns["from_line"]] == [Verdict.UNSAT, Verdict.SAT]
+    assert "RunResult: " in capsys.readouterr().out
+
+
+def test_smt2_option_runs_smt_lib(shell: InteractiveShell) -> None:
+    script = "(declare-const x Int)\n(assert (> x 4))\n(assert (< x 6))\n(check-sat)\n"
+    run_cell(shell, f"{FAST} --smt2 --quiet", script)
+    assert shell.user_ns["_z3"].model == {"x": 5}

@@ -1,0 +1,326 @@
+"""``%%z3sandbox`` and ``%z3sandbox``: run the cell (or a list of scripts) in the sandbox.
+
+The order of one run, each step before the next::
+
+    1. parse the options (a wrong one: UsageError with the usage line)
+    2. gather the scripts: the cell body, split on ``# %% candidate`` lines, or ``--candidates VAR``
+    3. read ``--seed VAR``, build the Limits from the Z3Sandbox config and the options
+    4. check every script's size                      -- no process has been started up to here
+    5. take the shell's long-lived Sandbox for the isolation level (its zygote starts once)
+    6. show the live view, run (the engine calls on_update in this thread), close the view
+    7. bind NAME (default ``_z3``) in the user namespace, display the RunResult
+
+An interrupt in step 6 makes the engine kill every candidate and return the partial result
+(``interrupted=True``, the rest ``cancelled``), which goes through step 7 like any other.
+
+The line magic is the cell magic without a body: ``%z3sandbox --candidates VAR [options]`` runs the
+scripts in VAR, binds NAME and displays the result; it returns None (read the result from NAME).
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import keyword
+import re
+from collections.abc import Callable
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic_arguments import argument, argument_group, magic_arguments
+from IPython.display import display
+
+from ..limits import LIMIT_FIELDS, Limits
+from ..results import CandidateResult, RunResult
+from .config import Z3Sandbox
+from .table import LiveTable, LiveView, TextProgress
+
+# A line of its own that starts a new candidate in the cell body.
+CANDIDATE_SEPARATOR = re.compile(r"^[ \t]*#[ \t]*%%[ \t]*candidate[ \t]*$", re.MULTILINE)
+
+
+def split_candidates(body: str) -> list[str]:
+    """The cell body's candidates.  Text before the first separator is a candidate only if it is
+    not blank; an empty candidate between separators is an error, not a silent renumbering."""
+    parts = CANDIDATE_SEPARATOR.split(body)
+    if len(parts) == 1:
+        return [body] if body.strip() else []
+    head, rest = parts[0], parts[1:]
+    scripts = ([head] if head.strip() else []) + rest
+    for number, script in enumerate(scripts):
+        if not script.strip():
+            raise UsageError(f"candidate {number} of the cell is empty (one separator too many?)")
+    return scripts
+
+
+# ------------------------------------------------------------------------------------------ options
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
+def _limit_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """One option per limit, from ``LIMIT_FIELDS``: flag, unit, type and help come from the model;
+    defaults come from the Z3Sandbox config, so the option's own default is None."""
+    for spec in reversed(LIMIT_FIELDS):
+        unit = spec.metadata["unit"]
+        func = argument(
+            spec.metadata["flag"],
+            dest=spec.name,
+            type=int if spec.type in ("int", int) else float,
+            default=None,
+            metavar=(unit or "N").upper(),
+            help=f"{spec.metadata['help']} (Z3Sandbox.{spec.name}, default {spec.default:g})",
+        )(func)
+    return argument_group("limits")(func)
+
+
+def _read_variable(namespace: dict[str, Any], name: str, option: str) -> Any:
+    if name not in namespace:
+        raise UsageError(f"{option} {name}: no variable of that name in the namespace")
+    return namespace[name]
+
+
+def _scripts_from(value: Any, name: str) -> list[str]:
+    scripts = [value] if isinstance(value, str) else value
+    if not isinstance(scripts, (list, tuple)):
+        raise UsageError(
+            f"--candidates {name}: expected a list of script strings, not {type(value).__name__}"
+        )
+    if not scripts:
+        raise UsageError(f"--candidates {name}: the list is empty")
+    for number, script in enumerate(scripts):
+        if not isinstance(script, str):
+            raise UsageError(
+                f"--candidates {name}: item {number} is of type {type(script).__name__}, "
+                "not a string"
+            )
+    return list(scripts)
+
+
+def _has_widget_frontend(shell: Any) -> bool:
+    """Widgets need a kernel with comms: ipykernel's shell.  Terminal IPython gets printed rows."""
+    try:
+        from ipykernel.zmqshell import ZMQInteractiveShell
+    except ImportError:  # pragma: no cover - ipykernel is a dependency
+        return False
+    return isinstance(shell, ZMQInteractiveShell)
+
+
+# -------------------------------------------------------------------------------------------- magic
+
+@magics_class
+class Z3SandboxMagics(Magics):
+    """The magics, their config (``Z3Sandbox``) and the shell's long-lived sandboxes."""
+
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell)
+        self.options = Z3Sandbox(parent=shell)
+        if self.options not in shell.configurables:
+            shell.configurables.append(self.options)  # %config Z3Sandbox lists and sets it
+        self._sandboxes: dict[str | None, Any] = {}
+        atexit.register(self.close)
+
+    def sandbox(self, isolation: str | None) -> Any:
+        """The Sandbox for ``isolation``, started on first use and kept for the session."""
+        if isolation not in self._sandboxes:
+            from ..host.sandbox import Sandbox
+
+            self._sandboxes[isolation] = Sandbox(
+                isolation=isolation, require=tuple(self.options.require)
+            )
+        return self._sandboxes[isolation]
+
+    def sandbox_count(self) -> int:
+        return len(self._sandboxes)
+
+    def close(self) -> None:
+        sandboxes, self._sandboxes = list(self._sandboxes.values()), {}
+        for sandbox in sandboxes:
+            sandbox.close()
+
+    @magic_arguments()
+    @argument("-k", type=_positive_int, default=None, metavar="K",
+              help="run the script K times with different random seeds")
+    @argument("--candidates", metavar="VAR",
+              help="run the list of script strings in VAR instead of the cell body")
+    @argument("--race", action="store_true",
+              help="stop the other candidates once one is decisive (sat or unsat)")
+    @argument("--jobs", type=_positive_int, default=None, metavar="N",
+              help="candidates run at once (Z3Sandbox.jobs; default one per CPU)")
+    @argument("--smt2", action="store_true", help="the scripts are SMT-LIB 2, not Z3Py")
+    @argument("--cores", action="store_true", default=None,
+              help="ask for unsat cores (Z3Sandbox.cores)")
+    @argument("--no-verify", dest="verify", action="store_false", default=None,
+              help="do not check sat models in a fresh process (Z3Sandbox.verify)")
+    @argument("--isolation", choices=("process", "kernel"), default=None,
+              help="isolation level (Z3Sandbox.isolation; default the best available)")
+    @argument("--quiet", action="store_true", default=None,
+              help="no live table, only the final result (Z3Sandbox.quiet)")
+    @argument("--seed", metavar="VAR",
+              help="bytes, bytearray or memoryview in VAR that byte_N models overlay")
+    @argument("--out", metavar="NAME", default="_z3",
+              help="bind the RunResult to NAME in the namespace (default _z3)")
+    @_limit_options
+    @line_cell_magic
+    def z3sandbox(self, line: str, cell: str | None = None) -> None:
+        """Run Z3Py (or SMT-LIB 2) candidates in fresh, limited, isolated processes.
+
+        %%z3sandbox [options]: the cell body is the script; lines '# %% candidate' split it into
+        several candidates.  %z3sandbox --candidates VAR [options]: run the scripts in VAR.
+        Defaults come from %config Z3Sandbox (e.g. %config Z3Sandbox.timeout_s = 10).
+        The result is bound to NAME (--out, default _z3): NAME.verdict, NAME.model,
+        NAME.payload, NAME.models, NAME.payloads, NAME[i].
+        """
+        args = self._parse(line)
+        assert self.shell is not None  # set by register_magics
+        namespace = self.shell.user_ns
+        scripts = self._scripts(args, cell, namespace)
+        seed = self._seed(args, namespace)
+        limits = self._limits(args)
+        for number, script in enumerate(scripts):
+            size = len(script.encode("utf-8", "surrogatepass"))
+            if size > limits.script_kb * 1024:
+                raise UsageError(
+                    f"candidate {number} is {size / 1024:.1f} KB, over the script size limit of "
+                    f"{limits.script_kb} KB (--script-size or Z3Sandbox.script_kb)"
+                )
+        options = self.options
+        run_kwargs: dict[str, Any] = {
+            "k": args.k,
+            "language": "smt2" if args.smt2 else "python",
+            "limits": limits,
+            "seed": seed,
+            "race": args.race,
+            "jobs": args.jobs or options.jobs,
+            "cores": options.cores if args.cores is None else args.cores,
+            "verify": options.verify if args.verify is None else args.verify,
+            "require": tuple(options.require),
+        }
+        quiet = options.quiet if args.quiet is None else args.quiet
+        result = self.run(scripts, args.isolation or options.isolation, quiet, run_kwargs)
+        namespace[args.out] = result
+        display(result)
+
+    # -- the steps
+
+    def _parse(self, line: str) -> argparse.Namespace:
+        parser = self.z3sandbox.parser
+        try:
+            args = parser.parse_argstring(line)
+        except UsageError as exc:
+            # The help formatter writes reStructuredText ("::" before the usage block): drop it.
+            usage = parser.format_usage().strip().removeprefix("::").strip()
+            hint = "(%%z3sandbox? shows what each option does)"
+            raise UsageError(f"{exc}\n{usage}\n{hint}") from None
+        if not args.out.isidentifier() or keyword.iskeyword(args.out):
+            raise UsageError(f"--out {args.out}: not a valid Python name")
+        return args
+
+    def _scripts(self, args: argparse.Namespace, cell: str | None, namespace: dict) -> list[str]:
+        body = cell if cell is not None else ""
+        if args.candidates is not None:
+            if body.strip():
+                raise UsageError(
+                    "give the scripts either in the cell body or with --candidates, not both"
+                )
+            value = _read_variable(namespace, args.candidates, "--candidates")
+            return _scripts_from(value, args.candidates)
+        if cell is None:
+            raise UsageError(
+                "%z3sandbox needs --candidates VAR (a list of scripts); "
+                "use %%z3sandbox to run a cell"
+            )
+        scripts = split_candidates(body)
+        if not scripts:
+            raise UsageError("the cell is empty: write a script below %%z3sandbox, "
+                             "or pass --candidates VAR")
+        return scripts
+
+    def _seed(self, args: argparse.Namespace, namespace: dict) -> bytes | None:
+        if args.seed is None:
+            return None
+        value = _read_variable(namespace, args.seed, "--seed")
+        if not isinstance(value, (bytes, bytearray, memoryview)):
+            raise UsageError(
+                f"--seed {args.seed}: expected bytes, bytearray or memoryview, "
+                f"not {type(value).__name__}"
+            )
+        return bytes(value)
+
+    def _limits(self, args: argparse.Namespace) -> Limits:
+        try:
+            return self.options.limits(**{spec.name: getattr(args, spec.name)
+                                          for spec in LIMIT_FIELDS})
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+    def _view(self, quiet: bool) -> LiveView | None:
+        if quiet:
+            return None
+        if _has_widget_frontend(self.shell):
+            table = LiveTable(
+                updates_per_s=self.options.updates_per_s, page_size=self.options.page_size
+            )
+            display(table)
+            return table
+        return TextProgress()
+
+    def run(
+        self, scripts: list[str], isolation: str | None, quiet: bool, run_kwargs: dict[str, Any]
+    ) -> RunResult:
+        """Steps 5 and 6: start (or reuse) the sandbox, run with the live view."""
+        sandbox = self.sandbox(isolation)
+        view = self._view(quiet)
+        if view is None:
+            return self._engine_run(sandbox, scripts, None, run_kwargs)
+        count = len(scripts) if run_kwargs["k"] is None else (
+            run_kwargs["k"] if len(scripts) == 1 else 0  # unknown: rows appear as they report
+        )
+        queued = [CandidateResult(index=i, verdict=None, state="queued") for i in range(count)]
+        view.start(RunResult(
+            candidates=queued, limits=run_kwargs["limits"], language=run_kwargs["language"],
+            isolation=sandbox.isolation(),
+        ))
+        result = None
+        try:
+            result = self._engine_run(sandbox, scripts, view.update, run_kwargs)
+        finally:
+            # Also on an error: the view's timer thread must end before the cell does.
+            view.finish(result)
+        return result
+
+    @staticmethod
+    def _engine_run(
+        sandbox: Any, scripts: list[str], on_update: Callable[[CandidateResult], None] | None,
+        run_kwargs: dict[str, Any],
+    ) -> RunResult:
+        try:
+            result: RunResult = sandbox.run(scripts, on_update=on_update, **run_kwargs)
+        except ValueError as exc:  # the engine's own input checks: one line, no traceback
+            raise UsageError(str(exc).splitlines()[0] if str(exc) else repr(exc)) from None
+        return result
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    if "Z3SandboxMagics" not in ipython.magics_manager.registry:
+        ipython.register_magics(Z3SandboxMagics(ipython))
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    magics = ipython.magics_manager.registry.get("Z3SandboxMagics")
+    if magics is not None:
+        magics.close()
+
+
+def magics_of(shell: Any) -> Z3SandboxMagics | None:
+    """The shell's Z3SandboxMagics, if the extension is loaded."""
+    return shell.magics_manager.registry.get("Z3SandboxMagics")
+
