@@ -1,0 +1,266 @@
+"""The z3sandbox kernel, driven through jupyter_client as a frontend would: execute, read iopub."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_client.blocking.client import BlockingKernelClient
+from jupyter_client.manager import KernelManager, start_new_kernel
+
+from z3sandbox_kernel import __version__
+from z3sandbox_kernel.jupyter.kernelspec import install_kernelspec
+from z3sandbox_kernel.render import MIME_TYPE
+
+pytestmark = pytest.mark.kernel
+
+TIMEOUT = 60
+SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
+FAST = "--timeout 2 --wall 5 --cpu 4 --memory 256"
+Message = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def kernel_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The kernelspec installed in a temporary prefix that JUPYTER_PATH points to: works on a
+    clean clone after `pip install -e .`, where the shared-data copy is not installed."""
+    prefix = tmp_path_factory.mktemp("prefix")
+    install_kernelspec(prefix=str(prefix))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
+        yield prefix
+
+
+def start(name: str, cwd: Path) -> tuple[KernelManager, BlockingKernelClient]:
+    km, kc = start_new_kernel(kernel_name=name, cwd=str(cwd), startup_timeout=TIMEOUT)
+    return km, kc
+
+
+@pytest.fixture(scope="module")
+def z3kernel(kernel_path: Path) -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
+    km, kc = start("z3sandbox", kernel_path)
+    yield km, kc
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+def execute(
+    kc: BlockingKernelClient,
+    code: str,
+    *,
+    user_expressions: dict[str, str] | None = None,
+    on_message: Callable[[Message], None] | None = None,
+) -> tuple[Message, list[Message]]:
+    """Run ``code``; return the execute_reply and the iopub messages of the request, in order.
+    ``on_message`` sees each iopub message as it arrives (while the cell runs)."""
+    msg_id = kc.execute(code, user_expressions=user_expressions or {})
+    messages: list[Message] = []
+    while True:
+        message = kc.get_iopub_msg(timeout=TIMEOUT)
+        if message["parent_header"].get("msg_id") != msg_id:
+            continue
+        messages.append(message)
+        if on_message is not None:
+            on_message(message)
+        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+            break
+    while True:
+        reply = kc.get_shell_msg(timeout=TIMEOUT)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return reply, messages
+
+
+def of_type(messages: list[Message], kind: str) -> list[Message]:
+    return [m for m in messages if m["msg_type"] == kind]
+
+
+def expression(reply: Message, name: str) -> str:
+    result = reply["content"]["user_expressions"][name]
+    assert result["status"] == "ok", result
+    text: str = result["data"]["text/plain"]
+    return text
+
+
+def widget_html(message: Message) -> str:
+    """The HTML that a widget comm message carries (live table header or rows), else ''."""
+    data = message["content"].get("data", {})
+    state = data.get("state", {})
+    value = state.get("value", "")
+    return value if isinstance(value, str) else ""
+
+
+# -------------------------------------------------------------------------------------------- tests
+
+def test_kernel_info_names_the_kernel_and_its_isolation(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    _, kc = z3kernel
+    kc.kernel_info()
+    reply = kc.get_shell_msg(timeout=TIMEOUT)["content"]
+    assert reply["implementation"] == "z3sandbox"
+    assert reply["implementation_version"] == __version__
+    assert reply["language_info"]["name"] == "python"
+    assert "Z3 Sandbox kernel" in reply["banner"]
+    info = reply["z3sandbox"]
+    assert info["version"] == __version__
+    assert info["level"] in ("kernel", "process")
+    assert info["isolation"].startswith(f"{info['level']}: ")
+    assert all({"name", "active"} <= set(layer) for layer in info["layers"])
+
+
+def test_live_table_updates_arrive_before_the_cell_ends(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    _, kc = z3kernel
+    reply, messages = execute(kc, f"%%z3sandbox -k 3 {FAST}\n{SAT}")
+    assert reply["content"]["status"] == "ok"
+    kinds = [m["msg_type"] for m in messages]
+    assert "comm_open" in kinds
+    opened = of_type(messages, "comm_open")
+    assert all(m["content"]["target_name"] == "jupyter.widget" for m in opened)
+    final = next(i for i, m in enumerate(messages) if MIME_TYPE in m["content"].get("data", {}))
+    updates = [
+        m for m in messages[:final] if m["msg_type"] == "comm_msg" and ">sat</span>" in widget_html(m)
+    ]
+    assert updates, "no live row showed a verdict before the final result"
+
+
+def test_final_display_has_three_mime_types_and_figures_only_in_metadata(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    _, kc = z3kernel
+    _, messages = execute(kc, f"%%z3sandbox {FAST}\n{SAT}")
+    shown = [m for m in of_type(messages, "display_data") if MIME_TYPE in m["content"]["data"]]
+    assert len(shown) == 1
+    data, metadata = shown[0]["content"]["data"], shown[0]["content"]["metadata"]
+    assert set(data) == {"text/plain", "text/html", MIME_TYPE}
+    assert data[MIME_TYPE]["version"] == 1
+    assert data[MIME_TYPE]["verdict"] == "sat"
+    assert "wall_s" not in data[MIME_TYPE]["candidates"][0]
+    assert set(metadata[MIME_TYPE]["timings"][0]) == {"index", "wall_s", "cpu_s", "peak_rss_mb"}
+    assert not of_type(messages, "execute_result")  # displayed once, not echoed as Out[]
+
+
+def test_user_expressions_see_the_result_and_payload(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    _, kc = z3kernel
+    execute(kc, "seed = bytearray(b'ABCD')")
+    reply, _ = execute(
+        kc,
+        f"%%z3sandbox --seed seed --out res --quiet {FAST}\n"
+        'b = BitVec("byte_2", 8)\ns.add(b == 0x5A)\n',
+        user_expressions={"verdict": "res.verdict.value", "payload": "res.payload"},
+    )
+    assert expression(reply, "verdict") == "'sat'"
+    assert expression(reply, "payload") == "b'ABZD'"
+
+
+def test_bad_option_is_a_usage_error_in_the_reply(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    _, kc = z3kernel
+    reply, messages = execute(kc, f"%%z3sandbox --memroy 100\n{SAT}")
+    content = reply["content"]
+    assert content["status"] == "error"
+    assert content["ename"] == "UsageError"
+    assert "unrecognized arguments: --memroy 100" in content["evalue"]
+    assert "--memory MB" in content["evalue"]
+    assert not of_type(messages, "comm_open")  # nothing started, not even the table
+
+
+# jupyter_client interrupts a kernel with killpg(SIGINT) on the kernel's whole process group
+# (LocalProvisioner.send_signal).  The zygote is in that group and dies of KeyboardInterrupt (its
+# traceback lands in the cell, or in the next one); the run after it then finds a dead zygote:
+# internal_error, "the zygote process was killed ... and was restarted".  Remove the mark once the
+# engine starts the zygote in its own session (start_new_session=True) or ignores SIGINT there.
+@pytest.mark.xfail(
+    reason="engine: the zygote shares the kernel's process group and dies of Jupyter's SIGINT",
+    strict=False,
+)
+def test_interrupt_keeps_finished_rows_and_the_kernel(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    km, kc = z3kernel
+    interrupted_at: list[float] = []
+
+    def interrupt_once_running(message: Message) -> None:
+        # Wait on the live table (not a sleep): candidate 0 done, candidate 1 running.
+        html = widget_html(message)
+        if not interrupted_at and ">sat</span>" in html and ">running</span>" in html:
+            interrupted_at.append(time.monotonic())
+            km.interrupt_kernel()
+
+    execute(kc, f"loopers = [{SAT!r}, 'while True:\\n    pass\\n']")
+    reply, messages = execute(
+        kc,
+        "%z3sandbox --candidates loopers --jobs 2 --wall 30 --cpu 30 --timeout 30",
+        user_expressions={
+            "interrupted": "_z3.interrupted",
+            "verdicts": "[c.verdict.value for c in _z3]",
+            "notes": "_z3.notes",
+        },
+        on_message=interrupt_once_running,
+    )
+    assert interrupted_at, "the live table never showed one row done and one running"
+    assert time.monotonic() - interrupted_at[0] < 10  # not the 30 s wall limit
+    assert reply["content"]["status"] == "ok"
+    assert expression(reply, "interrupted") == "True"
+    assert expression(reply, "verdicts") == "['sat', 'cancelled']"
+    assert expression(reply, "notes") == "[]"  # e.g. no "the zygote died and was restarted"
+    shown = [m for m in of_type(messages, "display_data") if MIME_TYPE in m["content"]["data"]]
+    assert shown[-1]["content"]["data"][MIME_TYPE]["interrupted"] is True
+    after, _ = execute(kc, "x = 6 * 7", user_expressions={"x": "x"})
+    assert expression(after, "x") == "42"
+    # The sandbox itself came through: the next run needs no restarted zygote.
+    again, _ = execute(
+        kc, f"%%z3sandbox --quiet --out again {FAST}\n{SAT}",
+        user_expressions={"run": "(again.verdict.value, again.notes)"},
+    )
+    assert expression(again, "run") == "('sat', [])"
+
+
+def test_kernel_survives_an_interrupt_during_a_run(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    """Whatever the engine reports, the cell ends, NAME is bound and the kernel runs the next."""
+    km, kc = z3kernel
+    interrupted: list[bool] = []
+
+    def interrupt_once_running(message: Message) -> None:
+        if not interrupted and ">running</span>" in widget_html(message):
+            interrupted.append(True)
+            km.interrupt_kernel()
+
+    execute(kc, "spinner = ['while True:\\n    pass\\n']")
+    reply, _ = execute(
+        kc,
+        "%z3sandbox --candidates spinner --out spun --wall 30 --cpu 30 --timeout 30",
+        user_expressions={"interrupted": "spun.interrupted"},
+        on_message=interrupt_once_running,
+    )
+    assert interrupted
+    assert reply["content"]["status"] == "ok"
+    assert expression(reply, "interrupted") == "True"
+    after, _ = execute(kc, "x = 6 * 7", user_expressions={"x": "x"})
+    assert expression(after, "x") == "42"
+
+
+def test_magic_works_in_a_plain_python3_kernel(kernel_path: Path) -> None:
+    km, kc = start("python3", kernel_path)
+    try:
+        loaded, _ = execute(kc, "%load_ext z3sandbox_kernel")
+        assert loaded["content"]["status"] == "ok"
+        reply, messages = execute(
+            kc, f"%%z3sandbox {FAST}\n{SAT}", user_expressions={"model": "_z3.model"}
+        )
+        assert reply["content"]["status"] == "ok"
+        assert expression(reply, "model") == "{'x': 2}"
+        assert of_type(messages, "comm_open")
+        assert any(MIME_TYPE in m["content"]["data"] for m in of_type(messages, "display_data"))
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

@@ -1,0 +1,95 @@
+"""The "Z3 Sandbox (Python 3)" kernel: ipykernel's IPythonKernel with the extension preloaded.
+
+Launched by its kernelspec as ``python -m z3sandbox_kernel.jupyter.kernel -f {connection_file}``.
+Its ``kernel_info`` reply carries one extra key that the labextension's status bar reads::
+
+    "z3sandbox": {
+      "version": "0.1.0",                  # the package version
+      "level": "kernel" | "process" | null, # null: the sandbox could not start
+      "isolation": "kernel: userns netns pidns landlock(ABI 7) seccomp",   # one line
+      "layers": [{"name", "active", "detail", "error"}, ...]              # IsolationReport
+    }
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, cast
+
+from ipykernel.ipkernel import IPythonKernel
+from ipykernel.kernelapp import IPKernelApp
+from traitlets import Type
+
+from .._version import __version__
+from ..render import isolation_summary
+from .config import Z3Sandbox
+
+
+class Z3SandboxKernel(IPythonKernel):
+    implementation = "z3sandbox"
+    implementation_version = __version__
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # Preloaded here rather than through the app's config, so that every way of starting
+        # this kernel class has the magic, whatever the user's `extensions` setting.
+        assert self.shell is not None  # IPythonKernel makes its shell in __init__
+        self.shell.extension_manager.load_extension("z3sandbox_kernel")
+
+    @property
+    def banner(self) -> str:  # type: ignore[override]
+        return (
+            f"{self.shell.banner if self.shell else ''}"
+            f"Z3 Sandbox kernel {__version__}: %%z3sandbox runs a cell in fresh, limited, isolated "
+            f"processes (%%z3sandbox? for the options).\n"
+        )
+
+    @property
+    def kernel_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = dict(super().kernel_info)
+        info["z3sandbox"] = self.z3sandbox_info()
+        return info
+
+    def z3sandbox_info(self) -> dict[str, Any]:
+        """The ``z3sandbox`` key of the kernel_info reply (see the module docstring)."""
+        from .magic import magics_of
+
+        info: dict[str, Any] = {"version": __version__, "level": None, "layers": []}
+        magics = magics_of(self.shell)
+        if magics is None:
+            return {**info, "isolation": "unavailable: the z3sandbox extension is not loaded"}
+        try:
+            report = magics.sandbox(magics.options.isolation).isolation()
+        except Exception as exc:  # reported to the frontend, not raised into the kernel
+            return {**info, "isolation": f"unavailable: {type(exc).__name__}: {exc}"}
+        return {
+            **info,
+            "level": report.get("level"),
+            "isolation": isolation_summary(report),
+            "layers": list(report.get("layers", [])),
+        }
+
+
+class Z3SandboxKernelApp(IPKernelApp):
+    name = "z3sandbox-kernel"
+    # Z3Sandbox options in --help-all and generated config files
+    classes = [*IPKernelApp.classes, cast(Any, Z3Sandbox)]
+    kernel_class = Type(
+        Z3SandboxKernel, klass=IPythonKernel, help="the kernel class to start"
+    ).tag(config=True)
+
+
+def main() -> None:
+    # As ipykernel_launcher does: keep the working directory off sys.path while the kernel loads
+    # (InteractiveShellApp.init_path puts it back for user code).
+    if sys.path and (sys.path[0] == "" or Path(sys.path[0]) == Path.cwd()):
+        del sys.path[0]
+    Z3SandboxKernelApp.launch_instance()
+
+
+if __name__ == "__main__":
+    # Run as a module: import this file under its package name, so there is one kernel class.
+    from z3sandbox_kernel.jupyter.kernel import main as _main
+
+    _main()
