@@ -1,0 +1,184 @@
+"""Shared fixtures for the engine's tests: real sandboxes, real processes, read from /proc.
+
+* ``sandbox``: one session-wide ``Sandbox`` per isolation level; tests that take it run at both
+  ``kernel`` and ``process``.  ``kernel_sandbox`` / ``process_sandbox`` pin one level.
+* ``process_tree_of(pid)``: the live descendants of ``pid``, read from ``/proc`` (no psutil).
+* ``zygote_is_clean``: after the test, the zygote has no children but the expected one.
+* ``loopback_listener``: a TCP listener on 127.0.0.1 that says whether anyone reached it.
+* ``require_feature(ok, why)``: a missing kernel feature is an expected failure on a developer's
+  machine and a hard failure in CI (``CI=true``), never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from z3sandbox_kernel import Sandbox
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+LEVELS = ("kernel", "process")
+
+
+# --------------------------------------------------------------------------------- /proc helpers
+
+@dataclass(frozen=True)
+class Proc:
+    pid: int
+    ppid: int
+    state: str  # "R", "S", "Z" ...
+    name: str
+
+
+def all_processes() -> dict[int, Proc]:
+    """Every process this user can see, from /proc/<pid>/stat (the name may hold ')' and spaces)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                stat = handle.read()
+        except OSError:  # ended while we looked
+            continue
+        name = stat.split("(", 1)[1].rsplit(")", 1)[0]
+        fields = stat.rsplit(")", 1)[1].split()
+        found[int(entry)] = Proc(int(entry), int(fields[1]), fields[0], name)
+    return found
+
+
+def process_tree_of(pid: int) -> list[Proc]:
+    """The descendants of ``pid`` (not ``pid`` itself), breadth first."""
+    processes = all_processes()
+    children: dict[int, list[Proc]] = {}
+    for proc in processes.values():
+        children.setdefault(proc.ppid, []).append(proc)
+    tree, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(0), []):
+            tree.append(child)
+            todo.append(child.pid)
+    return tree
+
+
+@pytest.fixture(name="process_tree_of")
+def _process_tree_of() -> Callable[[int], list[Proc]]:
+    return process_tree_of
+
+
+def expected_zygote_tree(sandbox: Sandbox) -> tuple[str, ...]:
+    """What an idle zygote looks like from here.  At kernel level the process the host started stays
+    as a thin parent of the serving zygote (PID 1 of the zygote's PID namespace); at process level
+    the host's child is the serving zygote itself."""
+    if sandbox.level == "kernel" and any(
+        layer["name"] == "pidns" and layer.get("active") for layer in sandbox.isolation()["layers"]
+    ):
+        return ("z3sandbox-zyg",)
+    return ()
+
+
+def stray_processes(sandbox: Sandbox) -> list[Proc]:
+    """Processes under the zygote beyond the idle shape: candidates, inits or escaped grandchildren."""
+    pid = sandbox.zygote_pid
+    if pid is None:
+        return []
+    tree = process_tree_of(pid)
+    expected = list(expected_zygote_tree(sandbox))
+    strays = []
+    for proc in tree:
+        if proc.ppid == pid and proc.name in expected:
+            expected.remove(proc.name)
+        else:
+            strays.append(proc)
+    return strays
+
+
+# ------------------------------------------------------------------------------------- sandboxes
+
+_SANDBOXES: dict[str, Sandbox] = {}
+
+
+def _sandbox(level: str) -> Sandbox:
+    if level not in _SANDBOXES:
+        _SANDBOXES[level] = Sandbox(isolation=level)
+    return _SANDBOXES[level]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_sandboxes() -> Iterator[None]:
+    yield
+    for sandbox in _SANDBOXES.values():
+        sandbox.close()
+
+
+@pytest.fixture(scope="session", params=LEVELS)
+def sandbox(request: pytest.FixtureRequest) -> Sandbox:
+    """A long-lived Sandbox at each isolation level (the zygote starts once per level)."""
+    return _sandbox(request.param)
+
+
+@pytest.fixture(scope="session")
+def kernel_sandbox() -> Sandbox:
+    return _sandbox("kernel")
+
+
+@pytest.fixture(scope="session")
+def process_sandbox() -> Sandbox:
+    return _sandbox("process")
+
+
+@pytest.fixture
+def zygote_is_clean() -> Iterator[None]:
+    """After the test, every session sandbox's zygote is idle: no candidate, init or grandchild of
+    any run is left (the runs have returned, so nothing of theirs may still exist)."""
+    yield
+    for sandbox in _SANDBOXES.values():
+        strays = stray_processes(sandbox)
+        assert not strays, f"left under the {sandbox.level} zygote {sandbox.zygote_pid}: {strays}"
+
+
+def layer_active(sandbox: Sandbox, name: str) -> bool:
+    return any(layer["name"] == name and layer.get("active") for layer in sandbox.isolation()["layers"])
+
+
+def require_feature(available: bool, why: str) -> None:
+    """Outside CI a missing kernel feature makes the test an expected failure; in CI it fails."""
+    if available:
+        return
+    if IN_CI:
+        pytest.fail(f"CI needs this kernel feature: {why}")
+    pytest.xfail(f"this machine lacks a kernel feature: {why}")
+
+
+# ------------------------------------------------------------------------------------- network
+
+@dataclass
+class Listener:
+    host: str
+    port: int
+    sock: socket.socket
+
+    def was_reached(self) -> bool:
+        """True if any connection is waiting (never blocks)."""
+        try:
+            connection, _ = self.sock.accept()
+        except BlockingIOError:
+            return False
+        connection.close()
+        return True
+
+
+@pytest.fixture
+def loopback_listener() -> Iterator[Listener]:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    try:
+        yield Listener("127.0.0.1", listener.getsockname()[1], listener)
+    finally:
+        listener.close()
