@@ -340,19 +340,29 @@ def test_report_survives_lone_surrogates() -> None:
 
 # ---------------------------------------------------------------------------------------- byte_N
 
-def test_byte_constants_report_sort_width_and_index() -> None:
+def test_well_formed_byte_constants_travel_as_hex_runs() -> None:
     run = run_child(
-        "b0, b1 = BitVec('byte_0', 8), BitVec('byte_1', 16)\n"
-        "i, q, bad = Int('byte_10'), Bool('byte_2'), Int('byte_01')\n"
-        "s.add(b0 == 65, b1 == 300, i == 7, q, bad == 1)\ns.check()\n"
+        "b0, b1, b3 = BitVec('byte_0', 8), BitVec('byte_1', 8), BitVec('byte_3', 8)\n"
+        "i, bad = Int('byte_10'), Int('byte_01')\n"
+        "s.add(b0 == 65, b1 == 66, b3 == 0, i == 7, bad == 1)\ns.check()\n"
+    )
+    assert run.report["byte_runs"] == [[0, "4142"], [3, "00"], [10, "07"]]
+    assert run.report["byte_constants"] == []
+
+
+def test_byte_constants_that_break_the_rules_report_sort_width_and_index() -> None:
+    run = run_child(
+        "b1, big = BitVec('byte_1', 16), Int('byte_4')\n"
+        "q, r = Bool('byte_2'), Real('byte_5')\n"
+        "s.add(b1 == 300, big == 256, q, r == 1)\ns.check()\n"
     )
     found = {c["name"]: c for c in run.report["byte_constants"]}
-    assert set(found) == {"byte_0", "byte_1", "byte_10", "byte_2"}
-    assert found["byte_0"] == {"name": "byte_0", "index": 0, "sort": "bv", "width": 8, "value": 65}
-    assert found["byte_1"]["width"] == 16 and found["byte_1"]["value"] == 300
-    assert found["byte_10"] == {"name": "byte_10", "index": 10, "sort": "int", "width": None,
-                                "value": 7}
+    assert set(found) == {"byte_1", "byte_2", "byte_4", "byte_5"}
+    assert found["byte_1"] == {"name": "byte_1", "index": 1, "sort": "bv", "width": 16, "value": 300}
+    assert found["byte_4"]["sort"] == "int" and found["byte_4"]["value"] == 256
     assert found["byte_2"]["sort"] == "bool" and found["byte_2"]["value"] is True
+    assert found["byte_5"]["sort"] == "real"
+    assert run.report["byte_runs"] == []
 
 
 # ---------------------------------------------------------------------------------------- SMT-LIB
