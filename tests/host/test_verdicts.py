@@ -199,8 +199,8 @@ def test_runtime_error_message_is_capped_at_2000_characters(sandbox):
 
 
 @pytest.mark.xfail(reason="BUG: a long exception message pushes the script line out of the reason: the "
-                   "harness puts the line after the message (harness.py _exception_report) and "
-                   "classify.py cap() then cuts the whole reason at 2000 characters", strict=True)
+                   "harness appends the line after the message (child/harness.py:351) and "
+                   "zygote/classify.py:168 cap() then cuts the whole reason at 2000 characters", strict=True)
 def test_runtime_error_keeps_the_line_when_the_message_is_long(sandbox):
     candidate = one(sandbox, "x = 1\nraise ValueError('boom' * 5000)\n")
     assert candidate.verdict is Verdict.RUNTIME_ERROR
@@ -281,7 +281,7 @@ def test_fork_through_libc_is_denied_at_kernel_level(kernel_sandbox):
 
 @pytest.mark.xfail(reason="BUG: Landlock is not applied in candidates: child/layers/landlock.py:215 adds "
                    "FS_READ_DIR for the *files* /dev/null, /dev/urandom and /etc/localtime that "
-                   "zygote/sandboxing.py:43 lists as read-only paths; landlock_add_rule returns EINVAL "
+                   "zygote/sandboxing.py:44 lists as read-only paths; landlock_add_rule returns EINVAL "
                    "and the layer degrades, so a candidate reads any file", strict=True)
 def test_reading_a_file_outside_scratch_is_blocked_at_kernel_level(kernel_sandbox, tmp_path):
     secret = tmp_path / "secret.txt"
