@@ -32,6 +32,7 @@ untrusted: the text renderings replace control characters, and ``html.run_html``
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,7 @@ VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
 _NOT_IN_JSON = (*VOLATILE_FIELDS, "isolation", "host", "state")
 # The limits a one-line summary always shows; any other limit is shown when it is not the default.
 HEADLINE_LIMITS = ("timeout_s", "wall_s", "cpu_s", "memory_mb")
+_ABI = re.compile(r"ABI \d+")
 
 
 # ------------------------------------------------------------------------------------------- JSON
@@ -144,15 +146,16 @@ def limits_summary(limits: Limits) -> str:
 
 def isolation_summary(report: IsolationReport | None) -> str:
     """``kernel: userns netns pidns landlock(ABI 7) seccomp``: the level, the active layers (with
-    the first part of their detail), then ``missing: ...`` for layers that were not applied."""
+    an ABI version where the layer has one), then ``missing: ...`` for layers not applied.  The
+    layers' full details stay in the report."""
     if not report:
         return "unknown"
     active, missing = [], []
     for layer in report.get("layers", []):
         name = str(layer.get("name", "?"))
         if layer.get("active"):
-            detail = str(layer.get("detail") or "").split(",")[0].strip()
-            active.append(f"{name}({detail})" if detail else name)
+            version = _ABI.match(str(layer.get("detail") or ""))
+            active.append(f"{name}({version.group(0)})" if version else name)
         else:
             missing.append(name)
     text = f"{report.get('level', '?')}: {' '.join(active) or 'no layers'}"

@@ -128,6 +128,21 @@ def test_live_table_updates_arrive_before_the_cell_ends(
     assert updates, "no live row showed a verdict before the final result"
 
 
+def test_live_table_refreshes_are_throttled(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    _, kc = z3kernel
+    _, messages = execute(kc, f"%%z3sandbox -k 60 {FAST}\n{SAT}")
+    refreshes = [m for m in of_type(messages, "comm_msg") if widget_html(m)]
+    final = next(m for m in of_type(messages, "display_data") if MIME_TYPE in m["content"]["data"])
+    elapsed = final["content"]["metadata"][MIME_TYPE]["elapsed_s"]
+    # 60 candidates make ~180 transitions; a refresh (header + page: two messages) goes out at
+    # most 10 times a second, plus the first and the last; one second of slack for start-up.
+    assert len(refreshes) <= 2 * (2 + 10 * (elapsed + 1))
+    headers = [widget_html(m) for m in refreshes if "vote:" in widget_html(m)]
+    assert "vote: sat (60 sat)" in headers[-1]
+
+
 def test_final_display_has_three_mime_types_and_figures_only_in_metadata(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:
