@@ -202,6 +202,7 @@ class Hello(TypedDict):
     pid: int
     z3_version: str
     isolation: IsolationReport
+    scratch: str  # the zygote's folder of scratch folders; the host removes it if the zygote dies
 
 
 class Started(TypedDict):

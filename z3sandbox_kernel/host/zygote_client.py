@@ -22,6 +22,7 @@ from ..protocol import (
     frame_length,
     message,
 )
+from ..zygote import scratch
 
 SHUTDOWN_GRACE_S = 2.0
 START_TIMEOUT_S = 60.0
@@ -102,7 +103,14 @@ class ZygoteProcess:
             except ProcessLookupError:
                 pass
         await self.process.wait()
+        self._remove_scratch()
         self.on_exit(self, describe_exit(self.process.returncode))
+
+    def _remove_scratch(self) -> None:
+        """A zygote killed with SIGKILL cannot clean up after itself: its parent does."""
+        folder = str(self.hello.get("scratch") or "")
+        if os.path.basename(folder).startswith("z3sandbox-") and os.path.isabs(folder):
+            scratch.remove(folder)
 
     def send(self, msg: dict[str, Any]) -> bool:
         """Queue a request; False if the zygote is gone (its exit is being handled)."""

@@ -42,6 +42,17 @@ def _map_ids(uid: int, gid: int) -> str:
     return f"uid {uid}, gid {gid} mapped to themselves"
 
 
+def enter_candidate_user_namespace() -> None:
+    """A user namespace of the candidate's own, nested in the zygote's (called by its init).
+
+    RLIMIT_NPROC is counted per user namespace and user, so only in a namespace of its own does the
+    thread limit bound this candidate alone instead of all candidates together.
+    """
+    uid, gid = os.getuid(), os.getgid()
+    unshare(CLONE_NEWUSER)
+    _map_ids(uid, gid)
+
+
 def enter_sandbox_namespaces() -> NamespaceState:
     """User + network namespaces for the calling process, and a PID namespace for its next child.
 

@@ -108,9 +108,20 @@ class SandboxPlan:
                 return f"required layer {name} is not available: {layer.get('error', 'unknown reason')}"
         return None
 
+    @property
+    def nproc_note(self) -> str:
+        """Why RLIMIT_NPROC is not applied, or "" when it is (see rlimits.py)."""
+        if not (self.namespaces.user and self.namespaces.pid):
+            return "threads limit not applied: it needs a user namespace per candidate"
+        if os.getuid() == 0:
+            return "threads limit not effective for root (the kernel exempts uid 0)"
+        return ""
+
     def policy(self, scratch: str, limits: Limits, in_pid_ns: bool) -> Policy:
+        note = self.nproc_note
+        extra = {"nproc_effective": "1"} if in_pid_ns and not note else {"nproc_note": note}
         return Policy(scratch_dir=scratch, limits=limits, read_only_paths=self.readable,
-                      in_pid_namespace=in_pid_ns, self_pid=2 if in_pid_ns else 0)
+                      in_pid_namespace=in_pid_ns, self_pid=2 if in_pid_ns else 0, extra=extra)
 
     def address_space_base(self) -> int:
         """The zygote's current address-space size: a candidate's memory limit comes on top."""

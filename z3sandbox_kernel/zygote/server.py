@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import os
 import selectors
-import shutil
 import signal
-import stat
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +25,7 @@ from ..protocol import (
     message,
     split_frames,
 )
+from . import scratch
 from .classify import Observation, classify
 from .sandboxing import SandboxPlan
 from .spawn import decode_status, spawn
@@ -82,7 +80,7 @@ class Zygote:
         self.candidates: dict[int, Candidate] = {}
         self.jobs_by_pid: dict[int, Job] = {}
         self.control_buffer = bytearray()
-        self.scratch_base = tempfile.mkdtemp(prefix="z3sandbox-")
+        self.scratch_base = scratch.make_base()
         self.running = True
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
@@ -103,7 +101,7 @@ class Zygote:
 
     def serve(self) -> None:
         self.send(message("hello", pid=os.getpid(), z3_version=self.plan.z3_version,
-                          isolation=self.plan.isolation_report()))
+                          isolation=self.plan.isolation_report(), scratch=self.scratch_base))
         try:
             while self.running or self.jobs_by_pid:
                 for key, _ in self.selector.select(self._next_timeout()):
@@ -117,7 +115,7 @@ class Zygote:
                 self._enforce_deadlines()
         finally:
             self._kill_everything()
-            shutil.rmtree(self.scratch_base, onerror=_force_remove)
+            scratch.remove(self.scratch_base)
 
     def _on_control(self) -> None:
         chunk = os.read(self.control_in, READ_CHUNK)
@@ -161,13 +159,13 @@ class Zygote:
         candidate.job = self._spawn(int(request["id"]), "run", request, limits)
 
     def _spawn(self, candidate_id: int, phase: str, request: dict[str, Any], limits: Limits) -> Job:
-        scratch = tempfile.mkdtemp(prefix=f"{phase}-{candidate_id}-", dir=self.scratch_base)
+        folder = scratch.make(self.scratch_base, f"{phase}-{candidate_id}")
         required = frozenset(request.get("require") or [])
 
         def make_job(out_w: int, err_w: int, res_w: int, in_pid_ns: bool) -> ChildJob:
             return ChildJob(
                 kind="candidate" if phase == "run" else "verify", request=request,
-                policy=self.plan.policy(scratch, limits, in_pid_ns), stdout_fd=out_w,
+                policy=self.plan.policy(folder, limits, in_pid_ns), stdout_fd=out_w,
                 stderr_fd=err_w, result_fd=res_w, layers=self.plan.layers, required=required,
                 address_space_base=self.plan.address_space_base(), in_pid_namespace=in_pid_ns,
                 preset_reports=self.plan.namespace_reports,
@@ -183,7 +181,7 @@ class Zygote:
         }
         if spawned.status_fd is not None:
             streams["status"] = Stream("status", spawned.status_fd, 64)
-        job = Job(candidate_id, phase, spawned.pid, scratch, started,
+        job = Job(candidate_id, phase, spawned.pid, folder, started,
                   started + float(limits.wall_s), streams)
         for stream in streams.values():
             assert stream.fd is not None
@@ -263,7 +261,7 @@ class Zygote:
             _kill_group(job.pid)
             self.plan.kill_orphans(set(self.jobs_by_pid))
         self._drain(job)
-        shutil.rmtree(job.scratch, onerror=_force_remove)
+        scratch.remove(job.scratch)
         candidate = self.candidates.get(job.candidate_id)
         if candidate is None:
             return
@@ -387,16 +385,3 @@ def _kill_group(pid: int) -> None:
             os.kill(target, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-
-
-def _force_remove(function: Any, path: str, _exc_info: Any) -> None:
-    """rmtree's error hook: a candidate may have removed its own permissions."""
-    try:
-        os.chmod(os.path.dirname(path), stat.S_IRWXU)
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.chmod(path, stat.S_IRWXU)
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            os.unlink(path)
-    except OSError:
-        pass

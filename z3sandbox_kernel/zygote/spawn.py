@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..child.bootstrap import BOOTSTRAP_FAILED_EXIT, ChildJob, become_child
 from ..oscalls import set_parent_death_signal, set_process_name
-from .namespaces import fork_in_new_pid_namespace
+from .namespaces import enter_candidate_user_namespace, fork_in_new_pid_namespace
 
 _STATUS = struct.Struct(">i")
 
@@ -72,6 +72,8 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     set_process_name("z3sandbox-init")
     set_parent_death_signal(signal.SIGKILL)
+    if job.policy.extra.get("nproc_effective") == "1":
+        enter_candidate_user_namespace()
     child = os.fork()
     if child == 0:
         os.close(status_w)

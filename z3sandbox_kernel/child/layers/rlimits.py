@@ -53,4 +53,5 @@ def apply(policy: Policy, address_space_base: int = 0) -> LayerReport:
     # Python ignores SIGXFSZ, which turns the file-size limit into an EFBIG the script may swallow;
     # the default action makes the kill visible to the zygote.
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-    return report(NAME, True, ", ".join(applied))
+    note = policy.extra.get("nproc_note")
+    return report(NAME, True, ", ".join(applied) + (f"; {note}" if note else ""))
