@@ -126,6 +126,11 @@ def _from_report(obs: Observation, report: dict[str, Any]) -> tuple[Verdict, str
     if outcome == "blocked":
         return Verdict.BLOCKED, f"{reason} [active layers: {_active_layers(obs)}]", None
     if outcome == "exception":
+        exception = report.get("exception") or {}
+        message = str(exception.get("message"))
+        if exception.get("type") == "RuntimeError" and "can't start new thread" in message:
+            why = f"the threads limit of {obs.limits.threads} refused a thread: {reason}"
+            return Verdict.BLOCKED, why, None
         return Verdict.RUNTIME_ERROR, reason, None
     if outcome == "internal_error":
         return Verdict.INTERNAL_ERROR, reason or "the harness failed", None
