@@ -129,7 +129,8 @@ def _from_report(obs: Observation, report: dict[str, Any]) -> tuple[Verdict, str
         exception = report.get("exception") or {}
         message = str(exception.get("message"))
         if exception.get("type") == "RuntimeError" and "can't start new thread" in message:
-            why = f"the threads limit of {obs.limits.threads} refused a thread: {reason}"
+            why = (f"a new thread was refused by the threads limit ({obs.limits.threads}) or the "
+                   f"memory limit ({obs.limits.memory_mb} MB): {reason}")
             return Verdict.BLOCKED, why, None
         return Verdict.RUNTIME_ERROR, reason, None
     if outcome == "internal_error":
