@@ -59,7 +59,7 @@ BADGE_COLOURS: dict[str, str] = {
 }
 
 # Cells stay lean (a row is repeated K times); JupyterLab and GitHub add themed borders and stripes.
-_TABLE = "border-collapse:collapse;font-size:12px;line-height:1.4;margin:2px 0"
+_TABLE = "border-collapse:collapse;font-size:12px;line-height:1.4;margin:2px 0;color:inherit"
 _CELL = "text-align:left;vertical-align:top;padding:1px 8px"
 _HEAD = _CELL + ";font-weight:600"
 _MONO = "font-family:SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace"

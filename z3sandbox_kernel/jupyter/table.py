@@ -200,7 +200,7 @@ class LiveTable(widgets.VBox):
             head = "".join(f'<th style="{_CELL}">{name}</th>' for name in _COLUMNS)
             rows = "".join(live_row(self._rows[i]) for i in shown)
             self.body.value = (
-                f'<table style="border-collapse:collapse;font-size:12px">'
+                f'<table style="border-collapse:collapse;font-size:12px;color:inherit">'
                 f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
             )
         self._dirty_rows.clear()
