@@ -1,0 +1,121 @@
+"""Run one probe action in a freshly forked, sandboxed process and bring the outcome back.
+
+The layer tests attack the real kernel mechanisms, so each action runs in its own child: the
+child sets no_new_privs (as the bootstrap's capabilities step would), applies the requested layers
+in bootstrap order, runs the action, and writes what happened to a pipe as JSON.  A child killed by
+a signal (seccomp's SIGSYS, an alarm) comes back as ``Outcome.signal``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from z3sandbox_kernel.child.layers import LayerSetupError, Policy
+from z3sandbox_kernel.child.layers._syscalls import prctl
+from z3sandbox_kernel.limits import Limits
+from z3sandbox_kernel.protocol import LayerReport
+
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+@dataclass
+class Outcome:
+    """What the action did in the sandboxed child."""
+
+    value: Any = None  # the action's return value, as JSON (repr() when not JSON-able)
+    error: str = ""  # exception type name, "" when the action returned
+    errno: int | None = None
+    message: str = ""
+    signal: int | None = None  # the child died of this signal
+    setup_error: str = ""  # a layer's LayerSetupError
+    reports: tuple[LayerReport, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not (self.error or self.signal or self.setup_error)
+
+    @property
+    def denied(self) -> bool:
+        """The kernel said no (EPERM / EACCES), as Python's PermissionError."""
+        return self.error == "PermissionError"
+
+
+def require(probe: LayerReport) -> None:
+    """A missing kernel feature fails in CI and is an expected failure elsewhere, never a skip."""
+    if not probe["active"]:
+        missing_feature(f"{probe['name']} unavailable: {probe.get('error', '')}")
+
+
+def missing_feature(reason: str) -> None:
+    """Fail in CI (CI=true), expected failure elsewhere."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.xfail(reason)
+
+
+def make_policy(scratch: str) -> Policy:
+    return Policy(scratch_dir=scratch, limits=Limits(), self_pid=0)
+
+
+def _child(write_fd: int, action: Callable[[], Any], layers: Sequence[ModuleType], policy: Policy,
+           timeout_s: int, before: Callable[[], None] | None) -> None:
+    signal.alarm(timeout_s)
+    result: dict[str, Any] = {}
+    try:
+        if before is not None:
+            before()
+        prctl(_PR_SET_NO_NEW_PRIVS, 1)
+        result["reports"] = [layer.apply(policy) for layer in layers]
+        try:
+            value = action()
+            try:
+                json.dumps(value)
+                result["value"] = value
+            except TypeError:
+                result["value"] = repr(value)
+        except BaseException as exc:
+            result.update(error=type(exc).__name__, errno=getattr(exc, "errno", None),
+                          message=str(exc))
+    except (LayerSetupError, OSError) as exc:  # OSError: ``before`` failed
+        result["setup_error"] = str(exc)
+    os.write(write_fd, json.dumps(result).encode())
+
+
+def run_sandboxed(action: Callable[[], Any], layers: Sequence[ModuleType], scratch: str,
+                  timeout_s: int = 30, before: Callable[[], None] | None = None) -> Outcome:
+    """Fork, run ``before`` (e.g. enter a user namespace), apply ``layers`` with ``scratch`` as the
+    scratch directory, then run ``action``."""
+    policy = make_policy(scratch)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child never returns into pytest
+        code = 0
+        try:
+            os.close(read_fd)
+            _child(write_fd, action, layers, policy, timeout_s, before)
+        except BaseException:
+            code = 70
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    chunks = []
+    with os.fdopen(read_fd, "rb") as pipe:
+        while chunk := pipe.read(65536):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return Outcome(signal=os.WTERMSIG(status))
+    data = json.loads(b"".join(chunks) or b"{}")
+    return Outcome(
+        value=data.get("value"), error=data.get("error", ""), errno=data.get("errno"),
+        message=data.get("message", ""), setup_error=data.get("setup_error", ""),
+        reports=tuple(data.get("reports", ())),
+    )
