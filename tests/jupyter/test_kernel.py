@@ -188,14 +188,7 @@ def test_bad_option_is_a_usage_error_in_the_reply(
 
 
 # jupyter_client interrupts a kernel with killpg(SIGINT) on the kernel's whole process group
-# (LocalProvisioner.send_signal).  The zygote is in that group and dies of KeyboardInterrupt (its
-# traceback lands in the cell, or in the next one); the run after it then finds a dead zygote:
-# internal_error, "the zygote process was killed ... and was restarted".  Remove the mark once the
-# engine starts the zygote in its own session (start_new_session=True) or ignores SIGINT there.
-@pytest.mark.xfail(
-    reason="engine: the zygote shares the kernel's process group and dies of Jupyter's SIGINT",
-    strict=False,
-)
+# (LocalProvisioner.send_signal): the zygote runs in its own session so that only the kernel sees it.
 def test_interrupt_keeps_finished_rows_and_the_kernel(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:

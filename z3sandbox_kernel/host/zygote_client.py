@@ -67,6 +67,10 @@ class ZygoteProcess:
         self.process = await asyncio.create_subprocess_exec(
             *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             env=ZYGOTE_ENV, close_fds=True, limit=MAX_FRAME_BYTES,
+            # Its own session: Jupyter interrupts a kernel with killpg(SIGINT), which must reach the
+            # kernel (it cancels the run) but not the zygote.  The zygote dies with us regardless
+            # (parent-death signal), and its PID namespace takes every candidate with it.
+            start_new_session=True,
         )
         try:
             hello = await asyncio.wait_for(self._read_frame(), START_TIMEOUT_S)

@@ -23,6 +23,8 @@ from .namespaces import NamespaceState, enter_sandbox_namespaces
 
 
 def _die_with(parent: int) -> None:
+    # The host cancels runs itself; a terminal's Ctrl-C is not for us (we run in our own session).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform == "linux":
         set_parent_death_signal(signal.SIGKILL)
     if parent and os.getppid() != parent:
