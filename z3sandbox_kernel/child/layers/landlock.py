@@ -128,7 +128,9 @@ def default_read_only_paths() -> tuple[str, ...]:
     """The Python installation, ``sys.path`` directories and system library directories.
 
     The zygote may pass these as ``Policy.read_only_paths``; ``apply`` uses them when the policy
-    names none.  Paths are resolved and de-duplicated; missing ones are left out.
+    names none.  Paths are resolved and de-duplicated; missing ones are left out.  Every directory
+    on ``sys.path`` is granted, so start the zygote with ``python -P`` (or ``-I``): otherwise
+    ``python -m`` puts its working directory there, and candidates could read it.
     """
     candidates: list[str] = []
     for scheme_vars in ({}, {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}):
