@@ -29,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import stat
 import sys
 import sysconfig
 from dataclasses import dataclass
@@ -170,12 +171,15 @@ def prepare(read_only_paths: tuple[str, ...] = ()) -> LayerReport:
 
 
 def _add_rule(ruleset_fd: int, path: str, access: int, rule: _PathBeneathAttr) -> bool:
-    """Allow ``access`` beneath ``path``; False when the path does not exist (any more)."""
+    """Allow ``access`` beneath ``path``; False when the path does not exist (any more).
+    On a file (not a folder) only the file rights apply: the kernel refuses folder rights there."""
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except FileNotFoundError:
         return False
     try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            access &= _FILE_ONLY_RIGHTS
         rule.allowed_access = access
         rule.parent_fd = fd
         syscall(_SYS_ADD_RULE, ruleset_fd, _RULE_PATH_BENEATH, ctypes.byref(rule), 0,
