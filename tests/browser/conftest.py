@@ -83,7 +83,8 @@ class LabServer:
         return json.loads(body) if body else None
 
     def lab_url(self, path: str = "lab") -> str:
-        return f"{self.url}{path}?token={self.token}"
+        """A page of JupyterLab with a fresh workspace: no tabs left open by an earlier step."""
+        return f"{self.url}{path}?reset&token={self.token}"
 
 
 def _free_port() -> int:
@@ -129,9 +130,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     root = home / "root"
     root.mkdir()
     port, token = _free_port(), secrets.token_hex(16)
-    server = LabServer(
-        f"http://127.0.0.1:{port}/", token, root, home / "runtime", home / "server.log"
-    )
+    server = LabServer(f"http://127.0.0.1:{port}/", token, root, home / "runtime", home / "server.log")
     command = [
         sys.executable, "-m", "jupyterlab",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
@@ -167,9 +166,7 @@ def browser() -> Iterator[Any]:
     if not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)):
         unavailable(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
     with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
 
@@ -191,3 +188,26 @@ def output_dir() -> Path:
     OUTPUT.mkdir(parents=True, exist_ok=True)
     print(f"browser screenshots: {OUTPUT}")
     return OUTPUT
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    item.stash.setdefault(_REPORTS, {})[report.when] = report
+    return report
+
+
+_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+@pytest.fixture(autouse=True)
+def screenshot_on_failure(request: pytest.FixtureRequest, output_dir: Path) -> Iterator[None]:
+    """A failed step leaves a picture of the page next to the steps' screenshots."""
+    yield
+    report = request.node.stash.get(_REPORTS, {}).get("call")
+    if report is None or not report.failed or "page" not in request.fixturenames:
+        return
+    page = request.getfixturevalue("page")
+    path = output_dir / f"failed-{request.node.name}.png"
+    page.screenshot(path=str(path))
+    print(f"failure screenshot: {path}")
