@@ -35,13 +35,13 @@ export function isolationText(reply?: KernelMessage.IInfoReply): string {
   return `isolation: ${typeof isolation === 'string' && isolation ? isolation : 'none'}`;
 }
 
-/** The tooltip: level and version, where the kernel says them. */
+/** The tooltip: the whole summary (the item may be cut short), the level and the version. */
 export function isolationTitle(reply?: KernelMessage.IInfoReply): string {
   const info = sandboxInfo(reply);
-  const parts = ['Z3 Sandbox kernel'];
+  const about = ['Z3 Sandbox kernel'];
   if (info.version) {
-    parts.push(`version ${info.version}`);
+    about.push(`version ${info.version}`);
   }
-  parts.push(info.level ? `isolation level: ${info.level}` : 'isolation level unknown');
-  return parts.join(' · ');
+  about.push(info.level ? `isolation level: ${info.level}` : 'isolation level unknown');
+  return `${isolationText(reply)}\n${about.join(' · ')}`;
 }

@@ -28,7 +28,7 @@ describe('kernel info', () => {
     const info = { z3sandbox: { isolation: 'kernel: userns, seccomp', level: 'kernel', version: '0.1.0' } };
     expect(isolationText(reply(info))).toBe('isolation: kernel: userns, seccomp');
     expect(isolationTitle(reply(info))).toBe(
-      'Z3 Sandbox kernel · version 0.1.0 · isolation level: kernel'
+      'isolation: kernel: userns, seccomp\nZ3 Sandbox kernel · version 0.1.0 · isolation level: kernel'
     );
     expect(isolationText(reply({}))).toBe('isolation: none');
     expect(isolationText()).toBe('isolation: none');
