@@ -1,0 +1,213 @@
+"""Robustness: a zygote killed mid-run, many candidates at once, race, cancel and KeyboardInterrupt.
+
+Triggers are synchronised on ``on_update`` states ("running", "done"), never on sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import select
+import signal
+import threading
+
+import pytest
+
+from tests.conftest import LEVELS, all_processes, process_tree_of
+from z3sandbox_kernel import Limits, Sandbox, Verdict
+
+pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("zygote_is_clean")]
+
+SAT = "x = Int('x'); s.add(x > 1); s.check()"
+LOOP = "while True: pass"
+SLOW = Limits(wall_s=30, cpu_s=30)
+
+
+def ended_within(pids: list[int], timeout_s: float) -> list[int]:
+    """Wait on pidfds (no sleep) for these processes to end; the pids still running."""
+    alive = []
+    for pid in pids:
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        with os.fdopen(pidfd) as handle:
+            ready, _, _ = select.select([handle], [], [], timeout_s)
+        if not ready:
+            alive.append(pid)
+    return alive
+
+
+class Trigger:
+    """Calls ``action`` once, from a new thread, when ``condition(states)`` first holds."""
+
+    def __init__(self, condition, action) -> None:
+        self.states: dict[int, str] = {}
+        self.verdicts: dict[int, Verdict] = {}
+        self.condition, self.action = condition, action
+        self.fired = threading.Event()
+
+    def __call__(self, candidate) -> None:
+        self.states[candidate.index] = candidate.state
+        if candidate.verdict is not None:
+            self.verdicts[candidate.index] = candidate.verdict
+        if not self.fired.is_set() and self.condition(self):
+            self.fired.set()
+            threading.Thread(target=self.action).start()
+
+
+def first_done_and_another_running(trigger: Trigger) -> bool:
+    return trigger.states.get(0) == "done" and "running" in trigger.states.values()
+
+
+@pytest.fixture(params=LEVELS)
+def own_sandbox(request):
+    """A Sandbox of the test's own, for tests that kill its zygote."""
+    sandbox = Sandbox(isolation=request.param)
+    yield sandbox
+    sandbox.close()
+
+
+def test_zygote_killed_mid_run_ends_the_run_and_the_next_run_works(own_sandbox):
+    own_sandbox.run(SAT)
+    first_zygote = own_sandbox.zygote_pid
+    victims: list[int] = []
+
+    def kill_zygote() -> None:
+        victims.extend(proc.pid for proc in process_tree_of(first_zygote))
+        os.kill(first_zygote, signal.SIGKILL)
+
+    trigger = Trigger(lambda t: "running" in t.states.values(), kill_zygote)
+    result = own_sandbox.run([LOOP, LOOP, SAT], jobs=2, limits=Limits(wall_s=10, cpu_s=10),
+                             on_update=trigger)
+    assert trigger.fired.is_set()
+    lost = [c for c in result if c.verdict is Verdict.INTERNAL_ERROR]
+    assert lost, [c.verdict for c in result]
+    for candidate in lost:
+        assert "zygote" in candidate.reason and "restarted" in candidate.reason
+    assert any("restarted" in note for note in result.notes)
+    assert own_sandbox.restarts == 1
+    assert result[2].verdict is Verdict.SAT  # queued behind the lost ones: ran on the new zygote
+    assert result.elapsed_s < 10
+    assert ended_within(victims, 5) == [], "candidates of the dead zygote live on"
+
+    after = own_sandbox.run(SAT)
+    assert after[0].verdict is Verdict.SAT
+    assert own_sandbox.zygote_pid not in (None, first_zygote)
+    assert process_tree_of(first_zygote) == []
+
+
+def test_sixteen_candidates_at_once_all_sat(sandbox):
+    scripts = [f"x = Int('x'); s.add(x == {i}); s.check()" for i in range(16)]
+    result = sandbox.run(scripts, jobs=16, limits=Limits(wall_s=30))
+    assert len(result) == 16
+    assert [c.verdict for c in result] == [Verdict.SAT] * 16
+    assert [c.model for c in result] == [{"x": i} for i in range(16)]
+    assert all(c.verified for c in result)
+    assert result.verdict is Verdict.SAT
+
+
+def test_race_keeps_one_decisive_and_cancels_the_rest_quickly(sandbox):
+    result = sandbox.run([LOOP, SAT, LOOP, LOOP, LOOP, LOOP], race=True, jobs=4, limits=SLOW)
+    assert result[1].verdict is Verdict.SAT
+    decisive = [c for c in result if c.verdict.decisive]
+    assert decisive == [result[1]]
+    rest = [c for c in result if c.index != 1]
+    assert all(c.verdict is Verdict.CANCELLED for c in rest), [c.verdict for c in rest]
+    assert all("race" in c.reason for c in rest)
+    assert any(c.kill == "race" for c in rest)  # the ones that were running were killed
+    assert result.elapsed_s < 5
+    assert result.verdict is Verdict.SAT
+
+
+def test_race_on_unsat_cancels_too(sandbox):
+    result = sandbox.run([LOOP, "x = Int('x'); s.add(x > 1, x < 0); s.check()"], race=True, jobs=2,
+                         limits=SLOW)
+    assert [c.verdict for c in result] == [Verdict.CANCELLED, Verdict.UNSAT]
+    assert result.elapsed_s < 5
+
+
+def test_race_does_not_stop_on_an_undecisive_verdict(sandbox):
+    result = sandbox.run(["import os\nos._exit(1)", SAT], race=True, jobs=1, limits=SLOW)
+    assert [c.verdict for c in result] == [Verdict.CRASHED, Verdict.SAT]
+
+
+def test_cancel_from_another_thread_returns_partial_results(sandbox):
+    trigger = Trigger(first_done_and_another_running, sandbox.cancel)
+    result = sandbox.run([SAT, LOOP, LOOP, LOOP], jobs=2, limits=SLOW, on_update=trigger)
+    assert trigger.fired.is_set()
+    assert result[0].verdict is Verdict.SAT
+    assert result[0].model == {"x": 2}
+    assert [c.verdict for c in result[1:]] == [Verdict.CANCELLED] * 3
+    assert all("cancel" in c.reason for c in result[1:])
+    assert result.interrupted is False
+    assert result.elapsed_s < 10
+    assert sandbox.run(SAT)[0].verdict is Verdict.SAT  # the Sandbox is still usable
+
+
+def test_keyboard_interrupt_returns_what_finished_and_cancels_the_rest(sandbox):
+    main = threading.main_thread().ident
+    assert threading.get_ident() == main
+    trigger = Trigger(first_done_and_another_running, lambda: signal.pthread_kill(main, signal.SIGINT))
+    result = sandbox.run([SAT, LOOP, LOOP, LOOP], jobs=2, limits=SLOW, on_update=trigger)
+    assert trigger.fired.is_set()
+    assert result.interrupted is True
+    assert result[0].verdict is Verdict.SAT
+    assert [c.verdict for c in result[1:]] == [Verdict.CANCELLED] * 3
+    assert all("interrupt" in c.reason for c in result[1:])
+    assert result.elapsed_s < 10
+
+
+def test_on_update_reports_queued_running_done(sandbox):
+    seen: list[tuple[int, str]] = []
+    sandbox.run([SAT, SAT], jobs=1, on_update=lambda c: seen.append((c.index, c.state)))
+    for index in (0, 1):
+        states = [state for i, state in seen if i == index]
+        assert states == ["running", "done"]
+    assert seen.index((0, "done")) < seen.index((1, "running"))  # jobs=1: one at a time
+
+
+def test_on_update_runs_in_the_calling_thread(sandbox):
+    threads = set()
+    sandbox.run(SAT, on_update=lambda c: threads.add(threading.get_ident()))
+    assert threads == {threading.get_ident()}
+
+
+def test_run_async_works_from_another_event_loop(sandbox):
+    updates = []
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        result = await sandbox.run_async([SAT, SAT], on_update=lambda c: updates.append(
+            asyncio.get_running_loop() is loop))
+        return result
+
+    result = asyncio.run(main())
+    assert [c.verdict for c in result] == [Verdict.SAT, Verdict.SAT]
+    assert updates and all(updates)
+
+
+def test_cancelling_the_awaiting_task_kills_the_candidates(sandbox):
+    async def main():
+        started = asyncio.Event()
+        task = asyncio.create_task(sandbox.run_async(
+            [LOOP], limits=SLOW, on_update=lambda c: c.state == "running" and started.set()))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    # the candidate is gone: the next run on the same Sandbox gets the slot at once
+    assert sandbox.run(SAT, jobs=1)[0].verdict is Verdict.SAT
+    assert ended_within([p.pid for p in process_tree_of(sandbox.zygote_pid)
+                         if p.name != "z3sandbox-zyg"], 5) == []
+
+
+def test_closing_a_sandbox_stops_its_zygote():
+    sandbox = Sandbox(isolation="process")
+    sandbox.run(SAT)
+    zygote = sandbox.zygote_pid
+    assert zygote in all_processes()
+    sandbox.close()
+    assert ended_within([zygote], 5) == []
