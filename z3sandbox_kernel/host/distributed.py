@@ -1,0 +1,354 @@
+"""Running a Sandbox's candidates on a Dask cluster or any ``concurrent.futures.Executor``.
+
+Both remotes speak the zygote's protocol to the scheduler (sandbox.py's ``Remote``): ``send`` takes
+"run" and "cancel" requests; "started" and "done" messages go to ``deliver`` on the Sandbox's loop.
+Each request becomes one task, ``worker.run_candidate``, on a worker that has its own zygote.
+
+Which loop runs what (a Dask ``Client`` belongs to its own event loop)::
+
+    Sandbox loop (S)        Run, send(), deliver()          submit() is thread-safe: called on S
+    client loop  (C)        as_completed, events, cancel    results are handed to S with
+                                                            call_soon_threadsafe
+    caller (cell/thread)    waits on run()'s queue          never runs Dask code
+
+A synchronous ``Client`` has its own loop thread.  An asynchronous one belongs to the caller's loop,
+which a synchronous ``run()`` blocks: that would deadlock, so ``resolve_client`` lends such a
+client's scheduler to a private synchronous client (one per address, closed at exit).
+
+Not protected: a generic Executor cannot interrupt a running task.  There, cancelling a running
+candidate is best effort (see ``ExecutorRemote``); the per-candidate wall limit in the zygote is the
+guarantee.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import functools
+import os
+import threading
+import uuid
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any
+
+from ..protocol import message
+from ..verdicts import Verdict
+from .sandbox import Deliver, Send, default_isolation
+from .worker import STARTED_TOPIC, ZygotePlugin, process_zygote, run_candidate, synthesized
+
+MISSING_DASK = ("running on a Dask cluster needs the 'distributed' package: "
+                "pip install z3sandbox-kernel[dask]")
+KEY_PREFIX = "z3sandbox-run-"
+CLOSE_TIMEOUT_S = 10.0
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError(MISSING_DASK) from None
+    return distributed
+
+
+# ------------------------------------------------------------------------------------- clients
+
+_private: dict[str, Any] = {}  # scheduler address -> our synchronous Client
+_private_lock = threading.Lock()
+
+
+def resolve_client(address_or_client: Any) -> Any:
+    """A ``distributed.Client`` a synchronous ``run()`` can use, from a Client or an address.
+
+    An address ("tcp://host:8786", "localhost:8786") gets a Client of its own, kept for the process;
+    an asynchronous Client's scheduler is reached through such a private client (see the module
+    docstring).  Raises ImportError saying how to install the extra when distributed is missing.
+    """
+    distributed = _distributed()
+    if isinstance(address_or_client, distributed.Client):
+        client = address_or_client
+        if not getattr(client, "_asynchronous", False):
+            return client
+        address, security = client.scheduler.address, client.security
+    elif isinstance(address_or_client, str) and address_or_client.strip():
+        address, security = address_or_client.strip(), None
+    else:
+        raise TypeError("expected a distributed.Client or a scheduler address, "
+                        f"not {type(address_or_client).__name__}")
+    with _private_lock:
+        client = _private.get(address)
+        if client is None or client.status not in ("running", "connecting", "newly-created"):
+            client = _private[address] = distributed.Client(address, security=security,
+                                                            set_as_default=False)
+        return client
+
+
+@atexit.register
+def _close_private_clients() -> None:
+    for client in list(_private.values()):
+        try:
+            client.close()
+        except Exception:  # the scheduler may be gone first; nothing left to release
+            pass
+
+
+def make_remote(client: Any = None, executor: Any = None, isolation: str | None = None) -> Any:
+    """The Remote for ``run(client=...)`` or ``run(executor=...)``."""
+    if client is not None and executor is not None:
+        raise ValueError("pass client= or executor=, not both")
+    level = isolation or default_isolation()
+    if client is not None:
+        return DaskRemote(resolve_client(client), level)
+    if not isinstance(executor, Executor):
+        raise TypeError(f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}")
+    return ExecutorRemote(executor, level)
+
+
+def _failure(index: int, error: BaseException, host: str | None = None) -> dict[str, Any]:
+    """A task that raised instead of returning a CandidateDict."""
+    if type(error).__name__ == "KilledWorker":  # distributed.scheduler.KilledWorker
+        return synthesized(index, Verdict.CRASHED, "every worker that ran this candidate died; Dask "
+                           f"gave up on it after its allowed failures (KilledWorker: {error})", host=host)
+    return synthesized(index, Verdict.INTERNAL_ERROR,
+                       f"the task failed on the cluster: {type(error).__name__}: {error}", host=host)
+
+
+# ----------------------------------------------------------------------------------------- Dask
+
+_started_routes: dict[str, Any] = {}  # Dask key -> the DaskRemote that submitted it
+_subscribed: set[str] = set()  # ids of the clients whose STARTED_TOPIC we handle
+
+
+def _route_started(event: Any) -> None:
+    """On a client loop: a worker began a candidate (``run_candidate(announce=True)``)."""
+    _, msg = event
+    key = msg.get("key") if isinstance(msg, dict) else None
+    remote = _started_routes.get(key) if isinstance(key, str) else None
+    if remote is not None:
+        remote._on_started(msg["key"], str(msg.get("worker")))
+
+
+class DaskRemote:
+    """Candidates as Dask tasks, one zygote per worker (``ZygotePlugin``)."""
+
+    def __init__(self, client: Any, isolation: str) -> None:
+        self.client = client
+        self.level = isolation
+        self._futures: dict[int, Any] = {}  # request id -> distributed.Future
+        self._requests: dict[str, tuple[int, int]] = {}  # key -> (request id, candidate index)
+        self._cancelled: dict[int, str] = {}  # request id -> reason
+        self._where: dict[int, str] = {}  # request id -> the worker it started on
+        self._sandbox_loop: asyncio.AbstractEventLoop | None = None
+        self._deliver: Deliver | None = None
+        self._as_completed: Any = None
+        self._more: asyncio.Event | None = None  # on C: futures were added
+        self._pump: asyncio.Task[None] | None = None
+
+    def default_jobs(self) -> int:
+        """Candidates in flight when the run does not say: one per worker thread."""
+        return max(1, sum(self.client.nthreads().values()))
+
+    def _on_client_loop(self, coroutine: Any) -> asyncio.Future[Any]:
+        loop = self.client.loop.asyncio_loop
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, loop))
+
+    async def connect(self, deliver: Deliver) -> Send:
+        self._sandbox_loop = asyncio.get_running_loop()
+        self._deliver = deliver
+        await self._on_client_loop(self._start())
+        return self.send
+
+    async def _start(self) -> None:
+        """On C: the plugin (idempotent: workers that have it keep their zygote), events, pump."""
+        distributed = _distributed()
+        await self.client.register_plugin(ZygotePlugin(self.level))
+        if self.client.id not in _subscribed:
+            self.client.subscribe_topic(STARTED_TOPIC, _route_started)
+            _subscribed.add(self.client.id)
+        self._more = asyncio.Event()
+        self._as_completed = distributed.as_completed(loop=self.client.loop, with_results=True,
+                                                      raise_errors=False)
+        self._pump = asyncio.ensure_future(self._drain())
+
+    def send(self, msg: dict[str, Any]) -> bool:
+        """On S.  Never blocks on the network: submit queues, cancel goes to C."""
+        if msg["type"] == "run":
+            self._submit(msg)
+        elif msg["type"] == "cancel" and msg["id"] in self._futures:
+            self._cancelled.setdefault(msg["id"], msg["reason"])
+            self._on_client_loop(self._cancel_on_client(self._futures[msg["id"]]))
+        return True
+
+    def _submit(self, request: dict[str, Any]) -> None:
+        key = f"{KEY_PREFIX}{uuid.uuid4().hex}"
+        self._requests[key] = (request["id"], request["index"])
+        _started_routes[key] = self
+        # A unique key, and pure=False: identical scripts must stay two tasks (measured: with
+        # pure=True they merged, and cancelling one cancelled its twin).
+        future = self.client.submit(run_candidate, request, self.level, key, True, key=key, pure=False)
+        self._futures[request["id"]] = future
+        self._as_completed.add(future)
+        assert self._more is not None
+        self.client.loop.asyncio_loop.call_soon_threadsafe(self._more.set)
+
+    async def _cancel_on_client(self, future: Any) -> None:
+        # The scheduler frees the key; the worker's transition hook kills the running candidate.
+        await self.client.cancel([future], asynchronous=True)
+
+    def _on_started(self, key: str, worker: str) -> None:
+        entry = self._requests.get(key)
+        if entry is not None and self._sandbox_loop is not None and self._deliver is not None:
+            self._where[entry[0]] = worker
+            self._sandbox_loop.call_soon_threadsafe(self._deliver, message("started", id=entry[0]))
+
+    async def _drain(self) -> None:
+        """On C: every finished future, as it finishes, to S.  Runs until close()."""
+        assert self._more is not None
+        while True:
+            async for future, result in self._as_completed:
+                self._finished(future, result)
+            self._more.clear()
+            if self._as_completed.is_empty():
+                await self._more.wait()
+
+    def _finished(self, future: Any, result: Any) -> None:
+        entry = self._requests.pop(future.key, None)
+        _started_routes.pop(future.key, None)
+        if entry is None or self._sandbox_loop is None or self._deliver is None:
+            return
+        request_id, index = entry
+        self._futures.pop(request_id, None)
+        host = self._where.pop(request_id, None)
+        reason = self._cancelled.pop(request_id, None)
+        try:
+            candidate = _outcome(future.status, result, index, host, reason)
+        except Exception as exc:  # never leave the run waiting on a candidate
+            candidate = synthesized(index, Verdict.INTERNAL_ERROR, f"bad task result: {exc!r}", host=host)
+        self._sandbox_loop.call_soon_threadsafe(self._deliver,
+                                                message("done", id=request_id, result=candidate))
+
+    async def close(self) -> None:
+        """On S, after the run: stop the pump, cancel anything left (a run that raised)."""
+        if self._pump is not None and self.client.status == "running":
+            try:  # bounded: a client closed under us must not hang the run's end
+                await asyncio.wait_for(self._on_client_loop(self._stop()), CLOSE_TIMEOUT_S)
+            except (asyncio.TimeoutError, RuntimeError):
+                pass
+        for key in list(self._requests):
+            _started_routes.pop(key, None)
+        self._requests.clear()
+        self._futures.clear()
+
+    async def _stop(self) -> None:
+        assert self._pump is not None
+        self._pump.cancel()
+        left = list(self._futures.values())
+        if left:
+            await self.client.cancel(left, asynchronous=True)
+
+
+def _outcome(status: str, result: Any, index: int, host: str | None,
+             reason: str | None) -> dict[str, Any]:
+    """The CandidateDict for a finished Dask future (as_completed with_results, raise_errors=False)."""
+    if status == "finished":
+        if not isinstance(result, dict) or result.get("index") != index:
+            raise ValueError(f"expected candidate {index}'s CandidateDict, got {type(result).__name__}")
+        return result
+    if status == "cancelled" or reason is not None:
+        reason = reason or "cancel"
+        where = f" while it ran on {host}" if host else " before it started"
+        return synthesized(index, Verdict.CANCELLED, f"{reason}{where}", host=host, kill=reason)
+    error = result[1] if isinstance(result, tuple) else result  # (type, exception, traceback)
+    return _failure(index, error, host)
+
+
+# ------------------------------------------------------------------------------------ Executors
+
+class ExecutorRemote:
+    """Candidates as ``executor.submit(run_candidate, ...)`` on any concurrent.futures Executor.
+
+    Cancelling (best effort, documented): a queued task is cancelled by ``Future.cancel()``.  A
+    running one is killed when the executor shares this process (ThreadPoolExecutor: its zygote is
+    this process's) or is Dask's (``client.get_executor()``: the plugin is registered and its
+    transition hook kills it).  Elsewhere (ProcessPoolExecutor, ipyparallel) the candidate is
+    reported cancelled at once and runs on, in its worker, until its wall limit.
+    """
+
+    def __init__(self, executor: Executor, isolation: str) -> None:
+        self.executor = executor
+        self.level = isolation
+        self._local = isinstance(executor, ThreadPoolExecutor)
+        self._futures: dict[int, tuple[Any, str, int]] = {}  # request id -> (future, token, index)
+        self._cancelled: dict[int, str] = {}
+        self._sandbox_loop: asyncio.AbstractEventLoop | None = None
+        self._deliver: Deliver | None = None
+
+    def default_jobs(self) -> int:
+        return int(getattr(self.executor, "_max_workers", 0) or os.cpu_count() or 1)
+
+    async def connect(self, deliver: Deliver) -> Send:
+        self._sandbox_loop = asyncio.get_running_loop()
+        self._deliver = deliver
+        client = _dask_client_of(self.executor)
+        if client is not None:
+            await self._sandbox_loop.run_in_executor(None, client.register_plugin,
+                                                     ZygotePlugin(self.level))
+        return self.send
+
+    def send(self, msg: dict[str, Any]) -> bool:
+        if msg["type"] == "run":
+            request_id, token = msg["id"], f"{KEY_PREFIX}{uuid.uuid4().hex}"
+            future = self.executor.submit(run_candidate, msg, self.level, token)
+            self._futures[request_id] = (future, token, msg["index"])
+            self._call(self._deliver_started, request_id)
+            future.add_done_callback(functools.partial(self._on_done, request_id))
+        elif msg["type"] == "cancel" and msg["id"] in self._futures:
+            self._cancel(msg["id"], msg["reason"])
+        return True
+
+    def _on_done(self, request_id: int, _: Any) -> None:  # any thread, or at once if done
+        self._call(self._finish, request_id)
+
+    def _call(self, function: Any, *args: Any) -> None:
+        assert self._sandbox_loop is not None
+        self._sandbox_loop.call_soon_threadsafe(function, *args)
+
+    def _deliver_started(self, request_id: int) -> None:
+        if request_id in self._futures and self._deliver is not None:
+            self._deliver(message("started", id=request_id))  # handed to the executor
+
+    def _cancel(self, request_id: int, reason: str) -> None:
+        future, token, _ = self._futures[request_id]
+        self._cancelled.setdefault(request_id, reason)
+        if future.cancel():
+            return  # queued: its done callback reports it cancelled
+        if self._local and process_zygote(self.level).cancel(token, reason):
+            return  # running here: the zygote kills it and its verdict comes back
+        self._finish(request_id, best_effort=True)
+
+    def _finish(self, request_id: int, best_effort: bool = False) -> None:
+        entry = self._futures.pop(request_id, None)
+        if entry is None or self._deliver is None:
+            return
+        future, _, index = entry
+        reason = self._cancelled.pop(request_id, None)
+        if best_effort or future.cancelled():
+            note = " (it runs on in the executor until its wall limit)" if best_effort else ""
+            candidate = synthesized(index, Verdict.CANCELLED, f"{reason or 'cancel'}{note}",
+                                    kill=reason or "cancel")
+        elif future.exception() is not None:
+            candidate = _failure(index, future.exception())
+        else:
+            candidate = future.result()
+        self._deliver(message("done", id=request_id, result=candidate))
+
+    async def close(self) -> None:
+        for future, _, _ in list(self._futures.values()):
+            future.cancel()
+        self._futures.clear()
+
+
+def _dask_client_of(executor: Executor) -> Any:
+    """The Client behind ``client.get_executor()``, whose workers then get the plugin."""
+    if type(executor).__name__ == "ClientExecutor" and type(executor).__module__.startswith("distributed"):
+        return getattr(executor, "_client", None)
+    return None

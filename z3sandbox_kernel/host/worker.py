@@ -1,0 +1,301 @@
+"""The worker side of a distributed run: one zygote per worker, and the task that runs one candidate.
+
+Roles (see protocol.py for the messages)::
+
+    Sandbox (host) --Dask / any Executor--> worker process --exec--> zygote --fork--> child
+
+* A worker process never forks: it has many threads, and a forked copy of a threaded process can
+  deadlock, which is why the zygote exists.  ``WorkerZygote`` starts the zygote with exec, exactly
+  as a local ``Sandbox`` does, and talks to it from its own event-loop thread.
+* Lifetimes.  On a Dask worker, ``ZygotePlugin`` owns the zygote: started in ``setup``, stopped in
+  ``teardown``.  Anywhere else (a ThreadPoolExecutor in this process, an ipyparallel engine, a
+  ProcessPoolExecutor worker) there is one zygote per process and isolation level, started on first
+  use and closed at exit.
+* Dying with the worker.  The zygote gets ``--parent <worker pid>`` and sets PR_SET_PDEATHSIG
+  (SIGKILL); it is PID 1 of its PID namespace, so its candidates die with it.  prctl(2): the signal
+  fires when the *thread* that created the zygote exits, so it is created from the loop thread,
+  which lives until ``close()``.  A closed stdin (the worker died) also makes it kill everything.
+* Cancelling.  Dask does not interrupt a running task (dask/distributed#4694): measured, a
+  cancelled long candidate held its worker thread for 29 s.  ``ZygotePlugin.transition`` sees the
+  task leave "executing" and tells the zygote to kill that candidate, which frees the thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import itertools
+import os
+import socket
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+from ..protocol import message
+from ..results import CandidateResult
+from ..verdicts import Verdict
+from .sandbox import _LoopThread, default_isolation, warn_degraded
+from .zygote_client import ZygoteProcess
+
+try:  # distributed is optional; without it this module still serves plain Executors
+    from distributed.diagnostics.plugin import WorkerPlugin
+except ImportError:  # pragma: no cover - exercised in the test that hides distributed
+    WorkerPlugin = object  # type: ignore[misc,assignment]
+
+# Dask transitions that take a task away from a worker thread that still runs it.  The worker
+# reports "executing -> released" when the scheduler frees a running key and then parks it as
+# "cancelled" (worker_state_machine._transition_executing_released).  These names are not a stable
+# API: tests/host/test_distributed.py pins the behaviour (a cancelled candidate frees its worker).
+RUNNING_STATES = frozenset({"executing", "long-running"})
+LEAVING_STATES = frozenset({"released", "cancelled", "forgotten"})
+STARTED_TOPIC = "z3sandbox-started"  # Dask event: a candidate began on a worker (for "running")
+
+
+def plugin_name(isolation: str) -> str:
+    return f"z3sandbox-zygote-{isolation}"
+
+
+def synthesized(index: int, verdict: Verdict, reason: str, *, host: str | None = None,
+                kill: str | None = None) -> dict[str, Any]:
+    """A CandidateDict for a candidate that has no zygote verdict (cancelled in a queue, lost)."""
+    return CandidateResult(index=index, verdict=verdict, reason=reason, kill=kill, host=host).to_dict()
+
+
+class WorkerZygote:
+    """One zygote for this process and the loop thread that talks to it.  Thread-safe.
+
+    Candidates are named by a *token* (the Dask key, or one the host made) so that a cancel can
+    reach a candidate from any thread; zygote request ids are local to this process, since several
+    hosts may share a worker.
+    """
+
+    def __init__(self, isolation: str) -> None:
+        self.level = isolation
+        self._loop = _LoopThread()
+        self._zygote: ZygoteProcess | None = None
+        self._starting: asyncio.Lock | None = None
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}  # zygote id -> result
+        self._lock = threading.Lock()  # guards the two token tables below
+        self._tokens: dict[str, int | None] = {}  # token -> zygote id (None: not yet sent)
+        self._cancelled: dict[str, str] = {}  # token -> reason, for a cancel that came first
+        self._closed = False
+
+    @property
+    def pid(self) -> int | None:
+        return self._zygote.pid if self._zygote else None
+
+    def start(self) -> Future[ZygoteProcess]:
+        return self._loop.submit(self._ensure())
+
+    async def _ensure(self) -> ZygoteProcess:
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            if self._closed:
+                raise RuntimeError("this worker's zygote is closed")
+            if self._zygote is None:
+                zygote = ZygoteProcess(self.level, self._on_message, self._on_exit)
+                await zygote.start()
+                warn_degraded(zygote.hello["isolation"])  # once, in the worker's log
+                self._zygote = zygote
+            return self._zygote
+
+    def _on_message(self, msg: dict[str, Any]) -> None:
+        waiter = self._waiting.get(msg.get("id", -1))
+        if msg.get("type") == "done" and waiter is not None and not waiter.done():
+            waiter.set_result(msg["result"])
+
+    def _on_exit(self, zygote: ZygoteProcess, how: str) -> None:
+        """Its candidates are lost with it; the next one starts a new zygote."""
+        if self._zygote is zygote:
+            self._zygote = None
+        for waiter in self._waiting.values():
+            if not waiter.done():
+                waiter.set_exception(_ZygoteLost(f"the zygote on this worker {how} while this "
+                                                 "candidate ran; it was restarted"))
+
+    # ------------------------------------------------------------------------------------ runs
+
+    def expect(self, token: str) -> None:
+        """From now on ``cancel(token)`` is remembered, even before ``run`` sends the request."""
+        with self._lock:
+            self._tokens.setdefault(token, None)
+
+    def run(self, request: dict[str, Any], token: str) -> dict[str, Any]:
+        """Run one "run" request and wait for its CandidateDict (blocks the calling thread)."""
+        self.expect(token)
+        try:
+            return self._loop.submit(self._run(request, token)).result()
+        finally:
+            with self._lock:
+                self._tokens.pop(token, None)
+                self._cancelled.pop(token, None)
+
+    async def _run(self, request: dict[str, Any], token: str) -> dict[str, Any]:
+        index = int(request["index"])
+        try:
+            zygote = await self._ensure()
+        except Exception as exc:
+            return synthesized(index, Verdict.INTERNAL_ERROR, f"the worker's zygote did not start: {exc}")
+        zygote_id = next(self._ids)
+        with self._lock:  # a cancel either came before this (and is seen here) or sees the id
+            reason = self._cancelled.get(token)
+            if reason is None:
+                self._tokens[token] = zygote_id
+        if reason is not None:
+            return synthesized(index, Verdict.CANCELLED, f"{reason} before it started", kill=reason)
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiting[zygote_id] = waiter
+        try:
+            if not zygote.send({**request, "id": zygote_id}):
+                return synthesized(index, Verdict.INTERNAL_ERROR, "the worker's zygote is gone")
+            return await waiter
+        except _ZygoteLost as exc:
+            return synthesized(index, Verdict.INTERNAL_ERROR, str(exc))
+        finally:
+            self._waiting.pop(zygote_id, None)
+
+    def knows(self, token: str) -> bool:
+        return token in self._tokens
+
+    def cancel(self, token: str, reason: str = "cancel") -> bool:
+        """Kill the candidate ``token`` now (any thread).  False if it is not running here."""
+        with self._lock:
+            if token not in self._tokens:
+                return False
+            self._cancelled.setdefault(token, reason)
+            zygote_id = self._tokens[token]
+        if zygote_id is not None:
+            self._loop.call(self._send_cancel, zygote_id, reason)
+        return True
+
+    def _send_cancel(self, zygote_id: int, reason: str) -> None:
+        if self._zygote is not None and zygote_id in self._waiting:
+            self._zygote.send(message("cancel", id=zygote_id, reason=reason))
+
+    def close(self) -> None:
+        """The zygote's shutdown ladder (zygote_client.py), then the loop thread."""
+        if self._closed:
+            return
+        self._closed = True
+
+        async def shutdown() -> None:
+            if self._starting is not None:
+                async with self._starting:
+                    pass  # a start in progress finishes first, so its zygote is closed too
+            if self._zygote is not None:
+                await self._zygote.close()
+
+        try:
+            self._loop.submit(shutdown()).result(timeout=10)
+        finally:
+            self._loop.stop()
+
+
+class _ZygoteLost(Exception):
+    pass
+
+
+class ZygotePlugin(WorkerPlugin):
+    """Registered by the host with ``Client.register_plugin``: one zygote per worker and level."""
+
+    idempotent = True  # every run registers it; workers that have it keep their zygote
+
+    def __init__(self, isolation: str | None = None) -> None:
+        self.isolation = isolation or default_isolation()
+        self.name = plugin_name(self.isolation)
+        self.zygote: WorkerZygote | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"isolation": self.isolation, "name": self.name, "zygote": None}
+
+    async def setup(self, worker: Any) -> None:
+        self.zygote = WorkerZygote(self.isolation)
+        await asyncio.wrap_future(self.zygote.start())
+
+    async def teardown(self, worker: Any) -> None:
+        if self.zygote is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.zygote.close)
+
+    def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
+        """On the worker's event loop: a running candidate whose task was cancelled is killed."""
+        zygote = self.zygote
+        if (start in RUNNING_STATES and finish in LEAVING_STATES and zygote is not None
+                and isinstance(key, str) and zygote.knows(key)):
+            zygote.cancel(key, "cancel")
+
+
+# -------------------------------------------------------------------------------------- the task
+
+_process_zygotes: dict[str, WorkerZygote] = {}
+_process_lock = threading.Lock()
+
+
+def process_zygote(isolation: str) -> WorkerZygote:
+    """This process's own zygote for ``isolation``, outside a Dask worker with the plugin."""
+    with _process_lock:
+        zygote = _process_zygotes.get(isolation)
+        if zygote is None:
+            zygote = _process_zygotes[isolation] = WorkerZygote(isolation)
+        return zygote
+
+
+@atexit.register
+def close_process_zygotes() -> None:
+    """Close this process's own zygotes (at exit; the next task starts a new one)."""
+    with _process_lock:
+        zygotes = list(_process_zygotes.values())
+        _process_zygotes.clear()
+    for zygote in zygotes:
+        zygote.close()
+
+
+def _dask_worker() -> Any:
+    try:
+        from distributed import get_worker
+
+        return get_worker()
+    except (ImportError, ValueError):
+        return None
+
+
+def _task_state(worker: Any, key: str) -> str | None:
+    task = worker.state.tasks.get(key)  # read from a task thread: one dict lookup, one attribute
+    return getattr(task, "state", None)
+
+
+def run_candidate(request: dict[str, Any], isolation: str, token: str,
+                  announce: bool = False) -> dict[str, Any]:
+    """The task: run one "run" request here; its ``CandidateDict`` with ``host`` set.
+
+    On a Dask worker the token is the task's key, which the plugin's transition hook cancels by.
+    ``announce``: log a Dask event when it starts, so the host can show it as running.
+    """
+    worker = _dask_worker()
+    plugin = worker.plugins.get(plugin_name(isolation)) if worker is not None else None
+    if plugin is not None and plugin.zygote is not None:
+        token = worker.get_current_task()
+        zygote = plugin.zygote
+        host = str(worker.address)
+        zygote.expect(token)
+        if _task_state(worker, token) == "cancelled":  # cancelled before expect(): no hook saw it
+            zygote.cancel(token, "cancel")
+        if announce:
+            worker.log_event(STARTED_TOPIC, {"key": token, "worker": host})
+    else:
+        zygote = process_zygote(isolation)
+        host = str(worker.address) if worker is not None else f"{socket.gethostname()}:{os.getpid()}"
+    result = zygote.run(request, token)
+    result["host"] = host
+    return result
+
+
+def zygote_pids(dask_worker: Any = None) -> list[int]:
+    """The zygotes of this process (for tests and diagnostics: ``client.run(zygote_pids)``)."""
+    worker = dask_worker if dask_worker is not None else _dask_worker()
+    zygotes = list(_process_zygotes.values())
+    if worker is not None:
+        zygotes += [p.zygote for p in worker.plugins.values()
+                    if isinstance(p, ZygotePlugin) and p.zygote is not None]
+    return [z.pid for z in zygotes if z.pid is not None]
