@@ -1,0 +1,112 @@
+"""``python -m z3sandbox_kernel run``: JSON lines, the table, and exit codes (0 ran, 2 usage error)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from z3sandbox_kernel import CandidateResult
+
+pytestmark = pytest.mark.timeout(120)
+
+SAT = "x = Int('x'); s.add(x > 1, x < 3); s.check()\n"
+UNSAT = "x = Int('x'); s.add(x > 1, x < 0); s.check()\n"
+
+
+def cli(*args: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "z3sandbox_kernel", "run", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=100, env=dict(os.environ))
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "sat.py").write_text(SAT)
+    (tmp_path / "unsat.py").write_text(UNSAT)
+    (tmp_path / "crash.py").write_text("import os\nos._exit(3)\n")
+    (tmp_path / "bytes.py").write_text("b = BitVec('byte_1', 8); s.add(b == 0x42); s.check()\n")
+    (tmp_path / "f.smt2").write_text("(declare-const x Int)(assert (> x 2))(check-sat)\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("level", ["kernel", "process"])
+def test_json_is_one_object_per_candidate_with_the_result_field_names(files, level):
+    done = cli("sat.py", "unsat.py", "crash.py", "--json", "--isolation", level, cwd=files)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3
+    objects = [json.loads(line) for line in lines]
+    names = {field.name for field in dataclasses.fields(CandidateResult)}
+    for obj in objects:
+        assert names <= set(obj), names - set(obj)
+    assert [o["verdict"] for o in objects] == ["sat", "unsat", "crashed"]
+    assert [o["index"] for o in objects] == [0, 1, 2]
+    assert objects[0]["model"] == {"x": 2}
+    assert objects[2]["exit_code"] == 3
+    assert objects[0]["isolation"]["level"] == level
+
+
+def test_json_with_k_and_payload_dir(files):
+    done = cli("bytes.py", "-k", "3", "--json", "--isolation", "process", "--payload-dir", "out",
+               cwd=files)
+    assert done.returncode == 0, done.stderr
+    objects = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [o["verdict"] for o in objects] == ["sat"] * 3
+    assert objects[0]["payload"] == "0042"
+    assert sorted(p.name for p in (files / "out").iterdir()) == [f"candidate-{i}.bin" for i in range(3)]
+    assert (files / "out" / "candidate-0.bin").read_bytes() == b"\x00\x42"
+
+
+def test_seed_file_is_the_payload_base(files):
+    (files / "seed.bin").write_bytes(b"abc")
+    done = cli("bytes.py", "--seed-file", "seed.bin", "--json", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["payload"] == b"aBc".hex()
+
+
+def test_smt2_flag(files):
+    done = cli("f.smt2", "--smt2", "--json", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"] == "sat"
+
+
+def test_table_output_names_each_candidate_and_verdict(files):
+    done = cli("sat.py", "unsat.py", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert "sat" in done.stdout and "unsat" in done.stdout
+    assert not done.stdout.lstrip().startswith("{")
+
+
+def test_limits_from_flags_apply(files):
+    (files / "loop.py").write_text("while True: pass\n")
+    done = cli("loop.py", "--wall", "0.5", "--cpu", "5", "--json", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    obj = json.loads(done.stdout)
+    assert (obj["verdict"], obj["kill"]) == ("timeout", "wall")
+
+
+@pytest.mark.parametrize("args", [
+    ["sat.py", "--no-such-flag"],
+    ["missing.py"],
+    ["sat.py", "--memory", "1"],
+    ["sat.py", "--wall", "-1"],
+    ["sat.py", "--timeout", "soon"],
+    ["sat.py", "unsat.py", "-k", "2"],
+    ["sat.py", "--jobs", "0"],
+    [],
+], ids=["bad-flag", "missing-file", "memory-1", "negative-wall", "non-number", "k-with-files",
+        "jobs-zero", "no-file"])
+def test_usage_errors_exit_2_with_a_message(files, args):
+    done = cli(*args, "--isolation", "process", cwd=files)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stdout == ""
+    assert "error" in done.stderr
+
+
+def test_a_failing_candidate_still_exits_0(files):
+    done = cli("crash.py", "--isolation", "process", cwd=files)
+    assert done.returncode == 0
