@@ -1,0 +1,96 @@
+"""RunResult: the vote and its tie rule, the best SAT candidate, models and payloads, len/indexing."""
+
+from __future__ import annotations
+
+import pytest
+
+from z3sandbox_kernel import CandidateResult, RunResult, Verdict
+
+V = Verdict
+
+
+def result(*verdicts: Verdict, verified=None, models=None) -> RunResult:
+    candidates = []
+    for i, verdict in enumerate(verdicts):
+        sat = verdict is V.SAT
+        candidates.append(CandidateResult(
+            index=i, verdict=verdict,
+            verified=(verified[i] if verified else True) if sat else None,
+            model=(models[i] if models else {"i": i}) if sat else None,
+            payload=bytes([i]) if sat else None))
+    return RunResult(candidates=candidates)
+
+
+@pytest.mark.parametrize(("verdicts", "verified", "expected"), [
+    ((V.SAT, V.SAT, V.UNSAT), None, V.SAT),
+    ((V.UNSAT, V.UNSAT, V.SAT), None, V.UNSAT),
+    ((V.TIMEOUT, V.TIMEOUT, V.TIMEOUT, V.UNSAT), None, V.UNSAT),  # only decisive verdicts vote
+    ((V.SAT, V.UNSAT), [True, None], V.SAT),  # tie: a verified model is a certificate
+    ((V.UNSAT, V.SAT), [None, True], V.SAT),
+    ((V.SAT, V.UNSAT), [None, None], V.UNKNOWN),  # tie without a verified model
+    ((V.SAT, V.UNSAT), [False, None], V.UNKNOWN),
+    ((V.TIMEOUT, V.CRASHED, V.CRASHED), None, V.CRASHED),  # nothing decisive: most common
+    ((V.TIMEOUT, V.CRASHED), None, V.TIMEOUT),  # ... earliest first on a tie
+    ((), None, V.UNKNOWN),
+], ids=["sat-majority", "unsat-majority", "decisive-only", "tie-verified", "tie-verified-second",
+        "tie-unverified", "tie-failed", "most-common", "earliest", "empty"])
+def test_vote(verdicts, verified, expected):
+    assert result(*verdicts, verified=verified).verdict is expected
+
+
+def test_vote_ignores_unfinished_candidates():
+    run = RunResult(candidates=[CandidateResult(index=0, verdict=None, state="running")])
+    assert run.verdict is V.UNKNOWN
+    assert run.counts == {}
+
+
+def test_best_is_the_first_verified_sat_candidate():
+    run = result(V.UNSAT, V.SAT, V.SAT, verified=[None, None, True])
+    assert run.best is run[2]
+    assert run.model == {"i": 2}
+    assert run.payload == b"\x02"
+
+
+def test_best_falls_back_to_the_first_sat_candidate():
+    run = result(V.SAT, V.SAT, verified=[None, None])
+    assert run.best is run[0]
+
+
+def test_no_sat_candidate_means_no_best_model_or_payload():
+    run = result(V.UNSAT, V.TIMEOUT)
+    assert run.best is None and run.model is None and run.payload is None
+    assert run.models == [] and run.payloads == []
+
+
+def test_models_and_payloads_list_every_sat_candidate_in_order():
+    run = result(V.SAT, V.UNSAT, V.SAT)
+    assert run.models == [{"i": 0}, {"i": 2}]
+    assert run.payloads == [b"\x00", b"\x02"]
+
+
+def test_len_indexing_iteration_and_counts():
+    run = result(V.SAT, V.UNSAT, V.SAT)
+    assert len(run) == 3
+    assert run[1].verdict is V.UNSAT
+    assert run[-1].index == 2
+    assert [c.index for c in run] == [0, 1, 2]
+    assert run.counts == {"sat": 2, "unsat": 1}
+
+
+def test_candidate_round_trips_through_its_dict():
+    from fractions import Fraction
+
+    candidate = CandidateResult(index=3, verdict=V.SAT, model={"r": Fraction(1, 3), "b": True},
+                                payload=b"\x00\xff", unsat_core=None, verified=True)
+    again = CandidateResult.from_dict(candidate.to_dict())
+    assert again == candidate
+
+
+def test_a_real_run_votes(sandbox):
+    run = sandbox.run(["x = Int('x'); s.add(x == 1); s.check()",
+                       "x = Int('x'); s.add(x > 1, x < 0); s.check()",
+                       "x = Int('x'); s.add(x == 2); s.check()"])
+    assert run.verdict is V.SAT
+    assert run.model == {"x": 1}
+    assert run.models == [{"x": 1}, {"x": 2}]
+    assert len(run) == 3 and run[1].verdict is V.UNSAT
