@@ -1,0 +1,139 @@
+"""The zygote's classify(): what the OS saw comes before what the child said."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from z3sandbox_kernel import Limits, Verdict
+from z3sandbox_kernel.zygote.classify import Observation, classify
+
+LIMITS = Limits(timeout_s=2, wall_s=5, cpu_s=3, memory_mb=256)
+SETUP = {"type": "setup", "layers": [{"name": "rlimits", "active": True}], "error": None}
+EXITED_0 = 0
+SAT_REPORT = {"outcome": "sat", "model": {"x": 1}, "byte_constants": []}
+
+
+def observe(**fields) -> Observation:
+    fields.setdefault("setup", SETUP)
+    fields.setdefault("wait_status", EXITED_0)
+    return Observation(index=0, limits=LIMITS, level="process", seed=None, **fields)
+
+
+def verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
+    out = classify(obs)
+    return Verdict(out["verdict"]), out["reason"], out["kill"]
+
+
+def test_failed_verification_is_invalid_model_with_the_model_kept():
+    out = classify(observe(report=SAT_REPORT, verified=False, verify_reason="the model violates x > 5"))
+    assert out["verdict"] == "invalid_model"
+    assert out["reason"] == "the model violates x > 5"
+    assert out["verified"] is False
+    assert out["model"] == {"x": 1}
+    assert out["payload_hex"] is None
+
+
+def test_undecided_verification_leaves_sat():
+    out = classify(observe(report=SAT_REPORT, verified=None))
+    assert (out["verdict"], out["verified"]) == ("sat", None)
+
+
+@pytest.mark.parametrize(("kill", "expected"), [
+    ("wall", (Verdict.TIMEOUT, "wall")),
+    ("output", (Verdict.OUTPUT_LIMIT, "output")),
+    ("race", (Verdict.CANCELLED, "race")),
+    ("cancel", (Verdict.CANCELLED, "cancel")),
+    ("interrupt", (Verdict.CANCELLED, "interrupt")),
+])
+def test_zygote_kills_beat_the_childs_report(kill, expected):
+    got, _, got_kill = verdict(observe(kill=kill, report=SAT_REPORT, wait_status=signal.SIGKILL))
+    assert (got, got_kill) == expected
+
+
+@pytest.mark.parametrize(("signum", "cpu_s", "expected", "kill"), [
+    (signal.SIGXCPU, 3.0, Verdict.CPU_LIMIT, "cpu"),
+    (signal.SIGKILL, 4.0, Verdict.CPU_LIMIT, "cpu"),
+    (signal.SIGKILL, 0.1, Verdict.CRASHED, None),
+    (signal.SIGXFSZ, 0.1, Verdict.OUTPUT_LIMIT, "file_size"),
+    (signal.SIGSYS, 0.1, Verdict.BLOCKED, "seccomp"),
+    (signal.SIGSEGV, 0.1, Verdict.CRASHED, None),
+])
+def test_signals_beat_the_childs_report(signum, cpu_s, expected, kill):
+    got, _, got_kill = verdict(observe(wait_status=signum, cpu_s=cpu_s, report=SAT_REPORT))
+    assert (got, got_kill) == (expected, kill)
+
+
+def test_segfault_at_the_memory_limit_is_memory_limit():
+    got, reason, kill = verdict(observe(wait_status=signal.SIGSEGV, peak_rss_mb=300, baseline_rss_mb=60))
+    assert (got, kill) == (Verdict.MEMORY_LIMIT, "memory")
+    assert "256 MB" in reason
+
+
+def test_setup_error_is_internal_error():
+    got, reason, _ = verdict(observe(setup={**SETUP, "error": "required layer seccomp failed"}))
+    assert (got, reason) == (Verdict.INTERNAL_ERROR, "required layer seccomp failed")
+
+
+def test_no_setup_frame_is_internal_error():
+    got, reason, _ = verdict(observe(setup=None, wait_status=121 << 8))
+    assert got is Verdict.INTERNAL_ERROR
+    assert "before user code ran" in reason
+
+
+def test_exit_without_report_is_crashed():
+    got, reason, _ = verdict(observe(wait_status=3 << 8))
+    assert got is Verdict.CRASHED
+    assert "exited with code 3" in reason
+
+
+@pytest.mark.parametrize(("report", "expected", "kill"), [
+    ({"outcome": "unknown", "reason": "timeout", "solver_timeout": True}, Verdict.TIMEOUT, "solver"),
+    ({"outcome": "unknown", "reason": "incomplete quantifiers"}, Verdict.UNKNOWN, None),
+    ({"outcome": "unknown", "reason": "out of memory"}, Verdict.MEMORY_LIMIT, "memory"),
+    ({"outcome": "memory_error", "reason": "MemoryError"}, Verdict.MEMORY_LIMIT, "memory"),
+    ({"outcome": "no_check"}, Verdict.NO_CHECK, None),
+    ({"outcome": "blocked", "reason": "os.fork"}, Verdict.BLOCKED, None),
+    ({"outcome": "exception", "reason": "ValueError: x"}, Verdict.RUNTIME_ERROR, None),
+    ({"outcome": "syntax_error", "reason": "bad", "line": 2, "column": 5}, Verdict.SYNTAX_ERROR, None),
+    ({"outcome": "made-up"}, Verdict.INTERNAL_ERROR, None),
+])
+def test_child_outcomes(report, expected, kill):
+    got, _, got_kill = verdict(observe(report=report))
+    assert (got, got_kill) == (expected, kill)
+
+
+def test_unknown_reason_is_passed_through():
+    assert verdict(observe(report={"outcome": "unknown", "reason": "(incomplete quantifiers)"}))[1] \
+        == "(incomplete quantifiers)"
+
+
+def test_syntax_error_position_is_added_once():
+    _, reason, _ = verdict(observe(report={"outcome": "syntax_error", "reason": "bad", "line": 2,
+                                           "column": 5}))
+    assert reason == "bad (line 2, column 5)"
+    _, reason, _ = verdict(observe(report={"outcome": "syntax_error", "reason": "bad (line 2, column 5)",
+                                           "line": 2, "column": 5}))
+    assert reason == "bad (line 2, column 5)"
+
+
+def test_reason_is_capped():
+    _, reason, _ = verdict(observe(report={"outcome": "exception", "reason": "E" * 5000}))
+    assert reason.startswith("E" * 2000)
+    assert len(reason) < 2100
+
+
+def test_model_only_travels_with_sat():
+    out = classify(observe(report={"outcome": "unsat", "model": {"x": 1}, "unsat_core": [[1, "a"]]}))
+    assert out["model"] is None
+    assert out["unsat_core"] == [[1, "a"]]
+
+
+def test_measurements_and_streams_come_from_the_observation():
+    out = classify(observe(report=SAT_REPORT, wall_s=1.25, cpu_s=0.5, peak_rss_mb=70.123,
+                           stdout=b"caf\xc3\xa9 \xff", stdout_truncated=True))
+    assert (out["wall_s"], out["cpu_s"], out["peak_rss_mb"]) == (1.25, 0.5, 70.12)
+    assert out["stdout"] == "café \\xff"
+    assert out["stdout_truncated"] is True
+    assert out["isolation"] == {"level": "process", "layers": SETUP["layers"]}
