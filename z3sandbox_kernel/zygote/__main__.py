@@ -14,6 +14,7 @@ Start-up recipe (order matters):
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import signal
 import sys
@@ -37,6 +38,10 @@ def _preload() -> str:
     from ..child import bootstrap, harness, verify  # noqa: F401  (loaded before any fork)
 
     harness.prepare()
+    # Everything loaded so far lives as long as the zygote: out of the collector's sight, a child's
+    # collections do not write to (and so copy) the pages it shares with the zygote.
+    gc.collect()
+    gc.freeze()
     return str(z3.get_version_string())
 
 

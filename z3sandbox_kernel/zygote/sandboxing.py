@@ -139,22 +139,30 @@ class SandboxPlan:
             return 0.0
 
     def kill_orphans(self, known: set[int]) -> None:
-        """As subreaper we inherit what candidates left behind; none of it may live on."""
-        me = os.getpid()
+        """As subreaper we inherit what candidates left behind; none of it may live on.
+        Our children are listed by the kernel per thread (the zygote has one), so no /proc scan."""
         try:
-            entries = os.listdir("/proc")
+            with open(f"/proc/self/task/{os.getpid()}/children") as handle:
+                children = [int(pid) for pid in handle.read().split()]
         except OSError:
-            return
-        for entry in entries:
-            if not entry.isdigit() or int(entry) in known:
-                continue
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == me:
+            children = _children_by_scan()
+        for pid in children:
+            if pid not in known:
                 try:
-                    os.kill(int(entry), signal.SIGKILL)
+                    os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
+
+
+def _children_by_scan() -> list[int]:
+    """Where /proc/<pid>/task/<tid>/children is missing (CONFIG_PROC_CHILDREN off)."""
+    me, found = os.getpid(), []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    if int(handle.read().rsplit(")", 1)[1].split()[1]) == me:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found

@@ -20,13 +20,10 @@ def probe() -> LayerReport:
     return report(NAME, True, "clean environment, isolated sys.path")
 
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder + os.sep)
-
-
 def apply(policy: Policy) -> LayerReport:
     os.environ.clear()
     os.environ.update({"HOME": policy.scratch_dir, "TMPDIR": policy.scratch_dir, "LANG": "C.UTF-8"})
-    scratch = os.path.realpath(policy.scratch_dir)
-    sys.path[:] = [entry for entry in sys.path if entry and not _inside(os.path.realpath(entry), scratch)]
+    # Relative entries ('' above all) would resolve inside the scratch folder, the working directory.
+    # Absolute ones cannot point into it: it was made after the zygote's sys.path was fixed.
+    sys.path[:] = [entry for entry in sys.path if os.path.isabs(entry)]
     return report(NAME, True, f"{len(os.environ)} variables, {len(sys.path)} sys.path entries")
