@@ -31,7 +31,8 @@ from . import models, smt2
 
 CANDIDATE = "<candidate>"  # the script's filename in code objects and tracebacks
 MAX_MESSAGE = 2000  # exception message in the report
-MAX_REASON = 3000  # reason text, traceback included
+MAX_REASON = 2000  # reason text, traceback included (the zygote caps reasons at 2000 too)
+REASON_MESSAGE_CAP = 1200  # of the exception message within the reason, so the line still fits
 TRACEBACK_LINES = 5
 MAX_TIMEOUT_MS = 4_294_967_294  # z3's timeout is an unsigned int; UINT_MAX means "none"
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -346,7 +347,10 @@ def _exception_report(exc: BaseException) -> ChildReport:
     frames = _script_frames(exc)
     line = frames[-1][0] if frames else None
     details: ChildException = {"type": kind, "message": message, "line": line}
-    reason = f"{kind}: {message}" if message else kind
+    # The reason is capped as a whole; the message is cut first so the script line always shows.
+    shown = message if len(message) <= REASON_MESSAGE_CAP else (
+        f"{message[:REASON_MESSAGE_CAP]}… [{len(message) - REASON_MESSAGE_CAP} more characters]")
+    reason = f"{kind}: {shown}" if message else kind
     if frames:
         reason += f" (line {line}: `{frames[-1][2]}`)"
     if isinstance(exc, MemoryError) or (

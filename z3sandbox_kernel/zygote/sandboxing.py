@@ -19,6 +19,7 @@ from ..limits import Limits
 from ..protocol import IsolationReport, LayerReport
 from .namespaces import NamespaceState
 
+MAX_ORPHAN_ROUNDS = 64
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 # In application order (see child/bootstrap.py for why this order).
@@ -140,18 +141,33 @@ class SandboxPlan:
 
     def kill_orphans(self, known: set[int]) -> None:
         """As subreaper we inherit what candidates left behind; none of it may live on.
-        Our children are listed by the kernel per thread (the zygote has one), so no /proc scan."""
-        try:
-            with open(f"/proc/self/task/{os.getpid()}/children") as handle:
-                children = [int(pid) for pid in handle.read().split()]
-        except OSError:
-            children = _children_by_scan()
-        for pid in children:
-            if pid not in known:
+
+        Killing an orphan re-parents *its* children to us, so: kill, reap, look again, until a look
+        finds none (bounded: a tree deeper than MAX_ORPHAN_ROUNDS is finished by later sweeps).
+        """
+        for _ in range(MAX_ORPHAN_ROUNDS):
+            orphans = [pid for pid in _children() if pid not in known]
+            if not orphans:
+                return
+            for pid in orphans:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
+            for pid in orphans:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+
+
+def _children() -> list[int]:
+    """Our children, from the kernel's per-thread list (the zygote has one thread), else /proc."""
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children") as handle:
+            return [int(pid) for pid in handle.read().split()]
+    except OSError:
+        return _children_by_scan()
 
 
 def _children_by_scan() -> list[int]:
