@@ -84,11 +84,6 @@ def kill_escapees() -> None:
     escapees_end()
 
 
-@pytest.mark.xfail(reason="BUG (process level): a grandchild's own children escape: zygote/server.py:262 "
-                   "kill_orphans (zygote/sandboxing.py:141) SIGKILLs only processes whose parent is the "
-                   "zygote, once, when the candidate ends; the orphan's children are re-parented to the "
-                   "zygote only after that and live on (and to PID 1 when the Sandbox closes)",
-                   strict=True)
 def test_an_escaped_process_tree_is_killed_whole(process_sandbox):
     try:
         candidate = process_sandbox.run(TREE_ESCAPE + "os._exit(9)\n", limits=Limits(wall_s=10))[0]

@@ -198,9 +198,6 @@ def test_runtime_error_message_is_capped_at_2000_characters(sandbox):
     assert len(candidate.reason) < 2200
 
 
-@pytest.mark.xfail(reason="BUG: a long exception message pushes the script line out of the reason: the "
-                   "harness appends the line after the message (child/harness.py:351) and "
-                   "zygote/classify.py:168 cap() then cuts the whole reason at 2000 characters", strict=True)
 def test_runtime_error_keeps_the_line_when_the_message_is_long(sandbox):
     candidate = one(sandbox, "x = 1\nraise ValueError('boom' * 5000)\n")
     assert candidate.verdict is Verdict.RUNTIME_ERROR
