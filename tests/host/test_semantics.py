@@ -149,10 +149,6 @@ def test_smt2_asserted_but_unchecked_is_checked(sandbox):
     assert result[0].verdict is Verdict.SAT
 
 
-@pytest.mark.xfail(reason="BUG: SMT-LIB text that declares but asserts nothing and has no (check-sat) is "
-                   "checked anyway and reported sat with model {}: smt2.py:144 skips the check, but the "
-                   "from_string wrapper (child/harness.py:211) already set last_asserted, so "
-                   "harness.py:324 _finish() checks it; Python `x = Int('x')` is no_check", strict=True)
 def test_smt2_with_only_declarations_is_no_check(sandbox):
     result = sandbox.run("(declare-const x Int)", language="smt2", limits=QUICK)
     assert result[0].verdict is Verdict.NO_CHECK

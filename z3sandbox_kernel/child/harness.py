@@ -322,7 +322,11 @@ def _run_smt2(script: str) -> ChildReport:
         report = smt2.run(script, models.MEMORY_WORDS)
     except BaseException as exc:
         return _exception_report(exc)
-    return report if report is not None else _finish(None)
+    if report is not None:
+        return report
+    # smt2.run already checked whatever asserts something; loading declarations is not asserting.
+    _RUN.last_asserted = None
+    return _finish(None)
 
 
 # ------------------------------------------------------------------------------------- exceptions
