@@ -116,6 +116,15 @@ def table(data: dict[str, Any]) -> str:
     return "\n".join(rows) + "\n"
 
 
+def header(data: dict[str, Any], candidates: int) -> str:
+    m = data["machine"]
+    load = ", ".join(f"{x:.1f}" for x in m["load_average_at_start"])
+    return (f"# Distributed: {candidates} trivial candidates, local vs a {WORKERS}-worker LocalCluster\n\n"
+            f"{m['cpu_count']} cores ({m['cpu_model']}), Linux {m['kernel']}, Python {m['python']}, "
+            f"distributed {m['distributed']}; load average at start {load} (other work on the machine "
+            "makes the throughput columns noisy).  `python bench/distributed.py`; see its docstring.\n\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", type=int, default=1000)
@@ -131,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         cluster = distributed.LocalCluster(n_workers=WORKERS, threads_per_worker=THREADS,
                                            processes=True, dashboard_address=":0")
         client = distributed.Client(cluster)
+        client.wait_for_workers(WORKERS, timeout=120)
         data["cluster"]["start_s"] = time.monotonic() - started
         data["runs"]["cluster, cold (plugin + zygotes start)"] = timed_run(sandbox, [TRIVIAL] * 2,
                                                                            client=client, jobs=2)
@@ -143,15 +153,11 @@ def main(argv: list[str] | None = None) -> int:
         }
         client.close()
         cluster.close()
+    data["machine"]["load_average_at_end"] = list(os.getloadavg())
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "distributed.json").write_text(json.dumps(data, indent=2) + "\n")
     markdown = table(data)
-    (RESULTS / "distributed.md").write_text(
-        f"# Distributed: {args.candidates} trivial candidates, local vs a {WORKERS}-worker LocalCluster\n\n"
-        f"{data['machine']['cpu_count']} cores ({data['machine']['cpu_model']}), Linux "
-        f"{data['machine']['kernel']}, Python {data['machine']['python']}, distributed "
-        f"{data['machine']['distributed']}.  `python bench/distributed.py`; see its docstring.\n\n"
-        + markdown)
+    (RESULTS / "distributed.md").write_text(header(data, args.candidates) + markdown)
     sys.stdout.write(markdown)
     return 0
 

@@ -325,13 +325,15 @@ def test_nothing_is_left_after_the_client_and_cluster_close(sandbox: Sandbox) ->
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=":0")
     client = distributed.Client(cluster)
+    client.wait_for_workers(2, timeout=60)  # one candidate per worker, so that each holds one
     thread, updates, box = _run_in_thread(sandbox, [FOREVER, FOREVER], jobs=2, limits=LONG,
                                           client=client)
     _next_update(updates, 0, "running")
     _next_update(updates, 1, "running")
     workers = set(client.run(os.getpid).values())
     zygotes = _zygote_processes_of(workers)
-    assert len(zygotes) >= 4  # per worker: the thin parent, the zygote, a candidate's child
+    for pids in client.run(zygote_pids).values():  # each zygote has a candidate's child under it
+        assert pids and all(len(process_tree_of(pid)) >= 2 for pid in pids)
     client.close()
     cluster.close()
     thread.join(timeout=30)

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import itertools
 import os
 import socket
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
@@ -76,6 +78,7 @@ class WorkerZygote:
         self._starting: asyncio.Lock | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}  # zygote id -> result
+        self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "its child is forked"
         self._lock = threading.Lock()  # guards the two token tables below
         self._tokens: dict[str, int | None] = {}  # token -> zygote id (None: not yet sent)
         self._cancelled: dict[str, str] = {}  # token -> reason, for a cancel that came first
@@ -102,6 +105,11 @@ class WorkerZygote:
             return self._zygote
 
     def _on_message(self, msg: dict[str, Any]) -> None:
+        if msg.get("type") == "started":
+            started = self._on_started.pop(msg.get("id", -1), None)
+            if started is not None:
+                started()
+            return
         waiter = self._waiting.get(msg.get("id", -1))
         if msg.get("type") == "done" and waiter is not None and not waiter.done():
             waiter.set_result(msg["result"])
@@ -122,17 +130,20 @@ class WorkerZygote:
         with self._lock:
             self._tokens.setdefault(token, None)
 
-    def run(self, request: dict[str, Any], token: str) -> dict[str, Any]:
-        """Run one "run" request and wait for its CandidateDict (blocks the calling thread)."""
+    def run(self, request: dict[str, Any], token: str,
+            on_started: Callable[[], None] | None = None) -> dict[str, Any]:
+        """Run one "run" request and wait for its CandidateDict (blocks the calling thread).
+        ``on_started`` is called on the loop thread once the zygote has forked its child."""
         self.expect(token)
         try:
-            return self._loop.submit(self._run(request, token)).result()
+            return self._loop.submit(self._run(request, token, on_started)).result()
         finally:
             with self._lock:
                 self._tokens.pop(token, None)
                 self._cancelled.pop(token, None)
 
-    async def _run(self, request: dict[str, Any], token: str) -> dict[str, Any]:
+    async def _run(self, request: dict[str, Any], token: str,
+                   on_started: Callable[[], None] | None) -> dict[str, Any]:
         index = int(request["index"])
         try:
             zygote = await self._ensure()
@@ -147,6 +158,8 @@ class WorkerZygote:
             return synthesized(index, Verdict.CANCELLED, f"{reason} before it started", kill=reason)
         waiter = asyncio.get_running_loop().create_future()
         self._waiting[zygote_id] = waiter
+        if on_started is not None:
+            self._on_started[zygote_id] = on_started
         try:
             if not zygote.send({**request, "id": zygote_id}):
                 return synthesized(index, Verdict.INTERNAL_ERROR, "the worker's zygote is gone")
@@ -155,6 +168,7 @@ class WorkerZygote:
             return synthesized(index, Verdict.INTERNAL_ERROR, str(exc))
         finally:
             self._waiting.pop(zygote_id, None)
+            self._on_started.pop(zygote_id, None)
 
     def knows(self, token: str) -> bool:
         return token in self._tokens
@@ -270,10 +284,11 @@ def run_candidate(request: dict[str, Any], isolation: str, token: str,
     """The task: run one "run" request here; its ``CandidateDict`` with ``host`` set.
 
     On a Dask worker the token is the task's key, which the plugin's transition hook cancels by.
-    ``announce``: log a Dask event when it starts, so the host can show it as running.
+    ``announce``: log a Dask event once the candidate's child is forked, so the host shows it running.
     """
     worker = _dask_worker()
     plugin = worker.plugins.get(plugin_name(isolation)) if worker is not None else None
+    on_started = None
     if plugin is not None and plugin.zygote is not None:
         token = worker.get_current_task()
         zygote = plugin.zygote
@@ -282,11 +297,12 @@ def run_candidate(request: dict[str, Any], isolation: str, token: str,
         if _task_state(worker, token) == "cancelled":  # cancelled before expect(): no hook saw it
             zygote.cancel(token, "cancel")
         if announce:
-            worker.log_event(STARTED_TOPIC, {"key": token, "worker": host})
+            event = {"key": token, "worker": host}
+            on_started = functools.partial(worker.log_event, STARTED_TOPIC, event)  # thread-safe
     else:
         zygote = process_zygote(isolation)
         host = str(worker.address) if worker is not None else f"{socket.gethostname()}:{os.getpid()}"
-    result = zygote.run(request, token)
+    result = zygote.run(request, token, on_started)
     result["host"] = host
     return result
 
