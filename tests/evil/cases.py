@@ -1,0 +1,182 @@
+"""The evil table: for every script in ``scripts/``, the outcome it must get, per isolation level and,
+where the kernel makes them differ, per user (root / a normal user).
+
+Keys of ``Case.expect``: ``"kernel"``, ``"process"``, optionally refined as ``"kernel:root"``,
+``"kernel:user"``, ``"process:root"``, ``"process:user"``.  A level that is missing means "not run at
+that level" (the attack would really happen there -- e.g. kill(-1) at process level kills the test
+run -- and ``isolation="process"`` does not claim to stop it; see SECURITY.md).
+
+Where user and root differ, and why (the kernel, not the sandbox, makes the difference):
+
+* /etc/shadow (13): mode 0640 root:shadow.  A normal user is refused by the file mode at every
+  level; root owns the file, so only Landlock stops root (its capabilities are gone, but uid 0 is
+  still the owner).
+* threads (10): RLIMIT_NPROC never applies to kernel uid 0 (``INIT_USER``), even inside a user
+  namespace that maps 0 to itself, so for root only the memory limit stops a thread flood.
+* At process level root reads what root can read: shadow, any /proc/<pid>/mem of the same user.
+
+``Expect.hole``: a known hole of the sandbox (reported to the lead); the test is then a strict
+xfail, so it fails the moment the hole is closed and the marker must go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from z3sandbox_kernel import Limits
+
+from .world import SCRIPTS
+
+# Small limits keep the suite fast; every evil script is judged against these.
+LIMITS = Limits(timeout_s=2.0, wall_s=8.0, cpu_s=2.0, memory_mb=256, output_kb=64, files=64,
+                file_size_mb=16, threads=64)
+
+
+@dataclass(frozen=True)
+class Expect:
+    verdicts: tuple[str, ...]
+    reason: tuple[str, ...] = ()  # each must appear in ``reason`` (case-insensitive)
+    kill: tuple[str | None, ...] | None = None  # None: not checked
+    escapes: bool = False  # the attack is NOT stopped at this level (documented weaker guarantee)
+    needs: tuple[str, ...] = ()  # kernel layers this outcome relies on (missing: see conftest)
+    hole: str | None = None  # a known hole: strict xfail with this reason
+
+
+@dataclass(frozen=True)
+class Case:
+    script: str  # file name in scripts/
+    expect: dict[str, Expect]
+    limits: Limits = LIMITS
+    sibling_hold_s: float = 1.0  # how long the well-behaved sibling candidate stays alive
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def path(self) -> Path:
+        return SCRIPTS / self.script
+
+    @property
+    def name(self) -> str:
+        return self.script[:-3]
+
+    def for_(self, level: str, user: str) -> Expect | None:
+        return self.expect.get(f"{level}:{user}", self.expect.get(level))
+
+
+# ------------------------------------------------------------------------------------ shorthands
+
+OK_ANYWHERE = ("kernel", "process")
+
+
+def same(expect: Expect, levels: tuple[str, ...] = OK_ANYWHERE) -> dict[str, Expect]:
+    return {level: expect for level in levels}
+
+
+def seccomp() -> Expect:
+    return Expect(("blocked",), ("Operation not permitted", "seccomp"), (None,), needs=("seccomp",))
+
+
+def landlock() -> Expect:
+    return Expect(("blocked",), ("landlock",), (None,), needs=("landlock",))
+
+
+def audit(event: str) -> Expect:
+    return Expect(("blocked",), ("sandbox denied " + event,), (None,))
+
+
+def escapes(*verdicts: str) -> Expect:
+    return Expect(verdicts or ("no_check",), escapes=True)
+
+
+CPU = Expect(("cpu_limit",), ("CPU-time limit",), ("cpu",))
+MEMORY = Expect(("memory_limit",), ("memory",), ("memory",))
+
+CASES: list[Case] = [
+    Case("01_infinite_loop.py", same(CPU)),
+    Case("02_sigxcpu_ignored.py", same(Expect(("cpu_limit",), ("CPU-time limit", "SIGKILL"), ("cpu",)))),
+    Case("03_z3_no_timeout.py", same(Expect(("timeout",), ("solver timeout",), ("solver",)))),
+    Case("04_z3_raw_check.py", same(Expect(("cpu_limit", "timeout"), (), ("cpu", "wall")))),
+    Case("05_bytearray_8g.py", same(MEMORY)),
+    Case("06_growing_lists.py", same(MEMORY)),
+    Case("07_z3_native_oom.py", same(MEMORY)),
+    Case("08_fork_bomb.py", same(audit("os.fork"))),
+    Case("09_fork_bomb_ctypes.py", {"kernel": seccomp()}),
+    # 3000 threads with room for them in memory: only the threads limit can stop the flood.
+    Case("10_threads_3000.py", {
+        "kernel:user": Expect(("blocked", "runtime_error"), ("thread",), (None,)),
+        "kernel:root": Expect(("blocked", "runtime_error", "memory_limit"), ("thread",)),
+        "process": Expect(("blocked", "runtime_error", "memory_limit"), ("thread",)),
+    }, limits=LIMITS.replace(memory_mb=2048), extra={"max_threads": LIMITS.threads}),
+    Case("11_os_system.py", same(audit("os.system"))),
+    Case("12_ctypes_system.py", {"kernel": seccomp()}),
+    Case("13_read_shadow.py", {
+        "kernel:root": landlock(),
+        "kernel:user": Expect(("blocked",), ("Permission denied",), (None,)),
+        "process:root": escapes(),
+        "process:user": Expect(("blocked",), ("Permission denied",), (None,)),
+    }),
+    Case("14_read_home_canary.py", {"kernel": landlock(), "process": escapes()}),
+    # /proc/<host pid>: the user namespace already refuses (no CAP_SYS_PTRACE over the host's
+    # namespace), Landlock grants no /proc at all.
+    Case("15_proc_environ.py", {
+        "kernel": Expect(("blocked",), ("Permission denied",), (None,), needs=("userns",)),
+        "process": escapes()}),
+    Case("16_proc_mem.py", {
+        "kernel": Expect(("blocked",), ("Permission denied",), (None,), needs=("userns",)),
+        "process": escapes("no_check", "blocked")}),
+    Case("17_env_canary.py", same(Expect(("no_check",), needs=("environment",)))),
+    Case("18_append_bashrc.py", {"kernel": landlock()}),
+    Case("19_write_tmp.py", {"kernel": landlock()}),
+    Case("20_z3_open_log.py", {"kernel": Expect(("sat", "blocked", "runtime_error"),
+                                                needs=("landlock",))}),
+    Case("21_z3_smtlib2_log.py", {"kernel": Expect(("sat", "blocked", "runtime_error"),
+                                                   needs=("landlock",))}),
+    Case("22_z3_from_file_passwd.py", {
+        "kernel": Expect(("runtime_error", "blocked"), needs=("landlock",)),
+        "process": Expect(("runtime_error", "blocked"))}),
+    Case("23_tcp_connect.py", same(audit("socket"))),
+    Case("24_tcp_connect_nohook.py", {"kernel": seccomp(), "process": escapes()}),
+    Case("25_udp_sendto.py", {"kernel": seccomp(), "process": escapes()}),
+    Case("26_unix_named.py", {"kernel": seccomp(), "process": escapes()}),
+    Case("27_unix_abstract.py", {"kernel": seccomp(), "process": escapes()}),
+    Case("28_kill_kernel.py", {"kernel": seccomp()}),
+    Case("29_kill_zygote.py", {"kernel": seccomp()}),
+    Case("30_kill_sibling.py", {"kernel": seccomp()}, sibling_hold_s=3.0),
+    Case("31_prlimit_parent.py", {"kernel": seccomp()}),
+    # At process level the daemon is really forked: the zygote (a subreaper) must still kill it.
+    Case("32_setsid_double_fork.py", {"kernel": seccomp(), "process": escapes()}),
+    Case("33_open_files.py", same(Expect(("runtime_error",), ("Too many open files",), (None,)))),
+    Case("34_file_4g_in_scratch.py",
+         same(Expect(("output_limit",), ("file-size limit",), ("file_size",)))),
+    Case("35_stdout_10gb.py", same(Expect(("output_limit",), ("stdout",), ("output",)))),
+    Case("36_plant_in_scratch.py", same(Expect(("no_check",), needs=("environment",))),
+         extra={"follow_up": "planted"}),
+    Case("37_plant_in_sys_path.py", {"kernel": landlock()}),
+    Case("38_forged_result_stdout.py", same(Expect(("no_check",)))),
+    # A frame on fd 3 is the candidate's word about its own outcome (protocol.py): it may claim sat
+    # for itself, but not change the isolation report, another candidate, or get a verified model.
+    Case("39_forged_frame_fd3.py", same(Expect(("sat", "crashed", "internal_error"))),
+         extra={"forged": True}),
+    Case("40_sys_exit_1.py", same(Expect(("runtime_error",), ("sys.exit(1)",), (None,)))),
+    Case("41_os_exit_3.py", same(Expect(("crashed",), ("code 3",), (None,)))),
+    Case("42_os_abort.py", same(Expect(("crashed",), ("SIGABRT",), (None,)))),
+    Case("43_sigsegv_ctypes.py", same(Expect(("crashed",), ("SIGSEGV",), (None,)))),
+    Case("44_deep_recursion.py",
+         same(Expect(("crashed", "runtime_error", "memory_limit", "cpu_limit", "timeout")))),
+    Case("45_megabyte_exception.py", same(Expect(("runtime_error",), ("ValueError",), (None,))),
+         extra={"max_reason": 4000}),
+    Case("46_ptrace_parent.py", {"kernel": seccomp()}),
+    Case("47_read_sibling_scratch.py", {"kernel": landlock(), "process": escapes()},
+         sibling_hold_s=2.0),
+    Case("48_mount_unshare.py", {"kernel": seccomp()}),
+    Case("49_execve.py", {"kernel": seccomp()}),
+    Case("50_z3_threads_still_work.py", same(Expect(("sat",)))),
+    Case("51_signal_scope.py", {"kernel": seccomp()}),
+]
+
+
+def check_table() -> None:
+    """Every script has exactly one row, and every row a script."""
+    listed = {case.script for case in CASES}
+    present = {path.name for path in SCRIPTS.glob("[0-9][0-9]_*.py")}
+    assert listed == present, (sorted(listed - present), sorted(present - listed))

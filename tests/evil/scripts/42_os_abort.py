@@ -1,0 +1,4 @@
+# Tries: os.abort().
+# Must get: crashed, killed by SIGABRT.
+import os
+os.abort()

@@ -1,0 +1,203 @@
+"""The evil suite: every hostile script in ``scripts/`` against a real Sandbox, at each isolation level.
+
+Each test runs the script next to a well-behaved sibling candidate, then asserts:
+
+1. the verdict, the words in ``reason`` that name the limit or layer, and the kill mechanism;
+2. nothing escaped: no escape marker or canary in any output (stdout, stderr, reason, model,
+   payload), the loopback listeners saw nothing, no file changed outside scratch (hashes of the
+   test's folder, its HOME, and /tmp names);
+3. nobody else was harmed: the sibling is sat with its own model, this process's limits are
+   unchanged, the zygote has the same pid and answers a follow-up run that also proves nothing
+   planted in a scratch folder is loaded (or even visible) later;
+4. no process of the run is left (/proc, with a short grace).
+
+Expectations live in ``cases.py`` (one row per script, per level and user).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+from typing import Any
+
+import pytest
+
+from z3sandbox_kernel import CandidateResult, Sandbox
+
+from .cases import CASES, LIMITS, Case, check_table
+from .conftest import (
+    LEVELS,
+    USER,
+    assert_no_canary,
+    assert_no_escape_marker,
+    cleanup_escapes,
+    require_layers,
+    wait_no_leftovers,
+)
+from .world import World
+
+
+def _params() -> list[Any]:
+    params = []
+    for case in CASES:
+        for level in LEVELS:
+            expect = case.for_(level, USER)
+            marks: list[Any] = []
+            if expect is None:
+                marks.append(pytest.mark.skip(
+                    reason=f"not run at isolation={level!r}: the attack would really happen there "
+                           "and that level does not claim to stop it (SECURITY.md)"))
+            elif expect.hole and level == "kernel":
+                marks.append(pytest.mark.xfail(reason=expect.hole, strict=True))
+            params.append(pytest.param(case, level, marks=marks, id=f"{case.name}-{level}"))
+    return params
+
+
+def describe(result: CandidateResult) -> str:
+    return (f"verdict={result.verdict} kill={result.kill} signal={result.signal} "
+            f"exit={result.exit_code} reason={result.reason[:400]!r} stdout={result.stdout[:300]!r} "
+            f"stderr={result.stderr[-300:]!r}")
+
+
+def follow_up_script(paths: list[str]) -> str:
+    return (
+        "import json, os, sys\n"
+        "import z3\n"
+        "x = Int('x')\n"
+        "s.add(x == 7)\n"
+        "print('follow-up', json.__file__, z3.__file__, sys.path)\n"
+        f"for p in {paths!r}:\n"
+        "    try:\n"
+        "        print('SCRATCH-VISIBLE', p, os.listdir(p))\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+
+
+def _check_extras(case: Case, level: str, evil: CandidateResult,
+                  sibling: CandidateResult) -> list[str]:
+    """Per-script checks beyond the table's columns; returns scratch paths the script revealed."""
+    revealed: list[str] = []
+    max_threads = case.extra.get("max_threads")
+    if max_threads is not None and level == "kernel" and USER == "user":
+        match = re.search(r"refused after (\d+) started", evil.reason)
+        assert match, describe(evil)
+        # the limit counts every task of the candidate: z3's and Python's own threads too
+        assert int(match.group(1)) <= int(max_threads), describe(evil)  # type: ignore[call-overload]
+    if case.extra.get("follow_up") == "planted":
+        match = re.search(r"planted in (\S+)", evil.stdout)
+        assert match, describe(evil)
+        revealed.append(match.group(1))
+        assert not os.path.exists(match.group(1)), "the scratch folder outlived its candidate"
+    if case.extra.get("forged"):
+        def layers(r: CandidateResult) -> Any:
+            return [(layer["name"], layer.get("active")) for layer in (r.isolation or {}).get("layers", [])]
+        assert layers(evil) == layers(sibling), "user code changed the isolation report"
+        assert evil.verified is not True, "a forged result got a verified model"
+    max_reason = case.extra.get("max_reason")
+    if max_reason is not None:
+        assert len(evil.reason) <= int(max_reason), len(evil.reason)  # type: ignore[call-overload]
+        assert len(evil.stderr) <= case.limits.output_kb * 1024
+    return revealed
+
+
+@pytest.mark.parametrize(("case", "level"), _params())
+def test_evil_script_is_contained(case: Case, level: str, world: World,
+                                  sandboxes: dict[str, Sandbox]) -> None:
+    expect = case.for_(level, USER)
+    assert expect is not None
+    sandbox = sandboxes[level]
+    if level == "kernel":
+        require_layers(sandbox, expect.needs)
+    zygote_pid, restarts = sandbox.zygote_pid, sandbox.restarts
+    assert zygote_pid is not None
+    nofile = resource.getrlimit(resource.RLIMIT_NOFILE)
+    snapshot, hits = world.snapshot(), world.hits()
+    script = world.render(case.path, zygote_pid)
+    try:
+        run = sandbox.run([script, world.sibling_script(case.sibling_hold_s)],
+                          limits=case.limits, jobs=2)
+        evil, sibling = run[0], run[1]
+
+        # 1. the verdict, and the limit or layer that gave it
+        assert evil.verdict is not None and evil.verdict.value in expect.verdicts, describe(evil)
+        for word in expect.reason:
+            assert word.lower() in evil.reason.lower(), f"{word!r} not in reason: {describe(evil)}"
+        if expect.kill is not None:
+            assert evil.kill in expect.kill, describe(evil)
+        revealed = _check_extras(case, level, evil, sibling)
+
+        # 2. nothing escaped
+        if not expect.escapes:
+            assert_no_escape_marker(evil, case.name)
+            assert_no_canary(world, evil, case.name)
+            assert world.hits() == hits, "a loopback listener was reached"
+        assert world.snapshot() == snapshot, "a file outside scratch changed"
+
+        # 3. nobody else harmed
+        assert sibling.verdict is not None and sibling.verdict.value == "sat", describe(sibling)
+        assert sibling.model == {"x": 42} and "sibling-ok" in sibling.stdout, describe(sibling)
+        assert_no_canary(world, sibling, "the sibling")
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == nofile
+        assert sandbox.zygote_pid == zygote_pid and sandbox.restarts == restarts, "zygote died"
+
+        # 4. nothing left running
+        assert not wait_no_leftovers(zygote_pid, level), wait_no_leftovers(zygote_pid, level, 0)
+
+        follow = sandbox.run(follow_up_script(revealed), limits=LIMITS)[0]
+        assert follow.verdict is not None and follow.verdict.value == "sat", describe(follow)
+        assert follow.model == {"x": 7}, describe(follow)
+        assert_no_escape_marker(follow, "the follow-up candidate")
+        assert "SCRATCH-VISIBLE" not in follow.stdout, describe(follow)
+        assert sandbox.zygote_pid == zygote_pid
+    finally:
+        cleanup_escapes(world)
+
+
+def test_table_covers_every_script() -> None:
+    check_table()
+    assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_zygote_environment_holds_no_parent_secret(level: str, world: World,
+                                                   sandboxes: dict[str, Sandbox]) -> None:
+    """The zygote's environment is built from nothing: no canary, not even our HOME."""
+    sandbox = sandboxes[level]
+    pid = sandbox.zygote_pid
+    assert pid is not None
+    children = [int(p) for p in os.listdir("/proc") if p.isdigit() and _ppid(int(p)) == pid]
+    for target in [pid, *children]:
+        with open(f"/proc/{target}/environ", "rb") as handle:
+            environ = handle.read().decode("utf-8", "replace")
+        assert world.env_canary not in environ
+        assert str(world.home) not in environ
+        assert "Z3SB_CANARY" not in environ
+
+
+def test_required_layer_fails_closed(world: World, sandboxes: dict[str, Sandbox]) -> None:
+    """require={"landlock"}: the home-canary reader is either blocked by Landlock or not run."""
+    if "kernel" not in LEVELS:
+        pytest.skip("kernel isolation is Linux only")
+    sandbox = sandboxes["kernel"]
+    script = world.render(CASES[[c.name for c in CASES].index("14_read_home_canary")].path,
+                          sandbox.zygote_pid)
+    try:
+        result = sandbox.run(script, limits=LIMITS, require=("landlock",))[0]
+        assert result.verdict is not None
+        assert result.verdict.value in ("blocked", "internal_error"), describe(result)
+        if result.verdict.value == "internal_error":
+            assert "landlock" in result.reason, describe(result)
+        assert_no_escape_marker(result, "a candidate that required landlock")
+        assert_no_canary(world, result, "a candidate that required landlock")
+    finally:
+        cleanup_escapes(world)
+
+
+def _ppid(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return int(handle.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None

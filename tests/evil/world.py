@@ -1,0 +1,300 @@
+"""The world an evil script attacks: canaries, loopback listeners, watched files and processes.
+
+Shared by the evil suite (``conftest.py``) and ``bench/containment.py``.  Everything a script may
+try to reach is set up here by the *test* process, before the Sandbox starts:
+
+* a canary environment variable ``Z3SB_CANARY`` (taken from the environment when the caller set it
+  before Python started -- then it is also in ``/proc/<pid>/environ`` -- else set with putenv, so it
+  is in this process's memory only);
+* a HOME of our own with ``.bashrc`` and a canary file (the zygote's environment is built from
+  nothing, so the sandbox never sees this HOME unless a layer leaks it);
+* TCP, UDP, named-UNIX and abstract-UNIX listeners that count whatever reaches them;
+* a watched folder that scripts try to write into, hashed before and after each run.
+
+Scripts are templates: ``{{NAME}}`` is replaced by the values of ``World.values``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+ESCAPE_MARKERS = ("ESCAPED", "PLANTED")
+EVIL_COMM = "z3sbevil"  # the name a script gives any process it manages to create
+SIBLING_SECRET_FILE = "secret.txt"
+
+
+def script_paths() -> list[Path]:
+    return sorted(SCRIPTS.glob("[0-9][0-9]_*.py"))
+
+
+def header(path: Path) -> str:
+    """The script's header comment: what it tries and what it must get."""
+    lines = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("# ").rstrip())
+    return " ".join(lines)
+
+
+class _Listener:
+    """A socket that counts connections or datagrams on a daemon thread."""
+
+    def __init__(self, sock: socket.socket, stream: bool) -> None:
+        self.sock = sock
+        self.hits = 0
+        self.received: list[bytes] = []
+        self._stream = stream
+        sock.settimeout(0.2)
+        if stream:
+            sock.listen(16)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self._stream:
+                    conn, _ = self.sock.accept()
+                    self.hits += 1
+                    conn.settimeout(0.5)
+                    try:
+                        self.received.append(conn.recv(4096))
+                    except OSError:
+                        pass
+                    conn.close()
+                else:
+                    data = self.sock.recv(4096)
+                    self.hits += 1
+                    self.received.append(data)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.sock.close()
+
+
+def _bound(family: int, kind: int, address: Any) -> socket.socket:
+    sock = socket.socket(family, kind)
+    sock.bind(address)
+    return sock
+
+
+@dataclass
+class World:
+    root: Path  # everything of ours lives here; hashed before and after each run
+    token: str = field(default_factory=lambda: secrets.token_hex(8))
+    listeners: dict[str, _Listener] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.home = self.root / "home"
+        self.home.mkdir(exist_ok=True)
+        self.watched = self.root / "watched"
+        self.watched.mkdir(exist_ok=True)
+        self.canary_secret = f"home-canary-{secrets.token_hex(12)}"
+        self.canary_file = self.home / "canary.txt"
+        self.canary_file.write_text(self.canary_secret)
+        (self.home / ".bashrc").write_text("# the user's real .bashrc\n")
+        self.sibling_secret = f"sibling-secret-{secrets.token_hex(12)}"
+        self.env_canary = os.environ.get("Z3SB_CANARY") or f"env-canary-{secrets.token_hex(12)}"
+        self.env_canary_in_environ = _in_initial_environ("Z3SB_CANARY", self.env_canary)
+        os.environ["Z3SB_CANARY"] = self.env_canary
+        os.environ["HOME"] = str(self.home)  # the host's HOME; the zygote must not inherit it
+        self.kernel_pid = os.getpid()
+        self.unix_path = str(self.root / "named.sock")
+        self.abstract_name = f"z3sbevil-{self.token}"
+
+    # ----------------------------------------------------------------------------- listeners
+
+    def start_listeners(self) -> None:
+        self.listeners = {
+            "tcp": _Listener(_bound(socket.AF_INET, socket.SOCK_STREAM, ("127.0.0.1", 0)), True),
+            "udp": _Listener(_bound(socket.AF_INET, socket.SOCK_DGRAM, ("127.0.0.1", 0)), False),
+            "unix": _Listener(_bound(socket.AF_UNIX, socket.SOCK_STREAM, self.unix_path), True),
+            "abstract": _Listener(
+                _bound(socket.AF_UNIX, socket.SOCK_STREAM, "\0" + self.abstract_name), True),
+        }
+
+    def stop_listeners(self) -> None:
+        for listener in self.listeners.values():
+            listener.close()
+
+    def hits(self) -> dict[str, int]:
+        return {name: listener.hits for name, listener in self.listeners.items()}
+
+    # ----------------------------------------------------------------------------- templates
+
+    def values(self, zygote_pid: int | None) -> dict[str, str]:
+        return {
+            "TOKEN": self.token,
+            "KERNEL_PID": str(self.kernel_pid),
+            "ZYGOTE_PID": str(zygote_pid or 0),
+            "HOME": str(self.home),
+            "CANARY_FILE": str(self.canary_file),
+            "WATCHED": str(self.watched),
+            "TCP_PORT": str(self.listeners["tcp"].sock.getsockname()[1]) if self.listeners else "9",
+            "UDP_PORT": str(self.listeners["udp"].sock.getsockname()[1]) if self.listeners else "9",
+            "UNIX_PATH": self.unix_path,
+            "ABSTRACT_NAME": self.abstract_name,
+        }
+
+    def render(self, path: Path, zygote_pid: int | None) -> str:
+        text = path.read_text()
+        for key, value in self.values(zygote_pid).items():
+            text = text.replace("{{" + key + "}}", value)
+        assert "{{" not in text, f"{path.name}: unknown placeholder"
+        return text
+
+    def sibling_script(self, hold_s: float) -> str:
+        """A well-behaved candidate run next to each evil one: writes a secret into its scratch,
+        stays alive ``hold_s``, then must come back sat with x == 42."""
+        return (
+            "import time\n"
+            f"open({SIBLING_SECRET_FILE!r}, 'w').write({self.sibling_secret!r})\n"
+            f"time.sleep({hold_s})\n"
+            "x = Int('x')\n"
+            "s.add(x == 42)\n"
+            "print('sibling-ok')\n"
+        )
+
+    # ----------------------------------------------------------------------------- canaries
+
+    def canaries(self) -> list[str]:
+        """Strings that must appear in no output of any candidate."""
+        found = [self.env_canary, self.canary_secret, self.sibling_secret]
+        found += _initial_environ_entries()
+        found += _secret_file_lines("/etc/shadow") + _secret_file_lines("/etc/passwd")
+        return [c for c in found if c]
+
+    # ----------------------------------------------------------------------------- snapshots
+
+    def snapshot(self) -> dict[str, Any]:
+        """Hashes of every file under ``root`` (HOME and the watched folder included), plus the
+        names in /tmp that an evil script would leave (when /tmp can be listed)."""
+        files: dict[str, tuple[int, str]] = {}
+        for path in _walk(self.root):
+            try:
+                if path.is_socket():
+                    continue
+                files[str(path)] = (path.stat().st_size, _digest(path))
+            except OSError as exc:
+                files[str(path)] = (-1, repr(exc))
+        try:
+            tmp = sorted(n for n in os.listdir("/tmp") if EVIL_COMM in n or self.token in n)
+        except OSError:
+            tmp = ["<unlistable>"]
+        return {"files": files, "tmp": tmp}
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for folder, _dirs, names in os.walk(root):
+        yield Path(folder)
+        for name in names:
+            yield Path(folder) / name
+
+
+def _digest(path: Path) -> str:
+    if path.is_dir():
+        return "dir:" + ",".join(sorted(os.listdir(path)))
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read(1 << 24)).hexdigest()
+
+
+def _initial_environ() -> list[bytes]:
+    try:
+        with open("/proc/self/environ", "rb") as handle:
+            return [e for e in handle.read().split(b"\0") if e]
+    except OSError:
+        return []
+
+
+def _in_initial_environ(name: str, value: str) -> bool:
+    return f"{name}={value}".encode() in _initial_environ()
+
+
+def _initial_environ_entries() -> list[str]:
+    """``NAME=value`` strings of this process's initial environment that are long enough to be
+    unmistakable (a leak of /proc/<pid>/environ shows them in exactly this form)."""
+    entries = []
+    for entry in _initial_environ():
+        text = entry.decode("utf-8", "replace")
+        if "=" in text and len(text.split("=", 1)[1]) >= 12:
+            entries.append(text)
+    return entries
+
+
+def _secret_file_lines(path: str) -> list[str]:
+    """The first line of a system file we can read (a leak would show it verbatim)."""
+    try:
+        with open(path) as handle:
+            first = handle.readline().strip()
+    except OSError:
+        return []
+    return [first] if len(first) >= 8 else []
+
+
+# ------------------------------------------------------------------------------------ processes
+
+def _ppid(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return int(handle.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""
+
+
+def all_pids() -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
+
+
+def descendants(root: int) -> dict[int, int]:
+    """Every live descendant of ``root``, mapped to its depth below it."""
+    parents = {pid: _ppid(pid) for pid in all_pids()}
+    depth: dict[int, int] = {}
+    frontier = {root: 0}
+    while frontier:
+        nxt = {}
+        for pid, d in frontier.items():
+            for child, parent in parents.items():
+                if parent == pid and child not in depth:
+                    depth[child] = d + 1
+                    nxt[child] = d + 1
+        frontier = nxt
+    return depth
+
+
+def leftover_processes(zygote_pid: int, level: str) -> list[str]:
+    """Processes of a finished run still alive: anything below the zygote's own process(es), and
+    any process anywhere that an evil script renamed to ``EVIL_COMM``.
+
+    At kernel level the host's zygote pid is a thin parent whose one child is the serving zygote
+    (PID 1 of the sandbox's PID namespace); candidates are below that.  At process level the
+    candidates are the zygote's children."""
+    own_depth = 1 if level == "kernel" else 0
+    left = [f"{pid} ({_comm(pid)}, depth {d})"
+            for pid, d in descendants(zygote_pid).items() if d > own_depth]
+    left += [f"{pid} ({EVIL_COMM}, anywhere)" for pid in all_pids() if _comm(pid) == EVIL_COMM]
+    return left
