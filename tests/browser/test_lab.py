@@ -164,6 +164,16 @@ def write_saved_notebook(path: Path) -> None:
     path.write_text(json.dumps(notebook, indent=1))
 
 
+def use_theme(page: Any, name: str, *, light: bool) -> None:
+    """Settings > Theme > name; the view takes its colours from the theme's CSS variables."""
+    page.locator("#jp-MainMenu").get_by_text("Settings", exact=True).click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
+    theme = f'body[data-jp-theme-name="{name}"][data-jp-theme-light="{str(light).lower()}"]'
+    page.locator(theme).wait_for(state="attached")  # Playwright counts <body> as never "visible"
+    page.locator("#jupyterlab-splash").wait_for(state="detached")  # the theme change's splash
+
+
 def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Any, output_dir: Path) -> None:
     write_saved_notebook(lab.root / "saved.ipynb")
     try:
@@ -182,6 +192,9 @@ def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Any, output
         )
         assert lab.api("api/kernels") == []
         screenshot(page, output_dir, "2-saved-result-no-kernel")
+        use_theme(page, "JupyterLab Dark", light=False)
+        screenshot(page, output_dir, "2-saved-result-dark-theme")
+        use_theme(page, "JupyterLab Light", light=True)
     finally:
         page.unroute_all()
 
@@ -281,9 +294,10 @@ def test_reopened_notebook_renders_the_table_with_no_kernel(
     outputs = saved["cells"][0]["outputs"]
     assert any(MIME_TYPE in output.get("data", {}) for output in outputs), outputs
 
-    page.locator("#jp-MainMenu").get_by_text("Kernel", exact=True).click()
-    page.locator(".lm-Menu-itemLabel", has_text="Shut Down All Kernels").click()
-    page.locator(".jp-Dialog .jp-mod-accept").click()
+    # Through the REST API rather than the Kernel menu: a stray dialog of the old page (seen once:
+    # the file browser's "Directory not found" after the rename) cannot get in the way.
+    for kernel in lab.api("api/kernels"):
+        lab.api(f"api/kernels/{kernel['id']}", method="DELETE")
     page.wait_for_function(NO_KERNELS)
 
     try:
