@@ -78,7 +78,7 @@ class WorkerZygote:
         self._starting: asyncio.Lock | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}  # zygote id -> result
-        self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "its child is forked"
+        self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "it started"
         self._lock = threading.Lock()  # guards the two token tables below
         self._tokens: dict[str, int | None] = {}  # token -> zygote id (None: not yet sent)
         self._cancelled: dict[str, str] = {}  # token -> reason, for a cancel that came first
@@ -133,7 +133,7 @@ class WorkerZygote:
     def run(self, request: dict[str, Any], token: str,
             on_started: Callable[[], None] | None = None) -> dict[str, Any]:
         """Run one "run" request and wait for its CandidateDict (blocks the calling thread).
-        ``on_started`` is called on the loop thread once the zygote has forked its child."""
+        ``on_started`` is called on the loop thread when the zygote starts it (it forks next)."""
         self.expect(token)
         try:
             return self._loop.submit(self._run(request, token, on_started)).result()
@@ -284,7 +284,7 @@ def run_candidate(request: dict[str, Any], isolation: str, token: str,
     """The task: run one "run" request here; its ``CandidateDict`` with ``host`` set.
 
     On a Dask worker the token is the task's key, which the plugin's transition hook cancels by.
-    ``announce``: log a Dask event once the candidate's child is forked, so the host shows it running.
+    ``announce``: log a Dask event when the zygote starts it, so the host shows it running.
     """
     worker = _dask_worker()
     plugin = worker.plugins.get(plugin_name(isolation)) if worker is not None else None
