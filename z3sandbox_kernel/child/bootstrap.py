@@ -37,7 +37,7 @@ BOOTSTRAP_FAILED_EXIT = 121
 class ChildJob:
     """What the zygote hands a fresh child (in memory: it is a fork, nothing is serialised)."""
 
-    kind: str  # "candidate" or "verify"
+    kind: str  # "candidate", "verify", or "probe" (apply the layers, report, run nothing)
     request: dict[str, Any]  # the RunRequest, or {"assertions_smt2", "model_smt2", "timeout_s"}
     policy: Policy
     stdout_fd: int
@@ -103,7 +103,7 @@ def become_child(job: ChildJob) -> NoReturn:
         os.chdir(job.policy.scratch_dir)  # 4
         reports, failure = _apply_layers(job)  # 4-6
         _write_frame({"type": "setup", "layers": reports, "error": failure})  # 7
-        if failure:
+        if failure or job.kind == "probe":  # a probe only proves the layers apply
             os._exit(0)
     except BaseException:
         os._exit(BOOTSTRAP_FAILED_EXIT)

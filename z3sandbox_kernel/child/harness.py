@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import errno
+import functools
 import itertools
 import linecache
 import sys
@@ -247,12 +248,14 @@ def script_line(start: int = 2) -> tuple[int | None, str]:
 
 # --------------------------------------------------------------------------------- the audit hook
 
-def _audit(event: str, args: tuple[Any, ...]) -> None:
+def _audit(event: str, args: tuple[Any, ...], _denied: frozenset[str],
+           _deny_it: Callable[[str, tuple[Any, ...]], None]) -> None:
     """Deny process creation and network access, and remember it (a reporting layer: seccomp and
     the network namespace enforce).  Runs on every audit event, every ctypes call included, so it
-    must stay cheap."""
-    if event in DENIED_EVENTS:
-        _deny(event, args)
+    must stay cheap.  The script can still get around it through ctypes: at process level nothing
+    stops that (SECURITY.md)."""
+    if event in _denied:
+        _deny_it(event, args)
 
 
 def _deny(event: str, args: tuple[Any, ...]) -> None:
@@ -287,7 +290,9 @@ def _run_python(script: str) -> ChildReport:
     sys.modules["__main__"] = module  # so dataclasses, pickle and inspect find the script
     recursion_limit = sys.getrecursionlimit()
     failure: BaseException | None = None
-    sys.addaudithook(_audit)  # hooks cannot be removed: one candidate per process
+    # Hooks cannot be removed (one candidate per process); the set and the denial function are bound
+    # now, so a script that rebinds the module's names does not switch the hook off.
+    sys.addaudithook(functools.partial(_audit, _denied=DENIED_EVENTS, _deny_it=_deny))
     # ------------------------------------------------------------------ user code runs from here on
     try:
         exec(code, module.__dict__)

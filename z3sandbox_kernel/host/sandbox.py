@@ -75,6 +75,8 @@ class _LoopThread:
     def stop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=5)
+        if not self.thread.is_alive():
+            self.loop.close()
 
 
 class Sandbox:
@@ -119,6 +121,8 @@ class Sandbox:
                 if kind == "started":
                     run.on_started(request_id)
                 elif kind == "done":
+                    if msg["result"].get("isolation"):  # what really applied, candidate by candidate
+                        warn_degraded(msg["result"]["isolation"])
                     run.on_done(request_id, msg["result"])
                 return
 

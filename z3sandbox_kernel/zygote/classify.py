@@ -42,6 +42,7 @@ class Observation:
     report: dict[str, Any] | None = None
     report_error: str | None = None
     namespace_layers: list[LayerReport] = field(default_factory=list)
+    verify_requested: bool = False
     verified: bool | None = None
     verify_reason: str = ""
 
@@ -106,6 +107,8 @@ def _from_report(obs: Observation, report: dict[str, Any]) -> tuple[Verdict, str
         if obs.verified is False:
             why = obs.verify_reason or "the model does not satisfy the assertions"
             return Verdict.INVALID_MODEL, why, None
+        if obs.verify_requested and obs.verified is None:
+            return Verdict.SAT, f"the model is not verified: {obs.verify_reason or 'undecided'}", None
         return Verdict.SAT, "", None
     if outcome == "unsat":
         return Verdict.UNSAT, reason, None

@@ -90,10 +90,20 @@ class SandboxPlan:
             for name in NAMESPACE_LAYERS
         ]
 
+    def confirm(self, applied: list[LayerReport] | None) -> None:
+        """Take what a probe child really applied as the report; a layer that failed there is
+        reported inactive with its error and not applied to candidates."""
+        if applied is None:
+            self.layer_reports = [
+                report(r["name"], False, error="the probe child could not start") for r in self.layer_reports]
+            return
+        by_name = {r["name"]: r for r in applied}
+        self.layer_reports = [by_name.get(r["name"], r) for r in self.layer_reports]
+        self.layers = [layer for layer in self.layers if by_name.get(layer.NAME, {}).get("active", True)]
+
     def isolation_report(self) -> IsolationReport:
-        probed = {r["name"]: r for r in self.layer_reports}
         return {"level": "kernel" if self.level == "kernel" else "process",
-                "layers": self.namespace_reports + [probed[name] for name in probed]}
+                "layers": self.namespace_reports + list(self.layer_reports)}
 
     def missing_required(self, required: list[str]) -> str | None:
         """Why a candidate that requires these layers cannot run here, or None."""

@@ -99,7 +99,18 @@ class Zygote:
             written = os.write(self.control_out, data)
             data = data[written:]
 
+    def probe_layers(self) -> None:
+        """Fork one child that applies every layer and runs nothing: the isolation report is what
+        really applied, not what the probes expected (a layer can probe fine and still fail)."""
+        job = self._spawn(-1, "probe", {"require": []}, Limits())
+        while job.pid in self.jobs_by_pid:
+            self.selector.select(1.0)
+            self._on_wake()
+        setup, _, _ = _parse_result(job.streams["result"].data)
+        self.plan.confirm(setup["layers"] if setup else None)
+
     def serve(self) -> None:
+        self.probe_layers()
         self.send(message("hello", pid=os.getpid(), z3_version=self.plan.z3_version,
                           isolation=self.plan.isolation_report(), scratch=self.scratch_base))
         try:
@@ -147,7 +158,8 @@ class Zygote:
         limits = Limits.from_dict(request["limits"])
         seed = bytes.fromhex(request["seed_hex"]) if request.get("seed_hex") else None
         obs = Observation(index=int(request["index"]), limits=limits, level=self.plan.level,
-                          seed=seed, namespace_layers=self.plan.namespace_reports)
+                          seed=seed, namespace_layers=self.plan.namespace_reports,
+                          verify_requested=bool(request.get("verify")))
         candidate = Candidate(request, obs)
         self.candidates[int(request["id"])] = candidate
         missing = self.plan.missing_required(request.get("require") or [])
@@ -164,7 +176,7 @@ class Zygote:
 
         def make_job(out_w: int, err_w: int, res_w: int, in_pid_ns: bool) -> ChildJob:
             return ChildJob(
-                kind="candidate" if phase == "run" else "verify", request=request,
+                kind={"run": "candidate"}.get(phase, phase), request=request,
                 policy=self.plan.policy(folder, limits, in_pid_ns), stdout_fd=out_w,
                 stderr_fd=err_w, result_fd=res_w, layers=self.plan.layers, required=required,
                 address_space_base=self.plan.address_space_base(), in_pid_namespace=in_pid_ns,
@@ -263,7 +275,7 @@ class Zygote:
         self._drain(job)
         scratch.remove(job.scratch)
         candidate = self.candidates.get(job.candidate_id)
-        if candidate is None:
+        if candidate is None:  # the start-up probe, or a candidate already finished
             return
         if job.phase == "run":
             self._observe_run(candidate.observation, job)
@@ -272,6 +284,10 @@ class Zygote:
                                             self._verify_request(candidate),
                                             candidate.observation.limits)
                 return
+            report = candidate.observation.report or {}
+            if not report.get("assertions_smt2"):
+                candidate.observation.verify_reason = (
+                    "no assertions to check it against (over 4 MB as SMT-LIB, or not reported)")
         else:
             self._observe_verification(candidate.observation, job)
         self._finish(candidate)
