@@ -25,9 +25,12 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 CHROMIUM = os.environ.get("Z3SANDBOX_CHROMIUM", "/usr/bin/chromium")
 # Headless, and nothing that phones home: without these flags Chromium keeps trying to reach
@@ -158,7 +161,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser() -> Iterator[Browser]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -172,7 +175,7 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def page(browser: Any) -> Iterator[Any]:
+def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.set_default_timeout(60_000)
     from playwright.sync_api import expect

@@ -19,9 +19,12 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page, Route
 
 from z3sandbox_kernel import Verdict
 
@@ -44,7 +47,7 @@ NO_KERNELS = """async () => {
 }"""
 
 
-def screenshot(page: Any, output_dir: Path, name: str) -> Path:
+def screenshot(page: Page, output_dir: Path, name: str) -> Path:
     path = output_dir / f"{name}.png"
     page.screenshot(path=str(path))
     print(f"screenshot: {path}")
@@ -63,10 +66,10 @@ def expect() -> Any:
     return playwright_expect
 
 
-def block_kernels(page: Any) -> None:
+def block_kernels(page: Page) -> None:
     """Refuse new sessions in this page, so that an opened notebook gets no kernel."""
 
-    def refuse(route: Any) -> None:
+    def refuse(route: Route) -> None:
         if route.request.method == "POST":
             route.fulfill(status=503, body="no kernels in this test step")
         else:
@@ -75,7 +78,7 @@ def block_kernels(page: Any) -> None:
     page.route(re.compile(r"/api/sessions(\?.*)?$"), refuse)
 
 
-def open_without_kernel(page: Any, lab: LabServer, name: str) -> Any:
+def open_without_kernel(page: Page, lab: LabServer, name: str) -> Locator:
     """Open a notebook while new sessions are refused; dismiss JupyterLab's error about that."""
     block_kernels(page)
     page.goto(lab.lab_url(f"lab/tree/{name}"))
@@ -93,7 +96,7 @@ def open_without_kernel(page: Any, lab: LabServer, name: str) -> Any:
 # ------------------------------------------------------------------------------------------ step 1
 
 
-def test_launcher_offers_the_kernel_with_its_logo(lab: LabServer, page: Any, output_dir: Path) -> None:
+def test_launcher_offers_the_kernel_with_its_logo(lab: LabServer, page: Page, output_dir: Path) -> None:
     require_kernelspec(lab)
     page.goto(lab.lab_url())
     card = page.locator(f'.jp-LauncherCard[data-category="Notebook"][title="{KERNEL_DISPLAY_NAME}"]')
@@ -164,7 +167,7 @@ def write_saved_notebook(path: Path) -> None:
     path.write_text(json.dumps(notebook, indent=1))
 
 
-def use_theme(page: Any, name: str, *, light: bool) -> None:
+def use_theme(page: Page, name: str, *, light: bool) -> None:
     """Settings > Theme > name; the view takes its colours from the theme's CSS variables."""
     page.locator("#jp-MainMenu").get_by_text("Settings", exact=True).click()
     page.locator(".lm-Menu-itemLabel", has_text="Theme").first.click()
@@ -174,7 +177,7 @@ def use_theme(page: Any, name: str, *, light: bool) -> None:
     page.locator("#jupyterlab-splash").wait_for(state="detached")  # the theme change's splash
 
 
-def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Any, output_dir: Path) -> None:
+def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Page, output_dir: Path) -> None:
     write_saved_notebook(lab.root / "saved.ipynb")
     try:
         panel = open_without_kernel(page, lab, "saved.ipynb")
@@ -202,14 +205,14 @@ def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Any, output
 # ------------------------------------------------------------------------------------------ step 3
 
 
-def type_into_cell(page: Any, panel: Any, text: str) -> None:
+def type_into_cell(page: Page, panel: Locator, text: str) -> None:
     """Insert the text as one edit: typed keys would meet CodeMirror's auto-closing brackets."""
     panel.locator(".jp-Cell .cm-content").first.click()
     page.keyboard.insert_text(text)
     expect()(panel.locator(".jp-Cell .cm-content").first).to_contain_text("s.add(x > 3, x < 10)")
 
 
-def save_as(page: Any, name: str) -> None:
+def save_as(page: Page, name: str) -> None:
     """Save a new notebook: its first save asks for a name (JupyterLab 4's default)."""
     page.keyboard.press("Escape")  # command mode, so that Ctrl+S reaches the notebook
     page.keyboard.press("Control+s")
@@ -221,7 +224,7 @@ def save_as(page: Any, name: str) -> None:
     expect()(tab).not_to_have_class(re.compile(r"\bjp-mod-dirty\b"))
 
 
-def wait_for_idle_kernel(page: Any) -> None:
+def wait_for_idle_kernel(page: Page) -> None:
     status = page.locator("#jp-main-statusbar").get_by_text(
         re.compile(rf"^{re.escape(KERNEL_DISPLAY_NAME)} \| Idle$")
     )
@@ -229,7 +232,7 @@ def wait_for_idle_kernel(page: Any) -> None:
 
 
 def test_magic_cell_fills_the_live_table_then_renders_the_result(
-    lab: LabServer, page: Any, output_dir: Path
+    lab: LabServer, page: Page, output_dir: Path
 ) -> None:
     require_kernelspec(lab)
     page.goto(lab.lab_url())
@@ -273,7 +276,7 @@ def kernel_info_isolation(lab: LabServer) -> str:
     return str(reply["content"].get("z3sandbox", {}).get("isolation") or "none")
 
 
-def test_status_bar_shows_the_isolation_summary(lab: LabServer, page: Any, output_dir: Path) -> None:
+def test_status_bar_shows_the_isolation_summary(lab: LabServer, page: Page, output_dir: Path) -> None:
     require_kernelspec(lab)
     item = page.locator("#jp-main-statusbar .jp-Z3SandboxStatus")
     expect()(item).to_have_text(f"isolation: {kernel_info_isolation(lab)}")
@@ -285,7 +288,7 @@ def test_status_bar_shows_the_isolation_summary(lab: LabServer, page: Any, outpu
 
 
 def test_reopened_notebook_renders_the_table_with_no_kernel(
-    lab: LabServer, page: Any, output_dir: Path
+    lab: LabServer, page: Page, output_dir: Path
 ) -> None:
     require_kernelspec(lab)
     if not (lab.root / NOTEBOOK).is_file():
