@@ -234,6 +234,7 @@ class CandidateDict(TypedDict):
     signal: int | None
     verified: bool | None
     isolation: IsolationReport | None
+    host: str | None  # the worker that ran it, for distributed runs; None for this machine
 
 
 class Done(TypedDict):

@@ -41,6 +41,8 @@ class Remote(Protocol):
 
     async def close(self) -> None: ...
 
+    def default_jobs(self) -> int: ...
+
 
 UpdateCallback = Callable[[CandidateResult], None]
 _END = object()
@@ -152,14 +154,16 @@ class Sandbox:
             if remote is not None:
                 await remote.close()
 
-    @staticmethod
-    def _remote(kwargs: dict[str, Any]) -> Remote | None:
+    def _remote(self, kwargs: dict[str, Any]) -> Remote | None:
         client, executor = kwargs.pop("client", None), kwargs.pop("executor", None)
         if client is None and executor is None:
             return None
         from .distributed import make_remote  # optional: needs the [dask] extra for a client
 
-        return make_remote(client=client, executor=executor)
+        remote = make_remote(client=client, executor=executor, isolation=self.level)
+        if kwargs.get("jobs") is None and self.jobs is None:
+            kwargs["jobs"] = remote.default_jobs()  # one per worker thread, not this machine's cores
+        return remote
 
     def _plan(self, scripts: object, kwargs: dict[str, Any]) -> Any:
         if self._closed:

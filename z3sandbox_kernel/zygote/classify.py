@@ -191,4 +191,5 @@ def classify(obs: Observation) -> CandidateDict:
         "signal": status & 0x7F if status is not None and status & 0x7F else None,
         "verified": obs.verified if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None,
         "isolation": _isolation(obs),
+        "host": None,
     }
