@@ -25,6 +25,11 @@ __all__ = [
 ]
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where JupyterLab finds the built extension (``jupyter labextension develop``)."""
+    return [{"src": "labextension", "dest": "z3sandbox-kernel"}]
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext z3sandbox_kernel``: register the ``%%z3sandbox`` magic (imported lazily)."""
     from .jupyter.magic import load_ipython_extension as _load

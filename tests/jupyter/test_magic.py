@@ -80,6 +80,7 @@ USAGE_ERRORS = [
     ("--candidates mixed_list", "\n", "item 1 is of type int, not a string"),
     ("--candidates two_scripts", SAT, "either in the cell body or with --candidates, not both"),
     ("--out 1abc", SAT, "--out 1abc: not a valid Python name"),
+    ("--dask not_a_client", SAT, "--dask not_a_client: expected a distributed.Client or a scheduler"),
     ("--script-size 1", "#" * 2000, "candidate 0 is 2.0 KB, over the script size limit of 1 KB"),
     ("", SAT + "# %% candidate\n\n# %% candidate\n" + UNSAT, "candidate 1 of the cell is empty"),
 ]
@@ -90,7 +91,8 @@ def test_usage_error_is_one_clear_line_and_starts_no_process(
     shell: InteractiveShell, fresh: Z3SandboxMagics, line: str, body: str, message: str
 ) -> None:
     shell.user_ns.update(
-        not_bytes="abc", not_a_list=3, empty_list=[], mixed_list=[SAT, 3], two_scripts=[SAT, UNSAT]
+        not_bytes="abc", not_a_list=3, empty_list=[], mixed_list=[SAT, 3], two_scripts=[SAT, UNSAT],
+        not_a_client=3,
     )
     before = child_pids()
     with pytest.raises(UsageError) as error:
@@ -249,3 +251,15 @@ def test_smt2_option_runs_smt_lib(shell: InteractiveShell) -> None:
     script = "(declare-const x Int)\n(assert (> x 4))\n(assert (< x 6))\n(check-sat)\n"
     run_cell(shell, f"{FAST} --smt2 --quiet", script)
     assert shell.user_ns["_z3"].model == {"x": 5}
+
+
+def test_dask_option_runs_the_cell_on_the_cluster_of_a_client_variable(shell: InteractiveShell) -> None:
+    import distributed  # the [dask] extra, installed by `make test`
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        shell.user_ns["cluster_client"] = client
+        run_cell(shell, "--quiet --dask cluster_client --out on_cluster -k 2", SAT)
+        result = shell.user_ns["on_cluster"]
+        assert [c.verdict for c in result] == [Verdict.SAT, Verdict.SAT]
+        assert all(c.host and c.host.startswith(("tcp://", "inproc://")) for c in result)

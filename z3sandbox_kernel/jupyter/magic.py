@@ -166,6 +166,8 @@ class Z3SandboxMagics(Magics):
               help="no live table, only the final result (Z3Sandbox.quiet)")
     @argument("--seed", metavar="VAR",
               help="bytes, bytearray or memoryview in VAR that byte_N models overlay")
+    @argument("--dask", metavar="ADDRESS_OR_VAR",
+              help="run on a Dask cluster: a distributed.Client in VAR, or a scheduler address")
     @argument("--out", metavar="NAME", default="_z3",
               help="bind the RunResult to NAME in the namespace (default _z3)")
     @_limit_options
@@ -184,6 +186,7 @@ class Z3SandboxMagics(Magics):
         namespace = self.shell.user_ns
         scripts = self._scripts(args, cell, namespace)
         seed = self._seed(args, namespace)
+        client = self._client(args, namespace)
         limits = self._limits(args)
         for number, script in enumerate(scripts):
             size = len(script.encode("utf-8", "surrogatepass"))
@@ -204,6 +207,8 @@ class Z3SandboxMagics(Magics):
             "verify": options.verify if args.verify is None else args.verify,
             "require": tuple(options.require),
         }
+        if client is not None:
+            run_kwargs["client"] = client
         quiet = options.quiet if args.quiet is None else args.quiet
         result = self.run(scripts, args.isolation or options.isolation, quiet, run_kwargs)
         namespace[args.out] = result
@@ -254,6 +259,22 @@ class Z3SandboxMagics(Magics):
                 f"not {type(value).__name__}"
             )
         return bytes(value)
+
+    def _client(self, args: argparse.Namespace, namespace: dict) -> Any:
+        """--dask: a Client held in a variable, or a scheduler address (a name that is not a
+        variable is taken as an address)."""
+        if args.dask is None:
+            return None
+        target = namespace.get(args.dask, args.dask) if args.dask.isidentifier() else args.dask
+        try:
+            from ..host.distributed import resolve_client
+
+            return resolve_client(target)
+        except ImportError as exc:
+            raise UsageError(f"--dask: {exc}") from None
+        except (TypeError, OSError, ValueError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else repr(exc)
+            raise UsageError(f"--dask {args.dask}: {first}") from None
 
     def _limits(self, args: argparse.Namespace) -> Limits:
         try:
