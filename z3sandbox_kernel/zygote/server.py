@@ -184,7 +184,9 @@ class Zygote:
             )
 
         started = time.monotonic()
-        spawned = spawn(make_job, self.plan.pid_ns_fd)
+        # Only user code needs a PID namespace of its own (and its init); a verifier or the probe
+        # runs none and cannot fork (seccomp), so it saves a fork and a namespace teardown.
+        spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None)
         cap = int(limits.output_kb) * 1024
         streams = {
             "stdout": Stream("stdout", spawned.stdout_fd, cap),
@@ -269,9 +271,10 @@ class Zygote:
                 self._job_ended(job)
 
     def _job_ended(self, job: Job) -> None:
-        if self.plan.pid_ns_fd is None:
+        if "status" not in job.streams:  # no PID namespace took the tree down with its init
             _kill_group(job.pid)
-            self.plan.kill_orphans(set(self.jobs_by_pid))
+            if job.phase == "run":  # only user code can have left processes behind
+                self.plan.kill_orphans(set(self.jobs_by_pid))
         self._drain(job)
         scratch.remove(job.scratch)
         candidate = self.candidates.get(job.candidate_id)
