@@ -46,6 +46,33 @@ def header(path: Path) -> str:
     return " ".join(lines)
 
 
+
+# Inlined into scripts as {{RAW_LIBC}}: libc called through ctypes raises no audit event, so the
+# harness's audit hook (a reporting layer that a script cannot switch off) does not see these calls
+# and only the kernel layers stand in their way.
+RAW_LIBC = """import ctypes, os, socket, struct
+libc = ctypes.CDLL(None, use_errno=True)
+def raw(result):
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return result
+def sockaddr_in(host, port):
+    return struct.pack("=H", socket.AF_INET) + struct.pack(">H", port) + socket.inet_aton(host) + bytes(8)
+def sockaddr_un(path):
+    data = path.encode()
+    return struct.pack("=H", socket.AF_UNIX) + data + (b"" if data.startswith(b"\\0") else b"\\0")
+def raw_socket(family, kind):
+    return raw(libc.socket(family, kind, 0))
+def raw_connect(fd, address):
+    raw(libc.connect(fd, address, len(address)))
+def raw_send(fd, data, address=None):
+    if address is None:
+        raw(libc.send(fd, data, len(data), 0))
+    else:
+        raw(libc.sendto(fd, data, len(data), 0, address, len(address)))
+"""
+
 class _Listener:
     """A socket that counts connections or datagrams on a daemon thread."""
 
@@ -151,6 +178,7 @@ class World:
             "UDP_PORT": str(self.listeners["udp"].sock.getsockname()[1]) if self.listeners else "9",
             "UNIX_PATH": self.unix_path,
             "ABSTRACT_NAME": self.abstract_name,
+            "RAW_LIBC": RAW_LIBC,
         }
 
     def render(self, path: Path, zygote_pid: int | None) -> str:

@@ -70,8 +70,8 @@ def test_setsid_grandchild_holding_the_pipes_does_not_hold_the_run(sandbox):
 
 # The setsid grandchild forks once more: a great-grandchild under it, both sleeping.
 TREE_ESCAPE = DOUBLE_FORK.replace(
-    "        while True:", "        libc.fork()\n        libc.prctl(15, ctypes.c_char_p(b\"%s\"), 0, 0, 0)\n"
-    "        while True:" % ESCAPEE)
+    "        while True:", "        libc.fork()\n"
+    f"        libc.prctl(15, ctypes.c_char_p(b\"{ESCAPEE}\"), 0, 0, 0)\n        while True:")
 
 
 def kill_escapees() -> None:

@@ -1,8 +1,6 @@
-# Tries: send a UDP datagram to a socket the test listens on (audit hook disarmed).
+# Tries: send a UDP datagram to a socket the test listens on, through libc (no audit event).
 # Must get: blocked (seccomp refuses socket(); the netns has no interface up).
-import socket
-import z3sandbox_kernel.child.harness as h
-h.DENIED_EVENTS = frozenset()
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-u.sendto(b"ESCAPED {{TOKEN}}", ("127.0.0.1", {{UDP_PORT}}))
+{{RAW_LIBC}}
+fd = raw_socket(socket.AF_INET, socket.SOCK_DGRAM)
+raw_send(fd, b"ESCAPED {{TOKEN}}", sockaddr_in("127.0.0.1", {{UDP_PORT}}))
 print("ESCAPED: sent a datagram")

@@ -1,6 +1,5 @@
-# Tries: replace the candidate with /bin/sh via os.execv (audit hook disarmed).
+# Tries: replace the candidate with /bin/sh through libc's execv (no audit event).
 # Must get: blocked (seccomp refuses execve).
-import os
-import z3sandbox_kernel.child.harness as h
-h.DENIED_EVENTS = frozenset()
-os.execv("/bin/sh", ["/bin/sh", "-c", "echo ESCAPED > {{WATCHED}}/execve.txt"])
+{{RAW_LIBC}}
+argv = (ctypes.c_char_p * 4)(b"/bin/sh", b"-c", b"echo ESCAPED > {{WATCHED}}/execve.txt", None)
+raw(libc.execv(b"/bin/sh", argv))
