@@ -185,7 +185,8 @@ def test_candidate_environment_is_clean(sandbox, monkeypatch):
 
 
 def test_scratch_folder_is_fresh_and_removed(sandbox):
-    result = sandbox.run(["import os\nprint(os.getcwd(), os.listdir('.'))\nopen('left.txt', 'w').write('x')\n"] * 2)
+    script = "import os\nprint(os.getcwd(), os.listdir('.'))\nopen('left.txt', 'w').write('x')\n"
+    result = sandbox.run([script] * 2)
     first, second = (c.stdout.split(" ", 1) for c in result)
     assert first[0] != second[0]
     assert first[1].strip() == "[]" and second[1].strip() == "[]"
