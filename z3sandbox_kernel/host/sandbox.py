@@ -53,13 +53,22 @@ def default_isolation() -> str:
     return "kernel" if sys.platform == "linux" else "process"
 
 
-def warn_degraded(report: IsolationReport) -> None:
+def warn_degraded(report: IsolationReport, stacklevel: int = 3) -> None:
     """Once per process and layer: a missing layer is said out loud, never skipped silently."""
     for layer in report["layers"]:
         if not layer.get("active") and layer["name"] not in _warned:
             _warned.add(layer["name"])
             warnings.warn(f"z3sandbox: isolation is degraded: {layer['name']} is not active: "
-                          f"{layer.get('error', 'unknown reason')}", RuntimeWarning, stacklevel=3)
+                          f"{layer.get('error', 'unknown reason')}", RuntimeWarning, stacklevel=stacklevel)
+
+
+def _warned_about(result: RunResult) -> RunResult:
+    """Warn in the caller's thread (in a notebook: in the cell) about layers that did not apply,
+    from what each candidate reports (a layer can probe fine and still fail)."""
+    for candidate in result.candidates:
+        if candidate.isolation:
+            warn_degraded(candidate.isolation, stacklevel=4)
+    return result
 
 
 class _LoopThread:
@@ -109,7 +118,6 @@ class Sandbox:
             if self._zygote is None:
                 zygote = ZygoteProcess(self.level, self._on_message, self._on_zygote_exit)
                 await zygote.start()
-                warn_degraded(zygote.hello["isolation"])
                 self._zygote = zygote
             return self._zygote
 
@@ -123,8 +131,6 @@ class Sandbox:
                 if kind == "started":
                     run.on_started(request_id)
                 elif kind == "done":
-                    if msg["result"].get("isolation"):  # what really applied, candidate by candidate
-                        warn_degraded(msg["result"]["isolation"])
                     run.on_done(request_id, msg["result"])
                 return
 
@@ -193,7 +199,7 @@ class Sandbox:
                     on_update(item)
             except KeyboardInterrupt:
                 self._loop.call(run.cancel, "interrupt")
-        return future.result()
+        return _warned_about(future.result())
 
     async def run_async(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
                         **kwargs: Any) -> RunResult:
@@ -207,7 +213,7 @@ class Sandbox:
         remote = self._remote(kwargs)
         run = Run(self._plan(scripts, kwargs), emit)
         try:
-            return await asyncio.wrap_future(self._loop.submit(self._execute(run, remote)))
+            return _warned_about(await asyncio.wrap_future(self._loop.submit(self._execute(run, remote))))
         except asyncio.CancelledError:
             self._loop.call(run.cancel, "cancel")
             raise

@@ -16,6 +16,7 @@ from ..verdicts import Verdict
 from .payload import build_payload
 
 REASON_CAP = 2000
+ZYGOTE_KILLS = frozenset({"wall", "output", "report", "race", "cancel", "interrupt"})
 _CRASH_SIGNALS_AT_MEMORY_LIMIT = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT}
 
 
@@ -41,7 +42,7 @@ class Observation:
     setup: dict[str, Any] | None = None
     report: dict[str, Any] | None = None
     report_error: str | None = None
-    namespace_layers: list[LayerReport] = field(default_factory=list)
+    planned_layers: list[LayerReport] = field(default_factory=list)  # when no child reported any
     verify_requested: bool = False
     verified: bool | None = None
     verify_reason: str = ""
@@ -59,7 +60,7 @@ def _signal_name(signum: int) -> str:
 
 
 def _isolation(obs: Observation) -> IsolationReport:
-    layers = list(obs.setup["layers"]) if obs.setup else list(obs.namespace_layers)
+    layers = list(obs.setup["layers"]) if obs.setup else list(obs.planned_layers)
     return {"level": "kernel" if obs.level == "kernel" else "process", "layers": layers}
 
 
@@ -160,6 +161,17 @@ def _verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
     return _from_report(obs, obs.report)
 
 
+def _signal(obs: Observation) -> int | None:
+    """The signal that ended the candidate.  When the zygote killed it inside a PID namespace the
+    init's report never came, but the candidate died of SIGKILL all the same: say so either way."""
+    status = obs.wait_status
+    if status is not None and status & 0x7F:
+        return status & 0x7F
+    if status is None and obs.kill in ZYGOTE_KILLS:
+        return int(signal.SIGKILL)
+    return None
+
+
 def classify(obs: Observation) -> CandidateDict:
     verdict, reason, kill = _verdict(obs)
     report = obs.report or {}
@@ -188,7 +200,7 @@ def classify(obs: Observation) -> CandidateDict:
         "peak_rss_mb": round(obs.peak_rss_mb, 2),
         "kill": kill,
         "exit_code": (status >> 8) & 0xFF if status is not None and not status & 0x7F else None,
-        "signal": status & 0x7F if status is not None and status & 0x7F else None,
+        "signal": _signal(obs),
         "verified": obs.verified if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None,
         "isolation": _isolation(obs),
         "host": None,

@@ -158,7 +158,7 @@ class Zygote:
         limits = Limits.from_dict(request["limits"])
         seed = bytes.fromhex(request["seed_hex"]) if request.get("seed_hex") else None
         obs = Observation(index=int(request["index"]), limits=limits, level=self.plan.level,
-                          seed=seed, namespace_layers=self.plan.namespace_reports,
+                          seed=seed, planned_layers=self.plan.isolation_report()["layers"],
                           verify_requested=bool(request.get("verify")))
         candidate = Candidate(request, obs)
         self.candidates[int(request["id"])] = candidate
