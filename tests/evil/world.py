@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from z3sandbox_kernel.zygote.spawn import SPARE_NAME
+
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 ESCAPE_MARKERS = ("ESCAPED", "PLANTED")
 EVIL_COMM = "z3sbevil"  # the name a script gives any process it manages to create
@@ -322,7 +324,10 @@ def leftover_processes(zygote_pid: int, level: str) -> list[str]:
     (PID 1 of the sandbox's PID namespace); candidates are below that.  At process level the
     candidates are the zygote's children."""
     own_depth = 1 if level == "kernel" else 0
+    # The serving zygote keeps one idle verifier forked ahead, named SPARE_NAME: not a leftover.
+    spares = [pid for pid, d in descendants(zygote_pid).items()
+              if d == own_depth + 1 and _comm(pid) == SPARE_NAME][:1]
     left = [f"{pid} ({_comm(pid)}, depth {d})"
-            for pid, d in descendants(zygote_pid).items() if d > own_depth]
+            for pid, d in descendants(zygote_pid).items() if d > own_depth and pid not in spares]
     left += [f"{pid} ({EVIL_COMM}, anywhere)" for pid in all_pids() if _comm(pid) == EVIL_COMM]
     return left

@@ -18,6 +18,8 @@ After step 7 user code runs (the harness).  Its report is the second frame.  We 
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import signal
 import sys
@@ -25,12 +27,15 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, NoReturn
 
+from ..limits import Limits
 from ..oscalls import set_parent_death_signal
 from ..protocol import PROTOCOL_VERSION, RESULT_FD, LayerReport, encode_frame
 from .layers import LayerSetupError, Policy
 
 # Exit code of a child whose bootstrap failed before user code ran (no frame could be written).
 BOOTSTRAP_FAILED_EXIT = 121
+# Where a spare verifier finds its request, in its own scratch folder (Landlock lets it read there).
+SPARE_REQUEST_FILE = "verify-request.json"
 
 
 @dataclass
@@ -48,6 +53,7 @@ class ChildJob:
     address_space_base: int = 0
     in_pid_namespace: bool = False
     preset_reports: list[LayerReport] = field(default_factory=list)  # namespaces, set by the zygote
+    stdin_fd: int | None = None  # a spare verifier's "go" pipe; everyone else reads /dev/null
 
 
 def _write_frame(message: dict[str, Any]) -> None:
@@ -59,8 +65,8 @@ def _write_frame(message: dict[str, Any]) -> None:
 
 
 def _redirect_descriptors(job: ChildJob) -> None:
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    for source, target in ((devnull, 0), (job.stdout_fd, 1), (job.stderr_fd, 2), (job.result_fd, RESULT_FD)):
+    stdin = os.open(os.devnull, os.O_RDONLY) if job.stdin_fd is None else job.stdin_fd
+    for source, target in ((stdin, 0), (job.stdout_fd, 1), (job.stderr_fd, 2), (job.result_fd, RESULT_FD)):
         if source != target:
             os.dup2(source, target)
     os.closerange(RESULT_FD + 1, 1 << 16)
@@ -111,8 +117,28 @@ def become_child(job: ChildJob) -> NoReturn:
     os._exit(_run_job(job))
 
 
+def _await_request(job: ChildJob) -> dict[str, Any] | None:
+    """A spare verifier, forked before any model existed, waits for its one request: the zygote
+    writes it into our scratch folder and then says "go" on stdin.  Then the candidate's limits
+    apply (rlimits can only be lowered from here, which is what they do)."""
+    if os.read(0, 1) != b"g":
+        return None  # never used: the zygote is shutting down
+    with open(SPARE_REQUEST_FILE, encoding="utf-8") as handle:
+        request: dict[str, Any] = json.load(handle)
+    from .layers import rlimits
+
+    limits = Limits.from_dict(request["limits"])
+    rlimits.apply(dataclasses.replace(job.policy, limits=limits), job.address_space_base)
+    return request
+
+
 def _run_job(job: ChildJob) -> int:
     request = job.request
+    if request.get("spare"):
+        awaited = _await_request(job)
+        if awaited is None:
+            return 0
+        request = awaited
     if job.kind == "verify":
         from . import verify  # imported by the zygote already: a dictionary lookup
 

@@ -118,13 +118,39 @@ _started_routes: dict[str, Any] = {}  # Dask key -> the DaskRemote that submitte
 _subscribed: set[str] = set()  # ids of the clients whose STARTED_TOPIC we handle
 
 
+_pings: dict[str, asyncio.Event] = {}  # subscription checks waiting for their own event
+SUBSCRIBE_TIMEOUT_S = 10.0
+PING_INTERVAL_S = 0.05
+
+
 def _route_started(event: Any) -> None:
     """On a client loop: a worker began a candidate (``run_candidate(announce=True)``)."""
     _, msg = event
     key = msg.get("key") if isinstance(msg, dict) else None
+    if isinstance(key, str) and key in _pings:
+        _pings[key].set()
+        return
     remote = _started_routes.get(key) if isinstance(key, str) else None
     if remote is not None:
         remote._on_started(msg["key"], str(msg.get("worker")))
+
+
+async def _subscribed_for_sure(client: Any) -> None:
+    """subscribe_topic returns before the scheduler knows, and events published meanwhile are lost
+    (a candidate's "running" with them): publish one of our own and wait until it comes back."""
+    key = f"z3sandbox-ping-{uuid.uuid4().hex}"
+    _pings[key] = asyncio.Event()
+    try:
+        client.subscribe_topic(STARTED_TOPIC, _route_started)
+        for _ in range(int(SUBSCRIBE_TIMEOUT_S / PING_INTERVAL_S)):
+            client.log_event(STARTED_TOPIC, {"key": key})
+            try:
+                await asyncio.wait_for(_pings[key].wait(), PING_INTERVAL_S)
+                return
+            except asyncio.TimeoutError:
+                continue
+    finally:
+        del _pings[key]
 
 
 class DaskRemote:
@@ -162,7 +188,7 @@ class DaskRemote:
         distributed = _distributed()
         await self.client.register_plugin(ZygotePlugin(self.level))
         if self.client.id not in _subscribed:
-            self.client.subscribe_topic(STARTED_TOPIC, _route_started)
+            await _subscribed_for_sure(self.client)
             _subscribed.add(self.client.id)
         self._more = asyncio.Event()
         self._as_completed = distributed.as_completed(loop=self.client.loop, with_results=True,

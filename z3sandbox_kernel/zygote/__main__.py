@@ -21,6 +21,7 @@ import sys
 
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
 from .namespaces import NamespaceState, enter_sandbox_namespaces
+from .spawn import ZYGOTE_NAME
 
 
 def _die_with(parent: int) -> None:
@@ -59,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parent", type=int, default=0)
     args = parser.parse_args(argv)
     _die_with(args.parent)
-    set_process_name("z3sandbox-zyg") if sys.platform == "linux" else None
+    if sys.platform == "linux":
+        set_process_name(ZYGOTE_NAME)
     z3_version = _preload()
 
     from .sandboxing import SandboxPlan

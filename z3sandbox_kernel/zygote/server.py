@@ -8,6 +8,8 @@ threaded process can deadlock, and a kernel has threads -- which is why the zygo
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import selectors
 import signal
@@ -16,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..child.bootstrap import ChildJob
+from ..child.bootstrap import SPARE_REQUEST_FILE, ChildJob
 from ..limits import Limits
 from ..protocol import (
     MAX_CHILD_REPORT_BYTES,
@@ -31,6 +33,7 @@ from .sandboxing import SandboxPlan
 from .spawn import decode_status, spawn
 
 READ_CHUNK = 1 << 16
+SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
 
 
 @dataclass
@@ -58,6 +61,7 @@ class Job:
     wait_status: int | None = None
     rusage: Any = None
     ended: float = 0.0
+    stdin_fd: int | None = None  # a spare verifier's "go" pipe
 
     @property
     def reaped(self) -> bool:
@@ -78,6 +82,7 @@ class Zygote:
         self.control_out = control_out
         self.selector = selectors.DefaultSelector()
         self.candidates: dict[int, Candidate] = {}
+        self.spare: Job | None = None  # a verifier forked ahead, waiting for a model
         self.jobs_by_pid: dict[int, Job] = {}
         self.control_buffer = bytearray()
         self.scratch_base = scratch.make_base()
@@ -169,24 +174,31 @@ class Zygote:
             return
         self.send(message("started", id=int(request["id"])))
         candidate.job = self._spawn(int(request["id"]), "run", request, limits)
+        if request.get("verify"):
+            self._ensure_spare()
 
-    def _spawn(self, candidate_id: int, phase: str, request: dict[str, Any], limits: Limits) -> Job:
+    def _spawn(self, candidate_id: int, phase: str, request: dict[str, Any], limits: Limits,
+               spare: bool = False) -> Job:
         folder = scratch.make(self.scratch_base, f"{phase}-{candidate_id}")
+        layers = self.plan.layers
         required = frozenset(request.get("require") or [])
+        if spare:  # its rlimits come with its request (they can only be lowered once applied)
+            layers = [layer for layer in layers if layer.NAME != "rlimits"]
+            required = frozenset(layer.NAME for layer in layers)
 
-        def make_job(out_w: int, err_w: int, res_w: int, in_pid_ns: bool) -> ChildJob:
+        def make_job(out_w: int, err_w: int, res_w: int, stdin_r: int | None, in_pid_ns: bool) -> ChildJob:
             return ChildJob(
                 kind={"run": "candidate"}.get(phase, phase), request=request,
                 policy=self.plan.policy(folder, limits, in_pid_ns), stdout_fd=out_w,
-                stderr_fd=err_w, result_fd=res_w, layers=self.plan.layers, required=required,
+                stderr_fd=err_w, result_fd=res_w, layers=layers, required=required,
                 address_space_base=self.plan.address_space_base(), in_pid_namespace=in_pid_ns,
-                preset_reports=self.plan.namespace_reports,
+                preset_reports=self.plan.namespace_reports, stdin_fd=stdin_r,
             )
 
         started = time.monotonic()
         # Only user code needs a PID namespace of its own (and its init); a verifier or the probe
         # runs none and cannot fork (seccomp), so it saves a fork and a namespace teardown.
-        spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None)
+        spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None, with_stdin=spare)
         cap = int(limits.output_kb) * 1024
         streams = {
             "stdout": Stream("stdout", spawned.stdout_fd, cap),
@@ -196,7 +208,8 @@ class Zygote:
         if spawned.status_fd is not None:
             streams["status"] = Stream("status", spawned.status_fd, 64)
         job = Job(candidate_id, phase, spawned.pid, folder, started,
-                  started + float(limits.wall_s), streams)
+                  math.inf if spare else started + float(limits.wall_s), streams,
+                  stdin_fd=spawned.stdin_fd)
         for stream in streams.values():
             assert stream.fd is not None
             self.selector.register(stream.fd, selectors.EVENT_READ, ("stream", (job, stream)))
@@ -270,7 +283,43 @@ class Zygote:
                 job.wait_status, job.rusage, job.ended = status, rusage, time.monotonic()
                 self._job_ended(job)
 
+    # ------------------------------------------------------------------------------ verification
+
+    def _ensure_spare(self) -> None:
+        """Keep one verifier forked ahead, its layers applied, waiting for a model: the fork and
+        the bootstrap happen while a candidate still runs, not after it (bench/PROFILE.md)."""
+        if self.spare is None and self.running:
+            self.spare = self._spawn(SPARE_ID, "verify", {"spare": True}, Limits(), spare=True)
+
+    def _verifier(self, candidate_id: int, request: dict[str, Any], limits: Limits) -> Job:
+        """Hand ``request`` to the spare verifier (a fresh fork that ran no user code and serves
+        this one model), or fork one now; then fork the next spare."""
+        spare, self.spare = self.spare, None
+        job = None
+        if spare is not None and not spare.reaped and spare.kill is None and spare.stdin_fd is not None:
+            try:
+                with open(os.path.join(spare.scratch, SPARE_REQUEST_FILE), "w", encoding="utf-8") as out:
+                    json.dump({**request, "limits": limits.to_dict()}, out)
+                os.write(spare.stdin_fd, b"g")
+                spare.candidate_id, spare.deadline = candidate_id, time.monotonic() + float(limits.wall_s)
+                job = spare
+            except OSError:
+                self._kill(spare, "cancel")
+            self._close_stdin(spare)
+        if job is None:
+            job = self._spawn(candidate_id, "verify", request, limits)
+        self._ensure_spare()
+        return job
+
+    def _close_stdin(self, job: Job) -> None:
+        if job.stdin_fd is not None:
+            os.close(job.stdin_fd)
+            job.stdin_fd = None
+
     def _job_ended(self, job: Job) -> None:
+        self._close_stdin(job)
+        if job is self.spare:
+            self.spare = None
         if "status" not in job.streams:  # no PID namespace took the tree down with its init
             _kill_group(job.pid)
             if job.phase == "run":  # only user code can have left processes behind
@@ -283,9 +332,8 @@ class Zygote:
         if job.phase == "run":
             self._observe_run(candidate.observation, job)
             if self.running and self._wants_verification(candidate):
-                candidate.job = self._spawn(job.candidate_id, "verify",
-                                            self._verify_request(candidate),
-                                            candidate.observation.limits)
+                candidate.job = self._verifier(job.candidate_id, self._verify_request(candidate),
+                                               candidate.observation.limits)
                 return
             report = candidate.observation.report or {}
             if not report.get("assertions_smt2"):
@@ -352,7 +400,8 @@ class Zygote:
     # ------------------------------------------------------------------------------ deadlines, kills
 
     def _next_timeout(self) -> float | None:
-        deadlines = [job.deadline for job in self.jobs_by_pid.values() if job.kill is None]
+        deadlines = [job.deadline for job in self.jobs_by_pid.values()
+                     if job.kill is None and job.deadline != math.inf]
         if not deadlines:
             return None
         return max(0.0, min(deadlines) - time.monotonic())

@@ -25,9 +25,12 @@ from ..oscalls import set_parent_death_signal, set_process_name
 from .namespaces import enter_candidate_user_namespace, fork_in_new_pid_namespace
 
 _STATUS = struct.Struct(">i")
+ZYGOTE_NAME = "z3sandbox-zyg"
+SPARE_NAME = "z3sandbox-spare"  # an idle verifier forked ahead (see server.py), visible as such
 
-# Builds the ChildJob once its pipe ends exist: (stdout_w, stderr_w, result_w, in_pid_namespace).
-ChildJobFactory = Callable[[int, int, int, bool], ChildJob]
+# Builds the ChildJob once its pipe ends exist:
+# (stdout_w, stderr_w, result_w, stdin_r or None, in_pid_namespace).
+ChildJobFactory = Callable[[int, int, int, "int | None", bool], ChildJob]
 
 
 @dataclass
@@ -37,6 +40,7 @@ class Spawned:
     stderr_fd: int
     result_fd: int
     status_fd: int | None  # init's report of the child's wait status (PID-namespace mode only)
+    stdin_fd: int | None = None  # the write end of the child's stdin, when asked for
 
 
 def _pipe() -> tuple[int, int]:
@@ -45,14 +49,19 @@ def _pipe() -> tuple[int, int]:
     return read_end, write_end
 
 
-def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None) -> Spawned:
+def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, with_stdin: bool = False) -> Spawned:
     """Fork the tree for one job; returns the read ends, non-blocking, owned by the caller."""
     out_r, out_w = _pipe()
     err_r, err_w = _pipe()
     res_r, res_w = _pipe()
     status_r, status_w = _pipe() if pid_ns_fd is not None else (None, None)
-    job = job_factory(out_w, err_w, res_w, pid_ns_fd is not None)
+    stdin_r, stdin_w = os.pipe() if with_stdin else (None, None)
+    job = job_factory(out_w, err_w, res_w, stdin_r, pid_ns_fd is not None)
+    if with_stdin:  # the spare is named from its first instant: it inherits the name at fork
+        set_process_name(SPARE_NAME)
     pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
+    if with_stdin and pid != 0:
+        set_process_name(ZYGOTE_NAME)
     if pid == 0:  # never return into the zygote's code from here
         try:
             if status_w is not None:
@@ -60,10 +69,10 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None) -> Spawned:
             become_child(job)
         finally:
             os._exit(BOOTSTRAP_FAILED_EXIT)
-    for fd in (out_w, err_w, res_w, status_w):
+    for fd in (out_w, err_w, res_w, status_w, stdin_r):
         if fd is not None:
             os.close(fd)
-    return Spawned(pid, out_r, err_r, res_r, status_r)
+    return Spawned(pid, out_r, err_r, res_r, status_r, stdin_w)
 
 
 def _run_init(job: ChildJob, status_w: int) -> None:
@@ -79,8 +88,9 @@ def _run_init(job: ChildJob, status_w: int) -> None:
         os.close(status_w)
         become_child(job)
     # init holds no pipe but its status pipe: EOF on the others means the child tree closed them.
-    for fd in (job.stdout_fd, job.stderr_fd, job.result_fd):
-        os.close(fd)
+    for fd in (job.stdout_fd, job.stderr_fd, job.result_fd, job.stdin_fd):
+        if fd is not None:
+            os.close(fd)
     status = None
     while status is None:
         pid, wait_status = os.waitpid(-1, 0)
