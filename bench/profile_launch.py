@@ -33,7 +33,7 @@ from z3sandbox_kernel.child import bootstrap, harness
 from z3sandbox_kernel.limits import Limits
 from z3sandbox_kernel.protocol import PROTOCOL_VERSION, encode_frame, split_frames
 from z3sandbox_kernel.zygote import __main__ as zygote_main
-from z3sandbox_kernel.zygote import server, spawn
+from z3sandbox_kernel.zygote import scratch, server, spawn
 from z3sandbox_kernel.zygote.classify import classify
 from z3sandbox_kernel.zygote.namespaces import (
     NamespaceState,
@@ -198,7 +198,7 @@ def _round_trips(plan: SandboxPlan, runs: int, verify: bool) -> float:
     if pid == 0:
         os.close(to_zygote_w)
         os.close(from_zygote_r)
-        server.Zygote(plan, to_zygote_r, from_zygote_w).serve()
+        server.Zygote(plan, scratch.make_base(), to_zygote_r, from_zygote_w).serve()
         os._exit(0)
     os.close(to_zygote_r)
     os.close(from_zygote_w)

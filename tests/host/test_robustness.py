@@ -9,6 +9,8 @@ import asyncio
 import os
 import select
 import signal
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -212,3 +214,29 @@ def test_closing_a_sandbox_stops_its_zygote():
     assert zygote in all_processes()
     sandbox.close()
     assert ended_within([zygote], 5) == []
+
+
+HOST_THAT_DIES = """
+import os, sys
+from z3sandbox_kernel import Limits, Sandbox
+sandbox = Sandbox(isolation=sys.argv[1])
+sandbox.run("x = Int('x'); s.add(x > 1)")
+print(sandbox._zygote.hello["scratch"], sandbox.zygote_pid, flush=True)
+sys.stdin.read()  # until the test kills us
+"""
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_host_killed_with_sigkill_takes_its_zygote_and_scratch_folders_with_it(level):
+    host = subprocess.Popen([sys.executable, "-c", HOST_THAT_DIES, level], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        base, zygote = host.stdout.readline().split()
+        assert os.path.isdir(base)
+        tree = [p.pid for p in process_tree_of(int(zygote))]
+        host.kill()
+        host.wait()
+        assert ended_within([int(zygote), *tree], 10) == []
+        assert not os.path.exists(base)  # removed before the zygote exited
+    finally:
+        host.kill()

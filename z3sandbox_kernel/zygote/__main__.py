@@ -20,15 +20,27 @@ import signal
 import sys
 
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from . import scratch
 from .namespaces import NamespaceState, enter_sandbox_namespaces
 from .spawn import ZYGOTE_NAME
+
+
+class HostDied(SystemExit):
+    """The host died without shutting us down: unwind, killing candidates and removing scratch."""
+
+
+def _host_died(*_: object) -> None:
+    raise HostDied(1)
 
 
 def _die_with(parent: int) -> None:
     # The host cancels runs itself; a terminal's Ctrl-C is not for us (we run in our own session).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGTERM, not SIGKILL, when the host dies: there is still time to kill candidates and to remove
+    # the scratch folders (a kernel killed by Jupyter would otherwise leave them in /tmp).
+    signal.signal(signal.SIGTERM, _host_died)
     if sys.platform == "linux":
-        set_parent_death_signal(signal.SIGKILL)
+        set_parent_death_signal(signal.SIGTERM)
     if parent and os.getppid() != parent:
         os._exit(1)
 
@@ -46,12 +58,21 @@ def _preload() -> str:
     return str(z3.get_version_string())
 
 
-def _mirror_child(pid: int) -> int:
-    """The thin outer parent: wait for the serving zygote and exit as it did."""
+def _mirror_child(pid: int, scratch_base: str) -> int:
+    """The thin outer parent: wait for the serving zygote and exit as it did.  If the host dies,
+    the serving zygote dies with us (its parent-death signal) and we remove the scratch folders."""
     for stream in (0, 1):
         os.close(stream)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) & 0xFF
+    try:
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status) & 0xFF
+    except HostDied:
+        os.kill(pid, signal.SIGKILL)  # PID 1 of its namespace: every candidate goes with it
+        os.waitpid(pid, 0)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # done: a late parent-death signal is moot
+        scratch.remove(scratch_base)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,15 +90,20 @@ def main(argv: list[str] | None = None) -> int:
 
     level = args.isolation if sys.platform == "linux" else "process"
     namespaces = enter_sandbox_namespaces() if level == "kernel" else NamespaceState()
+    scratch_base = scratch.make_base()
     if namespaces.pid:
         pid = os.fork()
         if pid:
-            return _mirror_child(pid)
+            return _mirror_child(pid, scratch_base)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the outer parent cleans up after us
         set_parent_death_signal(signal.SIGKILL)
     elif sys.platform == "linux":
         set_child_subreaper()
     plan = SandboxPlan.build(level, namespaces, z3_version)
-    Zygote(plan).serve()
+    try:
+        Zygote(plan, scratch_base).serve()  # its own finally kills candidates, removes scratch
+    except HostDied:
+        return 1
     return 0
 
 

@@ -76,7 +76,8 @@ class Candidate:
 
 
 class Zygote:
-    def __init__(self, plan: SandboxPlan, control_in: int = 0, control_out: int = 1) -> None:
+    def __init__(self, plan: SandboxPlan, scratch_base: str, control_in: int = 0,
+                 control_out: int = 1) -> None:
         self.plan = plan
         self.control_in = control_in
         self.control_out = control_out
@@ -85,7 +86,7 @@ class Zygote:
         self.spare: Job | None = None  # a verifier forked ahead, waiting for a model
         self.jobs_by_pid: dict[int, Job] = {}
         self.control_buffer = bytearray()
-        self.scratch_base = scratch.make_base()
+        self.scratch_base = scratch_base
         self.running = True
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)

@@ -79,6 +79,7 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     """PID 1 of the candidate's namespace: fork the child, reap all, report the child's status."""
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     set_process_name("z3sandbox-init")
     set_parent_death_signal(signal.SIGKILL)
     if job.policy.extra.get("nproc_effective") == "1":
