@@ -131,12 +131,16 @@ class Zygote:
                         self._on_stream(*payload)
                 self._enforce_deadlines()
         finally:
+            # Whatever ends us (the host's shutdown, its death: EOF and SIGTERM can race), the
+            # cleanup itself must not be interrupted by a late signal.
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             self._kill_everything()
             scratch.remove(self.scratch_base)
 
     def _on_control(self) -> None:
         chunk = os.read(self.control_in, READ_CHUNK)
         if not chunk:  # the host went away: nothing may outlive it
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # its death signal may follow: moot now
             self.running = False
             self.selector.unregister(self.control_in)
             self._kill_everything("cancel")
