@@ -90,6 +90,23 @@ class _LoopThread:
             self.loop.close()
 
 
+def close_zygote_and_loop(owner: Any) -> None:
+    """Close the zygote ``owner`` started (after a start in progress, so that one is closed too),
+    then stop its loop thread.  ``owner`` has ``_loop``, ``_starting`` and ``_zygote``."""
+
+    async def shutdown() -> None:
+        if owner._starting is not None:
+            async with owner._starting:
+                pass
+        if owner._zygote is not None:
+            await owner._zygote.close()
+
+    try:
+        owner._loop.submit(shutdown()).result(timeout=10)
+    finally:
+        owner._loop.stop()
+
+
 class Sandbox:
     """Runs candidates in sandboxed children of one zygote.  Thread-safe; close() when done."""
 
@@ -238,15 +255,7 @@ class Sandbox:
             return
         self._closed = True
         self.cancel()
-
-        async def shutdown() -> None:
-            if self._zygote is not None:
-                await self._zygote.close()
-
-        try:
-            self._loop.submit(shutdown()).result(timeout=10)
-        finally:
-            self._loop.stop()
+        close_zygote_and_loop(self)
 
     def __enter__(self) -> Sandbox:
         return self

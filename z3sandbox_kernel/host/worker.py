@@ -36,7 +36,7 @@ from typing import Any
 from ..protocol import message
 from ..results import CandidateResult
 from ..verdicts import Verdict
-from .sandbox import _LoopThread, default_isolation, warn_degraded
+from .sandbox import _LoopThread, close_zygote_and_loop, default_isolation, warn_degraded
 from .zygote_client import ZygoteProcess
 
 try:  # distributed is optional; without it this module still serves plain Executors
@@ -193,18 +193,7 @@ class WorkerZygote:
         if self._closed:
             return
         self._closed = True
-
-        async def shutdown() -> None:
-            if self._starting is not None:
-                async with self._starting:
-                    pass  # a start in progress finishes first, so its zygote is closed too
-            if self._zygote is not None:
-                await self._zygote.close()
-
-        try:
-            self._loop.submit(shutdown()).result(timeout=10)
-        finally:
-            self._loop.stop()
+        close_zygote_and_loop(self)
 
 
 class _ZygoteLost(Exception):
