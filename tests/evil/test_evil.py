@@ -35,7 +35,7 @@ from .conftest import (
     require_layers,
     wait_no_leftovers,
 )
-from .world import World
+from .world import World, parent_of
 
 
 def _params() -> list[Any]:
@@ -167,7 +167,7 @@ def test_zygote_environment_holds_no_parent_secret(level: str, world: World,
     sandbox = sandboxes[level]
     pid = sandbox.zygote_pid
     assert pid is not None
-    children = [int(p) for p in os.listdir("/proc") if p.isdigit() and _ppid(int(p)) == pid]
+    children = [int(p) for p in os.listdir("/proc") if p.isdigit() and parent_of(int(p)) == pid]
     for target in [pid, *children]:
         with open(f"/proc/{target}/environ", "rb") as handle:
             environ = handle.read().decode("utf-8", "replace")
@@ -194,10 +194,3 @@ def test_required_layer_fails_closed(world: World, sandboxes: dict[str, Sandbox]
     finally:
         cleanup_escapes(world)
 
-
-def _ppid(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return int(handle.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None

@@ -280,7 +280,7 @@ def _secret_file_lines(path: str) -> list[str]:
 
 # ------------------------------------------------------------------------------------ processes
 
-def _ppid(pid: int) -> int | None:
+def parent_of(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/stat") as handle:
             return int(handle.read().rsplit(")", 1)[1].split()[1])
@@ -302,7 +302,7 @@ def all_pids() -> list[int]:
 
 def descendants(root: int) -> dict[int, int]:
     """Every live descendant of ``root``, mapped to its depth below it."""
-    parents = {pid: _ppid(pid) for pid in all_pids()}
+    parents = {pid: parent_of(pid) for pid in all_pids()}
     depth: dict[int, int] = {}
     frontier = {root: 0}
     while frontier:
