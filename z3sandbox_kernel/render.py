@@ -46,7 +46,7 @@ MIME_TYPE = "application/vnd.z3sandbox.run+json"
 SCHEMA_VERSION = 1
 VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
 # Fields of CandidateResult that the JSON document leaves out: volatile, per-machine or live-only.
-_NOT_IN_JSON = (*VOLATILE_FIELDS, "isolation", "host", "state")
+_NOT_IN_JSON = (*VOLATILE_FIELDS, "isolation", "host", "state", "limits")  # limits: once, per run
 # The limits a one-line summary always shows; any other limit is shown when it is not the default.
 HEADLINE_LIMITS = ("timeout_s", "wall_s", "cpu_s", "memory_mb")
 _ABI = re.compile(r"ABI \d+")
@@ -225,5 +225,5 @@ def run_mimebundle(result: RunResult) -> tuple[dict[str, Any], dict[str, Any]]:
 def candidate_mimebundle(candidate: CandidateResult) -> tuple[dict[str, Any], dict[str, Any]]:
     from .results import RunResult
 
-    return run_mimebundle(RunResult(candidates=[candidate]))
+    return run_mimebundle(RunResult(candidates=[candidate], limits=candidate.limits or Limits()))
 

@@ -38,10 +38,11 @@ class CandidateResult:
     verified: bool | None = None
     isolation: IsolationReport | None = None
     host: str | None = None  # where it ran, for distributed runs; None for this machine
+    limits: Limits | None = None  # the limits it ran under (set when its run is done)
 
     @classmethod
     def from_dict(cls, data: CandidateDict | dict[str, Any]) -> CandidateResult:
-        known = {f.name for f in dataclasses.fields(cls)}
+        known = {f.name for f in dataclasses.fields(cls)} - {"limits"}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         values["verdict"] = Verdict(data["verdict"]) if data.get("verdict") is not None else None
         model = data.get("model")
@@ -64,6 +65,7 @@ class CandidateResult:
         data.pop("payload")
         data["payload_hex"] = self.payload.hex() if self.payload is not None else None
         data["unsat_core"] = [list(pair) for pair in self.unsat_core] if self.unsat_core else None
+        data["limits"] = self.limits.to_dict() if self.limits is not None else None
         return data
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from z3sandbox_kernel import CandidateResult, RunResult, Verdict
+from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
+from z3sandbox_kernel.render import MIME_TYPE
 
 V = Verdict
 
@@ -94,3 +95,11 @@ def test_a_real_run_votes(sandbox):
     assert run.model == {"x": 1}
     assert run.models == [{"x": 1}, {"x": 2}]
     assert len(run) == 3 and run[1].verdict is V.UNSAT
+
+
+def test_a_candidate_displayed_alone_shows_the_limits_of_its_run(kernel_sandbox):
+    result = kernel_sandbox.run("x = Int('x')\ns.add(x > 1)", limits=Limits(timeout_s=2.5, wall_s=7))
+    data, _ = result[0]._repr_mimebundle_()
+    assert data[MIME_TYPE]["limits"]["timeout_s"] == 2.5
+    assert data[MIME_TYPE]["limits"]["wall_s"] == 7
+    assert "limits" not in data[MIME_TYPE]["candidates"][0]  # once per run, not per candidate

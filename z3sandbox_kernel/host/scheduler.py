@@ -71,6 +71,7 @@ class Run:
         self.finished.set()
 
     def _update(self, index: int, candidate: CandidateResult) -> None:
+        candidate.limits = self.plan.limits
         self.candidates[index] = candidate
         self.emit(dataclasses.replace(candidate))
 
