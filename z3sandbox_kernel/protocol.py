@@ -3,15 +3,17 @@
 Roles::
 
     host (kernel, CLI)  --stdin/stdout pipes-->  zygote  --fork-->  child (one per candidate)
-                        <-- HostMessage framed --         <-- ChildReport on fd RESULT_FD --
+                        <---- framed messages ----         <---- frames on fd RESULT_FD ----
 
 * host -> zygote: ``RunRequest``, ``CancelRequest``, ``ShutdownRequest``.
 * zygote -> host: ``Hello`` once, then ``Started`` and ``Done`` per candidate.  ``Done.result`` is a
   finished ``CandidateDict``: the zygote classifies, measures and validates, so the host never parses
   anything a candidate wrote.
-* child -> zygote: one ``ChildReport``, written by the harness on ``RESULT_FD`` after user code ends.
-  The zygote treats it as untrusted: size-capped, schema-checked, and only ever a candidate's word about
-  its own solver outcome.  Times, memory, signals and kills come from the operating system.
+* child -> zygote, on ``RESULT_FD``: first a setup frame (the layers applied, written by the bootstrap
+  *before* user code runs), then the harness's ``ChildReport`` after user code ends (a verifier sends
+  a ``VerifyReport``).  The zygote treats the report as untrusted: size-capped, read field by field
+  with defaults, byte runs shape-checked, and only ever a candidate's word about its own solver
+  outcome.  Times, memory, signals and kills come from the operating system.
 
 Every message is one frame: a 4-byte big-endian length, then that many bytes of UTF-8 JSON with a
 ``v`` field equal to ``PROTOCOL_VERSION``.  This module is imported on every side and imports nothing

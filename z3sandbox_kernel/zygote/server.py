@@ -396,11 +396,10 @@ class Zygote:
     def _finish(self, candidate: Candidate) -> None:
         candidate_id = int(candidate.request["id"])
         self.candidates.pop(candidate_id, None)
-        if self.running or candidate_id >= 0:
-            try:
-                self.send(message("done", id=candidate_id, result=classify(candidate.observation)))
-            except BrokenPipeError:  # the host is gone; nothing to tell
-                self.running = False
+        try:
+            self.send(message("done", id=candidate_id, result=classify(candidate.observation)))
+        except BrokenPipeError:  # the host is gone; nothing to tell
+            self.running = False
 
     # ------------------------------------------------------------------------------ deadlines, kills
 
