@@ -176,6 +176,14 @@ CASES: list[Case] = [
     Case("51_signal_scope.py", {"kernel": seccomp()}),
 ]
 
+# Filesystem view, uids, IPC, PIDs, memory and disk (scripts 52-79).
+CASES += [
+]
+
+# The trust boundary: forged frames, reports, cleanup, the zygote's fairness (scripts 80-99).
+CASES += [
+]
+
 
 def check_table() -> None:
     """Every script has exactly one row, and every row a script."""
