@@ -23,40 +23,13 @@ from .render import (
     shorten,
     state_label,
 )
-from .verdicts import VERDICT_DOCS, Verdict
+from .verdicts import VERDICT_DOCS, verdict_style
 
 if TYPE_CHECKING:
     from .results import CandidateResult, RunResult
 
-# Badge colours by kind of outcome (GitHub's Primer palette, readable with white text on both
-# light and dark backgrounds).  Keyed by verdict value or live state.
-_GREEN, _BLUE, _AMBER, _RED, _PURPLE, _GREY = (
-    "#1a7f37", "#0969da", "#9a6700", "#cf222e", "#8250df", "#6e7781"
-)
-BADGE_COLOURS: dict[str, str] = {
-    Verdict.SAT.value: _GREEN,
-    Verdict.UNSAT.value: _BLUE,
-    # the solver or a resource limit gave up
-    Verdict.UNKNOWN.value: _AMBER,
-    Verdict.TIMEOUT.value: _AMBER,
-    Verdict.CPU_LIMIT.value: _AMBER,
-    Verdict.MEMORY_LIMIT.value: _AMBER,
-    Verdict.OUTPUT_LIMIT.value: _AMBER,
-    # the script is at fault
-    Verdict.SYNTAX_ERROR.value: _RED,
-    Verdict.RUNTIME_ERROR.value: _RED,
-    Verdict.NO_CHECK.value: _RED,
-    Verdict.INVALID_MODEL.value: _RED,
-    # the sandbox stepped in, or failed
-    Verdict.CRASHED.value: _PURPLE,
-    Verdict.BLOCKED.value: _PURPLE,
-    Verdict.INTERNAL_ERROR.value: _PURPLE,
-    Verdict.CANCELLED.value: _GREY,
-    "queued": _GREY,
-    "running": "#0550ae",
-    "pending": _GREY,
-    "interrupted": _AMBER,
-}
+# Badge colours come from verdicts.json (shared with the labextension): the light-theme pair,
+# a solid background with white text, which reads at >= 4.5:1 on light and dark pages alike.
 
 # Cells stay lean (a row is repeated K times); JupyterLab and GitHub add themed borders and stripes.
 _TABLE = "border-collapse:collapse;font-size:12px;line-height:1.4;margin:2px 0;color:inherit"
@@ -72,11 +45,11 @@ MAX_ROWS = 200
 
 def badge(label: str, title: str = "") -> str:
     """A colour-coded label; the text is always there, the colour only repeats it."""
-    colour = BADGE_COLOURS.get(label, _GREY)
+    colours = verdict_style(label)["light"]
     tip = f' title="{html.escape(title)}"' if title else ""
     return (
-        f'<span style="display:inline-block;padding:0 6px;border-radius:10px;color:#fff;'
-        f'background:{colour};font-weight:600;white-space:nowrap"{tip}>{html.escape(label)}</span>'
+        f'<span style="display:inline-block;padding:0 6px;border-radius:10px;color:{colours["text"]};'
+        f'background:{colours["background"]};font-weight:600;white-space:nowrap"{tip}>{html.escape(label)}</span>'
     )
 
 

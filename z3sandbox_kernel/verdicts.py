@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import enum
+import json
+from pathlib import Path
+from typing import Any
 
 
 class Verdict(str, enum.Enum):
@@ -33,31 +36,24 @@ class Verdict(str, enum.Enum):
         return self in (Verdict.SAT, Verdict.UNSAT)
 
 
+# Labels, descriptions and badge colours live in verdicts.json, shared with the labextension.
+VERDICTS_JSON = Path(__file__).with_name("verdicts.json")
+_TABLE: dict[str, Any] = json.loads(VERDICTS_JSON.read_text())
+
+
+def verdict_style(label: str) -> dict[str, Any]:
+    """The entry of a verdict or live state ("queued", "running", "tie", ...) in verdicts.json;
+    unknown labels get the cancelled (grey) look."""
+    return _TABLE["verdicts"].get(label) or _TABLE["states"].get(label) or _TABLE["verdicts"]["cancelled"]
+
+
+def style_table() -> dict[str, Any]:
+    """The whole of verdicts.json (themes, verdicts, states)."""
+    return _TABLE
+
+
 # When each verdict is produced, and what ``reason`` then holds.  The README's table is this one.
 VERDICT_DOCS: dict[Verdict, tuple[str, str]] = {
-    Verdict.SAT: ("the last check() returned sat (and the model verified, unless verify=False)", "empty"),
-    Verdict.UNSAT: ("the last check() returned unsat (with cores=True, unsat_core lists the lines)", "empty"),
-    Verdict.UNKNOWN: ("the last check() returned unknown for a reason other than the timeout",
-                      "z3's reason_unknown"),
-    Verdict.TIMEOUT: ("the solver's own timeout (kill='solver') or the wall limit (kill='wall')",
-                      "which limit, and its value"),
-    Verdict.CPU_LIMIT: ("RLIMIT_CPU ended the candidate (SIGXCPU, then SIGKILL at the hard limit)",
-                        "the CPU limit"),
-    Verdict.MEMORY_LIMIT: ("MemoryError, z3's 'out of memory', or a crash at the address-space limit",
-                           "how memory ran out and the limit"),
-    Verdict.OUTPUT_LIMIT: ("stdout or stderr passed its cap, or a file passed the file-size limit",
-                           "which stream or limit"),
-    Verdict.SYNTAX_ERROR: ("the script (or SMT-LIB text) does not parse", "the message, line and column"),
-    Verdict.RUNTIME_ERROR: ("an exception escaped the script", "type, message and script line, capped"),
-    Verdict.CRASHED: ("a signal (e.g. SIGSEGV) or an exit the harness did not make",
-                      "the signal or exit code"),
-    Verdict.BLOCKED: ("the sandbox denied an operation (PermissionError, SIGSYS)",
-                      "the layer and the operation, where they can be told"),
-    Verdict.NO_CHECK: ("the script never checked anything and asserted nothing", "empty"),
-    Verdict.INVALID_MODEL: ("verification found that the model does not satisfy the assertions",
-                            "what failed"),
-    Verdict.CANCELLED: ("race, Sandbox.cancel() or an interrupt ended it before a verdict",
-                        "who cancelled"),
-    Verdict.INTERNAL_ERROR: ("the sandbox itself failed (a required layer missing, the zygote died)",
-                             "what failed"),
+    verdict: (_TABLE["verdicts"][verdict.value]["description"], _TABLE["verdicts"][verdict.value]["reason"])
+    for verdict in Verdict
 }
