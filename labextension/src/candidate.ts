@@ -35,7 +35,10 @@ export function modelPreview(candidate: ICandidate, width = 40): string {
 }
 
 export function shorten(text: unknown, width = 60): string {
-  const flat = String(text ?? '').split(/\s+/).filter(Boolean).join(' ');
+  const flat = String(text ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .join(' ');
   return flat.length <= width ? flat : flat.slice(0, width - 1) + '…';
 }
 
@@ -55,10 +58,9 @@ function modelSection(candidate: ICandidate): HTMLElement | null {
   if (!model || typeof model !== 'object' || Object.keys(model).length === 0) {
     return null;
   }
-  const rows: [string, string][] = Object.entries(model).map(([name, value]) => [
-    name,
-    formatModelValue(value)
-  ]);
+  const rows: [string, string][] = Object.entries(model).map(
+    ([name, value]) => [name, formatModelValue(value)]
+  );
   return section('Model', keyValueTable(rows, 'jp-Z3Run-model'));
 }
 
@@ -77,33 +79,45 @@ function payloadSection(candidate: ICandidate): HTMLElement | null {
 }
 
 function coreSection(candidate: ICandidate): HTMLElement | null {
-  if (!Array.isArray(candidate.unsat_core) || candidate.unsat_core.length === 0) {
+  if (
+    !Array.isArray(candidate.unsat_core) ||
+    candidate.unsat_core.length === 0
+  ) {
     return null;
   }
   const list = el('ol', 'jp-Z3Run-core');
   for (const entry of candidate.unsat_core) {
     const [line, text] = Array.isArray(entry) ? entry : [null, entry];
     const item = el('li');
-    item.appendChild(el('span', 'jp-Z3Run-coreLine', line === null ? '' : `line ${line}`));
+    item.appendChild(
+      el('span', 'jp-Z3Run-coreLine', line === null ? '' : `line ${line}`)
+    );
     item.appendChild(el('code', undefined, String(text)));
     list.appendChild(item);
   }
   return section(`Unsat core (${candidate.unsat_core.length})`, list);
 }
 
-function streamSection(name: 'stdout' | 'stderr', candidate: ICandidate): HTMLElement | null {
+function streamSection(
+  name: 'stdout' | 'stderr',
+  candidate: ICandidate
+): HTMLElement | null {
   const text = candidate[name];
   const truncated = candidate[`${name}_truncated`] === true;
   if (typeof text !== 'string' || (text === '' && !truncated)) {
     return null;
   }
-  const body = pre(truncated ? `${text}\n… (${name} was truncated at the output limit)` : text);
+  const body = pre(
+    truncated ? `${text}\n… (${name} was truncated at the output limit)` : text
+  );
   body.classList.add(`jp-Z3Run-${name}`);
   return section(name, body);
 }
 
 function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
-  const rows: [string, string][] = [['reason', String(candidate.reason || '—')]];
+  const rows: [string, string][] = [
+    ['reason', String(candidate.reason || '—')]
+  ];
   const optional: [string, unknown][] = [
     ['kill', candidate.kill],
     ['exit code', candidate.exit_code],
@@ -124,7 +138,10 @@ function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
 }
 
 /** Everything known about one candidate; built only when its row is first opened. */
-export function candidateDetail(candidate: ICandidate, timing?: ITiming): HTMLElement {
+export function candidateDetail(
+  candidate: ICandidate,
+  timing?: ITiming
+): HTMLElement {
   const detail = el('div', 'jp-Z3Run-detail');
   const sections = [
     factsSection(candidate, timing),

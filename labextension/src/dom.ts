@@ -16,7 +16,10 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 }
 
 /** A `<dl>`-like two-column table of labels and values. */
-export function keyValueTable(rows: [string, string | Node][], className: string): HTMLTableElement {
+export function keyValueTable(
+  rows: [string, string | Node][],
+  className: string
+): HTMLTableElement {
   const table = el('table', className);
   const body = el('tbody');
   for (const [key, value] of rows) {

@@ -51,7 +51,9 @@ export function hexDump(bytes: Uint8Array, maxBytes = 64 * 1024): string[] {
     lines.push(hexLine(bytes.subarray(0, shown), start));
   }
   if (shown < bytes.length) {
-    lines.push(`… ${bytes.length - shown} more bytes not shown (${bytes.length} in all)`);
+    lines.push(
+      `… ${bytes.length - shown} more bytes not shown (${bytes.length} in all)`
+    );
   }
   return lines;
 }

@@ -17,11 +17,18 @@ export interface IZ3SandboxInfo {
   version?: string;
 }
 
-export type Z3InfoReply = KernelMessage.IInfoReply & { z3sandbox?: IZ3SandboxInfo };
+export type Z3InfoReply = KernelMessage.IInfoReply & {
+  z3sandbox?: IZ3SandboxInfo;
+};
 
 /** A Z3 Sandbox kernel, told by its kernel spec name or, failing that, its implementation. */
-export function isZ3SandboxKernel(specName: string, reply?: KernelMessage.IInfoReply): boolean {
-  return specName === KERNEL_SPEC_NAME || reply?.implementation === IMPLEMENTATION;
+export function isZ3SandboxKernel(
+  specName: string,
+  reply?: KernelMessage.IInfoReply
+): boolean {
+  return (
+    specName === KERNEL_SPEC_NAME || reply?.implementation === IMPLEMENTATION
+  );
 }
 
 export function sandboxInfo(reply?: KernelMessage.IInfoReply): IZ3SandboxInfo {
@@ -42,6 +49,8 @@ export function isolationTitle(reply?: KernelMessage.IInfoReply): string {
   if (info.version) {
     about.push(`version ${info.version}`);
   }
-  about.push(info.level ? `isolation level: ${info.level}` : 'isolation level unknown');
+  about.push(
+    info.level ? `isolation level: ${info.level}` : 'isolation level unknown'
+  );
   return `${isolationText(reply)}\n${about.join(' · ')}`;
 }

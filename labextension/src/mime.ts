@@ -34,7 +34,8 @@ export const rendererFactory: IRenderMime.IRendererFactory = {
 
 const extension: IRenderMime.IExtension = {
   id: 'z3sandbox-kernel:run-renderer',
-  description: 'Renders z3sandbox run results (verdict table, payloads, isolation).',
+  description:
+    'Renders z3sandbox run results (verdict table, payloads, isolation).',
   rendererFactory,
   // Ahead of text/html (rank 50), which the same output carries as a fallback.
   rank: 0,

@@ -4,7 +4,13 @@
  */
 
 import { el, formatNumber, keyValueTable } from './dom';
-import { IIsolation, IRun, IRunMetadata, parseMetadata, parseRun } from './schema';
+import {
+  IIsolation,
+  IRun,
+  IRunMetadata,
+  parseMetadata,
+  parseRun
+} from './schema';
 import { verdictTable } from './table';
 import { verdictBadge } from './verdicts';
 
@@ -19,7 +25,10 @@ const UNITS: [string, string][] = [
 export function limitLabel(name: string, value: unknown): [string, string] {
   for (const [suffix, unit] of UNITS) {
     if (name.endsWith(suffix)) {
-      return [name.slice(0, -suffix.length).replace(/_/g, ' '), formatNumber(value, unit)];
+      return [
+        name.slice(0, -suffix.length).replace(/_/g, ' '),
+        formatNumber(value, unit)
+      ];
     }
   }
   return [name.replace(/_/g, ' '), formatNumber(value)];
@@ -47,7 +56,9 @@ function summary(run: IRun, metadata: IRunMetadata): HTMLElement {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([verdict, n]) => `${n} ${verdict}`)
     .join(', ');
-  const parts = [`${run.candidates.length} candidate${run.candidates.length === 1 ? '' : 's'}`];
+  const parts = [
+    `${run.candidates.length} candidate${run.candidates.length === 1 ? '' : 's'}`
+  ];
   if (counts) {
     parts.push(counts);
   }
@@ -55,7 +66,9 @@ function summary(run: IRun, metadata: IRunMetadata): HTMLElement {
   if (metadata.elapsed_s !== undefined) {
     parts.push(`${formatNumber(metadata.elapsed_s, 's')} elapsed`);
   }
-  node.appendChild(el('span', 'jp-Z3Run-counts', parts.filter(Boolean).join(' · ')));
+  node.appendChild(
+    el('span', 'jp-Z3Run-counts', parts.filter(Boolean).join(' · '))
+  );
   if (run.interrupted) {
     node.appendChild(el('span', 'jp-Z3Run-interrupted', 'interrupted'));
   }
@@ -68,9 +81,12 @@ function isolationDetail(isolation: IIsolation | null): Node {
   }
   const list = el('ul', 'jp-Z3Run-layers');
   for (const layer of isolation.layers) {
-    const item = el('li', layer.active ? 'jp-Z3Run-layerOn' : 'jp-Z3Run-layerOff');
+    const item = el(
+      'li',
+      layer.active ? 'jp-Z3Run-layerOn' : 'jp-Z3Run-layerOff'
+    );
     const status = layer.active ? 'active' : 'not active';
-    const extra = layer.active ? layer.detail : layer.error ?? layer.detail;
+    const extra = layer.active ? layer.detail : (layer.error ?? layer.detail);
     item.textContent = `${layer.name}: ${status}${extra ? ` (${extra})` : ''}`;
     list.appendChild(item);
   }
@@ -80,9 +96,15 @@ function isolationDetail(isolation: IIsolation | null): Node {
 function settings(run: IRun): HTMLElement {
   const details = el('details', 'jp-Z3Run-settings');
   details.appendChild(
-    el('summary', undefined, `Limits and isolation — ${isolationSummary(run.isolation)}`)
+    el(
+      'summary',
+      undefined,
+      `Limits and isolation — ${isolationSummary(run.isolation)}`
+    )
   );
-  const limits = Object.entries(run.limits).map(([name, value]) => limitLabel(name, value));
+  const limits = Object.entries(run.limits).map(([name, value]) =>
+    limitLabel(name, value)
+  );
   details.appendChild(keyValueTable(limits, 'jp-Z3Run-limits'));
   details.appendChild(isolationDetail(run.isolation));
   return details;
@@ -105,7 +127,9 @@ export function unsupported(message: string, data: unknown): HTMLElement {
   node.appendChild(el('p', 'jp-Z3Run-message', message));
   const raw = el('details');
   raw.appendChild(el('summary', undefined, 'raw result'));
-  raw.appendChild(el('pre', 'jp-Z3Run-pre', JSON.stringify(data, null, 2) ?? String(data)));
+  raw.appendChild(
+    el('pre', 'jp-Z3Run-pre', JSON.stringify(data, null, 2) ?? String(data))
+  );
   node.appendChild(raw);
   return node;
 }
@@ -128,6 +152,9 @@ export function renderRun(data: unknown, metadata?: unknown): HTMLElement {
     }
     return node;
   } catch (error) {
-    return unsupported(`z3sandbox: could not render this result (${String(error)})`, data);
+    return unsupported(
+      `z3sandbox: could not render this result (${String(error)})`,
+      data
+    );
   }
 }

@@ -12,11 +12,7 @@ export const SCHEMA_VERSION = 1;
 
 /** A model value: JSON scalars, or an exact rational as `{fraction: [n, d]}`. */
 export type ModelValue =
-  | string
-  | number
-  | boolean
-  | null
-  | { fraction: [number, number] };
+  string | number | boolean | null | { fraction: [number, number] };
 
 export interface ILayer {
   name: string;
@@ -75,8 +71,7 @@ export interface IRunMetadata {
 }
 
 export type ParseResult =
-  | { ok: true; run: IRun }
-  | { ok: false; message: string };
+  { ok: true; run: IRun } | { ok: false; message: string };
 
 type JSONish = { [key: string]: unknown };
 
@@ -85,7 +80,9 @@ function isObject(value: unknown): value is JSONish {
 }
 
 function describe(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string'
+    ? value
+    : (JSON.stringify(value) ?? String(value));
 }
 
 /**
@@ -96,7 +93,8 @@ export function parseRun(data: unknown): ParseResult {
   if (!isObject(data)) {
     return {
       ok: false,
-      message: 'z3sandbox: the result is not a JSON object; update z3sandbox-kernel'
+      message:
+        'z3sandbox: the result is not a JSON object; update z3sandbox-kernel'
     };
   }
   if (data.schema !== SCHEMA_NAME) {

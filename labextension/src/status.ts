@@ -11,7 +11,11 @@ import { Widget } from '@lumino/widgets';
 import { isolationText, isolationTitle, isZ3SandboxKernel } from './kernelinfo';
 
 /** Statuses after which the kernel_info reply is read again. */
-const RESTARTING: ReadonlySet<Kernel.Status> = new Set(['restarting', 'autorestarting', 'starting']);
+const RESTARTING: ReadonlySet<Kernel.Status> = new Set([
+  'restarting',
+  'autorestarting',
+  'starting'
+]);
 
 export class IsolationStatus extends Widget {
   constructor() {

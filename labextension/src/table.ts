@@ -26,10 +26,14 @@ function headerRow(withTimings: boolean): HTMLTableSectionElement {
   return head;
 }
 
-function toggleButton(candidate: ICandidate, detailRow: HTMLTableRowElement, timing?: ITiming) {
+function toggleButton(
+  candidate: ICandidate,
+  detailRow: HTMLTableRowElement,
+  timing?: ITiming
+) {
   const button = el('button', 'jp-Z3Run-toggle', `${candidate.index}`);
   button.type = 'button';
-  button.title = 'Show or hide this candidate\'s details';
+  button.title = "Show or hide this candidate's details";
   button.setAttribute('aria-expanded', 'false');
   button.addEventListener('click', () => {
     const cell = detailRow.firstElementChild as HTMLTableCellElement;
@@ -68,14 +72,21 @@ function candidateRows(
   reason.title = String(candidate.reason ?? '');
   row.appendChild(reason);
   if (columns > 5) {
-    row.appendChild(el('td', 'jp-Z3Run-num', formatNumber(timing?.wall_s, 's')));
+    row.appendChild(
+      el('td', 'jp-Z3Run-num', formatNumber(timing?.wall_s, 's'))
+    );
     row.appendChild(el('td', 'jp-Z3Run-num', formatNumber(timing?.cpu_s, 's')));
-    row.appendChild(el('td', 'jp-Z3Run-num', formatNumber(timing?.peak_rss_mb, 'MB')));
+    row.appendChild(
+      el('td', 'jp-Z3Run-num', formatNumber(timing?.peak_rss_mb, 'MB'))
+    );
   }
   return [row, detailRow];
 }
 
-export function verdictTable(candidates: ICandidate[], metadata: IRunMetadata): HTMLElement {
+export function verdictTable(
+  candidates: ICandidate[],
+  metadata: IRunMetadata
+): HTMLElement {
   if (candidates.length === 0) {
     return el('p', 'jp-Z3Run-empty', 'No candidates were run.');
   }
@@ -86,7 +97,9 @@ export function verdictTable(candidates: ICandidate[], metadata: IRunMetadata): 
   table.appendChild(headerRow(withTimings));
   const body = el('tbody');
   for (const candidate of candidates) {
-    body.append(...candidateRows(candidate, columns, timings.get(candidate.index)));
+    body.append(
+      ...candidateRows(candidate, columns, timings.get(candidate.index))
+    );
   }
   table.appendChild(body);
   return table;

@@ -3,7 +3,8 @@
  * the colour is a hint only, the text label is always shown next to it.
  */
 
-export type VerdictTone = 'good' | 'info' | 'warn' | 'bad' | 'blocked' | 'muted';
+export type VerdictTone =
+  'good' | 'info' | 'warn' | 'bad' | 'blocked' | 'muted';
 
 const TONES: Record<string, VerdictTone> = {
   sat: 'good',

@@ -23,7 +23,10 @@ export function candidate(overrides: Partial<ICandidate> = {}): ICandidate {
   };
 }
 
-export function run(candidates: ICandidate[], overrides: Partial<IRun> = {}): IRun {
+export function run(
+  candidates: ICandidate[],
+  overrides: Partial<IRun> = {}
+): IRun {
   const counts: Record<string, number> = {};
   for (const c of candidates) {
     counts[c.verdict] = (counts[c.verdict] ?? 0) + 1;
@@ -34,12 +37,21 @@ export function run(candidates: ICandidate[], overrides: Partial<IRun> = {}): IR
     verdict: candidates[0]?.verdict ?? 'unknown',
     counts,
     language: 'python',
-    limits: { timeout_s: 5, wall_s: 10, memory_mb: 512, payload_max_bytes: 1048576 },
+    limits: {
+      timeout_s: 5,
+      wall_s: 10,
+      memory_mb: 512,
+      payload_max_bytes: 1048576
+    },
     isolation: {
       level: 'kernel',
       layers: [
         { name: 'userns', active: true, detail: 'uid 1000 -> 0' },
-        { name: 'landlock', active: false, error: 'not supported by this kernel' }
+        {
+          name: 'landlock',
+          active: false,
+          error: 'not supported by this kernel'
+        }
       ]
     },
     notes: [],

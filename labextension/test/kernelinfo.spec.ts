@@ -1,9 +1,16 @@
 import type { KernelMessage } from '@jupyterlab/services';
 import { describe, expect, it } from 'vitest';
 
-import { isolationText, isolationTitle, isZ3SandboxKernel } from '../src/kernelinfo';
+import {
+  isolationText,
+  isolationTitle,
+  isZ3SandboxKernel
+} from '../src/kernelinfo';
 
-function reply(extra: object, implementation = 'z3sandbox'): KernelMessage.IInfoReply {
+function reply(
+  extra: object,
+  implementation = 'z3sandbox'
+): KernelMessage.IInfoReply {
   return {
     status: 'ok',
     protocol_version: '5.4',
@@ -25,8 +32,16 @@ describe('kernel info', () => {
   });
 
   it('shows the summary the kernel reports, or none', () => {
-    const info = { z3sandbox: { isolation: 'kernel: userns, seccomp', level: 'kernel', version: '0.1.0' } };
-    expect(isolationText(reply(info))).toBe('isolation: kernel: userns, seccomp');
+    const info = {
+      z3sandbox: {
+        isolation: 'kernel: userns, seccomp',
+        level: 'kernel',
+        version: '0.1.0'
+      }
+    };
+    expect(isolationText(reply(info))).toBe(
+      'isolation: kernel: userns, seccomp'
+    );
     expect(isolationTitle(reply(info))).toBe(
       'isolation: kernel: userns, seccomp\nZ3 Sandbox kernel · version 0.1.0 · isolation level: kernel'
     );

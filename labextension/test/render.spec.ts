@@ -4,7 +4,9 @@ import { renderRun } from '../src/render';
 import { candidate, run } from './fixtures';
 
 function texts(root: Element, selector: string): string[] {
-  return Array.from(root.querySelectorAll(selector)).map(n => n.textContent ?? '');
+  return Array.from(root.querySelectorAll(selector)).map(
+    n => n.textContent ?? ''
+  );
 }
 
 function expand(root: Element, index: number): HTMLElement {
@@ -16,10 +18,25 @@ function expand(root: Element, index: number): HTMLElement {
 describe('renderRun', () => {
   it('renders one row per candidate with its verdict label', () => {
     const doc = run([
-      candidate({ index: 0, verdict: 'sat', model: { x: 4, r: { fraction: [1, 2] } } }),
-      candidate({ index: 1, verdict: 'timeout', kill: 'wall', reason: 'wall limit 10 s', model: null }),
+      candidate({
+        index: 0,
+        verdict: 'sat',
+        model: { x: 4, r: { fraction: [1, 2] } }
+      }),
+      candidate({
+        index: 1,
+        verdict: 'timeout',
+        kill: 'wall',
+        reason: 'wall limit 10 s',
+        model: null
+      }),
       candidate({ index: 2, verdict: 'sat' }),
-      candidate({ index: 3, verdict: 'runtime_error', reason: 'ZeroDivisionError', model: null })
+      candidate({
+        index: 3,
+        verdict: 'runtime_error',
+        reason: 'ZeroDivisionError',
+        model: null
+      })
     ]);
     const node = renderRun(doc);
     expect(node.querySelectorAll('.jp-Z3Run-row')).toHaveLength(4);
@@ -29,27 +46,41 @@ describe('renderRun', () => {
       'sat',
       'runtime_error'
     ]);
-    expect(node.querySelector('[data-verdict="timeout"]')!.className).toContain('tone-warn');
+    expect(node.querySelector('[data-verdict="timeout"]')!.className).toContain(
+      'tone-warn'
+    );
     expect(texts(node, '.jp-Z3Run-preview')[0]).toBe('x=4, r=1/2');
     expect(texts(node, '.jp-Z3Run-kill')[1]).toBe('wall');
   });
 
   it('shows the vote, the counts and the isolation summary', () => {
-    const node = renderRun(run([candidate(), candidate({ index: 1, verdict: 'unsat' })]));
-    expect(node.querySelector('.jp-Z3Run-summary .jp-Z3Run-verdict')!.textContent).toBe('sat');
-    expect(node.querySelector('.jp-Z3Run-counts')!.textContent).toContain('1 sat, 1 unsat');
+    const node = renderRun(
+      run([candidate(), candidate({ index: 1, verdict: 'unsat' })])
+    );
+    expect(
+      node.querySelector('.jp-Z3Run-summary .jp-Z3Run-verdict')!.textContent
+    ).toBe('sat');
+    expect(node.querySelector('.jp-Z3Run-counts')!.textContent).toContain(
+      '1 sat, 1 unsat'
+    );
     const settings = node.querySelector('.jp-Z3Run-settings')!.textContent!;
     expect(settings).toContain('kernel: userns; not active: landlock');
     expect(settings).toContain('timeout5 s');
-    expect(settings).toContain('landlock: not active (not supported by this kernel)');
+    expect(settings).toContain(
+      'landlock: not active (not supported by this kernel)'
+    );
   });
 
   it('expands a candidate into a hex dump with offsets and ASCII', () => {
-    const hex = Array.from({ length: 20 }, (_, i) => (0x41 + i).toString(16)).join('') + '00ff';
+    const hex =
+      Array.from({ length: 20 }, (_, i) => (0x41 + i).toString(16)).join('') +
+      '00ff';
     const node = renderRun(run([candidate({ payload_hex: hex })]));
     const detail = expand(node, 0);
     expect(detail.hidden).toBe(false);
-    const lines = detail.querySelector('.jp-Z3Run-hexdump')!.textContent!.split('\n');
+    const lines = detail
+      .querySelector('.jp-Z3Run-hexdump')!
+      .textContent!.split('\n');
     expect(lines[0]).toBe(
       '00000000  41 42 43 44 45 46 47 48  49 4a 4b 4c 4d 4e 4f 50  |ABCDEFGHIJKLMNOP|'
     );
@@ -59,25 +90,36 @@ describe('renderRun', () => {
   });
 
   it('shows unsat core lines, streams and the full reason in the detail', () => {
-    const long = 'a reason that is much longer than the sixty characters the table column shows';
+    const long =
+      'a reason that is much longer than the sixty characters the table column shows';
     const node = renderRun(
       run([
         candidate({
           verdict: 'unsat',
           model: null,
           reason: long,
-          unsat_core: [[3, 's.add(x > 2)'], [4, 's.add(x < 1)']],
+          unsat_core: [
+            [3, 's.add(x > 2)'],
+            [4, 's.add(x < 1)']
+          ],
           stdout: 'hello',
           stderr: 'warning',
           stderr_truncated: true
         })
       ])
     );
-    expect(node.querySelector('.jp-Z3Run-reason')!.textContent!.endsWith('…')).toBe(true);
+    expect(
+      node.querySelector('.jp-Z3Run-reason')!.textContent!.endsWith('…')
+    ).toBe(true);
     const detail = expand(node, 0);
-    expect(texts(detail, '.jp-Z3Run-core li')).toEqual(['line 3s.add(x > 2)', 'line 4s.add(x < 1)']);
+    expect(texts(detail, '.jp-Z3Run-core li')).toEqual([
+      'line 3s.add(x > 2)',
+      'line 4s.add(x < 1)'
+    ]);
     expect(detail.querySelector('.jp-Z3Run-stdout')!.textContent).toBe('hello');
-    expect(detail.querySelector('.jp-Z3Run-stderr')!.textContent).toContain('truncated');
+    expect(detail.querySelector('.jp-Z3Run-stderr')!.textContent).toContain(
+      'truncated'
+    );
     expect(detail.textContent).toContain(long);
   });
 
@@ -88,15 +130,27 @@ describe('renderRun', () => {
     };
     const node = renderRun(run([candidate()]), metadata);
     expect(texts(node, 'thead th')).toContain('wall');
-    expect(texts(node, '.jp-Z3Run-num')).toEqual(['0.25 s', '0.125 s', '61.5 MB']);
-    expect(node.querySelector('.jp-Z3Run-counts')!.textContent).toContain('1.5 s elapsed');
-    expect(texts(renderRun(run([candidate()])), 'thead th')).not.toContain('wall');
+    expect(texts(node, '.jp-Z3Run-num')).toEqual([
+      '0.25 s',
+      '0.125 s',
+      '61.5 MB'
+    ]);
+    expect(node.querySelector('.jp-Z3Run-counts')!.textContent).toContain(
+      '1.5 s elapsed'
+    );
+    expect(texts(renderRun(run([candidate()])), 'thead th')).not.toContain(
+      'wall'
+    );
   });
 
   it('says when there were no candidates', () => {
     const node = renderRun(run([]));
-    expect(node.querySelector('.jp-Z3Run-empty')!.textContent).toBe('No candidates were run.');
-    expect(node.querySelector('.jp-Z3Run-summary')!.textContent).toContain('0 candidates');
+    expect(node.querySelector('.jp-Z3Run-empty')!.textContent).toBe(
+      'No candidates were run.'
+    );
+    expect(node.querySelector('.jp-Z3Run-summary')!.textContent).toContain(
+      '0 candidates'
+    );
   });
 
   it('names an unsupported schema version instead of rendering nothing', () => {
@@ -105,12 +159,18 @@ describe('renderRun', () => {
       'z3sandbox: unsupported result schema version 7; update z3sandbox-kernel'
     );
     expect(renderRun('nonsense').textContent).toContain('not a JSON object');
-    expect(renderRun({ schema: 'other' }).textContent).toContain('unsupported result schema other');
+    expect(renderRun({ schema: 'other' }).textContent).toContain(
+      'unsupported result schema other'
+    );
   });
 
   it('writes untrusted text as text, never as markup', () => {
-    const node = renderRun(run([candidate({ reason: '<img src=x onerror=alert(1)>' })]));
+    const node = renderRun(
+      run([candidate({ reason: '<img src=x onerror=alert(1)>' })])
+    );
     expect(node.querySelector('img')).toBeNull();
-    expect(node.querySelector('.jp-Z3Run-reason')!.textContent).toContain('<img');
+    expect(node.querySelector('.jp-Z3Run-reason')!.textContent).toContain(
+      '<img'
+    );
   });
 });
