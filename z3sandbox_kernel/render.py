@@ -12,14 +12,25 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
                     "layers": [{"name": ..., "active": ..., "detail": ...}]} | null,
       "notes": ["..."],                       # e.g. a restarted zygote
       "interrupted": false,
+      "finished": true,                       # false while the run goes (a live document)
+      "progress": {"done": 3, "total": 4},    # candidates with a verdict / all candidates
+      "tie": null | {"sat": 1, "unsat": 1, "winner": "sat" | "unknown", "rule": "..."},
+      "view": "run" | "candidate",            # "candidate": one candidate displayed alone (_z3[1])
+      "columns": [{"key": "index", "title": "#"}, ...],   # TABLE_COLUMNS, in order (volatile too)
       "candidates": [ {                       # CandidateDict without the volatile figures
           "index": 0, "verdict": "sat", "reason": "",
+          "label": "NAME" | null,             # "# %% candidate NAME", the dict key, the file name
+          "source_preview": "x = Int('x')" | null,   # the first meaningful source line
+          "state": "queued" | "running",      # only while verdict is null (live documents)
           "model": {"x": 3, "r": {"fraction": [1, 2]}},
           "payload_hex": "4142" | null, "payload_error": null,
           "unsat_core": [[3, "s.add(x > 2)"]] | null,
           "stdout": "", "stderr": "", "stdout_truncated": false, "stderr_truncated": false,
           "kill": null, "exit_code": 0, "signal": null, "verified": true } ]
     }
+
+Additive changes keep version 1: a reader ignores fields it does not know, and label,
+source_preview, state, finished, progress, tie, view and columns were added that way.
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
 MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}``, so
