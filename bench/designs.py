@@ -57,6 +57,18 @@ class Design:
         for _ in range(k):
             self.one()
 
+    def timed(self, k: int | None = None) -> tuple[float, float]:
+        """(wall s, CPU s) of one candidate (``k`` None) or one batch of ``k``: the CPU of this
+        process (all its threads) plus the design's other processes (``outside_cpu_s``)."""
+        cpu = time.process_time() + self.outside_cpu_s()
+        started = time.perf_counter()
+        if k is None:
+            self.one()
+        else:
+            self.batch(k)
+        wall = time.perf_counter() - started
+        return wall, time.process_time() + self.outside_cpu_s() - cpu
+
     def close(self) -> None:
         """Release whatever the design holds (a zygote, a pool)."""
 
@@ -225,3 +237,46 @@ class BareFork(Design):
             pids.append(pid)
         for pid in pids:
             os.waitpid(pid, 0)
+
+
+class Isolated(Design):
+    """A floor measured in a process of its own (this file run as a script), which times itself.
+
+    Why: a fork from the benchmark process write-protects the benchmark's pages, so its next z3
+    check pays copy-on-write faults, and interleaved rows would slow each other down."""
+
+    def __init__(self, floor: type[Design]) -> None:
+        self.key, self.label = floor.key, floor.label
+        self.process = subprocess.Popen([sys.executable, __file__, floor.key], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+
+    def timed(self, k: int | None = None) -> tuple[float, float]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write("one\n" if k is None else f"batch {k}\n")
+        self.process.stdin.flush()
+        wall, cpu = self.process.stdout.readline().split()
+        return float(wall), float(cpu)
+
+    def one(self) -> None:
+        self.timed()
+
+    def batch(self, k: int) -> None:
+        self.timed(k)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def _serve_floor(key: str) -> None:
+    """The worker side of ``Isolated``: one line per request, "<wall s> <CPU s>" per answer."""
+    design = {cls.key: cls for cls in (InProcess, BareFork)}[key]()
+    for line in sys.stdin:
+        words = line.split()
+        wall, cpu = design.timed(int(words[1]) if words[0] == "batch" else None)
+        print(f"{wall!r} {cpu!r}", flush=True)
+
+
+if __name__ == "__main__":
+    _serve_floor(sys.argv[1])

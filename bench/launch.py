@@ -1,11 +1,14 @@
-"""Launch benchmark: per-candidate latency and throughput of the engine against the designs it replaces.
+"""Launch benchmark: per-candidate latency, throughput, CPU and time-to-kill of the engine against the
+designs it replaces, measured interleaved in one run, with issue 12's targets stated as met or missed.
 
-    python bench/launch.py [--quick] [--out bench/results]
+    python bench/launch.py [--quick] [--runs N] [--out bench/results] [--only KEY ...]
 
-Measures, in one run and one process: (a) the engine at isolation="kernel" with and without verify,
-(a') at isolation="process", (b) a new ``python`` per script, (c) the floors (z3 in-process, bare
-fork).  Writes ``launch.json`` (every sample, the machine, the isolation report) and ``launch.md``
-(the table), and prints the table.  See bench/README.md for what each row means.
+Every design is built first and stays alive; then each round times one candidate of every design
+(the order rotates from round to round) and one kill past a wall limit, and records the load
+average, so load that changes during the run hits every row alike.  The K=1/4/16 batches are
+interleaved the same way.  Writes ``launch.json`` (every sample, the load of every round, the
+machine, the isolation report) and ``launch.md`` (the table and the targets), prints the table and,
+when writing to bench/results, refreshes the README's benchmark block from it.
 """
 
 from __future__ import annotations
@@ -13,81 +16,98 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import z3
-from designs import SCRIPT, BareFork, Design, Engine, InProcess, Subprocess
+from designs import SCRIPT, BareFork, Design, Engine, InProcess, Isolated, Subprocess
+from kill import KillProbe
 from report import KS, machine, summarize, table, targets
 
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+README = os.path.join(os.path.dirname(os.path.dirname(RESULTS)), "README.md")
 # (runs, warm-up runs, batches per K) for a normal and a --quick run.
-NORMAL = (100, 10, 10)
+NORMAL = (200, 10, 20)
 QUICK = (20, 3, 3)
 
+DESIGNS: dict[str, Callable[[], Design]] = {  # in table order
+    "engine_kernel": lambda: Engine("kernel", verify=True),
+    "engine_kernel_noverify": lambda: Engine("kernel", verify=False),
+    "engine_process": lambda: Engine("process", verify=True),
+    "engine_process_noverify": lambda: Engine("process", verify=False),
+    "subprocess": Subprocess,
+    "floor_inprocess": lambda: Isolated(InProcess),
+    "floor_fork": lambda: Isolated(BareFork),
+}
 
-def measure(design: Design, runs: int, warmup: int, batches: int) -> dict[str, Any]:
-    """Warm the design up, then time ``runs`` single candidates and ``batches`` runs of each K."""
-    for _ in range(warmup):
-        design.one()
-    latency = []
-    cpu_before = time.process_time() + design.outside_cpu_s()
-    for _ in range(runs):
-        started = time.perf_counter()
-        design.one()
-        latency.append(time.perf_counter() - started)
-    cpu_ms = (time.process_time() + design.outside_cpu_s() - cpu_before) * 1000 / runs
-    throughput: dict[int, list[float]] = {}
+
+def _rotated(keys: list[str], shift: int) -> list[str]:
+    shift %= len(keys)
+    return keys[shift:] + keys[:shift]
+
+
+def measure(designs: dict[str, Design], kill: KillProbe | None, runs: int, warmup: int,
+            batches: int) -> tuple[dict[str, dict[str, Any]], list[float]]:
+    """Interleaved rounds: every design once per round, then one kill; the same for each K."""
+    keys, load = list(designs), []
+    for design in designs.values():
+        for _ in range(warmup):
+            design.one()
+    single: dict[str, list[tuple[float, float]]] = {key: [] for key in keys}
+    for index in range(runs):
+        for key in _rotated(keys, index):
+            single[key].append(designs[key].timed())
+        if kill is not None:
+            kill.sample()
+        load.append(os.getloadavg()[0])
+    per_k: dict[str, dict[int, list[tuple[float, float]]]] = {key: {} for key in keys}
     for k in KS:
-        design.batch(k)  # warm-up for this K (a pool's threads, the zygote's free lists)
-        rates = []
-        for _ in range(batches):
-            started = time.perf_counter()
-            design.batch(k)
-            rates.append(k / (time.perf_counter() - started))
-        throughput[k] = rates
-    return {"label": design.label, **summarize(latency, throughput), "cpu_ms_per_candidate": cpu_ms,
-            **design.extra()}
-
-
-def designs() -> list[tuple[str, Callable[[], Design]]]:
-    """In table order.  Built one at a time, so only one design's processes exist at once."""
-    return [
-        ("engine_kernel", lambda: Engine("kernel", verify=True)),
-        ("engine_kernel_noverify", lambda: Engine("kernel", verify=False)),
-        ("engine_process", lambda: Engine("process", verify=True)),
-        ("engine_process_noverify", lambda: Engine("process", verify=False)),
-        ("subprocess", Subprocess),
-        ("floor_inprocess", InProcess),
-        ("floor_fork", BareFork),
-    ]
+        for design in designs.values():
+            design.batch(k)  # warm-up for this K (a pool's threads, the zygote's free lists)
+        for index in range(batches):
+            for key in _rotated(keys, index):
+                per_k[key].setdefault(k, []).append(designs[key].timed(k))
+            load.append(os.getloadavg()[0])
+    rows = {}
+    for key, design in designs.items():
+        walls, cpus = zip(*single[key], strict=True)
+        stats = summarize(list(walls), list(cpus), per_k[key])
+        rows[key] = {"label": design.label, **stats, **design.extra()}
+    return rows, load
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs: a smoke test, not a result")
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"),
-                        help="folder for launch.json and launch.md (default: bench/results)")
-    parser.add_argument("--only", nargs="*", help="measure only these designs (keys as in launch.json)")
+    parser.add_argument("--runs", type=int, help="single-candidate rounds (default 200, --quick 20)")
+    parser.add_argument("--out", default=RESULTS, help="folder for launch.json and launch.md")
+    parser.add_argument("--only", nargs="*", choices=list(DESIGNS), help="measure only these designs")
     args = parser.parse_args(argv)
     runs, warmup, batches = QUICK if args.quick else NORMAL
+    runs = args.runs or runs
     info = machine(z3.get_version_string())
-    rows: dict[str, dict[str, Any]] = {}
-    for key, build in designs():
-        if args.only and key not in args.only:
-            continue
-        print(f"measuring {key} ...", file=sys.stderr, flush=True)
-        design = build()
-        try:
-            rows[key] = measure(design, runs, warmup, batches)
-        finally:
+    designs: dict[str, Design] = {}
+    try:
+        for key, build in DESIGNS.items():
+            if not args.only or key in args.only:
+                print(f"starting {key} ...", file=sys.stderr, flush=True)
+                designs[key] = build()
+        engine = designs.get("engine_kernel")
+        kill = KillProbe(engine) if isinstance(engine, Engine) else None
+        print(f"measuring {len(designs)} designs interleaved, {runs} rounds ...", file=sys.stderr, flush=True)
+        rows, load = measure(designs, kill, runs, warmup, batches)
+    finally:
+        for design in designs.values():
             design.close()
-    isolation = rows.get("engine_kernel", {}).get("isolation_probed")
     info["load_average_at_end"] = list(os.getloadavg())
-    result = {"benchmark": "launch", "script": SCRIPT, "quick": args.quick,
+    info["load_average_per_round"] = load
+    isolation = rows.get("engine_kernel", {}).get("isolation_probed")
+    result = {"benchmark": "launch", "script": SCRIPT, "quick": args.quick, "interleaved": True,
               "runs": runs, "warmup": warmup, "batches_per_k": batches, "ks": list(KS),
-              "machine": {**info, "isolation": isolation}, "designs": rows}
+              "machine": {**info, "isolation": isolation}, "designs": rows,
+              "kill": kill.result() if kill else None}
     markdown = _markdown(result)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "launch.json"), "w") as handle:
@@ -95,33 +115,52 @@ def main(argv: list[str] | None = None) -> int:
     with open(os.path.join(args.out, "launch.md"), "w") as handle:
         handle.write(markdown)
     print(markdown)
+    if os.path.samefile(args.out, RESULTS) and not args.quick and not args.only:
+        _refresh_readme(markdown)
     return 0
+
+
+def _refresh_readme(markdown: str) -> None:
+    """The README's benchmark block is launch.md (tools/sync_docs.py --check keeps them equal);
+    only that block is rewritten, the rest of the shared file is left alone."""
+    with open(README) as handle:
+        text = handle.read()
+    block = re.compile(r"(<!-- BEGIN bench -->\n).*?(<!-- END bench -->)", re.S)
+    new = block.sub(lambda match: match.group(1) + markdown.strip() + "\n" + match.group(2), text)
+    if new != text:
+        with open(README, "w") as handle:
+            handle.write(new)
+        print("README.md: benchmark block refreshed", file=sys.stderr)
 
 
 def _markdown(result: dict[str, Any]) -> str:
     info, rows = result["machine"], result["designs"]
+    load = info["load_average_per_round"]
     cold = [f"{row['label']}: {row['cold_start_ms']:.0f} ms"
             for row in rows.values() if "cold_start_ms" in row]
     lines = [
         "# Launch benchmark: trivial SAT candidate with a model",
         "",
         f"{info['cpu_count']} CPUs ({info['cpu_model']}), Linux {info['kernel']}, Python {info['python']}, "
-        f"z3 {info['z3']}; {result['runs']} runs per design after {result['warmup']} warm-up runs, "
-        f"{result['batches_per_k']} batches per K"
+        f"z3 {info['z3']}, revision {info['revision']}; designs measured **interleaved**: "
+        f"{result['runs']} rounds of one candidate per design after {result['warmup']} warm-up runs, "
+        f"{result['batches_per_k']} rounds per K"
         + (" (**--quick: not a result**)" if result["quick"] else "")
-        + ". Latency = submit to verdict; throughput = K / time of one run() of K candidates; "
-        "CPU = all processes' CPU per candidate (the contention-robust number).",
+        + ". Latency = submit to verdict; K=16 run ms = one run() of 16 candidates; CPU = every "
+        "process's CPU per candidate (this one, the zygote, every tree it reaped).",
         "",
-        f"Load average (1 min) at start {info['load_average_at_start'][0]:.2f}, at end "
-        f"{info['load_average_at_end'][0]:.2f}: other work shared these CPUs (see bench/README.md).",
+        f"Load average (1 min): {info['load_average_at_start'][0]:.2f} at start, {min(load):.2f}–"
+        f"{max(load):.2f} during the rounds, {info['load_average_at_end'][0]:.2f} at end "
+        "(other work shared these 2 CPUs; see bench/README.md).",
         "",
         table(rows),
         "",
-        *targets(rows),
-        "",
-        "Cold start (first run() of a new Sandbox, zygote start included): " + "; ".join(cold) + ".",
+        *targets(rows, result.get("kill")),
         "",
     ]
+    if cold:
+        lines += ["Cold start (first run() of a new Sandbox, zygote start included): "
+                  + "; ".join(cold) + ".", ""]
     return "\n".join(lines)
 
 

@@ -1,0 +1,90 @@
+"""Time-to-kill past a wall limit, and proof that nothing of the killed tree is left.
+
+A candidate that spins forever runs under ``Limits(wall_s=KILL_WALL_S)``.  Two numbers per sample:
+
+* **host**: submit to verdict minus the wall limit.  The zygote's deadline starts when it forks the
+  tree, which is after the submit, so this over-states the deadline-to-result time by the launch
+  hop (about a millisecond): it is the conservative number, judged against the target.
+* **zygote**: the candidate's ``wall_s`` (fork to reaped, measured by the zygote) minus the limit:
+  deadline to reaped, without the host's hops.
+
+After each sample every descendant of the zygote is listed from ``/proc``: anything but the zygote
+processes themselves and an idle spare verifier (a zombie included) is a process the kill left.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from designs import BadAnswer, Engine
+
+from z3sandbox_kernel import Limits
+
+KILL_SCRIPT = "while True:\n    pass\n"
+KILL_WALL_S = 0.1
+# The zygote (outer and PID-1 halves) and an idle spare verifier: what may outlive a candidate.
+EXPECTED_NAMES = frozenset({"z3sandbox-zyg", "z3sandbox-spare"})
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(child) for child in handle.read().split()]
+    except OSError:
+        return []
+
+
+def _describe(pid: int) -> tuple[str, str] | None:
+    """(name, state letter), or None if the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    name = text[text.index("(") + 1 : text.rindex(")")]
+    return name, text[text.rindex(")") + 2]
+
+
+def leftovers(root: int) -> list[str]:
+    """Descendants of ``root`` that are neither zygote nor idle spare, as "pid name state"."""
+    found, todo = [], _children(root)
+    while todo:
+        pid = todo.pop()
+        todo.extend(_children(pid))
+        described = _describe(pid)
+        if described is None:
+            continue
+        name, state = described
+        if name not in EXPECTED_NAMES or state == "Z":
+            found.append(f"{pid} {name} {state}")
+    return found
+
+
+class KillProbe:
+    """Samples the engine's kill path on the Sandbox of an ``Engine`` design (interleaved with it)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.limits = Limits(wall_s=KILL_WALL_S, cpu_s=5.0)
+        self.host_ms: list[float] = []
+        self.zygote_ms: list[float] = []
+        self.left: list[list[str]] = []
+        self.load: list[float] = []
+
+    def sample(self) -> None:
+        started = time.perf_counter()
+        result = self.engine.sandbox.run(KILL_SCRIPT, limits=self.limits, verify=False)
+        elapsed = time.perf_counter() - started
+        candidate = result.candidates[0]
+        if candidate.kill != "wall":
+            raise BadAnswer(f"the spinning candidate was not killed at the wall limit: {candidate}")
+        self.host_ms.append((elapsed - KILL_WALL_S) * 1000)
+        self.zygote_ms.append((candidate.wall_s - KILL_WALL_S) * 1000)
+        root = self.engine.sandbox.zygote_pid
+        self.left.append(leftovers(root) if root is not None else ["zygote pid unknown"])
+
+    def result(self) -> dict[str, Any]:
+        return {"script": KILL_SCRIPT, "wall_limit_s": KILL_WALL_S, "host_ms": self.host_ms,
+                "zygote_ms": self.zygote_ms, "leftovers": [left for left in self.left if left],
+                "samples_with_leftovers": sum(1 for left in self.left if left), "n": len(self.host_ms)}
