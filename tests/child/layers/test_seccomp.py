@@ -212,3 +212,215 @@ def test_x32_system_calls_kill_the_process(scratch: str) -> None:
     getpid_x32 = 0x40000000 | 39
     outcome = _run(lambda: _libc.syscall(ctypes.c_long(getpid_x32)), scratch)
     assert outcome.signal == signal.SIGSYS, outcome
+
+
+# ------------------------------------------------------------- classes no solver needs (issue 10)
+
+_ALL_ONES = (1 << 64) - 1  # -1 in every argument: an unfiltered call fails harmlessly on its own
+
+
+def _numbers() -> dict[str, int]:
+    return seccomp.numbers_for(_ARCH, pyseccomp.resolve_syscall)
+
+
+def _errno_of(number: int, *args: int) -> str:
+    result = _libc.syscall(ctypes.c_long(number), *(ctypes.c_ulong(a) for a in args))
+    return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
+
+
+def _class_sweep(names: tuple[str, ...]) -> dict[str, str]:
+    """Each call of a class (those this architecture has), all arguments -1: the errno."""
+    numbers = _numbers()
+    return {name: _errno_of(numbers[name], *[_ALL_ONES] * 6)
+            for name in names if numbers[name] >= 0}
+
+
+@pytest.mark.parametrize(
+    "names", [names for why, names in seccomp.DENIED if not why.startswith("new processes")],
+    ids=[why.split(":")[0].split(" (")[0][:40] for why, _ in seccomp.DENIED
+         if not why.startswith("new processes")])
+def test_every_call_of_a_denied_class_answers_eperm(scratch: str, names: tuple[str, ...]) -> None:
+    """No session, so a vhangup that slipped through would reach no terminal."""
+    outcome = run_sandboxed(lambda: _class_sweep(names), LAYERS, scratch, before=os.setsid)
+    assert outcome.ok, outcome
+    assert outcome.value and set(outcome.value.values()) == {"EPERM"}, outcome.value
+
+
+def test_file_metadata_outside_scratch_is_unchanged(tmp_path: Path) -> None:
+    target = tmp_path / "host-file"
+    target.write_text("host")
+    target.chmod(0o644)
+    before = target.stat()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+
+    def attempts() -> dict[str, str]:
+        fd = os.open(target, os.O_RDONLY)
+        calls = {
+            "chmod": lambda: os.chmod(target, 0o4755),
+            "fchmod": lambda: os.fchmod(fd, 0o4755),
+            "chown": lambda: os.chown(target, 0, 0),
+            "utime": lambda: os.utime(target, (1, 1)),
+            "setxattr": lambda: os.setxattr(target, "user.z3sb", b"x"),
+            "removexattr": lambda: os.removexattr(target, "user.z3sb"),
+        }
+        said = {}
+        for name, call in calls.items():
+            try:
+                call()
+                said[name] = "ok"
+            except OSError as exc:
+                said[name] = str(exc)
+        return said
+
+    outcome = _run(attempts, str(scratch))
+    assert outcome.ok, outcome
+    for name, message in outcome.value.items():
+        assert f"Operation not permitted (seccomp denies {name})" in message, (name, message)
+    after = target.stat()
+    assert (after.st_mode, after.st_uid, after.st_gid, after.st_mtime_ns) == (
+        before.st_mode, before.st_uid, before.st_gid, before.st_mtime_ns)
+    assert os.listxattr(target) == []
+
+
+def test_memory_outside_the_address_space_limit_is_refused(scratch: str) -> None:
+    ipc_private, ipc_creat = 0, 0o1000
+
+    def attempts() -> list[str]:
+        return [
+            _raw_syscall("memfd_create", id(b"z3sb"), 0),
+            _raw_syscall("shmget", ipc_private, 384 << 20, ipc_creat | 0o600),
+            _raw_syscall("msgget", ipc_private, ipc_creat | 0o600),
+            _raw_syscall("semget", ipc_private, 1, ipc_creat | 0o600),
+            _raw_syscall("mq_open", id(b"/z3sb"), os.O_CREAT | os.O_RDWR, 0o600, 0),
+        ]
+
+    assert _run(attempts, scratch).value == ["EPERM"] * 5
+    outcome = _run(lambda: os.memfd_create("z3sb"), scratch)
+    assert "seccomp denies memfd_create" in outcome.message, outcome
+
+
+def test_posix_semaphores_and_thread_pools_still_work(scratch: str) -> None:
+    """multiprocessing's locks (sem_open in /dev/shm) and ThreadPool are not SysV IPC.
+    (shared_memory.SharedMemory starts a resource-tracker process: refused as a new process.)"""
+    def use() -> list[int]:
+        import multiprocessing
+        from multiprocessing.pool import ThreadPool
+
+        with multiprocessing.Lock():
+            pass
+        with ThreadPool(2) as pool:
+            return pool.map(abs, [-1, -2, -3])
+
+    outcome = _run(use, scratch)
+    assert outcome.value == [1, 2, 3], outcome
+
+
+def test_mount_queries_and_handles_are_refused_even_on_new_kernels(scratch: str) -> None:
+    """listmount/statmount are newer than libseccomp 2.5.4: their numbers come from UNIFIED."""
+    numbers = _numbers()
+    assert numbers["listmount"] == 458 and numbers["statmount"] == 457
+    outcome = _run(lambda: {name: _errno_of(numbers[name], 0, 0, 0, 0) for name in (
+        "listmount", "statmount", "open_tree", "fsopen", "name_to_handle_at",
+        "open_by_handle_at", "listns")}, scratch)
+    assert set(outcome.value.values()) == {"EPERM"}, outcome
+
+
+def test_calls_newer_than_the_table_answer_enosys(scratch: str) -> None:
+    beyond = seccomp.NEWEST_REVIEWED + 1
+    outcome = _run(lambda: [_errno_of(beyond), _errno_of(beyond + 100)], scratch)
+    assert outcome.value == ["ENOSYS", "ENOSYS"], outcome
+    assert _emulate(_program_for(_ARCH), beyond) == "ENOSYS"
+
+
+def test_file_attribute_ioctls_and_fcntl_commands_are_refused(tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_text("x")
+    fs_ioc_getflags, fs_ioc_setflags = 0x80086601, 0x40086602
+    f_setlease, f_notify, f_setown, f_getfl = 1024, 1026, 8, 3
+
+    def attempts() -> list[str]:
+        fd = os.open(target, os.O_RDONLY)
+        flags = ctypes.c_long(0)
+        address = ctypes.addressof(flags)
+        return [
+            _raw_syscall("ioctl", fd, fs_ioc_setflags, address),
+            _raw_syscall("ioctl", fd, (1 << 32) | fs_ioc_setflags, address),
+            _raw_syscall("ioctl", fd, fs_ioc_getflags, address),
+            _raw_syscall("fcntl", fd, f_setlease, 0),  # F_RDLCK
+            _raw_syscall("fcntl", fd, f_notify, 0),
+            _raw_syscall("fcntl", fd, f_setown, os.getppid()),
+            _raw_syscall("fcntl", fd, f_getfl, 0),
+        ]
+
+    outcome = _run(attempts, str(tmp_path))
+    assert outcome.value[:2] == ["EPERM", "EPERM"], outcome
+    assert outcome.value[2] != "EPERM", outcome  # reading flags is fine (or ENOTTY on tmpfs)
+    assert outcome.value[3:] == ["EPERM", "EPERM", "EPERM", "ok"], outcome
+
+
+def test_scheduling_and_io_priority_of_others_are_refused(scratch: str) -> None:
+    parent = os.getpid()
+    ioprio_who_process = 1
+    assert _run(lambda: [
+        _raw_syscall("ioprio_set", ioprio_who_process, parent, 0),
+        _raw_syscall("sched_setaffinity", parent, 8, id(b"\xff" * 8)),
+    ], scratch).value == ["EPERM", "EPERM"]
+
+
+# ------------------------------------------------------------------- the table, on every architecture
+
+def _program_for(arch: int) -> list[tuple[int, int, int, int]]:
+    insns, _rules = seccomp._assemble(arch, seccomp.numbers_for(arch, pyseccomp.resolve_syscall))
+    return [(c, int(jt), int(jf), k if isinstance(k, int) else 4242)  # 4242: our PID
+            for c, jt, jf, k in insns]
+
+
+def _emulate(program: list[tuple[int, int, int, int]], nr: int, arch: int | None = None,
+             args: tuple[int, ...] = (0,) * 6) -> str:
+    """Run the classic-BPF program on one seccomp_data, the way the kernel does."""
+    data = {0: nr, 4: arch if arch is not None else program[1][3]}
+    for i, arg in enumerate(args):
+        data[16 + 8 * i], data[20 + 8 * i] = arg & 0xFFFFFFFF, arg >> 32
+    acc, pc = 0, 0
+    while True:
+        code, jt, jf, k = program[pc]
+        if code == 0x20:
+            acc, pc = data[k], pc + 1
+        elif code == 0x06:
+            return {0x7FFF0000: "ALLOW", 0x80000000: "KILL"}.get(k) or errno.errorcode[k & 0xFFFF]
+        else:
+            taken = {0x15: acc == k, 0x25: acc > k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
+            pc += 1 + (jt if taken else jf)
+
+
+@pytest.mark.parametrize("arch", [0xC000003E, 0xC00000B7], ids=["x86_64", "aarch64"])
+def test_every_class_is_refused_on_both_architectures(arch: int) -> None:
+    numbers = seccomp.numbers_for(arch, pyseccomp.resolve_syscall)
+    program = _program_for(arch)
+    for _why, names in seccomp.DENIED:
+        for name in names:
+            if numbers[name] >= 0:
+                assert _emulate(program, numbers[name]) == "EPERM", name
+    for name in ("read", "write", "openat", "mmap", "futex", "fchdir", "mseal"):
+        number = int(pyseccomp.resolve_syscall(arch, name))
+        number = number if number >= 0 else seccomp.UNIFIED[name]
+        assert _emulate(program, number) == "ALLOW", name
+    assert _emulate(program, 0, arch=0x40000003) == "KILL"  # i386
+
+
+def test_the_unified_numbers_agree_with_libseccomp_where_it_knows_them() -> None:
+    """Names libseccomp 2.5.4 lacks; a newer libseccomp must agree on both architectures."""
+    for arch in (0xC000003E, 0xC00000B7):
+        for name, number in seccomp.UNIFIED.items():
+            known = int(pyseccomp.resolve_syscall(arch, name))
+            assert known < 0 or known == number, (arch, name, known)
+    assert max(seccomp.UNIFIED.values()) == seccomp.NEWEST_REVIEWED
+
+
+def test_every_listed_name_exists_on_some_architecture() -> None:
+    """A typo would silently drop a call from the filter."""
+    numbers = [seccomp.numbers_for(arch, pyseccomp.resolve_syscall)
+               for arch in (0xC000003E, 0xC00000B7)]
+    missing = [n for n in seccomp.all_names() if all(table[n] < 0 for table in numbers)]
+    assert missing == ["ipc"], missing  # the SysV multiplexer of i386, s390x and others

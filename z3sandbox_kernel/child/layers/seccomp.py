@@ -1,37 +1,54 @@
-"""Seccomp: default allow; no new processes, no exec, no sockets, no reaching other processes.
+"""Seccomp: default allow; refuse, as classes, the system calls no solver needs.
+
+The classes (``DENIED``, one comment each): new processes and programs, reaching other processes,
+file metadata (Landlock has no rights for modes, owners, times or xattrs), memory that RLIMIT_AS
+does not count (memfds, SysV IPC, POSIX message queues), namespaces, mounts and mount queries,
+watching the host's files, machine-wide state, kernel attack surface, sockets.  They hold where the
+namespaces are missing (a distribution that refuses user namespaces keeps Landlock and seccomp).
 
 Why a hand-assembled BPF program rather than pyseccomp/libseccomp rules: libseccomp 2.5.4 refuses
 two comparisons on the same argument in one rule (``seccomp_rule_add`` returns EINVAL), so "pid is
 0 or our own" cannot be said, and a libseccomp filter is compiled at load time, which would put the
-compiler in every candidate.  libseccomp is still used, in the zygote only, for the one thing it is
-best at: the native architecture's token and its syscall numbers by name.  The program is built once
-by ``prepare``; ``apply`` writes the candidate's own PID into the few places that compare against it
+compiler in every candidate.  libseccomp is still used, in the zygote only, for the native
+architecture's token and its syscall numbers by name; names its table lacks (Linux 6.8 and later)
+come from ``UNIFIED``: since Linux 5.1 (pidfd_send_signal, 424) every architecture numbers new
+system calls alike, so these numbers hold on x86_64 and aarch64.  The program is built once by
+``prepare``; ``apply`` writes the candidate's own PID into the few places that compare against it
 and makes one ``prctl(PR_SET_SECCOMP)`` call.
 
 The program (``_assemble``), in order:
 
 1. architecture check: any other ABI (i386 ``int 0x80``) kills the process; on x86_64 so do x32
    system call numbers (``nr >= 0x40000000``);
-2. for each listed system call, a small self-contained block that returns;
-3. everything else is allowed.
+2. numbers above ``NEWEST_REVIEWED`` answer ENOSYS: a system call newer than this table is not
+   let through unread (glibc falls back, as on an older kernel);
+3. per class, a run of comparisons ending in one EPERM return; then the calls whose arguments
+   decide (``clone``, ``ioctl``, ``fcntl``, PIDs);
+4. everything else is allowed.
 
 Arguments are read as two 32-bit words (little-endian only).  A PID argument must have a zero high
 word and a low word equal to the candidate's PID (or 0 where listed); anything else, including
-negative PIDs (process groups, -1 = everyone), is EPERM.  ``ioctl`` request numbers are compared on
-the low word only, because the kernel truncates them to 32 bits (CVE-2019-10063 was this mistake).
+negative PIDs (process groups, -1 = everyone), is EPERM.  ``ioctl`` and ``fcntl`` commands are
+compared on the low word only, because the kernel truncates them to 32 bits (CVE-2019-10063 was
+this mistake).
 
-Not protected here: system calls newer than libseccomp's table cannot be named, so they are allowed
-(the dangerous ones among them need capabilities the candidate no longer has); ``pidfd_send_signal``
-is refused outright because a pidfd's target cannot be checked by a filter.
+Not protected here: ``pidfd_send_signal`` is refused outright because a pidfd's target cannot be
+checked by a filter; flock and fcntl record locks on readable host files are allowed (they end with
+the candidate); files in /dev/shm (POSIX semaphores and shared memory, which multiprocessing needs)
+are bounded by the mount layer's tmpfs, not here.  Refused in scratch too (a filter cannot read
+paths): chmod, utime and xattrs, so ``shutil.copy``/``copy2`` fail; ``shutil.copyfile`` works.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ...protocol import LayerReport
 from . import LayerSetupError, Policy, report
@@ -51,6 +68,7 @@ _ENOSYS = _RET_ERRNO | errno.ENOSYS
 
 _LD_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
+_JGT = 0x25  # BPF_JMP | BPF_JGT | BPF_K
 _JGE = 0x35  # BPF_JMP | BPF_JGE | BPF_K
 _JSET = 0x45  # BPF_JMP | BPF_JSET | BPF_K
 _RET = 0x06  # BPF_RET | BPF_K
@@ -62,28 +80,53 @@ _CLONE_THREAD = 0x00010000
 # is the exit-signal byte in clone(2); only clone3 and unshare take it, and both are refused.)
 _CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 \
     | 0x40000000
-_TIOCSTI = 0x5412
-_TIOCLINUX = 0x541C
 
-# Refused with EPERM whatever the arguments.
-DENIED = (
-    # new processes and programs (clone without CLONE_THREAD is below)
-    "fork", "vfork", "execve", "execveat",
-    # other processes' memory, handles and signals
-    "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "kcmp", "pidfd_getfd",
-    "pidfd_send_signal", "migrate_pages", "move_pages",
-    # namespaces, mounts, filesystem handles
-    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig", "fsmount",
-    "fspick", "move_mount", "open_tree", "mount_setattr", "name_to_handle_at", "open_by_handle_at",
-    "fanotify_init", "quotactl", "quotactl_fd", "swapon", "swapoff", "acct",
-    # kernel attack surface nothing here needs
-    "bpf", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd",
-    "keyctl", "add_key", "request_key", "kexec_load", "kexec_file_load", "init_module",
-    "finit_module", "delete_module", "personality", "syslog", "vhangup", "reboot", "iopl", "ioperm",
-    "uselib", "lookup_dcookie",
-    # every socket: z3 and the harness need none (asyncio's socketpair goes too)
-    "socket", "socketpair",
+# Refused with EPERM whatever the arguments: (why, names), one class per entry.  A name this
+# architecture lacks (fork, chmod and ipc on aarch64) is left out of its program.
+DENIED: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("new processes and programs (clone without CLONE_THREAD is below)",
+     ("fork", "vfork", "execve", "execveat")),
+    ("other processes' memory, handles and signals",
+     ("ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "process_mrelease",
+      "kcmp", "pidfd_getfd", "pidfd_send_signal", "migrate_pages", "move_pages")),
+    ("file metadata: Landlock has no rights for modes, owners, times or xattrs (a set-uid bit!)",
+     ("chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+      "utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr", "fsetxattr",
+      "setxattrat", "removexattr", "lremovexattr", "fremovexattr", "removexattrat",
+      "file_setattr")),
+    ("memory RLIMIT_AS does not count, some of it outliving the candidate: memfds, SysV IPC, POSIX "
+     "message queues (POSIX semaphores and shm are files in /dev/shm and stay allowed)",
+     ("memfd_create", "memfd_secret", "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd",
+      "msgrcv", "msgctl", "semget", "semop", "semtimedop", "semctl", "ipc", "mq_open",
+      "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr")),
+    ("namespaces: entering, creating, listing",
+     ("unshare", "setns", "listns")),
+    ("mounts, mount queries, and file handles that bypass path checks",
+     ("mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig", "fsmount", "fspick",
+      "move_mount", "open_tree", "open_tree_attr", "mount_setattr", "listmount", "statmount",
+      "name_to_handle_at", "open_by_handle_at", "quotactl", "quotactl_fd")),
+    ("watching the host's files",
+     ("inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark")),
+    ("machine-wide state (each needs a capability the candidate no longer has: refused anyway)",
+     ("swapon", "swapoff", "acct", "reboot", "kexec_load", "kexec_file_load", "init_module",
+      "finit_module", "delete_module", "sethostname", "setdomainname", "settimeofday",
+      "clock_settime", "clock_adjtime", "adjtimex", "syslog", "vhangup", "iopl", "ioperm")),
+    ("kernel attack surface nothing here needs",
+     ("bpf", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
+      "userfaultfd", "keyctl", "add_key", "request_key", "personality", "uselib",
+      "lookup_dcookie", "lsm_set_self_attr")),
+    ("every socket: z3 and the harness need none (asyncio's socketpair goes too)",
+     ("socket", "socketpair")),
 )
+# Numbers of system calls newer than libseccomp 2.5.4's table, the same on every architecture
+# (the kernel's unified numbering, asm-generic/unistd.h and syscall_64.tbl agree from 424 on).
+UNIFIED = {
+    "statmount": 457, "listmount": 458, "lsm_get_self_attr": 459, "lsm_set_self_attr": 460,
+    "lsm_list_modules": 461, "mseal": 462, "setxattrat": 463, "getxattrat": 464,
+    "listxattrat": 465, "removexattrat": 466, "open_tree_attr": 467, "file_getattr": 468,
+    "file_setattr": 469, "listns": 470,
+}
+NEWEST_REVIEWED = 470  # listns (Linux 6.19); anything above answers ENOSYS
 # Answered ENOSYS so that glibc falls back to clone(2), whose flags the filter can read.
 NOT_IMPLEMENTED = ("clone3",)
 # Allowed only when the first argument is the candidate's own PID.
@@ -94,6 +137,18 @@ SELF_OR_ZERO = (
 )
 # (name, required first argument): allowed only for that "which" and a second argument 0 or self.
 WHICH_WHO = (("setpriority", 0), ("ioprio_set", 1))  # PRIO_PROCESS, IOPRIO_WHO_PROCESS
+# (name, why, refused values of the second argument, compared on its low word).
+COMMANDS: tuple[tuple[str, str, tuple[int, ...]], ...] = (
+    ("ioctl", "typing into the host's terminal: TIOCSTI, TIOCLINUX", (0x5412, 0x541C)),
+    ("ioctl", "file attributes (chattr): FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, "
+     "and the 32-bit forms", (0x40086602, 0x40046602, 0x401C5820, 0x40087602, 0x40047602)),
+    ("fcntl", "leases and directory notifications on host files: F_SETLEASE, F_NOTIFY; signals "
+     "to another process on I/O: F_SETOWN, F_SETOWN_EX", (1024, 1026, 8, 15)),
+)
+# Python functions whose EPERM can only come from this filter: the error says so, and the verdict's
+# reason then names what was refused (a call through ctypes gets the plain errno).
+EXPLAINED = ("chmod", "fchmod", "chown", "fchown", "lchown", "utime", "setxattr", "removexattr",
+             "memfd_create", "chroot")
 
 _SELF = object()  # placeholder for the candidate's PID in an instruction's k field
 
@@ -142,6 +197,13 @@ def _pid_is(index: int, allow_zero: bool) -> list[_Insn]:
     return block
 
 
+def _commands(name: str) -> list[_Insn]:
+    """Deny when the second argument's low word is one of ``name``'s refused commands."""
+    values = [value for call, _why, refused in COMMANDS if call == name for value in refused]
+    tests: list[_Insn] = [(_JEQ, "deny", 0, value) for value in values[:-1]]
+    return [(_LD_ABS, 0, 0, _arg(1, high=False)), *tests, (_JEQ, "deny", "allow", values[-1])]
+
+
 def _body(kind: str, extra: int = 0) -> list[_Insn]:
     """The block for one system call: tests, then "deny" (EPERM) and "allow" returns."""
     if kind == "self_only":
@@ -160,12 +222,6 @@ def _body(kind: str, extra: int = 0) -> list[_Insn]:
             (_JSET, 0, "deny", _CLONE_THREAD),
             (_JSET, "deny", "allow", _CLONE_NAMESPACES),
         ]
-    elif kind == "ioctl":  # the kernel reads the request as 32 bits
-        tests = [
-            (_LD_ABS, 0, 0, _arg(1, high=False)),
-            (_JEQ, "deny", 0, _TIOCSTI),
-            (_JEQ, "deny", "allow", _TIOCLINUX),
-        ]
     else:
         raise ValueError(kind)
     return [*tests, (_RET, 0, 0, _EPERM), (_RET, 0, 0, _RET_ALLOW)]
@@ -182,8 +238,16 @@ def _resolve(block: list[_Insn]) -> list[_Insn]:
     return out
 
 
+def _class_block(numbers: list[int], action: int) -> list[_Insn]:
+    """Compare the number with each of a class's calls; all of them jump to one return."""
+    last = len(numbers) - 1
+    jumps: list[_Insn] = [(_JEQ, last - i, 0 if i < last else 1, n) for i, n in enumerate(numbers)]
+    return [*jumps, (_RET, 0, 0, action)]
+
+
 def _assemble(arch: int, numbers: dict[str, int]) -> tuple[list[_Insn], int]:
-    """The whole program for ``arch``; ``numbers`` maps names to this architecture's numbers."""
+    """The whole program for ``arch``; ``numbers`` maps names to this architecture's numbers
+    (negative: this architecture has no such call)."""
     prog: list[_Insn] = [
         (_LD_ABS, 0, 0, 4),  # seccomp_data.arch
         (_JEQ, 1, 0, arch),
@@ -192,16 +256,22 @@ def _assemble(arch: int, numbers: dict[str, int]) -> tuple[list[_Insn], int]:
     ]
     if arch == _AUDIT_ARCH_X86_64:
         prog += [(_JGE, 0, 1, _X32_SYSCALL_BIT), (_RET, 0, 0, _RET_KILL_PROCESS)]
-    blocks: list[tuple[str, list[_Insn]]] = [(n, [(_RET, 0, 0, _EPERM)]) for n in DENIED]
-    blocks += [(n, [(_RET, 0, 0, _ENOSYS)]) for n in NOT_IMPLEMENTED]
-    blocks += [(n, _resolve(_body("self_only"))) for n in SELF_ONLY]
+    prog += [(_JGT, 0, 1, NEWEST_REVIEWED), (_RET, 0, 0, _ENOSYS)]
+    rules = 0
+    for names, action in [*((names, _EPERM) for _why, names in DENIED), (NOT_IMPLEMENTED, _ENOSYS)]:
+        present = [numbers[n] for n in names if numbers.get(n, -1) >= 0]
+        if present:
+            prog += _class_block(present, action)
+            rules += len(present)
+    blocks: list[tuple[str, list[_Insn]]] = [(n, _resolve(_body("self_only"))) for n in SELF_ONLY]
     blocks += [(n, _resolve(_body("self_or_zero"))) for n in SELF_OR_ZERO]
     blocks += [(n, _resolve(_body("which_who", which))) for n, which in WHICH_WHO]
-    blocks += [("clone", _resolve(_body("clone"))), ("ioctl", _resolve(_body("ioctl")))]
-    rules = 0
+    blocks += [("clone", _resolve(_body("clone")))]
+    blocks += [(name, _resolve([*_commands(name), (_RET, 0, 0, _EPERM), (_RET, 0, 0, _RET_ALLOW)]))
+               for name in dict.fromkeys(call for call, _why, _values in COMMANDS)]
     for name, block in blocks:
         number = numbers.get(name, -1)
-        if number < 0:  # this architecture has no such call (fork on aarch64)
+        if number < 0:
             continue
         prog.append((_JEQ, 0, len(block), number))
         prog += block
@@ -210,16 +280,60 @@ def _assemble(arch: int, numbers: dict[str, int]) -> tuple[list[_Insn], int]:
     return prog, rules
 
 
+def all_names() -> list[str]:
+    """Every system call the program names."""
+    names = [n for _why, group in DENIED for n in group]
+    names += [*NOT_IMPLEMENTED, *SELF_ONLY, *SELF_OR_ZERO, "clone", *(n for n, _ in WHICH_WHO)]
+    return names + list(dict.fromkeys(call for call, _why, _values in COMMANDS))
+
+
+def numbers_for(arch: int, resolve: Callable[[int, str], int]) -> dict[str, int]:
+    """Each name's number on ``arch``: libseccomp's, else the unified table's, else -1."""
+    numbers = {}
+    for name in all_names():
+        number = int(resolve(arch, name))
+        numbers[name] = number if number >= 0 else UNIFIED.get(name, -1)
+    return numbers
+
+
 def _native() -> tuple[int, dict[str, int]]:
-    """The native architecture token and syscall numbers, from libseccomp's tables."""
+    """The native architecture token and syscall numbers."""
     import pyseccomp  # imported here: only the zygote needs libseccomp
 
     arch = int(pyseccomp.system_arch())
     if arch not in (_AUDIT_ARCH_X86_64, _AUDIT_ARCH_AARCH64) or sys.byteorder != "little":
         raise LayerSetupError(NAME, f"architecture {arch:#x} is not supported by this filter")
-    names = [*DENIED, *NOT_IMPLEMENTED, *SELF_ONLY, *SELF_OR_ZERO, "clone", "ioctl"]
-    names += [n for n, _ in WHICH_WHO]
-    return arch, {n: int(pyseccomp.resolve_syscall(arch, n)) for n in names}
+    return arch, numbers_for(arch, pyseccomp.resolve_syscall)
+
+
+def _explained(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with "(seccomp denies <name>)" added to the message of its EPERM."""
+    name = function.__name__
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except PermissionError as exc:
+            if exc.errno == errno.EPERM:
+                exc.strerror = f"{exc.strerror} (seccomp denies {name})"
+            raise
+
+    return call
+
+
+_WRAPPED = {name: _explained(getattr(os, name)) for name in EXPLAINED if hasattr(os, name)}
+
+
+def _explain_refusals() -> None:
+    """Put the wrappers in ``os`` (in the candidate only), and in the sets that list ``os``'s
+    functions by identity."""
+    for name, wrapper in _WRAPPED.items():
+        original = getattr(os, name)
+        for supported in (os.supports_fd, os.supports_dir_fd, os.supports_follow_symlinks):
+            if original in supported:
+                supported.add(wrapper)
+        setattr(os, name, wrapper)
 
 
 def prepare() -> LayerReport:
@@ -281,4 +395,5 @@ def apply(policy: Policy) -> LayerReport:
         prctl_pointer(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(program.fprog))
     except OSError as exc:
         raise LayerSetupError(NAME, f"the kernel refused the filter: {exc}") from None
+    _explain_refusals()
     return report(NAME, True, f"{program.rules} rules, default allow, EPERM")
