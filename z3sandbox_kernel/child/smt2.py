@@ -177,3 +177,9 @@ def error_message(raw: object) -> str:
     text = text.strip()
     match = re.fullmatch(r'\(error "(.*)"\)', text, re.DOTALL)
     return match.group(1) if match else text
+
+
+def warm(ctx: z3.Context) -> None:
+    """Warm the SMT-LIB path in ``ctx`` (not z3's main context): the splitter and z3's parser."""
+    plan_check("(declare-const y Int)(check-sat)")
+    z3.Solver(ctx=ctx).from_string("(declare-const y Int)(assert (> y 0))")

@@ -1,0 +1,116 @@
+"""What a failed script reports: syntax errors and escaped exceptions as report fields, and on the
+candidate's stderr the traceback (or ``sys.exit`` message) Python itself would print.
+
+Every function here runs after user code and must not raise: the report must always be built.
+"""
+
+from __future__ import annotations
+
+import errno
+import itertools
+import linecache
+import sys
+import traceback
+import types
+
+import z3
+
+from ..protocol import ChildException, ChildReport
+from . import models
+
+MAX_MESSAGE = 2000  # exception message in the report
+MAX_REASON = 2000  # reason text, traceback included (the zygote caps reasons at 2000 too)
+REASON_MESSAGE_CAP = 1200  # of the exception message within the reason, so the line still fits
+TRACEBACK_LINES = 5
+
+
+def syntax_report(exc: BaseException) -> ChildReport:
+    if isinstance(exc, SyntaxError):
+        line, column = exc.lineno, exc.offset
+        source = models.clean_text((exc.text or "").strip(), 200)
+        where = f" (line {line}, column {column}: `{source}`)" if line else ""
+        reason = f"{type(exc).__name__}: {message_of(exc.msg)}{where}"
+        return {"outcome": "syntax_error", "reason": reason, "line": line, "column": column}
+    reason = "nested too deeply to compile" if isinstance(exc, RecursionError) else describe(exc)
+    return {"outcome": "syntax_error", "reason": reason, "line": None, "column": None}
+
+
+def exception_report(exc: BaseException, filename: str) -> ChildReport:
+    """An exception that escaped the script, classified: memory_error, blocked or exception."""
+    message = message_of(exc)
+    kind = type(exc).__name__
+    if isinstance(exc, SystemExit):
+        message = f"the script called sys.exit({message_of(repr(exc.code))})"
+    frames = _script_frames(exc, filename)
+    line = frames[-1][0] if frames else None
+    details: ChildException = {"type": kind, "message": message, "line": line}
+    # The reason is capped as a whole; the message is cut first so the script line always shows.
+    shown = message if len(message) <= REASON_MESSAGE_CAP else (
+        f"{message[:REASON_MESSAGE_CAP]}… [{len(message) - REASON_MESSAGE_CAP} more characters]")
+    reason = f"{kind}: {shown}" if message else kind
+    if frames:
+        reason += f" (line {line}: `{frames[-1][2]}`)"
+    if isinstance(exc, MemoryError) or (
+        isinstance(exc, z3.Z3Exception) and any(word in message for word in models.MEMORY_WORDS)
+    ):
+        return {"outcome": "memory_error", "reason": reason, "exception": details}
+    if isinstance(exc, PermissionError) or (
+        isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES)
+    ):
+        return {"outcome": "blocked", "reason": reason, "exception": details}
+    if len(frames) > 1:
+        reason += "\nScript traceback, innermost last:" + _traceback_text(frames)
+    return {"outcome": "exception", "exception": details,
+            "reason": models.clean_text(reason, MAX_REASON)}
+
+
+def print_like_python(exc: BaseException, filename: str) -> None:
+    """What ``python script.py`` writes to stderr when ``exc`` ends it: the traceback from the
+    script's first frame on (the harness's frames are left out), or the sys.exit() message."""
+    try:
+        if isinstance(exc, SystemExit):
+            if exc.code is not None and not isinstance(exc.code, int):
+                print(exc.code, file=sys.stderr)
+            return
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+            tb = tb.tb_next
+        traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+    except BaseException:  # a broken stderr or an unprintable exception: the report still goes
+        return
+
+
+def message_of(exc: object) -> str:
+    """``str(exc)`` that cannot raise or be huge; z3 messages are sometimes bytes."""
+    try:
+        value = exc.value if isinstance(exc, z3.Z3Exception) else exc
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    except BaseException:
+        text = f"<unprintable {type(exc).__name__}>"
+    return models.clean_text(text, MAX_MESSAGE)
+
+
+def describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {message_of(exc)}"
+
+
+def _traceback_text(frames: list[tuple[int, str, str]]) -> str:
+    """The last few script frames, a run of one repeated frame (recursion) shown once."""
+    runs = [(frame, len(list(group))) for frame, group in itertools.groupby(frames)]
+    return "".join(
+        f"\n  line {line} in {function}: `{text}`" + (f" ({count} times)" if count > 1 else "")
+        for (line, function, text), count in runs[-TRACEBACK_LINES:]
+    )
+
+
+def _script_frames(exc: BaseException, filename: str) -> list[tuple[int, str, str]]:
+    """(line, function, source) of the script's frames in the traceback, outermost first."""
+    frames = []
+    tb: types.TracebackType | None = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename:
+            text = linecache.getline(filename, tb.tb_lineno).strip()
+            frames.append((tb.tb_lineno, code.co_name, models.clean_text(text, 200)))
+        tb = tb.tb_next
+    return frames
