@@ -11,9 +11,12 @@ Roles::
   anything a candidate wrote.
 * child -> zygote, on ``RESULT_FD``: first a setup frame (the layers applied, written by the bootstrap
   *before* user code runs), then the harness's ``ChildReport`` after user code ends (a verifier sends
-  a ``VerifyReport``).  The zygote treats the report as untrusted: size-capped, read field by field
-  with defaults, byte runs shape-checked, and only ever a candidate's word about its own solver
-  outcome.  Times, memory, signals and kills come from the operating system.
+  a ``VerifyReport``): two frames, no more.  The zygote treats everything on it as untrusted: a
+  per-candidate byte budget checked as bytes arrive (``report_budget``), nesting depth checked
+  before parsing, then a strict schema (``zygote/frames.py``) before any field is used; a frame that
+  fails makes that candidate ``internal_error`` and touches nothing else.  The report is only ever a
+  candidate's word about its own solver outcome.  Times, memory, signals and kills come from the
+  operating system.
 
 Every message is one frame: a 4-byte big-endian length, then that many bytes of UTF-8 JSON with a
 ``v`` field equal to ``PROTOCOL_VERSION``.  This module is imported on every side and imports nothing
@@ -32,9 +35,20 @@ PROTOCOL_VERSION = 1
 # The child writes its report on this descriptor; stdin is /dev/null, 1 and 2 are capture pipes.
 RESULT_FD = 3
 
-# A child report larger than this is not read (the candidate gets internal_error, not a verdict).
-# Sized for a model of a 1 MiB byte_N payload: its model dict and SMT-LIB pairs take ~45 MB.
+# What a legitimate report needs, besides its byte_N payload (2 hex characters a byte, sent once):
+# the model and its SMT-LIB pairs (the harness stops reading a model past MAX_MODEL_REPORT_BYTES),
+# the assertions (the harness leaves out more than MAX_ASSERTIONS_REPORT_BYTES), and the rest
+# (reasons, core, framing).  Over its budget a report is not read: the candidate is internal_error.
+MAX_MODEL_REPORT_BYTES = 8 << 20
+MAX_ASSERTIONS_REPORT_BYTES = 4 << 20
+REPORT_SLACK_BYTES = 1 << 20
+# The budget never exceeds this, whatever payload_max_bytes says.
 MAX_CHILD_REPORT_BYTES = 64 << 20
+# JSON nesting a legitimate frame needs is 4 ({"model": {"x": {"fraction": [1, 2]}}}); checked
+# before parsing, so a 100,000-deep frame never reaches the recursive parser.
+MAX_FRAME_DEPTH = 8
+# A candidate's result descriptor carries the setup frame, then one result frame: no more.
+MAX_CHILD_FRAMES = 2
 # A host <-> zygote frame larger than this is a protocol error.
 MAX_FRAME_BYTES = 128 << 20
 
@@ -45,6 +59,13 @@ JsonValue = None | bool | int | float | str | list[Any] | dict[str, Any]
 
 class ProtocolError(Exception):
     """A frame that is too large, truncated, not JSON, or of another protocol version."""
+
+
+def report_budget(payload_max_bytes: int) -> int:
+    """The bytes a candidate may write on its result descriptor (both frames, headers included)."""
+    needed = (MAX_MODEL_REPORT_BYTES + MAX_ASSERTIONS_REPORT_BYTES + REPORT_SLACK_BYTES
+              + 2 * int(payload_max_bytes))
+    return min(needed, MAX_CHILD_REPORT_BYTES)
 
 
 # --------------------------------------------------------------------------------------------- framing
@@ -102,13 +123,20 @@ def encode_value(value: Any) -> JsonValue:
 
 
 def decode_value(value: JsonValue) -> Any:
+    """The Python value; never raises: a malformed fraction (forged, say ``[1, 0]``) stays as it came."""
     if isinstance(value, dict) and set(value) == {"fraction"}:
-        numerator, denominator = value["fraction"]
-        return Fraction(int(numerator), int(denominator))
+        pair = value["fraction"]
+        if (isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in pair) and pair[1] != 0):
+            return Fraction(pair[0], pair[1])
     return value
 
 
 # ------------------------------------------------------------------------------------ child -> zygote
+
+# Up to this many 8-bit bit-vector byte_N constants also appear in ``model`` and ``model_smt2`` in
+# z3's own order; more travel only as hex runs.
+INLINE_BYTE_CONSTANTS = 4096
 
 ChildOutcome = Literal[
     "sat", "unsat", "unknown", "no_check", "syntax_error", "exception", "memory_error", "blocked",
@@ -142,13 +170,25 @@ class ChildReport(TypedDict, total=False):
     exception: ChildException
     model: dict[str, JsonValue]  # name -> encode_value(python value)
     byte_constants: list[ByteConstant]  # byte_N that break the payload rules, as they are
-    byte_runs: list[list[Any]]  # well-formed byte_N (8-bit, 0..255) as [[start index, hex], ...]
+    # Well-formed byte_N (8-bit, 0..255) as [[start index, hex], ...].  Past INLINE_BYTE_CONSTANTS
+    # the 8-bit bit-vector ones travel only here (not in model or model_smt2): the zygote puts them
+    # back (zygote/payload.py), so a 1 MiB payload's report is 2 MB, not 45.
+    byte_runs: list[list[Any]]
     unsat_core: list[list[Any]]  # [[line, source text], ...]
     # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
     # and the model's constants as [smt2 name, smt2 value] pairs.
     assertions_smt2: str
     model_smt2: list[list[str]]
     isolation: dict[str, Any]  # the layers the bootstrap applied (see IsolationReport)
+
+
+class SetupFrame(TypedDict):
+    """The bootstrap's first frame, written before user code runs: the layers as they applied."""
+
+    v: int
+    type: Literal["setup"]
+    layers: list[LayerReport]
+    error: str | None  # a required layer failed: the candidate does not run
 
 
 class VerifyReport(TypedDict, total=False):
@@ -228,6 +268,7 @@ class CandidateDict(TypedDict):
     stderr: str
     stdout_truncated: bool
     stderr_truncated: bool
+    output_truncated: bool  # the middle of stdout or stderr was dropped (head and tail are kept)
     wall_s: float
     cpu_s: float
     peak_rss_mb: float

@@ -147,22 +147,46 @@ def test_growing_lists_are_memory_limit(sandbox):
     assert candidate.peak_rss_mb < 256 + 200  # the limit held (the zygote's own size is below 200 MB)
 
 
-def test_print_flood_is_output_limit_and_stdout_is_capped(sandbox):
-    candidate = one(sandbox, "while True:\n    print('x' * 99)\n")
+OUTPUT_CAP = QUICK.replace(output_max_mb=1)
+
+
+def test_print_flood_is_output_limit_at_the_hard_cap_with_head_and_tail_kept(sandbox):
+    candidate = one(sandbox, "while True:\n    print('x' * 99)\n", limits=OUTPUT_CAP)
     assert candidate.verdict is Verdict.OUTPUT_LIMIT
     assert candidate.kill == "output"
-    assert candidate.stdout_truncated is True
-    assert len(candidate.stdout.encode()) == QUICK.output_kb * 1024
+    assert candidate.stdout_truncated is True and candidate.output_truncated is True
     assert candidate.stdout.startswith("x" * 99 + "\n")
-    assert "stdout" in candidate.reason
+    head, marker, tail = candidate.stdout.partition("bytes of stdout dropped")
+    assert marker and len(head.encode()) < 4 * 1024 + 100 and len(tail.encode()) < 4 * 1024 + 100
+    assert "stdout" in candidate.reason and "1 MB" in candidate.reason
 
 
 def test_stderr_flood_is_output_limit(sandbox):
-    candidate = one(sandbox, "import sys\nwhile True:\n    sys.stderr.write('e' * 1000)\n")
+    candidate = one(sandbox, "import sys\nwhile True:\n    sys.stderr.write('e' * 1000)\n",
+                    limits=OUTPUT_CAP)
     assert candidate.verdict is Verdict.OUTPUT_LIMIT
     assert candidate.stderr_truncated is True
     assert candidate.stdout_truncated is False
-    assert len(candidate.stderr.encode()) == QUICK.output_kb * 1024
+    assert len(candidate.stderr.encode()) < 2 * 4 * 1024 + 200
+
+
+def test_verbose_stderr_keeps_head_and_tail_and_the_real_verdict(sandbox):
+    """210 KB on stderr (z3's verbose=1 progress) is not a limit: the script runs to its verdict."""
+    candidate = one(sandbox, (
+        "import sys\nsys.stderr.write('first line\\n' + 'v' * 210_000 + '\\nlast line\\n')\n"
+        "x = Int('x'); s.add(x > 1); s.check()\n"))
+    assert candidate.verdict is Verdict.SAT, candidate.reason
+    assert candidate.kill is None
+    assert candidate.stderr_truncated is True and candidate.output_truncated is True
+    assert candidate.stderr.startswith("first line\n") and candidate.stderr.endswith("last line\n")
+    dropped = 210_000 + len("first line\nlast line\n") + 1 - 2 * 4096
+    assert f"[{dropped} bytes of stderr dropped" in candidate.stderr
+
+
+def test_output_below_the_kept_size_is_whole(sandbox):
+    candidate = one(sandbox, "print('a' * 8000)\nx = Int('x'); s.add(x > 1); s.check()\n")
+    assert candidate.stdout == "a" * 8000 + "\n"
+    assert candidate.output_truncated is False
 
 
 # -------------------------------------------------------------------------------- script errors

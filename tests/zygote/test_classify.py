@@ -7,7 +7,7 @@ import signal
 import pytest
 
 from z3sandbox_kernel import Limits, Verdict
-from z3sandbox_kernel.zygote.classify import Observation, classify
+from z3sandbox_kernel.zygote.classify import Observation, classify, failed
 
 LIMITS = Limits(timeout_s=2, wall_s=5, cpu_s=3, memory_mb=256)
 SETUP = {"type": "setup", "layers": [{"name": "rlimits", "active": True}], "error": None}
@@ -137,3 +137,38 @@ def test_measurements_and_streams_come_from_the_observation():
     assert out["stdout"] == "café \\xff"
     assert out["stdout_truncated"] is True
     assert out["isolation"] == {"level": "process", "layers": SETUP["layers"]}
+    assert out["output_truncated"] is True
+
+
+def test_z3s_own_out_of_memory_exit_is_memory_limit():
+    got, reason, kill = verdict(observe(wait_status=101 << 8, stderr=b"ERROR: out of memory\n"))
+    assert (got, kill) == (Verdict.MEMORY_LIMIT, "memory")
+    assert "out of memory" in reason and "256 MB" in reason
+
+
+def test_exit_101_without_z3s_message_is_crashed():
+    got, reason, _ = verdict(observe(wait_status=101 << 8, stderr=b"my own error\n"))
+    assert got is Verdict.CRASHED and "code 101" in reason
+
+
+def test_a_zygote_that_died_gives_internal_error_not_cancelled():
+    got, reason, _ = verdict(observe(kill="died", kill_detail="ValueError: boom", report=SAT_REPORT,
+                                     wait_status=signal.SIGKILL))
+    assert got is Verdict.INTERNAL_ERROR
+    assert reason == "the sandbox process died: ValueError: boom"
+
+
+def test_hex_only_byte_constants_are_back_in_the_model():
+    report = {"outcome": "sat", "model": {"x": 1, "byte_0": 65}, "byte_constants": [],
+              "byte_runs": [[0, "4142"], [4, "ff"]]}
+    out = classify(observe(report=report))
+    assert out["model"] == {"x": 1, "byte_0": 65, "byte_1": 66, "byte_4": 255}
+    assert list(out["model"])[:2] == ["x", "byte_0"]  # z3's order for what travelled inline
+    assert out["payload_hex"] == "41420000ff"
+
+
+def test_failed_uses_nothing_the_child_said():
+    out = failed(observe(report=SAT_REPORT, stdout=b"hi"), "its result could not be sent")
+    assert (out["verdict"], out["reason"], out["model"]) == ("internal_error",
+                                                              "its result could not be sent", None)
+    assert out["stdout"] == "hi"

@@ -15,7 +15,15 @@ from typing import Any
 
 import z3
 
-from ..protocol import ByteConstant, ChildReport, JsonValue, encode_value
+from ..protocol import (
+    INLINE_BYTE_CONSTANTS,
+    MAX_ASSERTIONS_REPORT_BYTES,
+    MAX_MODEL_REPORT_BYTES,
+    ByteConstant,
+    ChildReport,
+    JsonValue,
+    encode_value,
+)
 
 # Stop reading a model after this many constants: the work (and the report) must stay bounded.
 MAX_MODEL_CONSTANTS = 2_000_000
@@ -25,7 +33,7 @@ MAX_VALUE_TEXT = 20_000
 # so json.dumps would fail on them: longer numerals stay z3 text.
 MAX_INT_DIGITS = 4000
 # Above this the assertions are left out of the report and the zygote skips verification.
-MAX_ASSERTIONS_SMT2 = 4 << 20
+MAX_ASSERTIONS_SMT2 = MAX_ASSERTIONS_REPORT_BYTES
 
 # reason_unknown() when a solver's own timeout expired (Solver: "timeout", Optimize: "canceled").
 TIMEOUT_REASONS = frozenset({"timeout", "canceled"})
@@ -46,6 +54,13 @@ class ModelFields:
     byte_constants: list[ByteConstant] = field(default_factory=list)  # those that break the rules
     byte_values: dict[int, int] = field(default_factory=dict)  # index -> byte, for well-formed ones
     model_smt2: list[list[str]] = field(default_factory=list)
+    # JSON bytes of model and model_smt2 so far (about): past MAX_MODEL_REPORT_BYTES, no more
+    # entries are added, so the report stays within the zygote's budget (protocol.report_budget).
+    size: int = 0
+    inline_bytes: int = 0  # 8-bit bit-vector byte_N also listed in model (up to INLINE_BYTE_CONSTANTS)
+
+    def full(self) -> bool:
+        return self.size > MAX_MODEL_REPORT_BYTES
 
     def byte_runs(self) -> list[list[Any]]:
         """Well-formed byte_N as [[start, hex], ...]: 2 characters a byte instead of ~60 of JSON,
@@ -159,7 +174,10 @@ def read_model(model: z3.ModelRef, skip_ids: frozenset[int] = frozenset()) -> Mo
         try:
             decl = model[index]
             name = clean_text(decl.name(), 1000)
-            fields.model.setdefault(name, value_text(model.get_interp(decl)))
+            if not fields.full() and name not in fields.model:
+                shown = value_text(model.get_interp(decl))
+                fields.model[name] = shown
+                fields.size += len(name) + len(shown) + 8
         except Exception:  # one bad entry must not lose the rest
             continue
     return fields
@@ -176,16 +194,25 @@ def _read_constant(model: z3.ModelRef, index: int, skip_ids: frozenset[int],
         encoded = encode_value(python_value(value))
         if name in fields.model:
             return  # two constants of one name (different sorts): the first one is reported
-        fields.model[name] = encoded
         byte = _byte_constant(name, value, encoded)
-        if byte is not None:
-            if _well_formed(byte):
-                fields.byte_values[byte["index"]] = int(byte["value"])  # type: ignore[arg-type]
-            else:
-                fields.byte_constants.append(byte)
+        if byte is not None and byte["index"] in fields.byte_values:
+            return  # as above, for a byte_N that went to byte_runs only
+        if byte is not None and _well_formed(byte):
+            fields.byte_values[byte["index"]] = int(byte["value"])  # type: ignore[arg-type]
+            if byte["sort"] == "bv":
+                if fields.inline_bytes >= INLINE_BYTE_CONSTANTS:
+                    return  # in byte_runs only: the zygote puts it back (protocol.INLINE_BYTE_CONSTANTS)
+                fields.inline_bytes += 1
+        elif byte is not None:
+            fields.byte_constants.append(byte)
+        if fields.full():
+            return
+        fields.model[name] = encoded
+        fields.size += len(name) + len(str(encoded)) + 8
         pair = _smt2_pair(decl, value)
         if pair is not None:
             fields.model_smt2.append([clean_text(pair[0]), clean_text(pair[1])])
+            fields.size += len(pair[0]) + len(pair[1]) + 8
     except Exception:
         return
 

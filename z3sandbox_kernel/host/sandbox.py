@@ -144,12 +144,20 @@ class Sandbox:
     def _on_message(self, msg: dict[str, Any]) -> None:
         kind, request_id = msg.get("type"), msg.get("id")
         for run in list(self._runs):
-            if request_id in run.in_flight:
+            if isinstance(request_id, int) and request_id in run.in_flight:
                 if kind == "started":
                     run.on_started(request_id)
                 elif kind == "done":
-                    run.on_done(request_id, msg["result"])
+                    result = msg.get("result")
+                    run.on_done(request_id, result if isinstance(result, dict) else {})
                 return
+
+    def _kill_wedged_zygote(self) -> None:
+        """A run's watchdog or an unconfirmed cancel: the zygote does not answer.  Kill it; its
+        reader then ends what still ran (the sandbox process died) and the next run starts anew."""
+        zygote = self._zygote
+        if zygote is not None and zygote.process is not None and zygote.process.returncode is None:
+            zygote.process.kill()
 
     def _on_zygote_exit(self, zygote: ZygoteProcess, how: str) -> None:
         if self._zygote is zygote:
@@ -165,6 +173,8 @@ class Sandbox:
     async def _execute(self, run: Run, remote: Remote | None = None) -> RunResult:
         """Run on the local zygote, or on a cluster when ``remote`` is given (same scheduler)."""
         self._runs.add(run)
+        if remote is None:
+            run.on_unresponsive = self._kill_wedged_zygote
 
         async def connect_remote(_: Run) -> Callable[[dict[str, Any]], bool]:
             assert remote is not None

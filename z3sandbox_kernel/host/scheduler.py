@@ -2,12 +2,18 @@
 
 Everything here runs on the Sandbox's event-loop thread; ``emit`` hands state changes to whoever
 listens (the calling thread's queue, or the awaiting loop).
+
+The run always returns, whatever the zygote does: each candidate has a watchdog (its wall limit, the
+verification's, and ``WATCHDOG_GRACE_S``), and a cancel that the zygote does not confirm within
+``CANCEL_GRACE_S`` ends the candidates here.  Either way the zygote is then taken for wedged:
+``on_unresponsive`` kills it, and the next candidate starts a new one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -17,6 +23,11 @@ from ..protocol import PROTOCOL_VERSION
 from ..results import CandidateResult, RunResult
 from ..verdicts import Verdict
 from .plan import RunPlan
+
+WATCHDOG_GRACE_S = 5.0
+CANCEL_GRACE_S = 3.0
+SANDBOX_DIED = "the sandbox process died"
+log = logging.getLogger("z3sandbox")
 
 
 class Run:
@@ -32,6 +43,8 @@ class Run:
         self.finished = asyncio.Event()
         self.started = time.monotonic()
         self._send: Callable[[dict[str, Any]], bool] | None = None
+        self.on_unresponsive: Callable[[], None] | None = None  # the Sandbox kills its zygote
+        self._watchdogs: dict[int, asyncio.TimerHandle] = {}
 
     # ---------------------------------------------------------------------------------- driving
 
@@ -42,6 +55,7 @@ class Run:
             if self.queue and not self.cancelled and len(self.in_flight) < self.plan.jobs:
                 if self._send is None:
                     self._send = await connect(self)
+                    continue  # the run may have been cancelled while the zygote started
                 self._submit(self.queue.popleft(), next_id())
                 continue
             self.finished.clear()
@@ -58,6 +72,10 @@ class Run:
         assert self._send is not None
         plan = self.plan
         self.in_flight[request_id] = index
+        if self.on_unresponsive is not None:  # a local zygote (a cluster may queue candidates)
+            limit = plan.limits.wall_s * (2 if plan.verify else 1) + WATCHDOG_GRACE_S
+            self._watchdogs[request_id] = asyncio.get_running_loop().call_later(
+                limit, self._overdue, request_id, limit)
         self._send({
             "v": PROTOCOL_VERSION, "type": "run", "id": request_id, "index": index,
             "script": plan.scripts[index], "language": plan.language,
@@ -82,11 +100,24 @@ class Run:
         if index is not None:
             self._update(index, dataclasses.replace(self.candidates[index], state="running"))
 
+    def _end(self, request_id: int) -> int | None:
+        """The candidate index of a request that is over, its watchdog stopped."""
+        watchdog = self._watchdogs.pop(request_id, None)
+        if watchdog is not None:
+            watchdog.cancel()
+        return self.in_flight.pop(request_id, None)
+
     def on_done(self, request_id: int, result: dict[str, Any]) -> None:
-        index = self.in_flight.pop(request_id, None)
+        index = self._end(request_id)
         if index is None:
             return
-        candidate = CandidateResult.from_dict(result)
+        try:
+            candidate = CandidateResult.from_dict(result)
+            candidate.index = index
+        except Exception as exc:  # a malformed result fails its candidate, never the reader
+            log.exception("z3sandbox: the result of candidate %d could not be read", index)
+            candidate = CandidateResult(index=index, verdict=Verdict.INTERNAL_ERROR,
+                                        reason=f"the sandbox sent a result the host could not read: {exc!r}")
         if self.isolation is None:
             self.isolation = candidate.isolation
         self._update(index, candidate)
@@ -95,17 +126,37 @@ class Run:
         self._wake()
 
     def on_zygote_died(self, how: str) -> None:
-        """Candidates in flight are lost with the zygote; the rest run on a new one."""
+        """Candidates in flight are lost with the zygote (internal_error, never cancelled: nobody
+        cancelled them); the rest run on a new one."""
         self._send = None
         if not self.in_flight:
             return
         self.notes.append(f"the zygote process {how} during this run and was restarted")
-        for request_id, index in list(self.in_flight.items()):
-            self._update(index, CandidateResult(
-                index=index, verdict=Verdict.INTERNAL_ERROR,
-                reason=f"the zygote process {how} while this candidate ran; it was restarted"))
-            del self.in_flight[request_id]
-        self._wake()
+        for request_id in list(self.in_flight):
+            self._fail(request_id, Verdict.INTERNAL_ERROR,
+                       f"{SANDBOX_DIED} (the zygote {how}) while this candidate ran; it is restarted "
+                       "for the next one")
+
+    def _fail(self, request_id: int, verdict: Verdict, reason: str) -> None:
+        index = self._end(request_id)
+        if index is not None:
+            self._update(index, CandidateResult(index=index, verdict=verdict, reason=reason))
+            self._wake()
+
+    def _overdue(self, request_id: int, limit: float) -> None:
+        """The watchdog: no result long after the zygote should have killed the candidate."""
+        if request_id not in self.in_flight:
+            return
+        log.warning("z3sandbox: no result for request %d within %.1f s: the zygote is unresponsive",
+                    request_id, limit)
+        self._fail(request_id, Verdict.INTERNAL_ERROR,
+                   f"no result within {limit:g} s (the wall limit, verification and "
+                   f"{WATCHDOG_GRACE_S:g} s of grace): the sandbox process was unresponsive and is restarted")
+        self._unresponsive()
+
+    def _unresponsive(self) -> None:
+        if self.on_unresponsive is not None:
+            self.on_unresponsive()
 
     # ----------------------------------------------------------------------------- cancellation
 
@@ -122,4 +173,16 @@ class Run:
             if self._send is not None:
                 self._send({"v": PROTOCOL_VERSION, "type": "cancel", "id": request_id,
                             "reason": reason})
+        if self.in_flight:
+            asyncio.get_running_loop().call_later(CANCEL_GRACE_S, self._cancel_overdue, reason)
         self._wake()
+
+    def _cancel_overdue(self, reason: str) -> None:
+        """The zygote did not confirm the cancel: end the candidates here, so the kernel is free."""
+        if not self.in_flight:
+            return
+        for request_id in list(self.in_flight):
+            self._fail(request_id, Verdict.CANCELLED,
+                       f"{reason}; the sandbox process did not confirm within {CANCEL_GRACE_S:g} s "
+                       "and is restarted")
+        self._unresponsive()

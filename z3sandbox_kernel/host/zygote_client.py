@@ -8,6 +8,7 @@ death takes every candidate with it; the kernel guarantees that, not this code.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import sys
@@ -25,6 +26,7 @@ from ..protocol import (
 from ..zygote import scratch
 
 SHUTDOWN_GRACE_S = 2.0
+log = logging.getLogger("z3sandbox")
 START_TIMEOUT_S = 60.0
 
 # The zygote's whole environment: nothing of the user's (no secrets, no PATH, no PYTHONPATH).
@@ -100,16 +102,25 @@ class ZygoteProcess:
         assert self.process
         try:
             while True:
-                self.on_message(await self._read_frame())
+                received = await self._read_frame()
+                try:
+                    self.on_message(received)
+                except Exception:  # one bad message fails its candidate at most, never the reader
+                    log.exception("z3sandbox: a message from the zygote could not be handled")
         except (asyncio.IncompleteReadError, ProtocolError, ConnectionError):
             pass
+        except Exception:  # whatever it is, the exit below must run: runs wait for it
+            log.exception("z3sandbox: reading from the zygote failed")
         if not self.closing and self.process.returncode is None:
             try:
                 self.process.kill()
             except ProcessLookupError:
                 pass
         await self.process.wait()
-        self._remove_scratch()
+        try:
+            self._remove_scratch()
+        except Exception:  # a folder left behind must not leave the runs waiting
+            log.exception("z3sandbox: the dead zygote's scratch folder could not be removed")
         self.on_exit(self, describe_exit(self.process.returncode))
 
     def _remove_scratch(self) -> None:

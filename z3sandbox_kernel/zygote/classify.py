@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import signal
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..limits import Limits
-from ..protocol import CandidateDict, IsolationReport, LayerReport
+from ..protocol import CandidateDict, ChildReport, IsolationReport, LayerReport, SetupFrame
 from ..verdicts import Verdict
-from .payload import build_payload
+from .payload import build_payload, expand_model
 
 REASON_CAP = 2000
-ZYGOTE_KILLS = frozenset({"wall", "output", "report", "race", "cancel", "interrupt"})
+ZYGOTE_KILLS = frozenset({"wall", "output", "report", "race", "cancel", "interrupt", "died"})
+# z3's own exit when an allocation fails where it cannot throw (memory_manager: ERR_MEMOUT).
+Z3_OUT_OF_MEMORY_EXIT = 101
+SANDBOX_DIED = "the sandbox process died"
 _CRASH_SIGNALS_AT_MEMORY_LIMIT = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT}
 
 
@@ -37,10 +39,10 @@ class Observation:
     baseline_rss_mb: float = 0.0
     stdout: bytes = b""
     stderr: bytes = b""
-    stdout_truncated: bool = False
+    stdout_truncated: bool = False  # the middle was dropped: head and tail are kept
     stderr_truncated: bool = False
-    setup: dict[str, Any] | None = None
-    report: dict[str, Any] | None = None
+    setup: SetupFrame | None = None  # checked by frames.py, as is the report
+    report: ChildReport | None = None
     report_error: str | None = None
     planned_layers: list[LayerReport] = field(default_factory=list)  # when no child reported any
     verify_requested: bool = False
@@ -69,7 +71,7 @@ def _active_layers(obs: Observation) -> str:
     return ", ".join(names) or "none"
 
 
-def _from_zygote_kill(obs: Observation) -> tuple[Verdict, str, str] | None:
+def _from_zygote_kill(obs: Observation) -> tuple[Verdict, str, str | None] | None:
     limits = obs.limits
     if obs.kill in ("race", "cancel", "interrupt"):
         who = {"race": "another candidate was decisive first (race)", "cancel": "cancelled",
@@ -81,6 +83,8 @@ def _from_zygote_kill(obs: Observation) -> tuple[Verdict, str, str] | None:
         return Verdict.OUTPUT_LIMIT, obs.kill_detail or f"output passed {limits.output_kb} KB", "output"
     if obs.kill == "report":
         return Verdict.INTERNAL_ERROR, obs.kill_detail, "report"
+    if obs.kill == "died":
+        return Verdict.INTERNAL_ERROR, f"{SANDBOX_DIED}: {obs.kill_detail}", None
     return None
 
 
@@ -101,7 +105,7 @@ def _from_signal(obs: Observation, signum: int) -> tuple[Verdict, str, str | Non
     return Verdict.CRASHED, f"killed by {_signal_name(signum)}", None
 
 
-def _from_report(obs: Observation, report: dict[str, Any]) -> tuple[Verdict, str, str | None]:
+def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, str | None]:
     outcome = report.get("outcome")
     reason = str(report.get("reason") or "")
     if outcome == "sat":
@@ -130,9 +134,9 @@ def _from_report(obs: Observation, report: dict[str, Any]) -> tuple[Verdict, str
     if outcome == "blocked":
         return Verdict.BLOCKED, f"{reason} [active layers: {_active_layers(obs)}]", None
     if outcome == "exception":
-        exception = report.get("exception") or {}
-        message = str(exception.get("message"))
-        if exception.get("type") == "RuntimeError" and "can't start new thread" in message:
+        exception = report.get("exception")
+        message = str(exception["message"]) if exception else ""
+        if exception and exception["type"] == "RuntimeError" and "can't start new thread" in message:
             why = (f"a new thread was refused by the threads limit ({obs.limits.threads}) or the "
                    f"memory limit ({obs.limits.memory_mb} MB): {reason}")
             return Verdict.BLOCKED, why, None
@@ -155,6 +159,9 @@ def _verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
         return Verdict.INTERNAL_ERROR, obs.report_error, None
     if obs.report is None:
         code = (status >> 8) & 0xFF if status is not None else None
+        if code == Z3_OUT_OF_MEMORY_EXIT and b"out of memory" in obs.stderr[-4096:].lower():
+            return (Verdict.MEMORY_LIMIT, f"z3 ran out of memory and exited (code {code}; memory "
+                    f"limit {obs.limits.memory_mb} MB)", "memory")
         if obs.setup is None:
             return Verdict.INTERNAL_ERROR, f"the child failed before user code ran (exit code {code})", None
         return Verdict.CRASHED, f"exited with code {code} without a result (os._exit, or a crash)", None
@@ -174,9 +181,11 @@ def _signal(obs: Observation) -> int | None:
 
 def classify(obs: Observation) -> CandidateDict:
     verdict, reason, kill = _verdict(obs)
-    report = obs.report or {}
+    report: ChildReport = obs.report or {}
     status = obs.wait_status
-    model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
+    model = None
+    if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) and "model" in report:
+        model = expand_model(report["model"], report.get("byte_runs") or [])
     payload, payload_error = (None, None)
     if verdict is Verdict.SAT:
         payload, payload_error = build_payload(
@@ -187,7 +196,7 @@ def classify(obs: Observation) -> CandidateDict:
         "index": obs.index,
         "verdict": verdict.value,
         "reason": cap(reason),
-        "model": model if isinstance(model, dict) else None,
+        "model": model,
         "payload_hex": payload.hex() if payload is not None else None,
         "payload_error": payload_error,
         "unsat_core": report.get("unsat_core") if verdict is Verdict.UNSAT else None,
@@ -195,6 +204,7 @@ def classify(obs: Observation) -> CandidateDict:
         "stderr": obs.stderr.decode("utf-8", "backslashreplace"),
         "stdout_truncated": obs.stdout_truncated,
         "stderr_truncated": obs.stderr_truncated,
+        "output_truncated": obs.stdout_truncated or obs.stderr_truncated,
         "wall_s": round(obs.wall_s, 6),
         "cpu_s": round(obs.cpu_s, 6),
         "peak_rss_mb": round(obs.peak_rss_mb, 2),
@@ -205,3 +215,13 @@ def classify(obs: Observation) -> CandidateDict:
         "isolation": _isolation(obs),
         "host": None,
     }
+
+
+def failed(obs: Observation, reason: str) -> CandidateDict:
+    """An internal_error result for ``obs`` that uses nothing the child said (its report could not
+    be handled): the measurements, the output, and ``reason``."""
+    obs.report, obs.report_error, obs.kill, obs.setup = None, reason, None, None
+    result = classify(obs)
+    result["reason"] = cap(reason)
+    result["verdict"] = Verdict.INTERNAL_ERROR.value
+    return result

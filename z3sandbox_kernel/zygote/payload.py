@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..protocol import ByteConstant
+from ..protocol import ByteConstant, JsonValue
+
+# byte_N constants put back into a model from hex runs, at most (a payload_max_bytes of 1 MiB is
+# 1 Mi constants).  Past it, the payload still holds every byte; the model lists those it can.
+MAX_EXPANDED_BYTE_CONSTANTS = 1 << 21
 
 
 def _rule_error(constant: ByteConstant, max_bytes: int) -> str | None:
@@ -56,3 +60,32 @@ def build_payload(
     for start, data in checked:
         payload[start : start + len(data)] = data
     return bytes(payload), None
+
+
+def _hex_only(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]]) -> Iterator[tuple[str, int]]:
+    """(name, value) of the byte_N in ``runs`` that ``model`` does not list: the 8-bit bit-vectors
+    the harness sent as hex only (protocol.INLINE_BYTE_CONSTANTS), at most MAX_EXPANDED_BYTE_CONSTANTS."""
+    count = 0
+    for start, hex_text in runs:
+        for offset, value in enumerate(bytes.fromhex(hex_text)):
+            name = f"byte_{start + offset}"
+            if name not in model:
+                count += 1
+                if count > MAX_EXPANDED_BYTE_CONSTANTS:
+                    return
+                yield name, value
+
+
+def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]]) -> dict[str, JsonValue]:
+    """The model as z3 gave it: with the byte_N that travelled as hex only put back."""
+    if not runs:
+        return model
+    expanded = dict(model)
+    expanded.update(_hex_only(model, runs))
+    return expanded
+
+
+def expand_smt2_pairs(pairs: list[list[str]], model: dict[str, JsonValue],
+                      runs: Sequence[Sequence[Any]]) -> list[list[str]]:
+    """The model's SMT-LIB pairs for verification, with the hex-only byte_N put back (#xHH)."""
+    return pairs + [[name, f"#x{value:02x}"] for name, value in _hex_only(model, runs)]

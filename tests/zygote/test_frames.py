@@ -1,0 +1,131 @@
+"""The trust boundary: every frame a child writes is budgeted, depth-checked and schema-checked."""
+
+from __future__ import annotations
+
+import json
+import struct
+import time
+
+import pytest
+
+from z3sandbox_kernel.protocol import (
+    MAX_CHILD_REPORT_BYTES,
+    MAX_MODEL_REPORT_BYTES,
+    decode_value,
+    report_budget,
+)
+from z3sandbox_kernel.zygote import frames
+from z3sandbox_kernel.zygote.payload import expand_smt2_pairs
+
+SETUP = {"v": 1, "type": "setup", "layers": [{"name": "rlimits", "active": True}], "error": None}
+
+
+def frame(message: object) -> bytes:
+    body = message if isinstance(message, bytes) else json.dumps(message).encode()
+    return struct.pack(">I", len(body)) + body
+
+
+def read(*messages: object, budget: int = 1 << 20, phase: str = "run"):
+    reader = frames.ResultReader(budget)
+    data = b"".join(frame(m) for m in (SETUP, *messages))
+    violation = None
+    for start in range(0, len(data), 7):  # bytes arrive in small pieces
+        violation = violation or reader.feed(data[start:start + 7])
+    if violation:
+        return None, None, violation
+    return frames.parse(reader.frames, len(reader.pending), phase)
+
+
+def report(**fields: object) -> dict[str, object]:
+    return {"v": 1, "type": "result", "outcome": "sat", **fields}
+
+
+def test_a_well_formed_report_passes_and_unknown_fields_are_dropped():
+    setup, checked, error = read(report(model={"x": 1, "r": {"fraction": [1, 3]}, "s": "hi", "b": True},
+                                        byte_runs=[[0, "4142"]], forged="x"))
+    assert error is None
+    assert setup == SETUP
+    assert checked == {"v": 1, "type": "result", "outcome": "sat", "byte_runs": [[0, "4142"]],
+                       "model": {"x": 1, "r": {"fraction": [1, 3]}, "s": "hi", "b": True}}
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    (b"[" * 100_000 + b"]" * 100_000, "nested deeper"),
+    (b'{"v": 1, "type": "result", "outcome": "sat", "reason": "\\ud800"}', "lone surrogate"),
+    (report(byte_constants="oops"), "byte_constants is a str"),
+    (report(byte_constants=[{"name": "byte_1"}]), "lacks index"),
+    (report(outcome="exception", exception=[1, 2]), "exception is a list"),
+    (report(model={"x": {"fraction": [1, 0]}}), "denominator 0"),
+    (report(model={"x": {"fraction": ["1", 2]}}), "not an integer"),
+    (report(model={"x": 1e999}), "not a model value"),
+    (report(outcome="unsat", unsat_core=[["one", "x > 1"]]), "unsat_core[0][0] is a str"),
+    (report(outcome="unsat", unsat_core=[[1]]), "has 1 items"),
+    (report(byte_runs=[[0, "4 1"]]), "not hex"),
+    (report(byte_runs=[[-1, "41"]]), "negative"),
+    (report(model_smt2=[["x", 1]]), "model_smt2[0][1] is a int"),
+    (report(outcome="won"), "not an outcome"),
+    ({"v": 1, "type": "result"}, "lacks outcome"),
+    ({"v": 2, "type": "result", "outcome": "sat"}, "protocol version"),
+    ({"v": 1, "type": "setup", "layers": []}, "not 'result'"),
+    (b"\xff\xfe", "not UTF-8 JSON"),
+    (b"[1, 2]", "not an object"),
+])
+def test_a_forged_report_is_an_error_that_says_what_was_wrong(body, words):
+    _, checked, error = read(body)
+    assert checked is None
+    assert error is not None and words in error, error
+
+
+def test_depth_is_checked_before_parsing_and_quickly():
+    body = b'{"a": ' * 100_000 + b"1" + b"}" * 100_000
+    started = time.process_time()
+    with pytest.raises(frames.FrameError, match="nested deeper"):
+        frames.check_depth(body)
+    assert time.process_time() - started < 1.0
+    frames.check_depth(b'{"model": {"x": {"fraction": [1, 2]}}, "s": "[[[[[[[[[[[[\\""}')
+
+
+def test_more_than_two_frames_is_a_violation_as_soon_as_the_third_begins():
+    reader = frames.ResultReader(1 << 20)
+    assert reader.feed(frame(SETUP) + frame(report())) is None
+    assert "more than 2 frames" in (reader.feed(frame({"v": 1})[:4]) or "")
+
+
+def test_the_budget_is_checked_as_bytes_arrive():
+    reader = frames.ResultReader(1000)
+    assert reader.feed(frame(SETUP)) is None
+    assert "over the budget" in (reader.feed(struct.pack(">I", 5000)) or "")
+    reader = frames.ResultReader(1000)
+    reader.feed(frame(SETUP))
+    assert "passed its budget of 1000 bytes" in (reader.feed(b"x" * 1000) or "")
+
+
+def test_a_frame_cut_short_is_an_error():
+    reader = frames.ResultReader(1 << 20)
+    reader.feed(frame(SETUP) + frame(report())[:-3])
+    _, checked, error = frames.parse(reader.frames, len(reader.pending), "run")
+    assert checked is None and error and "ends inside a frame" in error
+
+
+def test_verification_and_probe_frames():
+    assert read({"v": 1, "type": "result", "verified": True}, phase="verify")[1] == {
+        "v": 1, "type": "result", "verified": True}
+    assert "verified is a str" in read({"v": 1, "type": "result", "verified": "yes"}, phase="verify")[2]
+    assert read(phase="probe") == (SETUP, None, None)
+
+
+def test_the_budget_fits_a_legitimate_report_and_no_more():
+    assert report_budget(1 << 20) < 20 << 20  # was 64 MB for every candidate
+    assert report_budget(1 << 20) > MAX_MODEL_REPORT_BYTES + 2 * (1 << 20)
+    assert report_budget(1 << 40) == MAX_CHILD_REPORT_BYTES
+
+
+def test_forged_values_never_raise_on_the_host():
+    assert decode_value({"fraction": [1, 0]}) == {"fraction": [1, 0]}
+    assert decode_value({"fraction": "x"}) == {"fraction": "x"}
+    assert decode_value({"fraction": [1, 4]}) == 0.25
+
+
+def test_hex_only_bytes_are_verified_with_their_values():
+    pairs = expand_smt2_pairs([["x", "1"]], {"x": 1, "byte_0": 65}, [[0, "41c8"]])
+    assert pairs == [["x", "1"], ["byte_1", "#xc8"]]
