@@ -11,13 +11,17 @@ from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
 from z3sandbox_kernel.html import MAX_ROWS, run_html
 from z3sandbox_kernel.render import (
     MIME_TYPE,
+    SAVED_COLUMNS,
     SCHEMA_VERSION,
+    TABLE_COLUMNS,
     isolation_summary,
     limits_summary,
     run_json,
     run_mimebundle,
     run_text,
+    shorten_reason,
 )
+from z3sandbox_kernel.verdicts import style_table
 
 ISOLATION = {
     "level": "kernel",
@@ -137,8 +141,11 @@ def test_json_document_follows_schema_version_1() -> None:
     assert set(first) == {
         "index", "verdict", "reason", "model", "payload_hex", "payload_error", "unsat_core",
         "stdout", "stderr", "stdout_truncated", "stderr_truncated", "kill", "exit_code",
-        "signal", "verified",
+        "signal", "verified", "label", "source_preview", "output_truncated",
     }
+    assert document["finished"] is True and document["progress"] == {"done": 3, "total": 3}
+    assert document["tie"] is None and document["view"] == "run"
+    assert [c["key"] for c in document["columns"]] == [c.key for c in TABLE_COLUMNS]
     json.dumps(document)  # JSON-ready as it is
 
 
@@ -171,3 +178,83 @@ def test_limits_summary_shows_headline_limits_and_changed_ones() -> None:
 def test_isolation_summary_is_one_line() -> None:
     assert isolation_summary(None) == "unknown"
     assert isolation_summary({"level": "process", "layers": []}) == "process: no layers"
+
+
+def test_text_and_html_tables_have_the_same_columns() -> None:
+    result = make_result()
+    result.candidates[0].label = "first"
+    titles = [column.title for column in SAVED_COLUMNS]
+    assert run_text(result).splitlines()[1].split() == ["#", "candidate", "verdict", "kill",
+                                                          "model", "/", "payload", "reason"]
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", run_html(result)) == titles
+    assert "first" in run_text(result).splitlines()[3]
+
+
+def test_a_live_document_shows_progress_and_the_final_one_does_not() -> None:
+    result = make_result()
+    result.candidates.append(CandidateResult(index=3, verdict=None, state="running"))
+    live, _ = run_mimebundle(result)
+    assert live[MIME_TYPE]["finished"] is False
+    assert live[MIME_TYPE]["progress"] == {"done": 3, "total": 4}
+    assert live[MIME_TYPE]["candidates"][3]["state"] == "running"
+    assert "3/4 done" in live["text/plain"] and 'role="progressbar"' in live["text/html"]
+    final, _ = run_mimebundle(make_result())
+    assert "progress" not in final["text/plain"] and "progressbar" not in final["text/html"]
+
+
+def test_a_tie_is_shown_as_a_tie_with_its_rule() -> None:
+    tie = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.SAT, verified=True, model={"x": 1}),
+        CandidateResult(index=1, verdict=Verdict.UNSAT),
+    ])
+    assert run_text(tie).splitlines()[0].startswith("RunResult: sat (1 sat, 1 unsat) -- tie 1 sat / 1 unsat")
+    assert "a verified sat model is a certificate" in run_text(tie)
+    assert run_json(tie)["tie"] == {"sat": 1, "unsat": 1, "winner": "sat",
+                                    "rule": "a verified sat model is a certificate, so sat wins the tie"}
+    assert ">tie</span>" in run_html(tie)
+
+
+def test_a_long_reason_keeps_its_closing_parenthesis() -> None:
+    reason = "MemoryError: " + "allocation failed " * 5 + "(memory limit 512 MB)"
+    short = shorten_reason(reason, 60)
+    assert len(short) == 60 and short.endswith("… (memory limit 512 MB)")
+
+
+def test_the_payload_error_is_in_the_reason_column() -> None:
+    failed = CandidateResult(index=0, verdict=Verdict.SAT, payload_error="byte_3 > 255")
+    result = RunResult(candidates=[failed])
+    assert "(payload: byte_3 > 255)" in run_text(result)
+    assert "(payload: byte_3 &gt; 255)" in run_html(result)
+
+
+def test_a_candidate_alone_shows_the_candidate_not_a_vote() -> None:
+    candidate = make_result()[0]
+    candidate.label, candidate.source_preview = "mine", "x = Int('x')"
+    data, _ = candidate._repr_mimebundle_()
+    assert data["text/plain"].splitlines()[0] == "candidate 0 'mine': sat (model verified)"
+    assert "vote" not in data["text/plain"] and "isolation" not in data["text/plain"]
+    assert repr(candidate) == data["text/plain"]
+    assert data[MIME_TYPE]["view"] == "candidate"
+    assert "mine" in data["text/html"] and "vote" not in data["text/html"]
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_every_badge_colour_has_at_least_4_5_to_1_contrast() -> None:
+    table = style_table()
+    entries = {**table["verdicts"], **table["states"]}
+    assert set(table["verdicts"]) == {v.value for v in Verdict}
+    for name, entry in entries.items():
+        for theme in ("light", "dark"):
+            pair = entry[theme]
+            assert _contrast(pair["text"], pair["background"]) >= 4.5, (name, theme)
+            assert _contrast(pair["background"], table["themes"][theme]["page"]) >= 4.5, (name, theme)

@@ -15,13 +15,19 @@ import html
 from typing import TYPE_CHECKING
 
 from .render import (
+    SAVED_COLUMNS,
+    Column,
     counts_summary,
+    finished,
     isolation_summary,
     limits_summary,
-    model_preview,
     printable,
+    progress,
+    progress_summary,
+    reason_text,
     shorten,
     state_label,
+    tie_summary,
 )
 from .verdicts import VERDICT_DOCS, verdict_style
 
@@ -76,31 +82,65 @@ def printable_block(text: str) -> str:
     return "\n".join(printable(line) for line in text.splitlines())
 
 
-def candidate_row(candidate: CandidateResult) -> str:
-    detail = candidate.reason
-    if candidate.payload_error:
-        detail = f"{detail} (payload: {candidate.payload_error})".strip()
-    cells = [
-        (f"{candidate.index}", ""),
-        (verdict_badge(candidate), ""),
-        (html.escape(printable(candidate.kill or "")), ""),
-        (html.escape(model_preview(candidate, _PREVIEW_WIDTH)), _MONO),
-        (folded(detail), ""),
-    ]
-    return "<tr>" + "".join(_td(body, extra) for body, extra in cells) + "</tr>"
+def _name_cell(candidate: CandidateResult) -> str:
+    """The label in bold, the source preview under it in monospace (full text in the tooltip)."""
+    parts = []
+    if candidate.label:
+        parts.append(f"<b>{html.escape(printable(candidate.label))}</b>")
+    if candidate.source_preview:
+        preview = printable(candidate.source_preview)
+        parts.append(f'<span style="{_MONO};opacity:.8" title="{html.escape(preview)}">'
+                     f"{html.escape(shorten(preview, _PREVIEW_WIDTH))}</span>")
+    return "<br>".join(parts)
+
+
+def _cell(candidate: CandidateResult, column: Column) -> str:
+    """A column's cell: plain escaped text, or the markup a few columns need."""
+    if column.key == "label":
+        return _name_cell(candidate)
+    if column.key == "verdict":
+        return verdict_badge(candidate)
+    if column.key == "reason":
+        return folded(reason_text(candidate))
+    return html.escape(column.text(candidate))
+
+
+_CELL_STYLE = {"index": "white-space:nowrap", "model": _MONO}
+
+
+def candidate_row(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
+    """One row: the cells of ``columns``, the same columns as the text table."""
+    cells = (_td(_cell(candidate, column), _CELL_STYLE.get(column.key, "")) for column in columns)
+    return "<tr>" + "".join(cells) + "</tr>"
 
 
 def _td(body: str, extra: str = "") -> str:
     return f'<td style="{_CELL}{";" + extra if extra else ""}">{body}</td>'
 
 
+def progress_bar(result: RunResult) -> str:
+    """A styled bar (no script): the share of candidates done, with done/total and elapsed."""
+    step = progress(result)
+    share = 100 * step["done"] // max(step["total"], 1)
+    fill = verdict_style("running")["light"]["background"]
+    return (
+        f'<span style="display:inline-block;vertical-align:middle;width:120px;height:8px;'
+        f'border-radius:4px;background:rgba(128,128,128,.25)" role="progressbar" '
+        f'aria-valuenow="{step["done"]}" aria-valuemax="{step["total"]}">'
+        f'<span style="display:block;height:8px;border-radius:4px;width:{share}%;background:{fill}">'
+        f"</span></span> {html.escape(progress_summary(result))}"
+    )
+
+
 def caption(result: RunResult) -> str:
-    done = all(c.verdict is not None for c in result.candidates)
+    done = finished(result)
     vote = badge(result.verdict.value if done else "pending", "the vote over the candidates")
-    parts = [
-        f"<b>z3sandbox</b> {vote} &nbsp;{html.escape(counts_summary(result))}",
-        f"limits: {html.escape(limits_summary(result.limits))}",
-    ]
+    parts = [f"<b>z3sandbox</b> {vote} &nbsp;{html.escape(counts_summary(result))}"]
+    if not done:
+        parts.append(progress_bar(result))
+    if result.tie is not None:
+        parts.append(f'{badge("tie")} {html.escape(tie_summary(result))}')
+    parts.append(f"limits: {html.escape(limits_summary(result.limits))}")
     if result.isolation is not None:
         parts.append(f"isolation {html.escape(isolation_summary(result.isolation))}")
     if result.interrupted:
@@ -110,22 +150,31 @@ def caption(result: RunResult) -> str:
 
 def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
     """The whole run as one ``<table>``: caption, header, one row per candidate, notes."""
-    head = "".join(
-        f'<th style="{_HEAD}">{name}</th>'
-        for name in ("#", "verdict", "kill", "model / payload", "reason")
-    )
+    head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
+    span = len(SAVED_COLUMNS)
     rows = [candidate_row(c) for c in result.candidates[:max_rows]]
     hidden = len(result.candidates) - max_rows
     if hidden > 0:
         rows.append(
-            f'<tr><td colspan="5" style="{_CELL}">… {hidden} more candidates '
+            f'<tr><td colspan="{span}" style="{_CELL}">… {hidden} more candidates '
             f"(all of them are in the result object and its JSON)</td></tr>"
         )
     rows.extend(
-        f'<tr><td colspan="5" style="{_CELL}">note: {html.escape(printable(note))}</td></tr>'
+        f'<tr><td colspan="{span}" style="{_CELL}">note: {html.escape(printable(note))}</td></tr>'
         for note in result.notes
     )
     return (
         f'<table style="{_TABLE}"><caption style="{_CAPTION}">{caption(result)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def candidate_html(candidate: CandidateResult) -> str:
+    """A candidate alone: its row of the table, then its full reason, core and output."""
+    from .render import candidate_alone_text
+
+    return (
+        f'<div style="font-size:12px;line-height:1.4">{verdict_badge(candidate)} '
+        f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'
+        f"{html.escape(printable_block(candidate_alone_text(candidate)))}</pre></div>"
     )

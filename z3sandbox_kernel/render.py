@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .limits import LIMIT_FIELDS, Limits
@@ -69,10 +71,22 @@ def candidate_json(candidate: CandidateResult) -> dict[str, Any]:
     data = candidate.to_dict()
     for name in _NOT_IN_JSON:
         data.pop(name, None)
+    if candidate.verdict is None:
+        data["state"] = candidate.state
     return data
 
 
-def run_json(result: RunResult) -> dict[str, Any]:
+def progress(result: RunResult) -> dict[str, int]:
+    done = sum(1 for c in result.candidates if c.verdict is not None)
+    return {"done": done, "total": len(result.candidates)}
+
+
+def finished(result: RunResult) -> bool:
+    """A document is live while some candidate has no verdict yet."""
+    return all(c.verdict is not None for c in result.candidates)
+
+
+def run_json(result: RunResult, view: str = "run") -> dict[str, Any]:
     return {
         "schema": "z3sandbox.run",
         "version": SCHEMA_VERSION,
@@ -83,6 +97,11 @@ def run_json(result: RunResult) -> dict[str, Any]:
         "isolation": result.isolation,
         "notes": list(result.notes),
         "interrupted": result.interrupted,
+        "finished": finished(result),
+        "progress": progress(result),
+        "tie": result.tie,
+        "view": view,
+        "columns": [{"key": column.key, "title": column.title} for column in TABLE_COLUMNS],
         "candidates": [candidate_json(c) for c in result.candidates],
     }
 
@@ -115,6 +134,35 @@ def shorten(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def shorten_reason(text: str, width: int = 60) -> str:
+    """Like ``shorten``, but a closing parenthesis ("(memory limit 512 MB)") survives the cut."""
+    text = printable(" ".join(text.split()))
+    tail = re.search(r" \([^()]{1,30}\)$", text)
+    if len(text) <= width or tail is None:
+        return shorten(text, width)
+    return text[: width - len(tail.group(0)) - 1] + "…" + tail.group(0)
+
+
+def reason_text(candidate: CandidateResult) -> str:
+    """The reason, with the payload error (if any) after it."""
+    if candidate.payload_error:
+        return f"{candidate.reason} (payload: {candidate.payload_error})".strip()
+    return candidate.reason
+
+
+def source_preview(script: str, width: int = 80) -> str | None:
+    """The first line of a script that is neither blank nor a comment, for the table."""
+    for line in script.splitlines():
+        if line.strip() and not line.lstrip().startswith(("#", ";")):
+            return shorten(line.strip(), width)
+    return None
+
+
+def candidate_name(candidate: CandidateResult) -> str:
+    """What the table calls a candidate: its label, else its source preview."""
+    return printable(candidate.label or candidate.source_preview or "")
+
+
 def model_preview(candidate: CandidateResult, width: int = 40) -> str:
     """The payload in hex when there is one, else ``name=value`` pairs of the model."""
     if candidate.payload is not None:
@@ -124,6 +172,44 @@ def model_preview(candidate: CandidateResult, width: int = 40) -> str:
     else:
         text = ""
     return shorten(text, width) if text else ""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the one table: the text table, the HTML table, the labextension's table (by
+    ``key`` and ``title`` in the run document) and ``to_dataframe()`` all use ``TABLE_COLUMNS``.
+    Volatile columns (measured figures) are shown live and in the labextension (from the output
+    metadata) and the data frame, never in a saved text or HTML table."""
+
+    key: str
+    title: str
+    width: int  # in the text table; 0 for the last, unpadded column
+    value: Callable[[CandidateResult], Any]  # the raw value (data frame)
+    text: Callable[[CandidateResult], str]  # the shown text (escaped later by the HTML renderer)
+    volatile: bool = False
+
+
+def _figure(name: str, unit: str) -> Column:
+    def text(c: CandidateResult) -> str:
+        return f"{getattr(c, name):.2f} {unit}" if c.verdict is not None else ""
+
+    title = {"wall_s": "wall", "cpu_s": "cpu", "peak_rss_mb": "memory"}[name]
+    return Column(name, title, 9, lambda c: getattr(c, name), text, volatile=True)
+
+
+TABLE_COLUMNS: tuple[Column, ...] = (
+    Column("index", "#", 3, lambda c: c.index, lambda c: str(c.index)),
+    Column("label", "candidate", 18, lambda c: c.label, lambda c: shorten(candidate_name(c), 18)),
+    Column("verdict", "verdict", 14, lambda c: state_label(c), lambda c: state_label(c)),
+    Column("kill", "kill", 8, lambda c: c.kill, lambda c: printable(c.kill or "")),
+    Column("model", "model / payload", 32, lambda c: c.payload if c.payload is not None else c.model,
+           lambda c: model_preview(c, 32)),
+    _figure("wall_s", "s"),
+    _figure("cpu_s", "s"),
+    _figure("peak_rss_mb", "MB"),
+    Column("reason", "reason", 0, reason_text, lambda c: shorten_reason(reason_text(c))),
+)
+SAVED_COLUMNS = tuple(column for column in TABLE_COLUMNS if not column.volatile)
 
 
 def state_label(candidate: CandidateResult) -> str:
@@ -139,8 +225,9 @@ def counts_summary(result: RunResult) -> str:
     return ", ".join(f"{n} {label}" for label, n in counts.most_common()) or "no candidates"
 
 
-def _number(value: float) -> str:
-    return f"{value:g}"
+def number(value: float) -> str:
+    """``5``, ``0.5``, ``1048576``: whole numbers in full (never ``1.04858e+06``)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def limits_summary(limits: Limits) -> str:
@@ -151,7 +238,7 @@ def limits_summary(limits: Limits) -> str:
         if spec.name in HEADLINE_LIMITS or value != spec.default:
             unit = spec.metadata["unit"]
             label = spec.metadata["flag"].lstrip("-")
-            parts.append(f"{label} {_number(value)}{(' ' + unit) if unit else ''}")
+            parts.append(f"{label} {number(value)}{(' ' + unit) if unit else ''}")
     return ", ".join(parts)
 
 
@@ -177,7 +264,10 @@ def run_summary(result: RunResult) -> str:
     """The one-line header: vote, counts, limits, isolation."""
     done = all(c.verdict is not None for c in result.candidates)
     vote = result.verdict.value if done else "pending"
-    text = f"vote: {vote} ({counts_summary(result)}) | limits: {limits_summary(result.limits)}"
+    text = f"vote: {vote} ({counts_summary(result)})"
+    if result.tie is not None:
+        text += f" | {tie_summary(result)}"
+    text += f" | limits: {limits_summary(result.limits)}"
     if result.isolation is not None:
         text += f" | isolation {isolation_summary(result.isolation)}"
     if result.interrupted:
@@ -187,24 +277,37 @@ def run_summary(result: RunResult) -> str:
 
 # ------------------------------------------------------------------------------------------- text
 
-TEXT_HEADER = f"{'#':>3}  {'verdict':<14} {'kill':<8} {'model / payload':<40}  reason"
+def _text_row(cells: list[str], columns: tuple[Column, ...]) -> str:
+    parts = [
+        cell.rjust(column.width) if column.key == "index" else cell.ljust(column.width)
+        for cell, column in zip(cells, columns, strict=True)
+    ]
+    return "  ".join(parts).rstrip()
 
 
-def candidate_text(candidate: CandidateResult) -> str:
-    """One row of the fixed-width table (no volatile figures)."""
-    return (
-        f"{candidate.index:>3}  {state_label(candidate):<14} {printable(candidate.kill or ''):<8} "
-        f"{model_preview(candidate):<40}  {shorten(candidate.reason)}"
-    ).rstrip()
+def text_header(columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
+    return _text_row([column.title for column in columns], columns)
 
 
-def candidate_live_text(candidate: CandidateResult) -> str:
-    """A row printed as a candidate finishes (terminal IPython): the table row plus its figures."""
-    figures = (
-        f"wall {candidate.wall_s:.2f}s  cpu {candidate.cpu_s:.2f}s  "
-        f"mem {candidate.peak_rss_mb:.0f}MB"
-    )
-    return f"{candidate_text(candidate)}  [{figures}]"
+def candidate_text(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
+    """One row of the fixed-width table (no volatile figures unless ``columns`` has them)."""
+    return _text_row([column.text(candidate) for column in columns], columns)
+
+
+TEXT_HEADER = text_header()
+
+
+def tie_summary(result: RunResult) -> str:
+    tie = result.tie
+    if tie is None:
+        return ""
+    return f"tie {tie['sat']} sat / {tie['unsat']} unsat -> {tie['winner']}: {tie['rule']}"
+
+
+def progress_summary(result: RunResult) -> str:
+    """``3/10 done, 1.2 s`` while a run goes."""
+    step = progress(result)
+    return f"{step['done']}/{step['total']} done, {result.elapsed_s:.1f} s"
 
 
 def run_text(result: RunResult) -> str:
@@ -212,6 +315,8 @@ def run_text(result: RunResult) -> str:
     done = all(c.verdict is not None for c in result.candidates)
     vote = result.verdict.value if done else "pending"
     lines = [f"RunResult: {vote} ({counts_summary(result)})"]
+    if result.tie is not None:
+        lines[0] += f" -- {tie_summary(result)}"
     if result.interrupted:
         lines[0] += " -- interrupted"
     lines += [TEXT_HEADER, "-" * len(TEXT_HEADER)]
@@ -223,18 +328,50 @@ def run_text(result: RunResult) -> str:
 # ---------------------------------------------------------------------------------- MIME bundles
 
 def run_mimebundle(result: RunResult) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The display of a run, live (some verdicts missing) or final: the same table either way."""
     from .html import run_html  # the HTML table lives with the rest of the markup
 
-    data = {
-        "text/plain": run_text(result),
-        "text/html": run_html(result),
-        MIME_TYPE: run_json(result),
-    }
+    text = run_text(result)
+    if not finished(result):
+        text = f"{text}\nprogress: {progress_summary(result)}"
+    data = {"text/plain": text, "text/html": run_html(result), MIME_TYPE: run_json(result)}
     return data, {MIME_TYPE: run_metadata(result)}
 
 
+def candidate_alone_text(candidate: CandidateResult) -> str:
+    """A candidate shown alone (``_z3[1]``): what it is, what it found and why."""
+    name = f" {candidate.label!r}" if candidate.label else ""
+    verified = ""
+    if candidate.verdict is not None and candidate.verdict.value == "sat" and candidate.verified is not None:
+        verified = " (model verified)" if candidate.verified else " (model failed verification)"
+    lines = [f"candidate {candidate.index}{name}: {state_label(candidate)}{verified}"]
+    if candidate.source_preview:
+        lines.append(f"  source:  {printable(candidate.source_preview)}")
+    if candidate.payload is not None:
+        lines.append(f"  payload: {shorten(candidate.payload.hex(' '), 72)} ({len(candidate.payload)} bytes)")
+    if candidate.model:
+        lines.append(f"  model:   {shorten(', '.join(f'{k}={v}' for k, v in candidate.model.items()), 72)}")
+    if candidate.unsat_core:
+        lines.append("  core:    " + "; ".join(f"line {n}: {printable(t)}" for n, t in candidate.unsat_core))
+    reason = reason_text(candidate)
+    if reason:
+        lines.append(f"  reason:  {printable(' '.join(reason.split()))}")
+    if candidate.kill:
+        lines.append(f"  killed:  {printable(candidate.kill)}")
+    if candidate.limits is not None:
+        lines.append(f"  limits:  {limits_summary(candidate.limits)}")
+    return "\n".join(lines)
+
+
 def candidate_mimebundle(candidate: CandidateResult) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One candidate: its own text and HTML; the document is its run's, with ``view: candidate``."""
+    from .html import candidate_html
     from .results import RunResult
 
-    return run_mimebundle(RunResult(candidates=[candidate], limits=candidate.limits or Limits()))
-
+    alone = RunResult(candidates=[candidate], limits=candidate.limits or Limits())
+    data = {
+        "text/plain": candidate_alone_text(candidate),
+        "text/html": candidate_html(candidate),
+        MIME_TYPE: run_json(alone, view="candidate"),
+    }
+    return data, {MIME_TYPE: run_metadata(alone)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -11,6 +12,8 @@ from typing import Any, Literal
 from .limits import Limits
 from .protocol import CandidateDict, IsolationReport, decode_value, encode_value
 from .verdicts import Verdict
+
+RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
 
 
 @dataclass
@@ -29,6 +32,7 @@ class CandidateResult:
     stderr: str = ""
     stdout_truncated: bool = False
     stderr_truncated: bool = False
+    output_truncated: bool = False  # the middle of stdout or stderr was dropped (head and tail kept)
     wall_s: float = 0.0
     cpu_s: float = 0.0
     peak_rss_mb: float = 0.0
@@ -39,6 +43,8 @@ class CandidateResult:
     isolation: IsolationReport | None = None
     host: str | None = None  # where it ran, for distributed runs; None for this machine
     limits: Limits | None = None  # the limits it ran under (set when its run is done)
+    label: str | None = None  # its name: "# %% candidate NAME", the dict key, the file name
+    source_preview: str | None = None  # the first meaningful line of its source
 
     @classmethod
     def from_dict(cls, data: CandidateDict | dict[str, Any]) -> CandidateResult:
@@ -73,6 +79,11 @@ class CandidateResult:
 
         return candidate_mimebundle(self)
 
+    def __repr__(self) -> str:
+        from .render import candidate_alone_text
+
+        return candidate_alone_text(self)
+
 
 @dataclass
 class RunResult:
@@ -103,6 +114,19 @@ class RunResult:
     @property
     def counts(self) -> dict[str, int]:
         return dict(Counter(c.verdict.value for c in self.candidates if c.verdict is not None))
+
+    @property
+    def tie(self) -> dict[str, Any] | None:
+        """When as many candidates said sat as unsat: the counts, the winner and the rule used."""
+        sat = [c for c in self.candidates if c.verdict is Verdict.SAT]
+        unsat = sum(1 for c in self.candidates if c.verdict is Verdict.UNSAT)
+        if not sat or len(sat) != unsat:
+            return None
+        if any(c.verified for c in sat):
+            winner, rule = "sat", "a verified sat model is a certificate, so sat wins the tie"
+        else:
+            winner, rule = "unknown", "no sat model was verified, so the tie is unknown"
+        return {"sat": len(sat), "unsat": unsat, "winner": winner, "rule": rule}
 
     @property
     def verdict(self) -> Verdict:
@@ -147,6 +171,47 @@ class RunResult:
         return [
             c.payload for c in self.candidates if c.verdict is Verdict.SAT and c.payload is not None
         ]
+
+    # -- saving and comparing runs
+
+    def to_json(self, **dumps: Any) -> str:
+        """The whole run, figures included, as JSON text; ``RunResult.from_json`` reads it back."""
+        return json.dumps({
+            "schema": RESULT_SCHEMA, "version": 1, "language": self.language,
+            "limits": self.limits.to_dict(), "isolation": self.isolation, "notes": list(self.notes),
+            "interrupted": self.interrupted, "elapsed_s": self.elapsed_s,
+            "candidates": [c.to_dict() for c in self.candidates],
+        }, **dumps)
+
+    @classmethod
+    def from_json(cls, text: str) -> RunResult:
+        data = json.loads(text)
+        if data.get("schema") != RESULT_SCHEMA:
+            raise ValueError(f"not a saved z3sandbox run (schema {data.get('schema')!r})")
+        limits = Limits.from_dict(data["limits"])
+        candidates = [CandidateResult.from_dict(c) for c in data["candidates"]]
+        for candidate, raw in zip(candidates, data["candidates"], strict=True):
+            candidate.limits = Limits.from_dict(raw["limits"]) if raw.get("limits") else None
+        return cls(candidates=candidates, limits=limits, language=data["language"],
+                   isolation=data["isolation"], notes=data["notes"],
+                   interrupted=data["interrupted"], elapsed_s=data["elapsed_s"])
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """One dict per candidate, keyed by the table's columns (``render.TABLE_COLUMNS``)."""
+        from .render import TABLE_COLUMNS
+
+        return [{column.key: column.value(c) for column in TABLE_COLUMNS} for c in self.candidates]
+
+    def to_dataframe(self) -> Any:
+        """``table_rows()`` as a pandas DataFrame indexed by candidate (pandas is optional)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError(
+                "RunResult.to_dataframe() needs pandas, which is not installed: pip install pandas "
+                "(table_rows() and to_json() need nothing)"
+            ) from None
+        return pd.DataFrame(self.table_rows()).set_index("index")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         from .render import run_mimebundle

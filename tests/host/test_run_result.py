@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
@@ -103,3 +105,39 @@ def test_a_candidate_displayed_alone_shows_the_limits_of_its_run(kernel_sandbox)
     assert data[MIME_TYPE]["limits"]["timeout_s"] == 2.5
     assert data[MIME_TYPE]["limits"]["wall_s"] == 7
     assert "limits" not in data[MIME_TYPE]["candidates"][0]  # once per run, not per candidate
+
+
+def test_a_run_survives_to_json_and_from_json():
+    run = result(V.SAT, V.UNSAT, V.TIMEOUT)
+    run.candidates[0].label, run.candidates[0].wall_s = "first", 1.25
+    run.candidates[1].unsat_core = [(2, "s.add(x > 1)")]
+    run.limits, run.interrupted, run.notes = Limits(timeout_s=3), True, ["a note"]
+    again = RunResult.from_json(run.to_json())
+    assert again == run
+    assert again.verdict is V.SAT and again[0].payload == b"\x00"
+
+
+def test_from_json_refuses_other_documents():
+    with pytest.raises(ValueError, match="not a saved z3sandbox run"):
+        RunResult.from_json('{"schema": "z3sandbox.run"}')
+
+
+def test_table_rows_have_the_table_columns_and_the_figures():
+    run = result(V.SAT, V.TIMEOUT)
+    run.candidates[1].peak_rss_mb, run.candidates[1].reason = 300.0, "wall limit (10 s)"
+    rows = run.table_rows()
+    assert rows[0]["verdict"] == "sat" and rows[0]["model"] == b"\x00"
+    assert rows[1]["peak_rss_mb"] == 300.0 and rows[1]["reason"] == "wall limit (10 s)"
+
+
+def test_to_dataframe_without_pandas_says_what_to_install():
+    assert importlib.util.find_spec("pandas") is None  # pandas is optional and not installed here
+    with pytest.raises(ImportError, match="needs pandas, which is not installed: pip install pandas"):
+        result(V.SAT).to_dataframe()
+
+
+def test_tie_names_its_rule():
+    assert result(V.SAT, V.UNSAT, verified=[False, None]).tie == {
+        "sat": 1, "unsat": 1, "winner": "unknown",
+        "rule": "no sat model was verified, so the tie is unknown"}
+    assert result(V.SAT, V.SAT, V.UNSAT).tie is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -84,12 +85,17 @@ def expression(reply: Message, name: str) -> str:
     return text
 
 
-def widget_html(message: Message) -> str:
-    """The HTML that a widget comm message carries (live table header or rows), else ''."""
-    data = message["content"].get("data", {})
-    state = data.get("state", {})
-    value = state.get("value", "")
-    return value if isinstance(value, str) else ""
+def document(message: Message) -> dict[str, Any]:
+    """The run document a display or display update carries, else {}."""
+    if message["msg_type"] not in ("display_data", "update_display_data"):
+        return {}
+    found: dict[str, Any] = message["content"]["data"].get(MIME_TYPE, {})
+    return found
+
+
+def states(message: Message) -> list[str]:
+    """Each candidate's verdict or live state in a run document message."""
+    return [c["verdict"] or c.get("state", "?") for c in document(message).get("candidates", [])]
 
 
 # -------------------------------------------------------------------------------------------- tests
@@ -111,46 +117,46 @@ def test_kernel_info_names_the_kernel_and_its_isolation(
     assert all({"name", "active"} <= set(layer) for layer in info["layers"])
 
 
-def test_live_table_updates_arrive_before_the_cell_ends(
+def test_live_display_updates_arrive_before_the_cell_ends(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:
     _, kc = z3kernel
     reply, messages = execute(kc, f"%%z3sandbox -k 3 {FAST}\n{SAT}")
     assert reply["content"]["status"] == "ok"
-    kinds = [m["msg_type"] for m in messages]
-    assert "comm_open" in kinds
-    opened = of_type(messages, "comm_open")
-    assert all(m["content"]["target_name"] == "jupyter.widget" for m in opened)
-    final = next(i for i, m in enumerate(messages) if MIME_TYPE in m["content"].get("data", {}))
-    updates = [
-        m for m in messages[:final] if m["msg_type"] == "comm_msg" and ">sat</span>" in widget_html(m)
-    ]
-    assert updates, "no live row showed a verdict before the final result"
+    shown = [m for m in messages if document(m)]
+    assert shown[0]["msg_type"] == "display_data" and document(shown[0])["finished"] is False
+    live = [m for m in shown[1:-1] if "sat" in states(m) and not document(m)["finished"]]
+    assert live, "no live update showed a verdict before the final result"
+    assert document(shown[-1])["finished"] is True
+    assert document(shown[-1])["progress"] == {"done": 3, "total": 3}
+    assert not of_type(messages, "comm_open")  # no widget: nothing dead in a saved notebook
 
 
-def test_live_table_refreshes_are_throttled(
+def test_live_display_refreshes_are_throttled(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:
     _, kc = z3kernel
     _, messages = execute(kc, f"%%z3sandbox -k 60 {FAST}\n{SAT}")
-    refreshes = [m for m in of_type(messages, "comm_msg") if widget_html(m)]
-    final = next(m for m in of_type(messages, "display_data") if MIME_TYPE in m["content"]["data"])
+    refreshes = of_type(messages, "update_display_data")
+    final = refreshes[-1]
     elapsed = final["content"]["metadata"][MIME_TYPE]["elapsed_s"]
-    # 60 candidates make ~180 transitions; a refresh (header + page: two messages) goes out at
-    # most 10 times a second, plus the first and the last; one second of slack for start-up.
-    assert len(refreshes) <= 2 * (2 + 10 * (elapsed + 1))
-    headers = [widget_html(m) for m in refreshes if "vote:" in widget_html(m)]
-    assert "vote: sat (60 sat)" in headers[-1]
+    # 60 candidates make ~180 transitions; a refresh goes out at most 10 times a second, plus
+    # the first and the last; one second of slack for start-up.
+    assert len(refreshes) <= 2 + 10 * (elapsed + 1)
+    assert document(final)["counts"] == {"sat": 60}
 
 
-def test_final_display_has_three_mime_types_and_figures_only_in_metadata(
+def test_one_display_per_run_with_three_mime_types_and_figures_only_in_metadata(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:
     _, kc = z3kernel
     _, messages = execute(kc, f"%%z3sandbox {FAST}\n{SAT}")
-    shown = [m for m in of_type(messages, "display_data") if MIME_TYPE in m["content"]["data"]]
-    assert len(shown) == 1
-    data, metadata = shown[0]["content"]["data"], shown[0]["content"]["metadata"]
+    created = [m for m in of_type(messages, "display_data") if document(m)]
+    assert len(created) == 1  # one output; every later message updates it in place
+    display_id = created[0]["content"]["transient"]["display_id"]
+    updates = of_type(messages, "update_display_data")
+    assert {m["content"]["transient"]["display_id"] for m in updates} == {display_id}
+    data, metadata = updates[-1]["content"]["data"], updates[-1]["content"]["metadata"]
     assert set(data) == {"text/plain", "text/html", MIME_TYPE}
     assert data[MIME_TYPE]["version"] == 1
     assert data[MIME_TYPE]["verdict"] == "sat"
@@ -189,40 +195,37 @@ def test_bad_option_is_a_usage_error_in_the_reply(
 
 # jupyter_client interrupts a kernel with killpg(SIGINT) on the kernel's whole process group
 # (LocalProvisioner.send_signal): the zygote runs in its own session so that only the kernel sees it.
-def test_interrupt_keeps_finished_rows_and_the_kernel(
+def test_interrupt_keeps_finished_rows_binds_them_and_ends_the_cell_as_interrupted(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:
     km, kc = z3kernel
     interrupted_at: list[float] = []
 
     def interrupt_once_running(message: Message) -> None:
-        # Wait on the live table (not a sleep): candidate 0 done, candidate 1 running.
-        html = widget_html(message)
-        if not interrupted_at and ">sat</span>" in html and ">running</span>" in html:
+        # Wait on the live display (not a sleep): candidate 0 done, candidate 1 running.
+        if not interrupted_at and states(message) == ["sat", "running"]:
             interrupted_at.append(time.monotonic())
             km.interrupt_kernel()
 
     execute(kc, f"loopers = [{SAT!r}, 'while True:\\n    pass\\n']")
     reply, messages = execute(
-        kc,
-        "%z3sandbox --candidates loopers --jobs 2 --wall 30 --cpu 30 --timeout 30",
-        user_expressions={
-            "interrupted": "_z3.interrupted",
-            "verdicts": "[c.verdict.value for c in _z3]",
-            "notes": "_z3.notes",
-        },
+        kc, "%z3sandbox --candidates loopers --jobs 2 --wall 30 --cpu 30 --timeout 30",
         on_message=interrupt_once_running,
     )
-    assert interrupted_at, "the live table never showed one row done and one running"
+    assert interrupted_at, "the live display never showed one row done and one running"
     assert time.monotonic() - interrupted_at[0] < 10  # not the 30 s wall limit
-    assert reply["content"]["status"] == "ok"
-    assert expression(reply, "interrupted") == "True"
-    assert expression(reply, "verdicts") == "['sat', 'cancelled']"
-    assert expression(reply, "notes") == "[]"  # e.g. no "the zygote died and was restarted"
-    shown = [m for m in of_type(messages, "display_data") if MIME_TYPE in m["content"]["data"]]
-    assert shown[-1]["content"]["data"][MIME_TYPE]["interrupted"] is True
-    after, _ = execute(kc, "x = 6 * 7", user_expressions={"x": "x"})
+    assert reply["content"]["status"] == "error"
+    assert reply["content"]["ename"] == "KeyboardInterrupt"  # as an interrupted cell ends
+    shown = [m for m in messages if document(m)]
+    assert document(shown[-1])["interrupted"] is True
+    assert states(shown[-1]) == ["sat", "cancelled"]
+    after, _ = execute(kc, "x = 6 * 7", user_expressions={
+        "x": "x", "interrupted": "_z3.interrupted", "verdicts": "[c.verdict.value for c in _z3]",
+        "notes": "_z3.notes"})
     assert expression(after, "x") == "42"
+    assert expression(after, "interrupted") == "True"  # the partial result is bound
+    assert expression(after, "verdicts") == "['sat', 'cancelled']"
+    assert expression(after, "notes") == "[]"  # e.g. no "the zygote died and was restarted"
     # The sandbox itself came through: the next run needs no restarted zygote.
     again, _ = execute(
         kc, f"%%z3sandbox --quiet --out again {FAST}\n{SAT}",
@@ -231,30 +234,52 @@ def test_interrupt_keeps_finished_rows_and_the_kernel(
     assert expression(again, "run") == "('sat', [])"
 
 
-def test_kernel_survives_an_interrupt_during_a_run(
+def test_interrupt_stops_the_queued_cells(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:
-    """Whatever the engine reports, the cell ends, NAME is bound and the kernel runs the next."""
+    """As under "Run All": the cell after an interrupted run is aborted, never run."""
     km, kc = z3kernel
-    interrupted: list[bool] = []
-
-    def interrupt_once_running(message: Message) -> None:
-        if not interrupted and ">running</span>" in widget_html(message):
-            interrupted.append(True)
+    execute(kc, "spinner = ['while True:\\n    pass\\n']\nqueued_cell_ran = False")
+    first = kc.execute("%z3sandbox --candidates spinner --out spun --wall 30 --cpu 30 --timeout 30")
+    second = kc.execute("queued_cell_ran = True")  # queued behind the run, as Run All does
+    interrupted = False
+    while not interrupted:
+        message = kc.get_iopub_msg(timeout=TIMEOUT)
+        if message["parent_header"].get("msg_id") == first and "running" in states(message):
             km.interrupt_kernel()
+            interrupted = True
+    replies = {}
+    while len(replies) < 2:
+        reply = kc.get_shell_msg(timeout=TIMEOUT)
+        replies[reply["parent_header"].get("msg_id")] = reply["content"]
+    assert replies[first]["status"] == "error" and replies[first]["ename"] == "KeyboardInterrupt"
+    assert replies[second]["status"] == "aborted"
+    after, _ = execute(kc, "pass", user_expressions={
+        "ran": "queued_cell_ran", "interrupted": "spun.interrupted"})
+    assert expression(after, "ran") == "False"
+    assert expression(after, "interrupted") == "True"
 
-    execute(kc, "spinner = ['while True:\\n    pass\\n']")
-    reply, _ = execute(
-        kc,
-        "%z3sandbox --candidates spinner --out spun --wall 30 --cpu 30 --timeout 30",
-        user_expressions={"interrupted": "spun.interrupted"},
-        on_message=interrupt_once_running,
-    )
-    assert interrupted
-    assert reply["content"]["status"] == "ok"
-    assert expression(reply, "interrupted") == "True"
-    after, _ = execute(kc, "x = 6 * 7", user_expressions={"x": "x"})
-    assert expression(after, "x") == "42"
+
+def test_a_saved_notebook_holds_one_output_per_run_and_no_widget(kernel_path: Path) -> None:
+    """Executed by nbclient as Jupyter saves it: display updates land in the one output."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbconvert import HTMLExporter
+
+    kernelspec = {"name": "z3sandbox", "display_name": "Z3 Sandbox", "language": "python"}
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": kernelspec})
+    notebook.cells = [nbformat.v4.new_code_cell(f"%%z3sandbox -k 3 {FAST}\n{SAT}")]
+    NotebookClient(notebook, timeout=TIMEOUT, kernel_name="z3sandbox",
+                   resources={"metadata": {"path": str(kernel_path)}}).execute()
+    notebook = nbformat.reads(nbformat.writes(notebook), as_version=4)  # saved and reopened
+    outputs = notebook.cells[0].outputs
+    assert len(outputs) == 1, outputs
+    assert outputs[0]["output_type"] == "display_data"
+    assert set(outputs[0]["data"]) == {"text/plain", "text/html", MIME_TYPE}
+    assert outputs[0]["data"][MIME_TYPE]["finished"] is True
+    assert outputs[0]["data"][MIME_TYPE]["counts"] == {"sat": 3}
+    page, _ = HTMLExporter().from_notebook_node(notebook)
+    assert "live table" not in page and "widget" not in json.dumps(outputs[0]["data"])
 
 
 def test_magic_works_in_a_plain_python3_kernel(kernel_path: Path) -> None:
@@ -267,8 +292,7 @@ def test_magic_works_in_a_plain_python3_kernel(kernel_path: Path) -> None:
         )
         assert reply["content"]["status"] == "ok"
         assert expression(reply, "model") == "{'x': 2}"
-        assert of_type(messages, "comm_open")
-        assert any(MIME_TYPE in m["content"]["data"] for m in of_type(messages, "display_data"))
+        assert any(document(m).get("finished") for m in messages)
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)

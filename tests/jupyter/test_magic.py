@@ -12,7 +12,9 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from z3sandbox_kernel import RunResult, Verdict
-from z3sandbox_kernel.jupyter.magic import Z3SandboxMagics, magics_of, split_candidates
+from z3sandbox_kernel.jupyter.magic import Z3SandboxMagics, magics_of
+from z3sandbox_kernel.jupyter.scripts import Script, cell_lines, split_candidates, split_cell
+from z3sandbox_kernel.render import number
 
 SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
 UNSAT = 'x = Int("x")\ns.add(x > 1, x < 1)\n'
@@ -75,7 +77,7 @@ USAGE_ERRORS = [
     ("--candidates no_such_variable", "\n", "--candidates no_such_variable: no variable"),
     ("--seed no_such_variable", SAT, "--seed no_such_variable: no variable"),
     ("--seed not_bytes", SAT, "--seed not_bytes: expected bytes, bytearray or memoryview, not str"),
-    ("--candidates not_a_list", "\n", "expected a list of script strings, not int"),
+    ("--candidates not_a_list", "\n", "expected a list (or dict) of script strings, not int"),
     ("--candidates empty_list", "\n", "--candidates empty_list: the list is empty"),
     ("--candidates mixed_list", "\n", "item 1 is of type int, not a string"),
     ("--candidates two_scripts", SAT, "either in the cell body or with --candidates, not both"),
@@ -108,19 +110,20 @@ def test_wrong_option_lists_the_valid_options(
     with pytest.raises(UsageError) as error:
         run_cell(shell, "--timout 3", SAT)
     text = str(error.value)
-    assert text.splitlines()[0] == "unrecognized arguments: --timout 3"
+    assert text.splitlines()[0] == "unrecognized arguments: --timout 3 (did you mean --timeout?)"
     for option in ("--timeout S", "--memory MB", "--candidates VAR", "--seed VAR", "--out NAME"):
         assert option in text
     assert "::" not in text
 
 
-def test_cell_magic_with_no_body_points_to_the_line_magic(
-    shell: InteractiveShell, fresh: Z3SandboxMagics
-) -> None:
-    # IPython's own check, before the magic runs: `%%z3sandbox --candidates VAR` alone in a cell.
-    with pytest.raises(UsageError, match="Did you mean the line magic %z3sandbox"):
-        run_cell(shell, "--candidates anything", "")
-    assert fresh.sandbox_count() == 0
+def test_cell_magic_with_no_body_runs_as_the_line_magic(shell: InteractiveShell) -> None:
+    # IPython refuses a cell magic with an empty body; the extension's input transformer turns
+    # `%%z3sandbox --candidates VAR` alone in a cell into the line magic (the README's example).
+    shell.user_ns["answers"] = [SAT, UNSAT]
+    outcome = shell.run_cell(f"%%z3sandbox --candidates answers --race --out raced --quiet {FAST}\n")
+    assert outcome.success, outcome.error_in_exec
+    raced = shell.user_ns["raced"]
+    assert raced.verdict.decisive and raced.counts.get("cancelled", 0) <= 1
 
 
 def test_line_magic_without_candidates_says_what_it_needs(
@@ -137,16 +140,33 @@ def test_help_lists_every_limit_option_with_its_config_default(shell: Interactiv
     doc = shell.find_cell_magic("z3sandbox").__doc__
     for spec in LIMIT_FIELDS:
         assert spec.metadata["flag"] in doc
-        assert f"Z3Sandbox.{spec.name}, default {spec.default:g}" in " ".join(doc.split())
+        unit = spec.metadata["unit"]
+        default = f"default {number(spec.default)}{(' ' + unit) if unit else ''})"
+        assert f"Z3Sandbox.{spec.name}, {default}" in " ".join(doc.split())
+    assert "e+" not in doc and not doc.startswith("::")
+    assert "what it asserted" in " ".join(doc.split())  # what a hostile candidate still decides
 
 
 # ---------------------------------------------------------------------------- splitting candidates
 
 def test_cell_body_splits_on_candidate_lines() -> None:
     body = "# preamble\n" + SAT + "#  %%  candidate \n" + UNSAT
-    assert split_candidates(body) == ["# preamble\n" + SAT, "\n" + UNSAT]
-    assert split_candidates("\n# %% candidate\n" + SAT) == ["\n" + SAT]
+    assert split_candidates(body) == ["# preamble\n" + SAT, UNSAT]
+    assert split_candidates("\n# %% candidate\n" + SAT) == [SAT]
     assert split_candidates("x = 1  # %% candidate\n") == ["x = 1  # %% candidate\n"]
+
+
+def test_candidate_lines_name_candidates_and_know_their_cell_lines() -> None:
+    body = SAT + "# %% candidate second try\n" + UNSAT + "#%%candidate third\n" + SAT
+    assert split_cell(body) == [
+        Script(SAT, None, 2), Script(UNSAT, "second try", 5), Script(SAT, "third", 8),
+    ]
+    assert split_cell("\n# %% candidate only\n" + SAT) == [Script(SAT, "only", 4)]
+
+
+def test_reason_lines_are_counted_in_the_cell() -> None:
+    assert cell_lines("ZeroDivisionError (line 2: `1/0`)", 5) == \
+        "ZeroDivisionError (line 6 [candidate line 2]: `1/0`)"
 
 
 # ------------------------------------------------------------------------------------- config
@@ -191,9 +211,9 @@ def test_cell_result_is_bound_to_underscore_z3(
     assert isinstance(result, RunResult)
     assert result.verdict is Verdict.SAT
     assert result.model == {"x": 2}
-    printed = capsys.readouterr().out
-    assert "RunResult: sat (1 sat)" in printed  # the final display
-    assert "wall " in printed  # the live row, printed as the candidate finished
+    captured = capsys.readouterr()
+    assert "RunResult: sat (1 sat)" in captured.out  # the final display
+    assert captured.err == ""  # stderr is not a terminal: no progress line
 
 
 def test_out_names_the_variable(shell: InteractiveShell) -> None:
@@ -263,3 +283,28 @@ def test_dask_option_runs_the_cell_on_the_cluster_of_a_client_variable(shell: In
         result = shell.user_ns["on_cluster"]
         assert [c.verdict for c in result] == [Verdict.SAT, Verdict.SAT]
         assert all(c.host and c.host.startswith(("tcp://", "inproc://")) for c in result)
+
+
+def test_candidates_dict_keys_label_the_rows(shell: InteractiveShell) -> None:
+    shell.user_ns["named"] = {"alice": SAT, "bob": UNSAT}
+    run_cell(shell, f"{FAST} --candidates named --out labelled --quiet", "\n")
+    result = shell.user_ns["labelled"]
+    assert [(c.label, c.verdict) for c in result] == [("alice", Verdict.SAT), ("bob", Verdict.UNSAT)]
+    assert result[0].source_preview == 'x = Int("x")'
+    assert "alice" in result._repr_mimebundle_()[0]["text/plain"]
+
+
+def test_an_error_reports_the_line_the_user_sees_in_the_cell(shell: InteractiveShell) -> None:
+    body = SAT + "# %% candidate broken\nx = 1\n1 / 0\n"
+    run_cell(shell, f"{FAST} --quiet --out broken", body)
+    candidate = shell.user_ns["broken"][1]
+    assert candidate.label == "broken" and candidate.verdict is Verdict.RUNTIME_ERROR
+    # cell line 1 is %%z3sandbox, SAT is lines 2-3, the separator line 4: 1 / 0 is cell line 6
+    assert "line 6 [candidate line 2]" in candidate.reason
+
+
+def test_a_candidate_alone_prints_as_the_candidate(shell: InteractiveShell) -> None:
+    run_cell(shell, f"{FAST} --quiet --out alone", SAT)
+    text = repr(shell.user_ns["alone"][0])
+    assert text.startswith("candidate 0: sat (model verified)\n")
+    assert "model:   x=2" in text and "RunResult" not in text

@@ -1,13 +1,22 @@
-"""The live table and its throttle, without a kernel (widgets work; their messages go nowhere)."""
+"""The live display and its throttle, and the terminal progress line, without a kernel."""
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import threading
 import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from IPython.core.displaypub import CapturingDisplayPublisher
+from IPython.core.interactiveshell import InteractiveShell
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
-from z3sandbox_kernel.jupyter.table import LiveTable, TextProgress, Throttle
+from z3sandbox_kernel.jupyter.table import LiveDisplay, Throttle
+from z3sandbox_kernel.progress import ProgressLine
+from z3sandbox_kernel.render import MIME_TYPE, run_mimebundle
 
 
 def queued(count: int) -> RunResult:
@@ -49,49 +58,62 @@ def test_throttle_sends_a_due_refresh_when_nothing_else_happens() -> None:
     assert flushed == [threading.current_thread().name, "z3sandbox-table"]
 
 
-def test_live_table_shows_states_then_verdicts_with_figures() -> None:
-    table = LiveTable(updates_per_s=1000.0)
-    table.start(queued(2))
-    assert table.body.value.count(">queued</span>") == 2
-    table.update(CandidateResult(index=0, verdict=None, state="running"))
-    done = CandidateResult(
-        index=1, verdict=Verdict.SAT, model={"x": 2}, payload=b"\xff\x00", wall_s=0.25,
-        cpu_s=0.125, peak_rss_mb=42.0,
-    )
-    table.update(done)
-    table.finish(RunResult(candidates=[dataclasses.replace(done, index=0), done]))
-    assert ">running</span>" not in table.body.value
-    assert table.body.value.count(">sat</span>") == 2
-    assert "0.25 s" in table.body.value and "42 MB" in table.body.value
-    assert "ff 00" in table.body.value
-    assert "vote: sat (2 sat)" in table.header.value
-    assert repr(table) == "z3sandbox live table"
+@pytest.fixture
+def published() -> Iterator[list[dict[str, Any]]]:
+    """What display() and update_display() publish, captured from IPython's own shell."""
+    shell = InteractiveShell.instance()
+    previous = shell.display_pub
+    shell.display_pub = CapturingDisplayPublisher()
+    yield shell.display_pub.outputs
+    shell.display_pub = previous
 
 
-def test_live_table_pages_many_rows() -> None:
-    table = LiveTable(page_size=10)
-    table.start(queued(25))
-    table.finish(RunResult(candidates=[CandidateResult(index=i, verdict=Verdict.UNSAT)
-                                       for i in range(25)]))
-    assert table.body.value.count("<tr>") == 1 + 10
-    assert table.pager.layout.display == "flex"
-    assert table.position.value == "rows 1-10 of 25"
-    table.turn(+1)
-    table.turn(+1)
-    table.turn(+1)
-    assert table.position.value == "rows 21-25 of 25"
-    assert table.body.value.count("<tr>") == 1 + 5
+def test_live_display_is_one_display_updated_in_place(published: list[dict[str, Any]]) -> None:
+    view = LiveDisplay(updates_per_s=1e9, annotate=lambda c: dataclasses.replace(c, label="mine"))
+    view.start(queued(2))
+    view.update(CandidateResult(index=0, verdict=None, state="running"))
+    done = CandidateResult(index=1, verdict=Verdict.SAT, model={"x": 2}, payload=b"\xff\x00",
+                           wall_s=0.25, cpu_s=0.125, peak_rss_mb=42.0)
+    view.update(done)
+    final = RunResult(candidates=[dataclasses.replace(done, index=0), done])
+    assert view.finish(final) is True
+    ids = {output["transient"]["display_id"] for output in published}
+    assert ids == {view.display_id}  # one display, never a second output
+    assert [output["update"] for output in published][:1] == [False]
+    assert all(output["update"] for output in published[1:])
+    first, live, last = published[0], published[-2], published[-1]
+    assert first["data"][MIME_TYPE]["finished"] is False
+    assert [c["label"] for c in first["data"][MIME_TYPE]["candidates"]] == ["mine", "mine"]
+    assert live["data"][MIME_TYPE]["progress"] == {"done": 1, "total": 2}
+    assert 'role="progressbar"' in live["data"]["text/html"]
+    assert last["data"] == run_mimebundle(final)[0]  # the final output is the run's own bundle
+    assert "widget" not in str(last["data"])
 
 
-def test_text_progress_prints_a_row_per_finished_candidate() -> None:
-    lines: list[str] = []
-    progress = TextProgress(lines.append)
-    progress.start(queued(2))
-    progress.update(CandidateResult(index=0, verdict=None, state="running"))
-    progress.update(CandidateResult(index=0, verdict=Verdict.UNSAT, wall_s=0.5))
-    progress.finish(RunResult(candidates=[], interrupted=True))
-    assert lines[0].startswith("z3sandbox: 2 candidates | limits: timeout 5 s")
-    assert lines[2].split()[:2] == ["0", "unsat"]
-    assert "wall 0.50s" in lines[2]
-    assert lines[-1] == "z3sandbox: interrupted; unfinished candidates were cancelled"
-    assert len(lines) == 4
+def test_live_display_says_so_when_the_run_failed(published: list[dict[str, Any]]) -> None:
+    view = LiveDisplay()
+    view.start(queued(1))
+    assert view.finish(None) is False
+    assert published[-1]["data"] == {"text/plain": "z3sandbox: the run failed"}
+
+
+def test_progress_line_draws_in_place_and_erases_itself() -> None:
+    stream = io.StringIO()
+    line = ProgressLine(stream, delay_s=0.0, interval_s=0.0, force=True)
+    line.start(queued(4))
+    line.update(CandidateResult(index=0, verdict=Verdict.UNSAT))
+    line.update(CandidateResult(index=1, verdict=None, state="running"))
+    line.finish(RunResult(candidates=[]))
+    drawn = stream.getvalue().split("\r\x1b[K")
+    assert drawn[1].startswith("z3sandbox [######..................] 1/4 done, ")
+    assert drawn[1].endswith("| 3 queued, 1 unsat")
+    assert drawn[-1] == ""  # erased at the end: the final table starts on a clean line
+
+
+def test_progress_line_is_silent_when_not_a_terminal() -> None:
+    stream = io.StringIO()
+    line = ProgressLine(stream, delay_s=0.0, interval_s=0.0)
+    line.start(queued(1))
+    line.update(CandidateResult(index=0, verdict=Verdict.SAT))
+    line.finish(None)
+    assert stream.getvalue() == ""

@@ -45,9 +45,8 @@ class _Z3SandboxOptions(Configurable):
     cores = Bool(False, help="ask for unsat cores (tracked assertions)").tag(config=True)
     quiet = Bool(False, help="no live table; show only the final result").tag(config=True)
     updates_per_s = Float(
-        10.0, min=0.5, help="most live-table refreshes a second (updates are batched)"
+        10.0, min=0.5, help="most refreshes a second of the live display (updates are batched)"
     ).tag(config=True)
-    page_size = Int(50, min=5, help="rows per page of the live table").tag(config=True)
 
     def limits(self, **overrides: Any) -> Limits:
         """The configured limits with ``overrides`` (None values ignored); ValueError if invalid."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import difflib
 import keyword
 import re
 from collections.abc import Callable
@@ -32,27 +33,12 @@ from IPython.core.magic_arguments import argument, argument_group, magic_argumen
 from IPython.display import display
 
 from ..limits import LIMIT_FIELDS, Limits
+from ..progress import ProgressLine
+from ..render import number
 from ..results import CandidateResult, RunResult
 from .config import Z3Sandbox
-from .table import LiveTable, LiveView, TextProgress
-
-# A line of its own that starts a new candidate in the cell body.
-CANDIDATE_SEPARATOR = re.compile(r"^[ \t]*#[ \t]*%%[ \t]*candidate[ \t]*$", re.MULTILINE)
-
-
-def split_candidates(body: str) -> list[str]:
-    """The cell body's candidates.  Text before the first separator is a candidate only if it is
-    not blank; an empty candidate between separators is an error, not a silent renumbering."""
-    parts = CANDIDATE_SEPARATOR.split(body)
-    if len(parts) == 1:
-        return [body] if body.strip() else []
-    head, rest = parts[0], parts[1:]
-    scripts = ([head] if head.strip() else []) + rest
-    for number, script in enumerate(scripts):
-        if not script.strip():
-            raise UsageError(f"candidate {number} of the cell is empty (one separator too many?)")
-    return scripts
-
+from .scripts import Script, annotated, annotator, scripts_from, split_cell
+from .table import LiveDisplay, LiveView
 
 # ------------------------------------------------------------------------------------------ options
 
@@ -77,7 +63,8 @@ def _limit_options(func: Callable[..., Any]) -> Callable[..., Any]:
             type=int if spec.type in ("int", int) else float,
             default=None,
             metavar=(unit or "N").upper(),
-            help=f"{spec.metadata['help']} (Z3Sandbox.{spec.name}, default {spec.default:g})",
+            help=f"{spec.metadata['help']} (Z3Sandbox.{spec.name}, default {number(spec.default)}"
+                 f"{(' ' + unit) if unit else ''})",
         )(func)
     return argument_group("limits")(func)
 
@@ -88,21 +75,12 @@ def _read_variable(namespace: dict[str, Any], name: str, option: str) -> Any:
     return namespace[name]
 
 
-def _scripts_from(value: Any, name: str) -> list[str]:
-    scripts = [value] if isinstance(value, str) else value
-    if not isinstance(scripts, (list, tuple)):
-        raise UsageError(
-            f"--candidates {name}: expected a list of script strings, not {type(value).__name__}"
-        )
-    if not scripts:
-        raise UsageError(f"--candidates {name}: the list is empty")
-    for number, script in enumerate(scripts):
-        if not isinstance(script, str):
-            raise UsageError(
-                f"--candidates {name}: item {number} is of type {type(script).__name__}, "
-                "not a string"
-            )
-    return list(scripts)
+def did_you_mean(message: str, flags: list[str]) -> str:
+    """`` (did you mean --memory?)`` for each unknown option in an argparse message, or ''."""
+    unknown = re.findall(r"--?[\w-]+", message.partition("unrecognized arguments:")[2])
+    guesses = [close[0] for word in unknown
+               if (close := difflib.get_close_matches(word, flags, n=1, cutoff=0.6))]
+    return f" (did you mean {', '.join(guesses)}?)" if guesses else ""
 
 
 def _has_widget_frontend(shell: Any) -> bool:
@@ -179,7 +157,13 @@ class Z3SandboxMagics(Magics):
         several candidates.  %z3sandbox --candidates VAR [options]: run the scripts in VAR.
         Defaults come from %config Z3Sandbox (e.g. %config Z3Sandbox.timeout_s = 10).
         The result is bound to NAME (--out, default _z3): NAME.verdict, NAME.model,
-        NAME.payload, NAME.models, NAME.payloads, NAME[i].
+        NAME.payload, NAME.models, NAME.payloads, NAME[i].  An interrupt binds the partial
+        result, shows it, then ends the cell with KeyboardInterrupt (so Run All stops).
+
+        What a hostile candidate still decides: it reports its own model and assertions, so
+        "verified" means its model satisfies what it asserted, not your question; with --race
+        the first "sat" wins, hostile or not.  The sandbox bounds what it can do to the
+        machine, not what it claims.
         """
         args = self._parse(line)
         assert self.shell is not None  # set by register_magics
@@ -188,11 +172,11 @@ class Z3SandboxMagics(Magics):
         seed = self._seed(args, namespace)
         client = self._client(args, namespace)
         limits = self._limits(args)
-        for number, script in enumerate(scripts):
-            size = len(script.encode("utf-8", "surrogatepass"))
+        for index, script in enumerate(scripts):
+            size = len(script.source.encode("utf-8", "surrogatepass"))
             if size > limits.script_kb * 1024:
                 raise UsageError(
-                    f"candidate {number} is {size / 1024:.1f} KB, over the script size limit of "
+                    f"candidate {index} is {size / 1024:.1f} KB, over the script size limit of "
                     f"{limits.script_kb} KB (--script-size or Z3Sandbox.script_kb)"
                 )
         options = self.options
@@ -210,9 +194,14 @@ class Z3SandboxMagics(Magics):
         if client is not None:
             run_kwargs["client"] = client
         quiet = options.quiet if args.quiet is None else args.quiet
-        result = self.run(scripts, args.isolation or options.isolation, quiet, run_kwargs)
+        result, shown = self.run(scripts, args.isolation or options.isolation, quiet, run_kwargs)
         namespace[args.out] = result
-        display(result)
+        if not shown:
+            display(result)
+        if result.interrupted:
+            # End the cell as an interrupted cell ends, so that "Run All" stops here; the
+            # partial result is bound and shown above.
+            raise KeyboardInterrupt(f"z3sandbox: interrupted; the partial result is in {args.out}")
 
     # -- the steps
 
@@ -224,12 +213,14 @@ class Z3SandboxMagics(Magics):
             # The help formatter writes reStructuredText ("::" before the usage block): drop it.
             usage = parser.format_usage().strip().removeprefix("::").strip()
             hint = "(%%z3sandbox? shows what each option does)"
-            raise UsageError(f"{exc}\n{usage}\n{hint}") from None
+            guess = did_you_mean(str(exc), [flag for action in parser._actions
+                                            for flag in action.option_strings])
+            raise UsageError(f"{exc}{guess}\n{usage}\n{hint}") from None
         if not args.out.isidentifier() or keyword.iskeyword(args.out):
             raise UsageError(f"--out {args.out}: not a valid Python name")
         return args
 
-    def _scripts(self, args: argparse.Namespace, cell: str | None, namespace: dict) -> list[str]:
+    def _scripts(self, args: argparse.Namespace, cell: str | None, namespace: dict) -> list[Script]:
         body = cell if cell is not None else ""
         if args.candidates is not None:
             if body.strip():
@@ -237,13 +228,13 @@ class Z3SandboxMagics(Magics):
                     "give the scripts either in the cell body or with --candidates, not both"
                 )
             value = _read_variable(namespace, args.candidates, "--candidates")
-            return _scripts_from(value, args.candidates)
+            return scripts_from(value, args.candidates)
         if cell is None:
             raise UsageError(
                 "%z3sandbox needs --candidates VAR (a list of scripts); "
                 "use %%z3sandbox to run a cell"
             )
-        scripts = split_candidates(body)
+        scripts = split_cell(body)
         if not scripts:
             raise UsageError("the cell is empty: write a script below %%z3sandbox, "
                              "or pass --candidates VAR")
@@ -283,40 +274,42 @@ class Z3SandboxMagics(Magics):
         except ValueError as exc:
             raise UsageError(str(exc)) from None
 
-    def _view(self, quiet: bool) -> LiveView | None:
+    def _view(
+        self, quiet: bool, annotate: Callable[[CandidateResult], CandidateResult]
+    ) -> LiveView | None:
         if quiet:
             return None
         if _has_widget_frontend(self.shell):
-            table = LiveTable(
-                updates_per_s=self.options.updates_per_s, page_size=self.options.page_size
-            )
-            display(table)
-            return table
-        return TextProgress()
+            return LiveDisplay(updates_per_s=self.options.updates_per_s, annotate=annotate)
+        return ProgressLine()
 
     def run(
-        self, scripts: list[str], isolation: str | None, quiet: bool, run_kwargs: dict[str, Any]
-    ) -> RunResult:
-        """Steps 5 and 6: start (or reuse) the sandbox, run with the live view."""
+        self, scripts: list[Script], isolation: str | None, quiet: bool, run_kwargs: dict[str, Any]
+    ) -> tuple[RunResult, bool]:
+        """Steps 5 and 6: start (or reuse) the sandbox, run with the live view.  Returns the
+        result and whether the live view already shows it (in place of the live table)."""
         sandbox = self.sandbox(isolation)
-        view = self._view(quiet)
+        annotate = annotator(scripts, run_kwargs["k"])
+        sources = [script.source for script in scripts]
+        view = self._view(quiet, annotate)
         if view is None:
-            return self._engine_run(sandbox, scripts, None, run_kwargs)
+            return annotated(self._engine_run(sandbox, sources, None, run_kwargs), annotate), False
         count = len(scripts) if run_kwargs["k"] is None else (
             run_kwargs["k"] if len(scripts) == 1 else 0  # unknown: rows appear as they report
         )
-        queued = [CandidateResult(index=i, verdict=None, state="queued") for i in range(count)]
+        queued = [annotate(CandidateResult(index=i, verdict=None, state="queued"))
+                  for i in range(count)]
         view.start(RunResult(
             candidates=queued, limits=run_kwargs["limits"], language=run_kwargs["language"],
             isolation=sandbox.isolation(),
         ))
-        result = None
+        done: RunResult | None = None
         try:
-            result = self._engine_run(sandbox, scripts, view.update, run_kwargs)
+            done = annotated(self._engine_run(sandbox, sources, view.update, run_kwargs), annotate)
         finally:
             # Also on an error: the view's timer thread must end before the cell does.
-            view.finish(result)
-        return result
+            shown = view.finish(done)
+        return done, shown
 
     @staticmethod
     def _engine_run(
@@ -330,9 +323,23 @@ class Z3SandboxMagics(Magics):
         return result
 
 
+# magic_arguments writes the usage as reStructuredText ("::" and an indented block): plain text.
+Z3SandboxMagics.z3sandbox.__doc__ = (Z3SandboxMagics.z3sandbox.__doc__ or "").removeprefix("::\n\n")
+
+
+def empty_body_as_line_magic(lines: list[str]) -> list[str]:
+    """``%%z3sandbox --candidates VAR`` with nothing below it runs as the line magic (IPython
+    refuses a cell magic whose body is empty).  An input transformer, registered on load."""
+    if lines and lines[0].startswith("%%z3sandbox") and not "".join(lines[1:]).strip():
+        return [lines[0][1:].rstrip("\n") + "\n"]
+    return lines
+
+
 def load_ipython_extension(ipython: Any) -> None:
     if "Z3SandboxMagics" not in ipython.magics_manager.registry:
         ipython.register_magics(Z3SandboxMagics(ipython))
+    if empty_body_as_line_magic not in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.append(empty_body_as_line_magic)
 
 
 def unload_ipython_extension(ipython: Any) -> None:

@@ -1,71 +1,70 @@
-"""The live verdict table shown while a run goes on, and its terminal counterpart.
+"""The live view of a run: the run's own display, updated in place, and its terminal counterpart.
 
 Both receive ``CandidateResult`` updates from the engine's ``on_update`` callback, which the engine
 calls in the cell's own thread.  Two shapes, one interface (``start``, ``update``, ``finish``):
 
-* ``LiveTable``: standard ipywidgets only (no custom JavaScript).  A header line (vote, counts,
-  limits, isolation) and a page of rows in one ``HTML`` widget, with a pager when there are more
-  rows than a page.  The number of widgets does not grow with K, and refreshes are batched: at
-  most ``updates_per_s`` refreshes a second, so K = 1000 does not flood the frontend.  A refresh
-  that falls due while the engine has nothing to report (every candidate is busy) is sent by a
-  small timer thread; ``finish`` stops and joins it before the cell ends, because output sent from
-  a thread after its cell has ended lands in the wrong cell.
-* ``TextProgress``: terminal IPython (no widget frontend) prints one row per finished candidate.
+* ``LiveDisplay`` (a kernel with a frontend): the run's MIME bundle (run document, HTML table,
+  text) shown once with a ``display_id`` and updated in place while the run goes -- the same
+  table, same columns, live and final, with a progress bar (done/total, elapsed) while it runs.
+  ``finish`` replaces it with the final bundle, so a saved notebook holds exactly one output per
+  run and no widget (no "model not found" on reopen, no placeholder in nbconvert HTML).
+  Refreshes are batched by a ``Throttle``: at most ``updates_per_s`` a second, so K = 1000 does
+  not flood the frontend.  A refresh due while the engine has nothing to report (every candidate
+  busy) is sent by a small timer thread that runs in the cell's context (so its messages carry
+  the cell's parent header); ``finish`` joins it before the cell ends.
+* ``progress.ProgressLine`` (terminal IPython, the CLI): a one-line progress bar on stderr.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
-import html
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-import ipywidgets as widgets
+from IPython.display import display
 
-from ..html import badge, folded
-from ..render import (
-    TEXT_HEADER,
-    candidate_live_text,
-    isolation_summary,
-    limits_summary,
-    model_preview,
-    run_summary,
-    state_label,
-)
+from ..render import run_mimebundle
 from ..results import CandidateResult, RunResult
 
-_CELL = "text-align:left;vertical-align:top;padding:1px 8px;white-space:nowrap"
-_MONO = "font-family:var(--jp-code-font-family,monospace)"
-_COLUMNS = ("#", "state", "wall", "CPU", "peak mem", "kill", "model / payload", "reason")
+# With nothing new to show, the elapsed time in a live display still moves this often.
+ELAPSED_REFRESH_S = 1.0
 
 
 class LiveView(Protocol):
     def start(self, result: RunResult) -> None: ...
     def update(self, candidate: CandidateResult) -> None: ...
-    def finish(self, result: RunResult | None) -> None:
-        """The run ended (``None``: it failed); called before the cell ends."""
+    def finish(self, result: RunResult | None) -> bool:
+        """The run ended (``None``: it failed); called before the cell ends.  True when the view
+        itself now shows the final result (nothing more to display)."""
 
 
 # ----------------------------------------------------------------------------------------- throttle
 
 class Throttle:
-    """Call ``flush`` at most every ``interval`` seconds, and soon after the last ``poke``.
+    """Call ``flush`` at most every ``interval`` seconds, soon after the last ``poke``, and at least
+    every ``idle`` seconds while nothing changes.
 
     ``poke`` (the cell's thread) flushes at once when the interval has passed, else leaves the
     change for the timer thread.  ``flush`` always runs under the lock, so it never runs twice at
-    once, and never after ``close`` returns.
+    once, and never after ``close`` returns.  The timer thread runs in a copy of the caller's
+    context: ipykernel keeps the cell's parent header in a context variable.
     """
 
-    def __init__(self, flush: Callable[[], None], interval: float) -> None:
+    def __init__(self, flush: Callable[[], None], interval: float, idle: float = 0.0) -> None:
         self._flush = flush
         self._interval = interval
+        self._idle = idle
         self._lock = threading.Lock()
         self._dirty = False
-        self._last = 0.0
+        self._last = 0.0  # the first poke flushes at once
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._tick, name="z3sandbox-table", daemon=True)
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(
+            target=context.run, args=(self._tick,), name="z3sandbox-table", daemon=True
+        )
         self._thread.start()
 
     def poke(self, change: Callable[[], None]) -> None:
@@ -79,7 +78,9 @@ class Throttle:
     def _tick(self) -> None:
         while not self._stop.wait(self._interval):
             with self._lock:
-                if self._dirty and not self._stop.is_set():
+                quiet_for = time.monotonic() - self._last
+                due = self._dirty or (self._idle and quiet_for >= self._idle)
+                if due and not self._stop.is_set():
                     self._flush_locked()
 
     def _flush_locked(self) -> None:
@@ -87,147 +88,76 @@ class Throttle:
         self._last = time.monotonic()
         self._flush()
 
-    def close(self) -> None:
-        """Stop the timer thread, then flush what is left in the calling thread."""
+    def close(self, flush: bool = True) -> None:
+        """Stop the timer thread, then flush what is left (unless ``flush`` is False: the caller
+        shows the final state itself) in the calling thread."""
         self._stop.set()
         self._thread.join()
         with self._lock:
-            if self._dirty:
+            if self._dirty and flush:
                 self._flush_locked()
 
 
-# ------------------------------------------------------------------------------------- widget table
+# ------------------------------------------------------------------------------------ live display
 
-def _seconds(value: float) -> str:
-    return f"{value:.2f} s"
+class LiveDisplay:
+    """The run's display, shown at ``start`` and updated in place until ``finish``."""
 
-
-def live_row(candidate: CandidateResult) -> str:
-    """One row of the live table: the static row plus the measured figures."""
-    verdict = candidate.verdict
-    done = verdict is not None
-    detail = candidate.reason
-    if candidate.payload_error:
-        detail = f"{detail} (payload: {candidate.payload_error})".strip()
-    cells = [
-        str(candidate.index),
-        badge(state_label(candidate)),
-        _seconds(candidate.wall_s) if done else "",
-        _seconds(candidate.cpu_s) if done else "",
-        f"{candidate.peak_rss_mb:.0f} MB" if done else "",
-        html.escape(candidate.kill or ""),
-        f'<span style="{_MONO}">{html.escape(model_preview(candidate))}</span>',
-        folded(detail),
-    ]
-    return "<tr>" + "".join(f'<td style="{_CELL}">{cell}</td>' for cell in cells) + "</tr>"
-
-
-class LiveTable(widgets.VBox):
-    """Header, a page of rows, and a pager; refreshed through a ``Throttle``."""
-
-    def __init__(self, *, updates_per_s: float = 10.0, page_size: int = 50, **kwargs: Any) -> None:
-        self.header = widgets.HTML()
-        self.body = widgets.HTML()
-        self.previous = widgets.Button(description="◀", layout=widgets.Layout(width="3em"))
-        self.next = widgets.Button(description="▶", layout=widgets.Layout(width="3em"))
-        self.position = widgets.Label()
-        self.pager = widgets.HBox([self.previous, self.position, self.next])
-        self.pager.layout.display = "none"
-        super().__init__([self.header, self.body, self.pager], **kwargs)
-        self.previous.on_click(lambda _: self.turn(-1))
-        self.next.on_click(lambda _: self.turn(+1))
-        self.page_size = page_size
-        self.page = 0
+    def __init__(
+        self, *, updates_per_s: float = 10.0,
+        annotate: Callable[[CandidateResult], CandidateResult] = lambda c: c,
+    ) -> None:
         self._interval = 1.0 / updates_per_s
+        self._annotate = annotate
         self._rows: list[CandidateResult] = []
-        self._dirty_rows: set[int] = set()
         self._result = RunResult(candidates=self._rows)
+        self._started = 0.0
+        self._handle: Any = None
         self._throttle: Throttle | None = None
 
-    def __repr__(self) -> str:
-        # A stable text/plain: saved notebooks (and nbval) see no widget ids and no figures.
-        return "z3sandbox live table"
-
-    # -- the LiveView interface, called in the cell's thread
+    @property
+    def display_id(self) -> str | None:
+        return self._handle.display_id if self._handle is not None else None
 
     def start(self, result: RunResult) -> None:
+        self._started = time.monotonic()
         self._result = RunResult(
             candidates=self._rows, limits=result.limits, isolation=result.isolation,
             language=result.language,
         )
         for candidate in result.candidates:
             self._store(dataclasses.replace(candidate))
-        self._render()
-        self._throttle = Throttle(self._render, self._interval)
+        data, metadata = self._bundle()
+        self._handle = display(data, raw=True, metadata=metadata, display_id=True)
+        self._throttle = Throttle(self._refresh, self._interval, idle=ELAPSED_REFRESH_S)
 
     def update(self, candidate: CandidateResult) -> None:
         if self._throttle is None:
-            raise RuntimeError("LiveTable.update() before start()")
+            raise RuntimeError("LiveDisplay.update() before start()")
         snapshot = dataclasses.replace(candidate)  # the engine may mutate its object later
         self._throttle.poke(lambda: self._store(snapshot))
 
-    def finish(self, result: RunResult | None) -> None:
+    def finish(self, result: RunResult | None) -> bool:
         if self._throttle is not None:
-            self._throttle.close()
-        if result is None:
-            return
-        self._rows[:] = result.candidates
-        self._dirty_rows.update(range(len(self._rows)))
-        self._result.interrupted = result.interrupted
-        self._result.notes = list(result.notes)
-        self._result.isolation = result.isolation or self._result.isolation
-        self._render()
-
-    # -- rendering
+            self._throttle.close(flush=result is None)
+        if self._handle is None:
+            return False
+        if result is None:  # the error that ended the run is shown below the cell
+            self._handle.update({"text/plain": "z3sandbox: the run failed"}, raw=True)
+            return False
+        data, metadata = run_mimebundle(result)
+        self._handle.update(data, metadata=metadata, raw=True)
+        return True
 
     def _store(self, candidate: CandidateResult) -> None:
         while len(self._rows) <= candidate.index:
             self._rows.append(CandidateResult(index=len(self._rows), verdict=None, state="queued"))
-        self._rows[candidate.index] = candidate
-        self._dirty_rows.add(candidate.index)
+        self._rows[candidate.index] = self._annotate(candidate)
 
-    def turn(self, step: int) -> None:
-        pages = max(1, -(-len(self._rows) // self.page_size))
-        self.page = min(max(self.page + step, 0), pages - 1)
-        self._dirty_rows.update(range(len(self._rows)))
-        self._render()
+    def _bundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        self._result.elapsed_s = time.monotonic() - self._started
+        return run_mimebundle(self._result)
 
-    def _render(self) -> None:
-        self.header.value = f"<b>z3sandbox</b> &middot; {html.escape(run_summary(self._result))}"
-        first = self.page * self.page_size
-        shown = range(first, min(first + self.page_size, len(self._rows)))
-        if self._dirty_rows.intersection(shown) or not self.body.value:
-            head = "".join(f'<th style="{_CELL}">{name}</th>' for name in _COLUMNS)
-            rows = "".join(live_row(self._rows[i]) for i in shown)
-            self.body.value = (
-                f'<table style="border-collapse:collapse;font-size:12px;color:inherit">'
-                f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-            )
-        self._dirty_rows.clear()
-        if len(self._rows) > self.page_size:
-            self.pager.layout.display = "flex"
-            self.position.value = f"rows {shown.start + 1}-{shown.stop} of {len(self._rows)}"
-
-
-# ------------------------------------------------------------------------------------ terminal rows
-
-class TextProgress:
-    """Terminal IPython: a header, then one printed row per candidate as it finishes."""
-
-    def __init__(self, write: Callable[[str], Any] = print) -> None:
-        self._write = write
-
-    def start(self, result: RunResult) -> None:
-        self._write(
-            f"z3sandbox: {len(result.candidates) or 'some'} candidates | limits: "
-            f"{limits_summary(result.limits)} | isolation {isolation_summary(result.isolation)}"
-        )
-        self._write(TEXT_HEADER)
-
-    def update(self, candidate: CandidateResult) -> None:
-        if candidate.verdict is not None:
-            self._write(candidate_live_text(candidate))
-
-    def finish(self, result: RunResult | None) -> None:
-        if result is not None and result.interrupted:
-            self._write("z3sandbox: interrupted; unfinished candidates were cancelled")
+    def _refresh(self) -> None:
+        data, metadata = self._bundle()
+        self._handle.update(data, raw=True, metadata=metadata)

@@ -1,0 +1,113 @@
+"""The candidates of one run: the cell body split on ``# %% candidate [NAME]`` lines, or the
+scripts in ``--candidates VAR`` (a list, or a dict whose keys name them), and how each result row
+is labelled and its reason's line numbers counted in the cell."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ..render import source_preview
+from ..results import CandidateResult, RunResult
+
+# A line of its own that starts a new candidate in the cell body, with an optional name.
+CANDIDATE_SEPARATOR = re.compile(
+    r"^[ \t]*#[ \t]*%%[ \t]*candidate(?:[ \t]+(?P<name>[^\n]*?))?[ \t]*$", re.MULTILINE
+)
+
+
+@dataclass(frozen=True)
+class Script:
+    """One candidate's source, its name, and where it starts: ``first_line`` is the cell line of
+    its own line 1 (the ``%%z3sandbox`` line is cell line 1), or None outside a cell."""
+
+    source: str
+    label: str | None = None
+    first_line: int | None = None
+
+
+def split_cell(body: str) -> list[Script]:
+    """The cell body's candidates.  Text before the first separator is a candidate only if it is
+    not blank; an empty candidate between separators is an error, not a silent renumbering."""
+    pieces: list[tuple[str, str | None, int]] = []  # source, label, body offset (chars)
+    start, label = 0, None
+    for match in CANDIDATE_SEPARATOR.finditer(body):
+        pieces.append((body[start:match.start()], label, start))
+        start, label = match.end() + 1, (match.group("name") or None)
+    pieces.append((body[start:], label, start))
+    if len(pieces) > 1 and not pieces[0][0].strip():
+        pieces = pieces[1:]
+    scripts = []
+    for number, (source, name, offset) in enumerate(pieces):
+        if len(pieces) > 1 and not source.strip():
+            raise UsageError(f"candidate {number} of the cell is empty (one separator too many?)")
+        scripts.append(Script(source, name, body.count("\n", 0, offset) + 2))
+    return [script for script in scripts if script.source.strip()]
+
+
+def split_candidates(body: str) -> list[str]:
+    """The cell body's candidate sources (``split_cell`` without names and lines)."""
+    return [script.source for script in split_cell(body)]
+
+
+_LINE = re.compile(r"\bline (\d+)")
+
+
+def cell_lines(reason: str, first_line: int) -> str:
+    """``line 2`` of a candidate that starts on cell line 11 reads ``line 12 [candidate line 2]``:
+    the line the user sees in the editor, and the candidate's own."""
+    return _LINE.sub(lambda m: f"line {int(m[1]) + first_line - 1} [candidate line {m[1]}]", reason)
+
+
+def annotator(scripts: list[Script], k: int | None) -> Callable[[CandidateResult], CandidateResult]:
+    """Name a candidate, give it a source preview, and count its reason's lines in the cell."""
+
+    def annotate(candidate: CandidateResult) -> CandidateResult:
+        if len(scripts) == 1:
+            script: Script | None = scripts[0]
+        else:
+            script = scripts[candidate.index] if k is None and candidate.index < len(scripts) else None
+        if script is None:
+            return candidate
+        candidate.label = script.label
+        candidate.source_preview = source_preview(script.source)
+        if script.first_line is not None and candidate.reason:
+            candidate.reason = cell_lines(candidate.reason, script.first_line)
+        return candidate
+
+    return annotate
+
+
+def scripts_from(value: Any, name: str) -> list[Script]:
+    """The scripts in ``--candidates VAR``: a string, a list or tuple of strings, or a dict of
+    name -> string (the names label the candidates)."""
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                raise UsageError(f"--candidates {name}: the dict's keys must be names (strings)")
+        sources = scripts_from(list(value.values()), name)
+        return [Script(script.source, key) for script, key in zip(sources, value, strict=True)]
+    scripts = [value] if isinstance(value, str) else value
+    if not isinstance(scripts, (list, tuple)):
+        raise UsageError(
+            f"--candidates {name}: expected a list (or dict) of script strings, not {type(value).__name__}"
+        )
+    if not scripts:
+        raise UsageError(f"--candidates {name}: the list is empty")
+    for number, script in enumerate(scripts):
+        if not isinstance(script, str):
+            raise UsageError(
+                f"--candidates {name}: item {number} is of type {type(script).__name__}, "
+                "not a string"
+            )
+    return [Script(script) for script in scripts]
+
+
+def annotated(result: RunResult, annotate: Callable[[CandidateResult], CandidateResult]) -> RunResult:
+    for candidate in result.candidates:
+        annotate(candidate)
+    return result
