@@ -42,7 +42,10 @@ class Limits:
         512, MIN_MEMORY_MB, "MB", "address space a candidate may add to the zygote's", "--memory"
     )
     output_kb: int = _limit(
-        64, 1, "KB", "cap on each of stdout and stderr; more ends the candidate", "--output"
+        64, 1, "KB", "head and tail kept of each of stdout and stderr; the middle is dropped", "--output"
+    )
+    output_max_mb: int = _limit(
+        16, 1, "MB", "hard cap on stdout and stderr together; more ends the candidate", "--output-max"
     )
     files: int = _limit(64, 16, "", "open file descriptors (RLIMIT_NOFILE)", "--files")
     file_size_mb: int = _limit(

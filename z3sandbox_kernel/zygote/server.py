@@ -15,34 +15,29 @@ import selectors
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+import traceback
+from dataclasses import dataclass
 from typing import Any
 
 from ..child.bootstrap import SPARE_REQUEST_FILE, ChildJob
 from ..limits import Limits
 from ..protocol import (
-    MAX_CHILD_REPORT_BYTES,
     ProtocolError,
+    SetupFrame,
     encode_frame,
     message,
+    report_budget,
     split_frames,
 )
-from . import scratch
-from .classify import Observation, classify
+from . import frames, scratch
+from .capture import Stream
+from .classify import Observation, classify, failed
+from .payload import expand_smt2_pairs
 from .sandboxing import SandboxPlan
 from .spawn import decode_status, spawn
 
 READ_CHUNK = 1 << 16
 SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
-
-
-@dataclass
-class Stream:
-    name: str  # "stdout", "stderr", "result", "status"
-    fd: int | None  # None once closed
-    cap: int
-    data: bytearray = field(default_factory=bytearray)
-    total: int = 0
 
 
 @dataclass
@@ -62,6 +57,8 @@ class Job:
     rusage: Any = None
     ended: float = 0.0
     stdin_fd: int | None = None  # a spare verifier's "go" pipe
+    result: frames.ResultReader | None = None  # the result descriptor, under its budget
+    output_cap: int = 0  # stdout and stderr together: more ends the job (Limits.output_max_mb)
 
     @property
     def reaped(self) -> bool:
@@ -100,7 +97,10 @@ class Zygote:
     # ------------------------------------------------------------------------------ host messages
 
     def send(self, msg: dict[str, Any]) -> None:
-        data = memoryview(encode_frame(msg))
+        self._write(encode_frame(msg))
+
+    def _write(self, frame: bytes) -> None:
+        data = memoryview(frame)
         while data:
             written = os.write(self.control_out, data)
             data = data[written:]
@@ -112,13 +112,14 @@ class Zygote:
         while job.pid in self.jobs_by_pid:
             self.selector.select(1.0)
             self._on_wake()
-        setup, _, _ = _parse_result(job.streams["result"].data)
+        setup, _, _ = _parse(job, "probe")
         self.plan.confirm(setup["layers"] if setup else None)
 
     def serve(self) -> None:
         self.probe_layers()
         self.send(message("hello", pid=os.getpid(), z3_version=self.plan.z3_version,
                           isolation=self.plan.isolation_report(), scratch=self.scratch_base))
+        failure = ""
         try:
             while self.running or self.jobs_by_pid:
                 for key, _ in self.selector.select(self._next_timeout()):
@@ -128,13 +129,18 @@ class Zygote:
                     elif kind == "wake":
                         self._on_wake()
                     elif payload[1].fd is not None:
-                        self._on_stream(*payload)
+                        self._on_stream_safely(*payload)
+                    self._enforce_deadlines()  # between events: one job's work delays no deadline
                 self._enforce_deadlines()
+        except Exception as exc:  # a zygote bug: its candidates are told, never "cancelled"
+            failure = f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()
+            raise
         finally:
             # Whatever ends us (the host's shutdown, its death: EOF and SIGTERM can race), the
             # cleanup itself must not be interrupted by a late signal.
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            self._kill_everything()
+            self._kill_everything("died" if failure else "cancel", failure)
             scratch.remove(self.scratch_base)
 
     def _on_control(self) -> None:
@@ -204,17 +210,19 @@ class Zygote:
         # Only user code needs a PID namespace of its own (and its init); a verifier or the probe
         # runs none and cannot fork (seccomp), so it saves a fork and a namespace teardown.
         spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None, with_stdin=spare)
-        cap = int(limits.output_kb) * 1024
+        keep = int(limits.output_kb) * 1024
         streams = {
-            "stdout": Stream("stdout", spawned.stdout_fd, cap),
-            "stderr": Stream("stderr", spawned.stderr_fd, cap),
-            "result": Stream("result", spawned.result_fd, MAX_CHILD_REPORT_BYTES),
+            "stdout": Stream("stdout", spawned.stdout_fd, keep),
+            "stderr": Stream("stderr", spawned.stderr_fd, keep),
+            "result": Stream("result", spawned.result_fd, 0),
         }
         if spawned.status_fd is not None:
             streams["status"] = Stream("status", spawned.status_fd, 64)
         job = Job(candidate_id, phase, spawned.pid, folder, started,
                   math.inf if spare else started + float(limits.wall_s), streams,
-                  stdin_fd=spawned.stdin_fd)
+                  stdin_fd=spawned.stdin_fd,
+                  result=frames.ResultReader(report_budget(int(limits.payload_max_bytes))),
+                  output_cap=int(limits.output_max_mb) << 20)
         for stream in streams.values():
             assert stream.fd is not None
             self.selector.register(stream.fd, selectors.EVENT_READ, ("stream", (job, stream)))
@@ -228,6 +236,16 @@ class Zygote:
 
     # ------------------------------------------------------------------------------------ events
 
+    def _on_stream_safely(self, job: Job, stream: Stream) -> None:
+        """A failure while taking one job's bytes ends that job, not the zygote."""
+        try:
+            self._on_stream(job, stream)
+        except Exception as exc:
+            traceback.print_exc()
+            self._close(stream)
+            if job.kill is None:
+                self._kill(job, "report", f"the zygote could not read its {stream.name}: {exc!r}")
+
     def _on_stream(self, job: Job, stream: Stream) -> None:
         assert stream.fd is not None
         try:
@@ -240,15 +258,21 @@ class Zygote:
             self._close(stream)
 
     def _take(self, job: Job, stream: Stream, chunk: bytes) -> None:
-        stream.total += len(chunk)
-        room = stream.cap - len(stream.data)
-        if room > 0:
-            stream.data.extend(chunk[:room])
-        if stream.total > stream.cap and job.kill is None:
-            if stream.name in ("stdout", "stderr"):
-                self._kill(job, "output", f"{stream.name} passed its cap of {stream.cap // 1024} KB")
-            elif stream.name == "result":
-                self._kill(job, "report", f"the result message passed {stream.cap} bytes")
+        """Bounded work per chunk: the result descriptor's budget and frame count, the output's
+        hard cap are checked as bytes arrive (frames.py); parsing waits until the job has ended."""
+        if stream.name == "result":
+            assert job.result is not None
+            violation = job.result.feed(chunk)
+            if violation and job.kill is None:
+                self._kill(job, "report", violation)
+            return
+        stream.take(chunk)
+        if stream.name == "status":
+            return
+        out, err = job.streams["stdout"].total, job.streams["stderr"].total
+        if out + err > job.output_cap and job.kill is None:
+            self._kill(job, "output", f"stdout and stderr passed the hard cap of {job.output_cap >> 20} "
+                                      f"MB together ({out} bytes on stdout, {err} on stderr)")
 
     def _close(self, stream: Stream) -> None:
         if stream.fd is not None:
@@ -286,7 +310,23 @@ class Zygote:
             job = self.jobs_by_pid.pop(pid, None)
             if job is not None:  # any other pid is an orphan we inherited as subreaper: now reaped
                 job.wait_status, job.rusage, job.ended = status, rusage, time.monotonic()
-                self._job_ended(job)
+                self._job_ended_safely(job)
+
+    def _job_ended_safely(self, job: Job) -> None:
+        """A failure while finishing one job (a result we cannot handle) is that candidate's
+        internal_error; the zygote and every other candidate carry on."""
+        try:
+            self._job_ended(job)
+        except Exception as exc:
+            traceback.print_exc()
+            candidate = self.candidates.get(job.candidate_id)
+            if candidate is not None:
+                if candidate.job is not None and candidate.job is not job and not candidate.job.reaped:
+                    self._kill(candidate.job, "cancel")  # its verifier: the result is decided
+                candidate.job = None
+                result = failed(candidate.observation, f"the zygote could not handle its result: {exc!r}")
+                self.candidates.pop(job.candidate_id, None)
+                self._write(encode_frame(message("done", id=job.candidate_id, result=result)))
 
     # ------------------------------------------------------------------------------ verification
 
@@ -360,9 +400,10 @@ class Zygote:
             obs.wait_status = job.wait_status
         for name in ("stdout", "stderr"):
             stream = job.streams[name]
-            setattr(obs, name, bytes(stream.data))
-            setattr(obs, f"{name}_truncated", stream.total > stream.cap)
-        obs.setup, obs.report, error = _parse_result(job.streams["result"].data)
+            setattr(obs, name, stream.text())
+            setattr(obs, f"{name}_truncated", stream.dropped > 0)
+        obs.setup, report, error = _parse(job, "run")
+        obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
         obs.report_error = obs.report_error or error
 
     def _wants_verification(self, candidate: Candidate) -> bool:
@@ -375,8 +416,10 @@ class Zygote:
 
     def _verify_request(self, candidate: Candidate) -> dict[str, Any]:
         report = candidate.observation.report or {}
+        pairs = expand_smt2_pairs(report.get("model_smt2") or [], report.get("model") or {},
+                                  report.get("byte_runs") or [])
         return {"assertions_smt2": report.get("assertions_smt2", ""),
-                "model_smt2": report.get("model_smt2") or [],
+                "model_smt2": pairs,
                 "timeout_s": candidate.observation.limits.timeout_s,
                 "require": candidate.request.get("require") or []}
 
@@ -384,7 +427,7 @@ class Zygote:
         if job.kill in ("race", "cancel", "interrupt"):
             obs.kill = job.kill
             return
-        _, report, error = _parse_result(job.streams["result"].data)
+        _, report, error = _parse(job, "verify")
         if report is None:
             obs.verified = None
             obs.verify_reason = error or f"verification ended without a result ({job.kill or 'crash'})"
@@ -394,10 +437,18 @@ class Zygote:
             obs.verify_reason = str(report.get("reason") or "")
 
     def _finish(self, candidate: Candidate) -> None:
+        """Send the candidate's result.  Whatever its report held, this ends in one Done message
+        for this candidate: a result that cannot be built or sent becomes its internal_error."""
         candidate_id = int(candidate.request["id"])
         self.candidates.pop(candidate_id, None)
         try:
-            self.send(message("done", id=candidate_id, result=classify(candidate.observation)))
+            try:
+                frame = encode_frame(message("done", id=candidate_id, result=classify(candidate.observation)))
+            except (ProtocolError, ValueError, TypeError, MemoryError, RecursionError) as exc:
+                fallback = failed(candidate.observation,
+                                   f"its result could not be sent: {type(exc).__name__}: {exc}")
+                frame = encode_frame(message("done", id=candidate_id, result=fallback))
+            self._write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
             self.running = False
 
@@ -421,10 +472,10 @@ class Zygote:
         job.kill, job.kill_detail = reason, detail
         _kill_group(job.pid)
 
-    def _kill_everything(self, reason: str = "cancel") -> None:
+    def _kill_everything(self, reason: str = "cancel", detail: str = "") -> None:
         for job in list(self.jobs_by_pid.values()):
             if job.kill is None:
-                self._kill(job, reason)
+                self._kill(job, reason, detail)
         while self.jobs_by_pid:
             try:
                 pid, status, rusage = os.wait4(-1, 0)
@@ -433,22 +484,17 @@ class Zygote:
             ended = self.jobs_by_pid.pop(pid, None)
             if ended is not None:
                 ended.wait_status, ended.rusage, ended.ended = status, rusage, time.monotonic()
-                self._job_ended(ended)
+                self._job_ended_safely(ended)
 
 
-def _parse_result(
-    data: bytearray,
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None, str | None]:
-    """(setup frame, last result frame, error).  The setup frame is the first one, written before
-    user code ran; anything after it is the candidate's word, taken from its last result frame."""
-    buffer = bytearray(data)
-    try:
-        frames = split_frames(buffer, MAX_CHILD_REPORT_BYTES)
-    except ProtocolError as exc:
-        return None, None, f"the child's result message is malformed: {exc}"
-    setup = frames[0] if frames and frames[0].get("type") == "setup" else None
-    results = [f for f in frames[1 if setup else 0 :] if f.get("type") == "result"]
-    return setup, (results[-1] if results else None), None
+def _parse(job: Job, phase: str) -> tuple[SetupFrame | None, dict[str, Any] | None, str | None]:
+    """(setup frame, checked result, error) from the job's result descriptor (frames.py).  The
+    setup frame is the first, written before user code ran; the second is the candidate's word."""
+    reader = job.result
+    assert reader is not None
+    if reader.error is not None:
+        return None, None, f"the child's result message is malformed: {reader.error}"
+    return frames.parse(reader.frames, len(reader.pending), phase)
 
 
 def _kill_group(pid: int) -> None:
