@@ -1,0 +1,183 @@
+"""The real zygote, with timestamps: run by bench/profile_launch.py instead of ``-m z3sandbox_kernel.zygote``.
+
+    python -I bench/profile_zygote.py CLOCK_FILE --isolation kernel --parent PID
+
+Before the zygote's own ``main`` runs, the functions each step of a launch goes through are wrapped
+in place (a fork inherits the wrappers) so that they write ``time.perf_counter()`` (CLOCK_MONOTONIC,
+one clock for every process) into a slot of a shared mapping of ``CLOCK_FILE``; the host side reads
+the same file.  Nothing else changes: the zygote, its init and its children run the code under test.
+A slot keeps the last time its event happened; the host clears the event slots before each request.
+Three slots hold values, not times: a bare fork+exit+wait at the zygote's own size (ms, median of
+50, taken when the zygote starts serving), and the minor page faults of the last reaped candidate
+and verifier (copy-on-write faults show up there).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import runpy
+import statistics
+import struct
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+EVENTS = (
+    "host: run() called",
+    "host: request frame written",
+    "zygote: run request read",
+    "zygote: run tree forked",
+    "init: running",
+    "candidate: forked",
+    "candidate: descriptors",
+    *(f"candidate: layer {name}"
+      for name in ("environment", "rlimits", "capabilities", "landlock", "seccomp")),
+    "candidate: setup frame written",
+    "candidate: user code + harness done",
+    "candidate: report frame written",
+    "zygote: run tree reaped",
+    "zygote: verify tree forked",
+    "verify: forked",
+    "verify: model received (spare woke)",
+    "verify: verify_model done",
+    "verify: report frame written",
+    "zygote: verify tree reaped",
+    "zygote: finishing (classify, done frame)",
+    "host: done frame read",
+    "host: run() returned",
+    "zygote: verify spare tree forked",
+    "spare: forked",
+    "spare: descriptors",
+    *(f"spare: layer {name}" for name in ("environment", "capabilities", "landlock", "seccomp")),
+    "spare: setup frame written",
+)
+VALUES = ("zygote: bare fork ms", "candidate: minor faults", "verify: minor faults")
+SLOTS = {name: index for index, name in enumerate(EVENTS + VALUES)}
+SIZE = 8 * len(SLOTS)
+
+_clock: mmap.mmap | None = None
+_phase = "zygote"  # in a child: candidate, verify or spare (set when it is forked)
+
+
+def put(name: str, value: float | None = None) -> None:
+    """Write ``value`` (default: now) into ``name``'s slot; unknown names are ignored."""
+    index = SLOTS.get(name)
+    if _clock is not None and index is not None:
+        struct.pack_into("d", _clock, 8 * index, time.perf_counter() if value is None else value)
+
+
+def _after(function: Callable[..., Any], name: Callable[..., str]) -> Callable[..., Any]:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        result = function(*args, **kwargs)
+        put(name(*args, **kwargs))
+        return result
+    return wrapped
+
+
+def _before(function: Callable[..., Any], name: Callable[..., str]) -> Callable[..., Any]:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        put(name(*args, **kwargs))
+        return function(*args, **kwargs)
+    return wrapped
+
+
+def _become_child(original: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(job: Any, *args: Any, **kwargs: Any) -> Any:
+        global _phase
+        _phase = "spare" if job.request.get("spare") else job.kind
+        put(f"{_phase}: forked")
+        return original(job, *args, **kwargs)
+    return wrapped
+
+
+def _spare_woke(original: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        global _phase
+        result = original(*args, **kwargs)
+        _phase = "verify"
+        put("verify: model received (spare woke)")
+        return result
+    return wrapped
+
+
+def _job_ended(original: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(self: Any, job: Any, *args: Any, **kwargs: Any) -> Any:
+        phase = "candidate" if job.phase == "run" else job.phase
+        put(f"zygote: {job.phase} tree reaped")
+        if job.rusage is not None:
+            put(f"{phase}: minor faults", float(job.rusage.ru_minflt))
+        return original(self, job, *args, **kwargs)
+    return wrapped
+
+
+def _serve(original: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        samples = []
+        for _ in range(50):
+            started = time.perf_counter()
+            pid = os.fork()
+            if pid == 0:
+                os._exit(0)
+            os.waitpid(pid, 0)
+            samples.append((time.perf_counter() - started) * 1000)
+        put("zygote: bare fork ms", statistics.median(samples))
+        return original(self, *args, **kwargs)
+    return wrapped
+
+
+def _plan_built(original: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        plan = original(*args, **kwargs)
+        for layer in plan.layers:  # modules: wrapping their apply reaches every caller
+            layer.apply = _after(layer.apply, lambda *_, n=layer.NAME, **__: f"{_phase}: layer {n}")
+        return plan
+    return wrapped
+
+
+def _frame(original: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(message: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        result = original(message, *args, **kwargs)
+        kind = "setup" if message.get("type") == "setup" else "report"
+        put(f"{_phase}: {kind} frame written")
+        return result
+    return wrapped
+
+
+def instrument() -> None:
+    from z3sandbox_kernel.child import bootstrap, harness, verify
+    from z3sandbox_kernel.zygote import sandboxing, server, spawn
+
+    zygote: Any = server.Zygote  # methods are replaced on the class, before it is instantiated
+    zygote._start = _before(zygote._start, lambda *_: "zygote: run request read")
+    zygote._spawn = _after(zygote._spawn, lambda self, cid, phase, *a, spare=False, **k:
+                           f"zygote: {phase}{' spare' if spare else ''} tree forked")
+    zygote._job_ended = _job_ended(zygote._job_ended)
+    # Before, not after: once the frame is out, the host may clear the clock for its next request.
+    zygote._finish = _before(zygote._finish, lambda *_: "zygote: finishing (classify, done frame)")
+    zygote.serve = _serve(zygote.serve)
+    plan: Any = sandboxing.SandboxPlan
+    plan.build = staticmethod(_plan_built(plan.build))
+    spawn._run_init = _before(spawn._run_init, lambda *_: "init: running")
+    spawn.become_child = _become_child(spawn.become_child)
+    bootstrap._redirect_descriptors = _after(bootstrap._redirect_descriptors,
+                                             lambda *_: f"{_phase}: descriptors")
+    bootstrap._write_frame = _frame(bootstrap._write_frame)
+    bootstrap._await_request = _spare_woke(bootstrap._await_request)
+    harness.run_candidate = _after(harness.run_candidate,
+                                   lambda *_, **__: "candidate: user code + harness done")
+    verify.verify_model = _after(verify.verify_model, lambda *_, **__: "verify: verify_model done")
+
+
+def main() -> None:
+    global _clock
+    with open(sys.argv[1], "r+b") as handle:
+        _clock = mmap.mmap(handle.fileno(), SIZE)
+    instrument()
+    sys.argv = ["z3sandbox_kernel.zygote", *sys.argv[2:]]
+    runpy.run_module("z3sandbox_kernel.zygote", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()
