@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite (the README's `make test`): lint, the labextension's unit tests, every Python
-# test (engine, layers, evil suite, Jupyter kernel, browser) and the notebooks under nbval.  Run as
-# root, it then runs the security-relevant suites again as an unprivileged user, because root changes
-# what rlimits and namespaces do.  CI=true turns every missing dependency into a failure.
+# The whole test suite (the README's `make test`): lint, the labextension's unit tests, an install
+# from an sdist with no node (tools/check-install.sh), every Python test (engine, layers, evil suite,
+# Jupyter kernel, browser) and the notebooks under nbval.  Run as root, it then runs the
+# security-relevant suites again as an unprivileged user, because root changes what rlimits and
+# namespaces do.  CI=true turns every missing dependency into a failure.  In a git checkout, the run
+# must leave `git status` as it found it: every output goes under test-output/ (gitignored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
@@ -11,6 +13,17 @@ export PYTHONDONTWRITEBYTECODE=1
 status=0
 step() { printf '\n==> %s\n' "$*"; }
 run() { "$@" || status=1; }
+
+# What `git status` shows (tracked and untracked files, and the content of local changes): a test
+# run that rewrites a tracked file, or leaves an output that is not ignored, changes it.
+checkout_state() {
+  git status --porcelain --untracked-files=all && git diff HEAD --binary | sha1sum
+}
+in_git=false
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  in_git=true
+  state_before=$(checkout_state)
+fi
 
 ensure_chromium() {
   command -v chromium >/dev/null 2>&1 && return 0
@@ -31,6 +44,9 @@ if [ -f labextension/package.json ]; then
   run bash -c 'cd labextension && npm test --silent'
 fi
 
+step "install from an sdist without node (fresh virtualenv, npm off PATH)"
+run bash tools/check-install.sh
+
 ensure_chromium
 step "Python tests as $(id -un)"
 run "$BIN/python" -m pytest -p no:cacheprovider tests
@@ -42,5 +58,14 @@ run "$BIN/python" -m pytest -p no:cacheprovider --nbval notebooks \
 if [ "$(id -u)" = 0 ]; then
   step "security suites again as an unprivileged user (nobody)"
   run bash tools/run-unprivileged.sh
+fi
+
+if $in_git; then
+  step "the test run left the checkout as it found it (git status)"
+  if [ "$(checkout_state)" != "$state_before" ]; then
+    echo "the test run changed the checkout: write outputs under test-output/ (now: git status below)"
+    git status --short --untracked-files=all
+    status=1
+  fi
 fi
 exit $status
