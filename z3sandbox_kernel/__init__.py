@@ -1,17 +1,35 @@
 """Run untrusted Z3Py and SMT-LIB 2 candidates in fresh, limited, isolated child processes.
 
 The public API is the names below; every other module is private.
+
+Imports are lazy (a module ``__getattr__``, as anywidget does): the zygote and every candidate
+import this package on their way to ``z3sandbox_kernel.zygote`` and ``.child``, and must not pay for
+the host side (asyncio, ssl, the scheduler) nor load it into a process that runs untrusted code.
+``from z3sandbox_kernel import run`` works as before; type checkers read the imports below.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
-from .host.sandbox import Sandbox, run
-from .limits import Limits
-from .results import CandidateResult, RunResult
-from .verdicts import Verdict
+if TYPE_CHECKING:
+    from ._version import __version__
+    from .host.sandbox import Sandbox, run
+    from .limits import Limits
+    from .results import CandidateResult, RunResult
+    from .verdicts import Verdict
+
+# public name -> the module that defines it, imported on first access
+_LAZY = {
+    "CandidateResult": ".results",
+    "Limits": ".limits",
+    "RunResult": ".results",
+    "Sandbox": ".host.sandbox",
+    "Verdict": ".verdicts",
+    "__version__": "._version",
+    "run": ".host.sandbox",
+}
 
 __all__ = [
     "CandidateResult",
@@ -23,6 +41,20 @@ __all__ = [
     "load_ipython_extension",
     "run",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use and cache the name in this module."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:
