@@ -7,21 +7,32 @@
 * ``loopback_listener``: a TCP listener on 127.0.0.1 that says whether anyone reached it.
 * ``require_feature(ok, why)``: a missing kernel feature is an expected failure on a developer's
   machine and a hard failure in CI (``CI=true``), never a skip.
+* ``in_ci()``: the one test of "are we in CI" (``CI`` set to 1, true or yes, as CI services do).
+* ``require_extra(module, extra)``: a missing optional dependency skips a suite on a developer's
+  machine and fails it in CI, which installs every extra.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import ModuleType
 
 import pytest
 
 from z3sandbox_kernel import Sandbox
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+def in_ci() -> bool:
+    """True in CI: ``CI`` set to 1, true or yes (any case), as CI services and .ci/run set it."""
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+IN_CI = in_ci()
 LEVELS = ("kernel", "process")
 
 
@@ -148,6 +159,18 @@ def zygote_is_clean() -> Iterator[None]:
 
 def layer_active(sandbox: Sandbox, name: str) -> bool:
     return any(layer["name"] == name and layer.get("active") for layer in sandbox.isolation()["layers"])
+
+
+def require_extra(module: str, extra: str) -> ModuleType:
+    """``module`` from an optional extra; missing, it fails the caller in CI and skips it elsewhere
+    (at module level: the whole suite)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        why = f"{module} is missing ({exc}): install the [{extra}] extra (make install does)"
+        if in_ci():
+            pytest.fail(f"CI installs every extra; {why}", pytrace=False)
+        pytest.skip(why, allow_module_level=True)
 
 
 def require_feature(available: bool, why: str) -> None:

@@ -37,7 +37,7 @@ from .sandbox import Deliver, Send, default_isolation
 from .worker import STARTED_TOPIC, ZygotePlugin, process_zygote, run_candidate, synthesized
 
 MISSING_DASK = ("running on a Dask cluster needs the 'distributed' package: "
-                "pip install z3sandbox-kernel[dask]")
+                "pip install distributed (the [dask] extra)")
 KEY_PREFIX = "z3sandbox-run-"
 CLOSE_TIMEOUT_S = 10.0
 
@@ -143,7 +143,8 @@ async def _subscribed_for_sure(client: Any) -> None:
     try:
         client.subscribe_topic(STARTED_TOPIC, _route_started)
         for _ in range(int(SUBSCRIBE_TIMEOUT_S / PING_INTERVAL_S)):
-            client.log_event(STARTED_TOPIC, {"key": key})
+            # On the client's loop, Client.log_event returns a coroutine: awaited, or nothing is sent.
+            await client.log_event(STARTED_TOPIC, {"key": key})
             try:
                 await asyncio.wait_for(_pings[key].wait(), PING_INTERVAL_S)
                 return
