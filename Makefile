@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v /usr/bin/python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test lint notebooks-refresh bench clean
+.PHONY: install demo test lint notebooks-refresh screenshot bench clean
 
 install: $(VENV)/.installed
 
@@ -16,11 +16,19 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
 	touch $@
 
+# The notebook's kernel talks to nbconvert over IPC (Unix sockets in a private temporary folder: a
+# relative path would put them in the notebook's folder), not over loopback TCP, which ipykernel
+# warns is unencrypted.
 demo: install
+	rm -rf .demo-payloads
 	$(BIN)/z3sandbox run -k 4 examples/header.py --seed-file examples/packet.bin --payload-dir .demo-payloads
+	@echo "Each SAT model of examples/header.py, overlaid on the seed examples/packet.bin, was written to .demo-payloads/:"
+	@for f in .demo-payloads/*.bin; do printf '  %s  starts with%s\n' "$$f" "$$(od -An -tx1 -N8 "$$f")"; done
 	$(BIN)/z3sandbox run --wall 2 examples/candidates/*.py
+	sockets=$$(mktemp -d) && trap 'rm -rf "$$sockets"' EXIT && \
 	$(BIN)/jupyter nbconvert --to notebook --execute --stdout notebooks/01-quickstart.ipynb \
-		--ExecutePreprocessor.kernel_name=z3sandbox > /dev/null
+		--ExecutePreprocessor.kernel_name=z3sandbox \
+		--KernelManager.transport=ipc --KernelManager.ip="$$sockets/kernel" > /dev/null
 	@echo "Notebook executed on the Z3 Sandbox kernel. Open it with: $(BIN)/jupyter lab notebooks/"
 
 test: install
@@ -29,9 +37,15 @@ test: install
 lint: install
 	$(BIN)/ruff check z3sandbox_kernel tests bench tools
 	$(BIN)/mypy
+	cd labextension && npm run lint:check
 
 notebooks-refresh: install
 	VENV=$(VENV) bash tools/refresh-notebooks.sh
+
+# The README's picture, refreshed on purpose (the browser test writes its screenshots under test-output/).
+screenshot: install
+	$(BIN)/python -m pytest -p no:cacheprovider tests/browser
+	cp test-output/browser/5-reopened-no-kernel.png docs/screenshot.png
 
 bench: install
 	$(BIN)/python bench/launch.py

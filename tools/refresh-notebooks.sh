@@ -16,17 +16,24 @@ export PYTHONDONTWRITEBYTECODE=1
 if [ $# -eq 0 ]; then set -- notebooks/[0-9][0-9]-*.ipynb; fi
 "$PY" - "$@" <<'PYTHON'
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import nbformat
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 try:
     KernelSpecManager().get_kernel_spec("z3sandbox")
 except NoSuchKernel:
     sys.exit(f"no z3sandbox kernelspec for {sys.executable} (pip install -e . installs it)")
+
+# The kernel is reached over IPC (Unix sockets in a private folder), not loopback TCP, which
+# ipykernel warns is unencrypted.
+sockets = tempfile.TemporaryDirectory()
+config = Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets.name}/kernel"}})
 
 for name in sys.argv[1:]:
     path = Path(name)
@@ -37,6 +44,7 @@ for name in sys.argv[1:]:
     NotebookClient(
         notebook,
         kernel_name="z3sandbox",
+        config=config,
         timeout=120,
         store_widget_state=False,
         record_timing=False,  # no per-cell timestamps in the cell metadata
