@@ -4,7 +4,8 @@
 # with node and npm off PATH; then check that Jupyter lists the kernel and the labextension (enabled,
 # at the package's version) and that `z3sandbox run` works from that virtualenv.
 # A step of `make test` (tools/run-tests.sh).  Needs the labextension built once (`make install`
-# builds it); pip's cache makes a rerun quick.  Everything goes under test-output/install-check.
+# builds it); pip's cache makes a rerun quick.  Everything goes under test-output/install-check; the
+# virtualenv is removed after a successful check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3.11 || command -v python3)}
@@ -58,4 +59,6 @@ printf "x = Int('x')\ns.add(x > 1)\n" >candidate.py
 "$bin/z3sandbox" run --json candidate.py | tee run.json
 "$bin/python" -c 'import json, sys; r = json.loads(open("run.json").readline()); sys.exit(r["verdict"] != "sat")' ||
   fail "z3sandbox run from the fresh virtualenv did not give sat"
+cd "$root"
+rm -rf "$work/venv" "$work/path"  # 340 MB; the logs and listings stay for reading
 echo "check-install: installed without node: the kernel, the labextension (v$version) and the CLI work"
