@@ -48,6 +48,9 @@ class Limits:
         16, 1, "MB", "hard cap on stdout and stderr together; more ends the candidate", "--output-max"
     )
     files: int = _limit(64, 16, "", "open file descriptors (RLIMIT_NOFILE)", "--files")
+    disk_mb: int = _limit(
+        64, 1, "MB", "scratch disk (a private tmpfs; one inode per 8 KB) at the kernel level", "--disk"
+    )
     file_size_mb: int = _limit(
         16, 1, "MB", "largest file a candidate may write (RLIMIT_FSIZE)", "--file-size"
     )

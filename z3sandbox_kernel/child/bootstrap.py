@@ -1,6 +1,9 @@
 """The child's start-up recipe: from a fresh fork of the zygote to user code, step by step.
 
-Runs in the process that will run user code.  Each step's position is an ordering constraint:
+Runs in the process that will run user code.  Before it, at the kernel level, the candidate's init
+has put it in its own PID, mount, IPC and UTS namespaces (its filesystem view: the scratch folder
+on a private tmpfs, a read-only view of what Python and z3 need), given it the candidate's uid and
+a user namespace of its own (zygote/spawn.py).  Each step's position is an ordering constraint:
 
 1. Own session and process group: a kill of the group reaches everything the candidate starts.
 2. Descriptors: stdin from /dev/null, 1 and 2 to the capture pipes, the result pipe on RESULT_FD,
@@ -79,6 +82,9 @@ def _redirect_descriptors(job: ChildJob) -> None:
 def _apply_layers(job: ChildJob) -> tuple[list[LayerReport], str | None]:
     """Apply each layer; a required one that fails stops the candidate, others degrade."""
     reports = list(job.preset_reports)
+    for preset in reports:  # namespaces, entered by the zygote and the candidate's init
+        if preset["name"] in job.required and not preset.get("active"):
+            return reports, f"required layer {preset['name']} is not active: {preset.get('error', '')}"
     for layer in job.layers:
         try:
             if layer.NAME == "rlimits":

@@ -7,8 +7,12 @@ Start-up recipe (order matters):
    here, once): everything a candidate needs is in memory before the first fork.
 3. Kernel isolation: enter a user and a network namespace and prepare a PID namespace; fork once so
    the serving zygote is PID 1 of that namespace (if it dies, every candidate dies with it).  The
-   first process stays as a thin parent that mirrors the zygote's exit.
-4. Serve: one thread, a selector loop (server.py).
+   first process stays as a thin parent that mirrors the zygote's exit, in the host's filesystem.
+4. Prepare the layers (seccomp's filter is compiled, Landlock's ABI read) while the host's files
+   are still visible, then the serving zygote builds the candidates' filesystem view and moves into
+   it (mounts.py): after the PID namespace (its fresh /proc shows that namespace), before the probe
+   child (the isolation report is what a child in the view really applied).
+5. Serve: one thread, a selector loop (server.py).
 """
 
 from __future__ import annotations
@@ -100,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     elif sys.platform == "linux":
         set_child_subreaper()
     plan = SandboxPlan.build(level, namespaces, z3_version)
+    if namespaces.pid:
+        plan.enter_view(scratch_base)
     try:
         Zygote(plan, scratch_base).serve()  # its own finally kills candidates, removes scratch
     except HostDied:

@@ -8,6 +8,10 @@ Order and reasons:
    zygote dies, the kernel kills every candidate with it.
 2. ``fork_in_new_pid_namespace`` (per candidate, in the zygote): unshare a fresh PID namespace for the next
    fork only, then ``setns`` back, so each candidate gets its own; killing its PID 1 kills its tree.
+3. Per candidate, in its init: mount, IPC and UTS namespaces (mounts.py), then ``drop_to`` the
+   candidate's ids, then ``enter_candidate_user_namespace`` (its own RLIMIT_NPROC count).  The
+   namespaces of step 3 are owned by the zygote's user namespace, where the candidate holds no
+   capability: it cannot unmount its view or set the hostname.
 """
 
 from __future__ import annotations
@@ -15,7 +19,25 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..oscalls import CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWUSER, setns, unshare
+from ..oscalls import (
+    CLONE_NEWIPC,
+    CLONE_NEWNET,
+    CLONE_NEWPID,
+    CLONE_NEWUSER,
+    CLONE_NEWUTS,
+    PR_SET_DUMPABLE,
+    prctl,
+    setns,
+    unshare,
+)
+from .mounts import View, build_view
+
+# The ids root's candidates run as (as nsjail and isolate use a dedicated one): far above any
+# distribution's users, systemd's dynamic users (61184-65519) and its container range
+# (524288-1879048191), so no file on the host is theirs.  Mapped only inside the sandbox's user
+# namespace; the host sees files of theirs only in scratch, which is a private tmpfs.
+CANDIDATE_UID = 2_000_000_000
+CANDIDATE_GID = 2_000_000_000
 
 
 @dataclass
@@ -27,6 +49,21 @@ class NamespaceState:
     pid: bool = False
     errors: dict[str, str] = field(default_factory=dict)
     uid_map: str = ""
+    candidate_uid: bool = False  # root's candidates run as CANDIDATE_UID (mapped in our userns)
+    view: View | None = None  # the filesystem view (mounts.py), built by the serving zygote
+    ipc_uts: bool = False  # IPC and UTS namespaces per candidate
+
+    def enter_view(self, scratch_base: str) -> None:
+        """In the serving zygote (PID 1 of its PID namespace): the view, and a probe of the
+        per-candidate IPC/UTS namespaces; each failure recorded by layer name."""
+        try:
+            self.view = build_view(scratch_base)
+        except OSError as exc:
+            self.errors["mountns"] = f"the filesystem view could not be built: {exc}"
+        self.ipc_uts = _can_unshare(CLONE_NEWIPC | CLONE_NEWUTS)
+        if not self.ipc_uts:
+            for name in ("ipcns", "utsns"):
+                self.errors[name] = "unshare(CLONE_NEWIPC | CLONE_NEWUTS) is refused here"
 
 
 def _write(path: str, text: str) -> None:
@@ -40,6 +77,53 @@ def _map_ids(uid: int, gid: int) -> str:
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
     return f"uid {uid}, gid {gid} mapped to themselves"
+
+
+def _unshare_user_as_root() -> str:
+    """Root's user namespace maps 0 to itself and ``CANDIDATE_UID``/``CANDIDATE_GID`` too (the ids
+    its candidates run as, ``drop_to``).  A map of two lines needs CAP_SETUID in the *parent*
+    namespace, which we lose by unsharing: a helper forked before writes it (as newuidmap does)."""
+    ready_r, ready_w = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        try:
+            os.close(ready_w)
+            if os.read(ready_r, 1) == b"u":  # EOF: the unshare failed, nothing to map
+                target = f"/proc/{os.getppid()}"
+                _write(f"{target}/uid_map", f"0 0 1\n{CANDIDATE_UID} {CANDIDATE_UID} 1")
+                _write(f"{target}/gid_map", f"0 0 1\n{CANDIDATE_GID} {CANDIDATE_GID} 1")
+                os._exit(0)
+        finally:
+            os._exit(1)
+    os.close(ready_r)
+    try:
+        unshare(CLONE_NEWUSER)
+        os.write(ready_w, b"u")
+    finally:
+        os.close(ready_w)
+        _, status = os.waitpid(helper, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise OSError(1, "the helper could not write the uid and gid maps")
+    return f"uid 0 mapped to itself; candidates run as uid {CANDIDATE_UID}, gid {CANDIDATE_GID}"
+
+
+def candidate_ids() -> tuple[int, int]:
+    """The uid and gid a candidate runs as: the user's own, or for root the dedicated pair."""
+    uid, gid = os.getuid(), os.getgid()
+    return (CANDIDATE_UID, CANDIDATE_GID) if uid == 0 else (uid, gid)
+
+
+def drop_to(uid: int, gid: int) -> None:
+    """Become ``uid``/``gid`` with no supplementary groups (root's init, before the candidate's
+    own user namespace: from then on nothing root owns is the candidate's to change)."""
+    if (uid, gid) == (os.getuid(), os.getgid()):
+        return
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    # A change of uid made us non-dumpable, which gives /proc/self to the old uid: we could not
+    # write our own user namespace's maps next.  Same as before the change for a normal user.
+    prctl(PR_SET_DUMPABLE, 1)
 
 
 def enter_candidate_user_namespace() -> None:
@@ -62,9 +146,13 @@ def enter_sandbox_namespaces() -> NamespaceState:
     state = NamespaceState()
     uid, gid = os.getuid(), os.getgid()
     try:
-        unshare(CLONE_NEWUSER)
+        if uid == 0:
+            state.uid_map = _unshare_user_as_root()
+            state.candidate_uid = True
+        else:
+            unshare(CLONE_NEWUSER)
+            state.uid_map = _map_ids(uid, gid)
         state.user = True
-        state.uid_map = _map_ids(uid, gid)
     except OSError as exc:
         state.errors["userns"] = (
             f"user namespaces are refused here ({exc.strerror}); on Debian/Ubuntu check "
@@ -77,6 +165,19 @@ def enter_sandbox_namespaces() -> NamespaceState:
         except OSError as exc:
             state.errors[f"{name}ns"] = f"unshare({name}) failed: {exc.strerror}"
     return state
+
+
+def _can_unshare(flags: int) -> bool:
+    """Try ``unshare(flags)`` in a throw-away child (once, at start-up)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            unshare(flags)
+            os._exit(0)
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
 
 
 def fork_in_new_pid_namespace(own_pid_ns_fd: int) -> int:

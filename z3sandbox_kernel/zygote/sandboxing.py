@@ -9,15 +9,15 @@ from __future__ import annotations
 import importlib
 import os
 import signal
-import sys
-import sysconfig
 from dataclasses import dataclass, field
 from types import ModuleType
 
 from ..child.layers import Policy, report
 from ..limits import Limits
 from ..protocol import IsolationReport, LayerReport
-from .namespaces import NamespaceState
+from ..readable import read_only_paths
+from . import scratch
+from .namespaces import NamespaceState, candidate_ids
 
 MAX_ORPHAN_ROUNDS = 64
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -25,7 +25,7 @@ PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 # In application order (see child/bootstrap.py for why this order).
 PROCESS_LAYERS = ("environment", "rlimits")
 KERNEL_LAYERS = ("environment", "rlimits", "capabilities", "landlock", "seccomp")
-NAMESPACE_LAYERS = ("userns", "netns", "pidns")
+NAMESPACE_LAYERS = ("userns", "netns", "pidns", "mountns", "ipcns", "utsns")
 KNOWN_LAYERS = frozenset(KERNEL_LAYERS + NAMESPACE_LAYERS)
 
 
@@ -34,16 +34,6 @@ def _load_layer(name: str) -> ModuleType | LayerReport:
         return importlib.import_module(f"..child.layers.{name}", __package__)
     except ImportError as exc:
         return report(name, False, error=f"not available in this build ({exc})")
-
-
-def read_only_paths() -> tuple[str, ...]:
-    """What user code may read: the Python installation, site-packages and system libraries."""
-    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    candidates.update(sysconfig.get_paths().values())
-    candidates.update(p for p in sys.path if p and os.path.isdir(p))
-    candidates.update(("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/share/zoneinfo",
-                       "/etc/localtime", "/dev/null", "/dev/urandom"))
-    return tuple(sorted(p for p in candidates if os.path.exists(p)))
 
 
 @dataclass
@@ -77,18 +67,27 @@ class SandboxPlan:
         plan.baseline_rss_mb = plan._rss_mb()
         return plan
 
+    def enter_view(self, scratch_base: str) -> None:
+        """Move the zygote into the candidates' filesystem view (after the layers are prepared:
+        they may need host files); Landlock then grants exactly the paths the view binds."""
+        self.namespaces.enter_view(scratch_base)
+        if self.namespaces.view is not None:
+            self.readable = self.namespaces.view.paths
+
     @property
     def namespace_reports(self) -> list[LayerReport]:
         if self.level != "kernel":
             return []
         ns = self.namespaces
         details = {"userns": ns.uid_map, "netns": "no interface up",
-                   "pidns": "one per candidate; user code is PID 2" if ns.pid else ""}
-        return [
-            report(name, getattr(ns, name[:-2]), details[name] if getattr(ns, name[:-2]) else "",
-                   ns.errors.get(name, ""))
-            for name in NAMESPACE_LAYERS
-        ]
+                   "pidns": "one per candidate; user code is PID 2",
+                   "mountns": ns.view.detail if ns.view is not None else "",
+                   "ipcns": "one per candidate: its SysV objects die with it, no host object visible",
+                   "utsns": "one per candidate: a hostname change stays inside"}
+        active = {"userns": ns.user, "netns": ns.net, "pidns": ns.pid,
+                  "mountns": ns.view is not None, "ipcns": ns.ipc_uts, "utsns": ns.ipc_uts}
+        return [report(name, active[name], details[name] if active[name] else "", ns.errors.get(name, ""))
+                for name in NAMESPACE_LAYERS]
 
     def confirm(self, applied: list[LayerReport] | None) -> None:
         """Take what a probe child really applied as the report; a layer that failed there is
@@ -124,15 +123,22 @@ class SandboxPlan:
         """Why RLIMIT_NPROC is not applied, or "" when it is (see rlimits.py)."""
         if not (self.namespaces.user and self.namespaces.pid):
             return "threads limit not applied: it needs a user namespace per candidate"
-        if os.getuid() == 0:
+        if os.getuid() == 0 and not self.namespaces.candidate_uid:
             return "threads limit not effective for root (the kernel exempts uid 0)"
         return ""
 
     def policy(self, scratch: str, limits: Limits, in_pid_ns: bool) -> Policy:
         note = self.nproc_note
         extra = {"nproc_effective": "1"} if in_pid_ns and not note else {"nproc_note": note}
+        ns = self.namespaces
+        if in_pid_ns and ns.view is not None:  # its init enters the view (spawn.py)
+            extra["view"] = "1"
+        if in_pid_ns and ns.ipc_uts:
+            extra["ipc_uts"] = "1"
+        uid, gid = candidate_ids() if in_pid_ns and ns.candidate_uid else (None, None)
         return Policy(scratch_dir=scratch, limits=limits, read_only_paths=self.readable,
-                      in_pid_namespace=in_pid_ns, self_pid=2 if in_pid_ns else 0, extra=extra)
+                      in_pid_namespace=in_pid_ns, self_pid=2 if in_pid_ns else 0, extra=extra,
+                      uid=uid, gid=gid, shm_dir="/dev/shm" if "view" in extra else "")
 
     def address_space_base(self) -> int:
         """The zygote's current address-space size: a candidate's memory limit comes on top."""
@@ -156,7 +162,8 @@ class SandboxPlan:
         finds none (bounded: a tree deeper than MAX_ORPHAN_ROUNDS is finished by later sweeps).
         """
         for _ in range(MAX_ORPHAN_ROUNDS):
-            orphans = [pid for pid in _children() if pid not in known]
+            spared = known | scratch.helper_pids()  # removal helpers are ours, not orphans
+            orphans = [pid for pid in _children() if pid not in spared]
             if not orphans:
                 return
             for pid in orphans:

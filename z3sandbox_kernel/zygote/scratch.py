@@ -1,11 +1,28 @@
-"""Scratch folders: one private folder per candidate, removed after it, whatever the candidate did."""
+"""Scratch folders: one private folder per candidate, removed after it, whatever the candidate did.
+
+With the kernel level's filesystem view (mounts.py) a candidate writes to a tmpfs of its own that
+dies with its namespace, and the zygote's folder for it stays empty: ``remove_soon`` is one rmdir.
+Elsewhere (process level, macOS, a machine without mount namespaces) the folder can hold any tree
+a candidate made in its time: 113,000 folders, a chain 1,500 deep, folders it took its own rights
+away from.  ``remove`` takes such a tree apart without recursion (no RecursionError, however deep)
+and without paths longer than a name (no ENAMETOOLONG); ``remove_soon`` does it in a forked helper
+that the zygote's loop reaps like any child, so one candidate's huge tree never delays another's
+wall limit.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 import stat
+import sys
 import tempfile
+
+from ..oscalls import set_process_name
+
+REMOVER_NAME = "z3sandbox-rm"
+SMALL = 16  # a folder of up to this many files (and no subfolder) is removed on the spot
+_helpers: set[int] = set()  # removal helpers forked by this process, until they are seen gone
 
 
 def make_base() -> str:
@@ -17,19 +34,112 @@ def make(base: str, label: str) -> str:
     return tempfile.mkdtemp(prefix=f"{label}-", dir=base)
 
 
-def _own(path: str) -> None:
-    try:
-        if stat.S_ISDIR(os.lstat(path).st_mode):
-            os.chmod(path, stat.S_IRWXU)
-    except OSError:
-        pass
+def _identity(path: str = ".") -> tuple[int, int]:
+    info = os.stat(path, follow_symlinks=False)
+    return info.st_dev, info.st_ino
+
+
+def _empty_current_folder() -> str | None:
+    """Unlink the files of the working folder and rmdir its empty subfolders; return the name of
+    the first subfolder that is not empty (to descend into), or None when the folder is empty."""
+    with os.scandir(".") as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                try:
+                    os.rmdir(entry.name)
+                except OSError:  # not empty: the candidate may have taken its own rights away
+                    with contextlib.suppress(OSError):
+                        os.chmod(entry.name, stat.S_IRWXU)
+                    return entry.name
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.name)
+    return None
+
+
+def _remove_tree(root: str) -> None:
+    """Depth-first with ``chdir`` and an explicit stack of (device, inode) of the folders above:
+    no recursion, no long paths, links never followed, and a ``..`` that does not lead back to
+    the folder we came from stops the removal (nothing outside ``root`` is ever touched)."""
+    with contextlib.suppress(OSError):
+        os.chmod(root, stat.S_IRWXU)
+    os.chdir(root)
+    above: list[tuple[int, int]] = []
+    while True:
+        name = _empty_current_folder()
+        if name is not None:
+            above.append(_identity())
+            os.chdir(name)
+            if _identity("..") != above[-1]:
+                raise OSError(f"{root}: a folder moved during removal")
+            continue
+        if not above:
+            break
+        os.chdir("..")
+        if _identity() != above.pop():
+            raise OSError(f"{root}: a folder moved during removal")
+    os.chdir("/")
+    os.rmdir(root)
 
 
 def remove(root: str) -> None:
-    """Remove ``root`` even if the candidate took away its own permissions.  Only folders inside
-    ``root`` are ever chmod'ed, and links are not followed: nothing outside it is touched."""
-    _own(root)
-    for folder, subfolders, _files in os.walk(root):
-        for name in subfolders:
-            _own(os.path.join(folder, name))
-    shutil.rmtree(root, ignore_errors=True)
+    """Remove ``root`` and everything in it, now, in this process (at exit, or in a helper).
+    Only folders inside ``root`` are ever chmod'ed, and links are not followed."""
+    cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY) if os.path.isdir(".") else None
+    try:
+        _remove_tree(root)
+    except OSError:
+        pass
+    finally:
+        if cwd is not None:
+            os.fchdir(cwd)
+            os.close(cwd)
+
+
+def remove_soon(root: str) -> None:
+    """Remove ``root`` without holding up the caller: a folder of a few files at once (a
+    verifier's, or any in the filesystem view, where the candidate's files are on its own tmpfs),
+    anything else in a forked helper (the caller reaps it like any child; ``helper_pids`` names
+    the live ones)."""
+    if _remove_small(root):
+        return
+    pid = os.fork()
+    if pid == 0:
+        try:
+            if sys.platform == "linux":
+                set_process_name(REMOVER_NAME)
+            remove(root)
+        finally:
+            os._exit(0)
+    _helpers.add(pid)
+
+
+def _remove_small(root: str) -> bool:
+    """True when ``root`` is gone: it held at most ``SMALL`` files and no folder."""
+    try:
+        with os.scandir(root) as entries:
+            names = [entry.name for _, entry in zip(range(SMALL + 1), entries)
+                     if not entry.is_dir(follow_symlinks=False)]
+        if len(names) > SMALL:
+            return False
+        for name in names:
+            os.unlink(os.path.join(root, name))
+        os.rmdir(root)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def helper_pids() -> set[int]:
+    """The removal helpers still running (a subreaper must not take them for orphans)."""
+    for pid in list(_helpers):
+        try:
+            with open(f"/proc/{pid}/comm") as handle:
+                if handle.read().strip() == REMOVER_NAME:
+                    continue
+        except OSError:
+            pass
+        _helpers.discard(pid)
+    return set(_helpers)

@@ -34,10 +34,11 @@ from .capture import Stream
 from .classify import Observation, classify, failed
 from .payload import expand_smt2_pairs
 from .sandboxing import SandboxPlan
-from .spawn import decode_status, spawn
+from .spawn import KILL_REQUEST, decode_status, spawn
 
 READ_CHUNK = 1 << 16
 SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
+KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
 
 
 @dataclass
@@ -370,7 +371,7 @@ class Zygote:
             if job.phase == "run":  # only user code can have left processes behind
                 self.plan.kill_orphans(set(self.jobs_by_pid))
         self._drain(job)
-        scratch.remove(job.scratch)
+        scratch.remove_soon(job.scratch)  # an empty folder at once; a tree in a helper process
         candidate = self.candidates.get(job.candidate_id)
         if candidate is None:  # the start-up probe, or a candidate already finished
             return
@@ -394,10 +395,11 @@ class Zygote:
         obs.cpu_s = job.rusage.ru_utime + job.rusage.ru_stime
         obs.peak_rss_mb = job.rusage.ru_maxrss / (1024 if sys.platform != "darwin" else 1 << 20)
         obs.baseline_rss_mb = self.plan.baseline_rss_mb
-        if "status" in job.streams:
-            obs.wait_status = decode_status(bytes(job.streams["status"].data))
-        else:
-            obs.wait_status = job.wait_status
+        obs.wait_status = job.wait_status if "status" not in job.streams else None
+        reported = decode_status(bytes(job.streams["status"].data)) if "status" in job.streams else None
+        if reported is not None:  # the candidate's own figures, from its init, killed or not
+            obs.wait_status, utime, stime, maxrss_kb = reported
+            obs.cpu_s, obs.peak_rss_mb = utime + stime, maxrss_kb / 1024
         for name in ("stdout", "stderr"):
             stream = job.streams[name]
             setattr(obs, name, stream.text())
@@ -455,8 +457,8 @@ class Zygote:
     # ------------------------------------------------------------------------------ deadlines, kills
 
     def _next_timeout(self) -> float | None:
-        deadlines = [job.deadline for job in self.jobs_by_pid.values()
-                     if job.kill is None and job.deadline != math.inf]
+        # A killed job's deadline is the end of its kill grace (math.inf once SIGKILLed).
+        deadlines = [job.deadline for job in self.jobs_by_pid.values() if job.deadline != math.inf]
         if not deadlines:
             return None
         return max(0.0, min(deadlines) - time.monotonic())
@@ -466,16 +468,29 @@ class Zygote:
         for job in list(self.jobs_by_pid.values()):
             if job.kill is None and now >= job.deadline:
                 self._kill(job, "wall")
+            elif job.kill is not None and now >= job.deadline:  # the init's grace is over
+                job.deadline = math.inf
+                _kill_group(job.pid)
 
-    def _kill(self, job: Job, reason: str, detail: str = "") -> None:
-        """SIGKILL the job's tree: its namespace's PID 1, or its process group."""
+    def _kill(self, job: Job, reason: str, detail: str = "", grace: bool = True) -> None:
+        """End the job's tree.  With an init (a PID namespace), ask it to kill the candidate and
+        report the candidate's own status and rusage, and SIGKILL the tree ``KILL_GRACE_S`` later
+        whatever it did; otherwise SIGKILL its process group now."""
         job.kill, job.kill_detail = reason, detail
         _kill_group(job.pid)
+        if grace and "status" in job.streams and not job.reaped:
+            try:
+                os.kill(job.pid, KILL_REQUEST)
+                job.deadline = time.monotonic() + KILL_GRACE_S
+                return
+            except ProcessLookupError:
+                pass
+        job.deadline = math.inf
 
     def _kill_everything(self, reason: str = "cancel", detail: str = "") -> None:
         for job in list(self.jobs_by_pid.values()):
             if job.kill is None:
-                self._kill(job, reason, detail)
+                self._kill(job, reason, detail, grace=False)  # waited for below: no grace
         while self.jobs_by_pid:
             try:
                 pid, status, rusage = os.wait4(-1, 0)

@@ -6,8 +6,11 @@ With a PID namespace per candidate (kernel isolation), the tree is::
                        └──fork──> child (PID 2: bootstrap, layers, user code)
 
 User code is never PID 1: PID 1 ignores signals it has no handler for (SIGXCPU among them) and must
-reap orphans.  ``init`` reaps everything, reports the child's wait status on a pipe when the child
-ends, kills whatever is left in the namespace, and exits; killing ``init`` from the zygote tears the
+reap orphans.  ``init`` enters the candidate's filesystem view and its uid (mounts.py, namespaces.py),
+reaps everything, reports the child's wait status and rusage on a pipe when the child ends, kills
+whatever is left in the namespace, and exits.  To stop a candidate the zygote sends init
+``KILL_REQUEST`` (init kills the child and reports as usual, so a killed candidate's CPU and memory
+are its own) and SIGKILLs init after a short grace whatever it did; killing ``init`` tears the
 whole namespace down.  Without PID namespaces the zygote forks the child directly, kills its process
 group at the end and, as a subreaper, kills the orphans it inherits.
 """
@@ -17,14 +20,18 @@ from __future__ import annotations
 import os
 import signal
 import struct
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..child.bootstrap import BOOTSTRAP_FAILED_EXIT, ChildJob, become_child
+from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
-from .namespaces import enter_candidate_user_namespace, fork_in_new_pid_namespace
+from .mounts import enter_candidate_view
+from .namespaces import drop_to, enter_candidate_user_namespace, fork_in_new_pid_namespace
 
-_STATUS = struct.Struct(">i")
+_STATUS = struct.Struct(">iddq")  # init's report: wait status, utime, stime, maxrss (KB)
+KILL_REQUEST = signal.SIGUSR1  # zygote -> init: kill the candidate, report its status and rusage
 ZYGOTE_NAME = "z3sandbox-zyg"
 SPARE_NAME = "z3sandbox-spare"  # an idle verifier forked ahead (see server.py), visible as such
 
@@ -67,6 +74,8 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, with_stdin: bool 
             if status_w is not None:
                 _run_init(job, status_w)
             become_child(job)
+        except BaseException:  # an init that fails says why on the zygote's stderr
+            traceback.print_exc()
         finally:
             os._exit(BOOTSTRAP_FAILED_EXIT)
     for fd in (out_w, err_w, res_w, status_w, stdin_r):
@@ -76,32 +85,45 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, with_stdin: bool 
 
 
 def _run_init(job: ChildJob, status_w: int) -> None:
-    """PID 1 of the candidate's namespace: fork the child, reap all, report the child's status."""
+    """PID 1 of the candidate's namespace: set up its view, fork the child, reap all, report the
+    child's wait status and its own rusage (not ours: a killed candidate's real CPU and memory).
+
+    Order: the mount/IPC/UTS namespaces and mounts need the zygote's capabilities, so they come
+    before ``drop_to`` (root's candidates run as the dedicated uid), which comes before the
+    candidate's own user namespace (created by that uid, so RLIMIT_NPROC counts it alone).
+    """
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     set_process_name("z3sandbox-init")
     set_parent_death_signal(signal.SIGKILL)
+    child_box: list[int] = []
+
+    def kill_request(*_: object) -> None:  # the zygote's (wall, cancel, output): report as usual
+        for pid in child_box:
+            _kill_quietly(pid)
+
+    signal.signal(KILL_REQUEST, kill_request)
+    _enter_view(job)
     if job.policy.extra.get("nproc_effective") == "1":
         enter_candidate_user_namespace()
     child = os.fork()
     if child == 0:
+        signal.signal(KILL_REQUEST, signal.SIG_DFL)
         os.close(status_w)
         become_child(job)
+    child_box.append(child)
     # init holds no pipe but its status pipe: EOF on the others means the child tree closed them.
     for fd in (job.stdout_fd, job.stderr_fd, job.result_fd, job.stdin_fd):
         if fd is not None:
             os.close(fd)
-    status = None
-    while status is None:
-        pid, wait_status = os.waitpid(-1, 0)
+    report = None
+    while report is None:
+        pid, wait_status, rusage = os.wait4(-1, 0)
         if pid == child:
-            status = wait_status
-    os.write(status_w, _STATUS.pack(status))
-    try:
-        os.kill(-1, signal.SIGKILL)  # everything else in this namespace
-    except ProcessLookupError:
-        pass
+            report = _STATUS.pack(wait_status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss)
+    os.write(status_w, report)
+    _kill_quietly(-1)  # everything else in this namespace
     try:
         while True:
             os.waitpid(-1, 0)
@@ -110,7 +132,34 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     os._exit(0)
 
 
-def decode_status(data: bytes) -> int | None:
+def _enter_view(job: ChildJob) -> None:
+    """The candidate's mount/IPC/UTS namespaces and its ids.  A failure is reported (the layers
+    show inactive with the reason) and fails the candidate only if it required one of them."""
+    policy = job.policy
+    uid = os.getuid() if policy.uid is None else policy.uid
+    gid = os.getgid() if policy.gid is None else policy.gid
+    if policy.extra.get("ipc_uts"):
+        try:
+            enter_candidate_view(policy.scratch_dir, int(policy.limits.disk_mb), uid, gid,
+                                 view=bool(policy.extra.get("view")))
+        except OSError as exc:
+            for index, layer in enumerate(job.preset_reports):
+                if layer["name"] in ("mountns", "ipcns", "utsns"):
+                    job.preset_reports[index] = report(layer["name"], False,
+                                                       error=f"per-candidate setup failed: {exc}")
+    drop_to(uid, gid)
+
+
+def _kill_quietly(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def decode_status(data: bytes) -> tuple[int, float, float, int] | None:
+    """(wait status, user CPU s, system CPU s, peak RSS in KB) of the candidate, from its init."""
     if len(data) < _STATUS.size:
         return None
-    return int(_STATUS.unpack(data[: _STATUS.size])[0])
+    status, utime, stime, maxrss = _STATUS.unpack(data[: _STATUS.size])
+    return int(status), float(utime), float(stime), int(maxrss)

@@ -36,6 +36,9 @@ class Policy:
     read_only_paths: tuple[str, ...] = ()  # Python installation, site-packages, system libraries
     in_pid_namespace: bool = False  # user code runs as PID 2 of its own PID namespace
     self_pid: int = 0  # the candidate's PID as it sees it (2 inside a PID namespace)
+    uid: int | None = None  # the ids its init drops to (root's candidates), None: unchanged
+    gid: int | None = None
+    shm_dir: str = ""  # a private /dev/shm on the candidate's scratch tmpfs (read-write), if any
     extra: dict[str, str] = field(default_factory=dict)
 
 

@@ -8,12 +8,14 @@ stale ``errno`` after successful calls.  The three system calls are a few lines 
 What the candidate gets, at the best ABI the kernel offers:
 
 * every filesystem right the ABI knows is handled, so everything not granted below is denied;
-* read (files and directory listings) beneath the Python installation, ``sys.path`` directories,
-  ``/usr/lib``, ``/lib``, ``/lib64``, ``/usr/lib64`` and ``/usr/share/zoneinfo``, so lazy ``import``
-  of pure-Python and C-extension modules works (``mmap(PROT_EXEC)`` of a readable file is not a
-  Landlock right; ``LANDLOCK_ACCESS_FS_EXECUTE`` only governs ``execve``, which is not granted);
-* ``/dev/null`` read-write, ``/dev/urandom`` and ``/dev/random`` read;
-* every right beneath ``policy.scratch_dir``;
+* read (files and directory listings) beneath exactly the paths of ``readable.read_only_paths()``
+  -- the same list the mount namespace binds (zygote/mounts.py): stdlib, site-packages, this
+  package's folder (never the project root), the shared libraries' folders, zoneinfo -- so lazy
+  ``import`` of pure-Python and C-extension modules works (``mmap(PROT_EXEC)`` of a readable file
+  is not a Landlock right; ``LANDLOCK_ACCESS_FS_EXECUTE`` only governs ``execve``, never granted);
+* ``/dev/null`` read-write, ``/dev/zero``, ``/dev/urandom`` and ``/dev/random`` read;
+* every right beneath ``policy.scratch_dir`` and, in the filesystem view, ``policy.shm_dir``
+  (a private ``/dev/shm`` on the candidate's tmpfs);
 * ABI >= 4: TCP bind and connect handled with no rule, so both are denied;
 * ABI >= 6: signals and abstract UNIX sockets scoped to the candidate's own Landlock domain.
 
@@ -30,10 +32,9 @@ import ctypes
 import errno
 import os
 import stat
-import sys
-import sysconfig
 from dataclasses import dataclass
 
+from ... import readable
 from ...protocol import LayerReport
 from . import LayerSetupError, Policy, report
 from ._syscalls import syscall
@@ -60,13 +61,9 @@ NET_CONNECT_TCP = 1 << 1
 SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
 SCOPE_SIGNAL = 1 << 1
 
-_SYSTEM_READ_ONLY = ("/usr/lib", "/lib", "/lib64", "/usr/lib64", "/usr/share/zoneinfo")
 # (path, rights): device files get file rights only (a directory right on a file is EINVAL).
-_DEVICES = (
-    ("/dev/null", FS_READ_FILE | FS_WRITE_FILE | FS_TRUNCATE),
-    ("/dev/urandom", FS_READ_FILE),
-    ("/dev/random", FS_READ_FILE),
-)
+_DEVICES = tuple((path, FS_READ_FILE | (FS_WRITE_FILE | FS_TRUNCATE if writable else 0))
+                 for path, writable in readable.DEVICES)
 
 _DISABLED_REASON = "Landlock is not enabled in this kernel (add landlock to the lsm= boot parameter)"
 _MISSING_REASON = (
@@ -125,28 +122,6 @@ def probe() -> LayerReport:
     return report(NAME, True, f"ABI {abi}")
 
 
-def default_read_only_paths() -> tuple[str, ...]:
-    """The Python installation, ``sys.path`` directories and system library directories.
-
-    The zygote may pass these as ``Policy.read_only_paths``; ``apply`` uses them when the policy
-    names none.  Paths are resolved and de-duplicated; missing ones are left out.  Every directory
-    on ``sys.path`` is granted, so start the zygote with ``python -P`` (or ``-I``): otherwise
-    ``python -m`` puts its working directory there, and candidates could read it.
-    """
-    candidates: list[str] = []
-    for scheme_vars in ({}, {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}):
-        paths = sysconfig.get_paths(vars=scheme_vars)
-        candidates += [paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")]
-    candidates += [entry for entry in sys.path if entry not in ("", ".")]
-    candidates += _SYSTEM_READ_ONLY
-    result: list[str] = []
-    for path in candidates:
-        real = os.path.realpath(path)
-        if real != "/" and os.path.isdir(real) and real not in result:
-            result.append(real)
-    return tuple(result)
-
-
 def prepare(read_only_paths: tuple[str, ...] = ()) -> LayerReport:
     """Detect the ABI and fix the rights and paths once, in the zygote, so ``apply`` only makes
     the system calls.  Returns the probe report (inactive with the reason when unavailable)."""
@@ -165,7 +140,7 @@ def prepare(read_only_paths: tuple[str, ...] = ()) -> LayerReport:
         attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
         suffix += ", scoped signal+abstract-unix"
     size = 8 if abi < 4 else 16 if abi < 6 else 24
-    paths = read_only_paths or default_read_only_paths()
+    paths = read_only_paths or readable.read_only_paths()
     _plan = _Plan(abi, attr, size, attr.handled_access_fs, paths, suffix)
     return report(NAME, True, f"ABI {abi}")
 
@@ -224,9 +199,13 @@ def apply(policy: Policy) -> LayerReport:
             _add_rule(ruleset_fd, path, rights & plan.all_fs & _FILE_ONLY_RIGHTS, rule)
         if not _add_rule(ruleset_fd, scratch, plan.all_fs, rule):
             raise LayerSetupError(NAME, f"scratch directory {scratch} does not exist")
+        if policy.shm_dir and _add_rule(ruleset_fd, policy.shm_dir, plan.all_fs, rule):
+            suffix = ", rw /dev/shm"
+        else:
+            suffix = ""
         syscall(_SYS_RESTRICT_SELF, ruleset_fd, 0, what="landlock_restrict_self")
     except OSError as exc:
         raise LayerSetupError(NAME, str(exc)) from None
     finally:
         os.close(ruleset_fd)
-    return report(NAME, True, f"ABI {plan.abi}: ro {granted} paths, rw scratch{plan.detail_suffix}")
+    return report(NAME, True, f"ABI {plan.abi}: ro {granted} paths, rw scratch{suffix}{plan.detail_suffix}")
