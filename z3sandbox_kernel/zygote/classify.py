@@ -140,6 +140,8 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, s
             why = (f"a new thread was refused by the threads limit ({obs.limits.threads}) or the "
                    f"memory limit ({obs.limits.memory_mb} MB): {reason}")
             return Verdict.BLOCKED, why, None
+        if "[Errno 28]" in message or "[Errno 122]" in message:  # ENOSPC / EDQUOT: scratch is full
+            return Verdict.OUTPUT_LIMIT, f"disk limit of {obs.limits.disk_mb} MB ({reason})", "disk"
         return Verdict.RUNTIME_ERROR, reason, None
     if outcome == "internal_error":
         return Verdict.INTERNAL_ERROR, reason or "the harness failed", None
