@@ -55,8 +55,8 @@ def exception_report(exc: BaseException, filename: str) -> ChildReport:
     ):
         return {"outcome": "memory_error", "reason": reason, "exception": details}
     if isinstance(exc, PermissionError) or (
-        isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES)
-    ):
+        isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES, errno.EROFS)
+    ):  # EROFS: outside scratch the candidate's own filesystem view is read-only (mounts.py)
         return {"outcome": "blocked", "reason": reason, "exception": details}
     if len(frames) > 1:
         reason += "\nScript traceback, innermost last:" + _traceback_text(frames)
