@@ -14,6 +14,10 @@ export default defineConfig([
   tseslint.configs.recommended,
   jupyterPlugin.configs.recommended,
   {
+    files: ['**/*.mjs'],
+    languageOptions: { globals: globals.node }
+  },
+  {
     files: ['**/*.ts', '**/*.tsx'],
     plugins: {
       jupyter: jupyterPlugin

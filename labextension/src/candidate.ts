@@ -1,11 +1,23 @@
 /**
- * One candidate: its summary cells in the verdict table, and the detail shown
- * when its row is expanded (model, payload hex dump, unsat core, output, reason).
+ * One candidate's detail, shown when its row is opened: the outcome, the model (with a copy
+ * button), the payload's hex dump (with a download button), the unsat core, and the streams
+ * (long ones folded, one click to show them in full).
  */
 
+import { actionButton, copyText, downloadBytes, safeFileName } from './actions';
 import { el, formatNumber, keyValueTable } from './dom';
 import { hexDump, hexToBytes } from './hexdump';
-import { ICandidate, ITiming, ModelValue } from './schema';
+import {
+  ICandidate,
+  ITiming,
+  ModelValue,
+  candidateLabel,
+  sourcePreview
+} from './schema';
+import { IViewState } from './view';
+
+/** A stream longer than this many lines is folded to its first lines. */
+export const STREAM_PREVIEW_LINES = 12;
 
 export function formatModelValue(value: ModelValue | unknown): string {
   if (
@@ -42,9 +54,30 @@ export function shorten(text: unknown, width = 60): string {
   return flat.length <= width ? flat : flat.slice(0, width - 1) + '…';
 }
 
-function section(title: string, body: Node): HTMLElement {
+/** The model as JSON, the way the run document holds it (fractions as `{fraction: [n, d]}`). */
+export function modelJson(candidate: ICandidate): string {
+  return JSON.stringify(candidate.model, null, 2);
+}
+
+/** The file name a payload downloads as, e.g. `payload-answers_2.bin`. */
+export function payloadFileName(candidate: ICandidate): string {
+  const base =
+    typeof candidate.label === 'string' && candidate.label
+      ? safeFileName(candidate.label, `candidate-${candidate.index}`)
+      : `candidate-${candidate.index}`;
+  return `payload-${base}.bin`;
+}
+
+function section(
+  title: string,
+  body: Node,
+  ...actions: HTMLElement[]
+): HTMLElement {
   const node = el('section', 'jp-Z3Run-section');
-  node.appendChild(el('h4', 'jp-Z3Run-sectionTitle', title));
+  const head = el('div', 'jp-Z3Run-sectionHead');
+  head.appendChild(el('h4', 'jp-Z3Run-sectionTitle', title));
+  head.append(...actions);
+  node.appendChild(head);
   node.appendChild(body);
   return node;
 }
@@ -61,7 +94,14 @@ function modelSection(candidate: ICandidate): HTMLElement | null {
   const rows: [string, string][] = Object.entries(model).map(
     ([name, value]) => [name, formatModelValue(value)]
   );
-  return section('Model', keyValueTable(rows, 'jp-Z3Run-model'));
+  const copy = actionButton(
+    'Copy as JSON',
+    'jp-Z3Run-copyModel',
+    () => copyText(modelJson(candidate)),
+    'Copied'
+  );
+  copy.title = 'Copy this model to the clipboard as JSON';
+  return section('Model', keyValueTable(rows, 'jp-Z3Run-model'), copy);
 }
 
 function payloadSection(candidate: ICandidate): HTMLElement | null {
@@ -71,11 +111,22 @@ function payloadSection(candidate: ICandidate): HTMLElement | null {
       : null;
   }
   const bytes = hexToBytes(candidate.payload_hex);
-  const body = bytes
-    ? pre(hexDump(bytes).join('\n'), 'jp-Z3Run-pre jp-Z3Run-hexdump')
-    : pre(`not hex: ${candidate.payload_hex}`);
-  const title = bytes ? `Payload (${bytes.length} bytes)` : 'Payload';
-  return section(title, body);
+  if (!bytes) {
+    return section('Payload', pre(`not hex: ${candidate.payload_hex}`));
+  }
+  const name = payloadFileName(candidate);
+  const download = actionButton(
+    'Download',
+    'jp-Z3Run-downloadPayload',
+    () => {
+      downloadBytes(bytes, name);
+      return true;
+    },
+    'Downloaded'
+  );
+  download.title = `Save the payload as ${name}`;
+  const dump = pre(hexDump(bytes).join('\n'), 'jp-Z3Run-pre jp-Z3Run-hexdump');
+  return section(`Payload (${bytes.length} bytes)`, dump, download);
 }
 
 function coreSection(candidate: ICandidate): HTMLElement | null {
@@ -100,24 +151,56 @@ function coreSection(candidate: ICandidate): HTMLElement | null {
 
 function streamSection(
   name: 'stdout' | 'stderr',
-  candidate: ICandidate
+  candidate: ICandidate,
+  state: IViewState
 ): HTMLElement | null {
   const text = candidate[name];
   const truncated = candidate[`${name}_truncated`] === true;
   if (typeof text !== 'string' || (text === '' && !truncated)) {
     return null;
   }
-  const body = pre(
-    truncated ? `${text}\n… (${name} was truncated at the output limit)` : text
-  );
+  const full = truncated
+    ? `${text}\n… (${name} was truncated at the output limit)`
+    : text;
+  const lines = full.split('\n');
+  const body = pre(full);
   body.classList.add(`jp-Z3Run-${name}`);
-  return section(name, body);
+  if (lines.length <= STREAM_PREVIEW_LINES) {
+    return section(name, body);
+  }
+  const key = `${candidate.index}:${name}`;
+  const folded = `${lines.slice(0, STREAM_PREVIEW_LINES).join('\n')}\n…`;
+  const toggle = el('button', 'jp-Z3Run-action jp-Z3Run-expandStream');
+  toggle.type = 'button';
+  const show = (all: boolean): void => {
+    body.textContent = all ? full : folded;
+    body.classList.toggle('jp-Z3Run-full', all);
+    toggle.textContent = all ? 'Show less' : `Show all ${lines.length} lines`;
+    toggle.setAttribute('aria-expanded', String(all));
+  };
+  toggle.addEventListener('click', () => {
+    const all = !state.fullStreams.has(key);
+    if (all) {
+      state.fullStreams.add(key);
+    } else {
+      state.fullStreams.delete(key);
+    }
+    show(all);
+  });
+  show(state.fullStreams.has(key));
+  return section(`${name} (${lines.length} lines)`, body, toggle);
 }
 
 function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
-  const rows: [string, string][] = [
-    ['reason', String(candidate.reason || '—')]
-  ];
+  const rows: [string, string][] = [];
+  if (typeof candidate.label === 'string' && candidate.label) {
+    rows.push(['candidate', candidateLabel(candidate)]);
+  }
+  const preview = sourcePreview(candidate);
+  if (preview) {
+    rows.push(['source', preview]);
+  }
+  rows.push(['reason', String(candidate.reason || '—')]);
   const optional: [string, unknown][] = [
     ['kill', candidate.kill],
     ['exit code', candidate.exit_code],
@@ -140,6 +223,7 @@ function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
 /** Everything known about one candidate; built only when its row is first opened. */
 export function candidateDetail(
   candidate: ICandidate,
+  state: IViewState,
   timing?: ITiming
 ): HTMLElement {
   const detail = el('div', 'jp-Z3Run-detail');
@@ -148,8 +232,8 @@ export function candidateDetail(
     modelSection(candidate),
     payloadSection(candidate),
     coreSection(candidate),
-    streamSection('stdout', candidate),
-    streamSection('stderr', candidate)
+    streamSection('stdout', candidate, state),
+    streamSection('stderr', candidate, state)
   ];
   for (const node of sections) {
     if (node) {

@@ -8,6 +8,7 @@ import { Widget } from '@lumino/widgets';
 
 import { renderRun } from './render';
 import { MIME_TYPE } from './schema';
+import { IViewState, newViewState } from './view';
 
 export class RunRenderer extends Widget implements IRenderMime.IRenderer {
   constructor(options: IRenderMime.IRendererOptions) {
@@ -18,11 +19,15 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
 
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const metadata = model.metadata[this._mimeType];
-    this.node.replaceChildren(renderRun(model.data[this._mimeType], metadata));
+    // A live run updates this output in place (same display): keep the user's choices.
+    this.node.replaceChildren(
+      renderRun(model.data[this._mimeType], metadata, this._state)
+    );
     return Promise.resolve();
   }
 
   private _mimeType: string;
+  private _state: IViewState = newViewState();
 }
 
 export const rendererFactory: IRenderMime.IRendererFactory = {

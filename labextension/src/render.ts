@@ -11,8 +11,10 @@ import {
   parseMetadata,
   parseRun
 } from './schema';
+import { progressBar } from './progress';
 import { verdictTable } from './table';
 import { verdictBadge } from './verdicts';
+import { IViewState, newViewState } from './view';
 
 const UNITS: [string, string][] = [
   ['_s', 's'],
@@ -51,7 +53,7 @@ export function isolationSummary(isolation: IIsolation | null): string {
 function summary(run: IRun, metadata: IRunMetadata): HTMLElement {
   const node = el('div', 'jp-Z3Run-summary');
   node.appendChild(el('span', 'jp-Z3Run-label', 'vote'));
-  node.appendChild(verdictBadge(run.verdict));
+  node.appendChild(verdictBadge(run.finished ? run.verdict : 'pending'));
   const counts = Object.entries(run.counts)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([verdict, n]) => `${n} ${verdict}`)
@@ -63,14 +65,16 @@ function summary(run: IRun, metadata: IRunMetadata): HTMLElement {
     parts.push(counts);
   }
   parts.push(String(run.language ?? ''));
-  if (metadata.elapsed_s !== undefined) {
+  if (run.finished && metadata.elapsed_s !== undefined) {
     parts.push(`${formatNumber(metadata.elapsed_s, 's')} elapsed`);
   }
   node.appendChild(
     el('span', 'jp-Z3Run-counts', parts.filter(Boolean).join(' · '))
   );
   if (run.interrupted) {
-    node.appendChild(el('span', 'jp-Z3Run-interrupted', 'interrupted'));
+    const badge = verdictBadge('interrupted');
+    badge.classList.add('jp-Z3Run-interrupted');
+    node.appendChild(badge);
   }
   return node;
 }
@@ -134,8 +138,15 @@ export function unsupported(message: string, data: unknown): HTMLElement {
   return node;
 }
 
-/** The view of one `application/vnd.z3sandbox.run+json` output; never empty. */
-export function renderRun(data: unknown, metadata?: unknown): HTMLElement {
+/**
+ * The view of one `application/vnd.z3sandbox.run+json` output; never empty.  `state` keeps
+ * the user's sort, filter and open rows from one rendering of the same output to the next.
+ */
+export function renderRun(
+  data: unknown,
+  metadata?: unknown,
+  state: IViewState = newViewState()
+): HTMLElement {
   const parsed = parseRun(data);
   if (!parsed.ok) {
     return unsupported(parsed.message, data);
@@ -144,7 +155,11 @@ export function renderRun(data: unknown, metadata?: unknown): HTMLElement {
     const meta = parseMetadata(metadata);
     const node = el('div', 'jp-Z3Run');
     node.appendChild(summary(parsed.run, meta));
-    node.appendChild(verdictTable(parsed.run.candidates, meta));
+    if (!parsed.run.finished) {
+      node.classList.add('jp-Z3Run-live');
+      node.appendChild(progressBar(parsed.run, meta));
+    }
+    node.appendChild(verdictTable(parsed.run.candidates, meta, state));
     node.appendChild(settings(parsed.run));
     const notesNode = notes(parsed.run);
     if (notesNode) {

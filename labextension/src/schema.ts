@@ -28,7 +28,8 @@ export interface IIsolation {
 
 export interface ICandidate {
   index: number;
-  verdict: string;
+  /** null only in a document shown while the run is still going (see `state`). */
+  verdict: string | null;
   reason: string;
   model: Record<string, ModelValue> | null;
   payload_hex: string | null;
@@ -42,6 +43,12 @@ export interface ICandidate {
   exit_code: number | null;
   signal: number | null;
   verified: boolean | null;
+  /** The candidate's name: its `# %% candidate NAME` header, dict key or file name. */
+  label?: string | null;
+  /** One line of the candidate's source. */
+  source_preview?: string | null;
+  /** "queued" or "running" while `verdict` is null. */
+  state?: string | null;
 }
 
 export interface IRun {
@@ -55,6 +62,14 @@ export interface IRun {
   notes: string[];
   interrupted: boolean;
   candidates: ICandidate[];
+  /** false only while the run is still going: the view then shows its progress. */
+  finished: boolean;
+  progress?: IProgress;
+}
+
+export interface IProgress {
+  done: number;
+  total: number;
 }
 
 /** The volatile figures, kept in the output metadata under `MIME_TYPE`. */
@@ -120,9 +135,57 @@ export function parseRun(data: unknown): ParseResult {
     isolation: isObject(data.isolation) ? data.isolation : null,
     notes: Array.isArray(data.notes) ? data.notes.map(String) : [],
     interrupted: data.interrupted === true,
+    finished: data.finished !== false,
+    progress: parseProgress(data.progress),
     candidates
   } as unknown as IRun;
   return { ok: true, run };
+}
+
+function parseProgress(value: unknown): IProgress | undefined {
+  if (
+    isObject(value) &&
+    typeof value.done === 'number' &&
+    typeof value.total === 'number'
+  ) {
+    return { done: value.done, total: value.total };
+  }
+  return undefined;
+}
+
+/** done/total: the document's own `progress` when it has one, else counted from the verdicts. */
+export function progressOf(run: IRun): IProgress {
+  if (run.progress) {
+    return run.progress;
+  }
+  const done = run.candidates.filter(
+    c => c.verdict !== null && c.verdict !== undefined
+  ).length;
+  return { done, total: run.candidates.length };
+}
+
+/** The label a candidate is shown under: its own, or `#index`. */
+export function candidateLabel(candidate: ICandidate): string {
+  return typeof candidate.label === 'string' && candidate.label
+    ? candidate.label
+    : `#${candidate.index}`;
+}
+
+/** The one-line source preview, when the document has one. */
+export function sourcePreview(candidate: ICandidate): string {
+  const raw = candidate as unknown as JSONish;
+  const text = candidate.source_preview ?? raw.preview;
+  return typeof text === 'string' ? text : '';
+}
+
+/** The verdict, or the live state ("queued", "running") of a candidate not done yet. */
+export function stateLabel(candidate: ICandidate): string {
+  if (typeof candidate.verdict === 'string') {
+    return candidate.verdict;
+  }
+  return typeof candidate.state === 'string' && candidate.state
+    ? candidate.state
+    : 'queued';
 }
 
 /** The metadata is optional and volatile: anything unexpected is ignored. */

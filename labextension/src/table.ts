@@ -1,106 +1,322 @@
 /**
- * The verdict table: one row per candidate, each with a toggle that opens a
- * detail row below it.
+ * The verdict table you can work with: sort by a column header (verdict, time, memory ...),
+ * filter by verdict, fold identical models into one row; each row opens a detail row below it.
+ * Rows are built once per rendering and only re-ordered, so open details stay open.
  */
 
 import { candidateDetail, modelPreview, shorten } from './candidate';
 import { el, formatNumber } from './dom';
-import { ICandidate, IRunMetadata, ITiming } from './schema';
-import { verdictBadge } from './verdicts';
+import {
+  ICandidate,
+  IRunMetadata,
+  ITiming,
+  candidateLabel,
+  sourcePreview,
+  stateLabel
+} from './schema';
+import { verdictBadge, verdictRank } from './verdicts';
+import {
+  IShownRow,
+  IViewState,
+  SortKey,
+  sharedModels,
+  shownRows
+} from './view';
+
+interface IColumn {
+  name: string;
+  sort?: SortKey;
+  /** Sorting by it starts with the largest first (times, memory). */
+  largestFirst?: boolean;
+}
+
+interface IRowPair {
+  row: HTMLTableRowElement;
+  detail: HTMLTableRowElement;
+  group: HTMLElement;
+}
 
 function timingsByIndex(metadata: IRunMetadata): Map<number, ITiming> {
   return new Map((metadata.timings ?? []).map(t => [t.index, t]));
 }
 
-function headerRow(withTimings: boolean): HTMLTableSectionElement {
-  const head = el('thead');
-  const tr = el('tr');
-  const names = ['#', 'verdict', 'kill', 'model / payload', 'reason'];
+function columnsFor(withLabels: boolean, withTimings: boolean): IColumn[] {
+  const columns: IColumn[] = [{ name: '#', sort: 'index' }];
+  if (withLabels) {
+    columns.push({ name: 'candidate', sort: 'candidate' });
+  }
+  columns.push({ name: 'verdict', sort: 'verdict' }, { name: 'kill' });
+  columns.push({ name: 'model / payload' }, { name: 'reason' });
   if (withTimings) {
-    names.push('wall', 'cpu', 'peak RSS');
+    columns.push(
+      { name: 'wall', sort: 'wall', largestFirst: true },
+      { name: 'cpu', sort: 'cpu', largestFirst: true },
+      { name: 'peak RSS', sort: 'memory', largestFirst: true }
+    );
   }
-  for (const name of names) {
-    tr.appendChild(el('th', undefined, name));
+  return columns;
+}
+
+function reasonText(candidate: ICandidate): string {
+  const reason = String(candidate.reason ?? '');
+  return candidate.payload_error
+    ? `${reason} (payload: ${candidate.payload_error})`.trim()
+    : reason;
+}
+
+function labelCell(candidate: ICandidate): HTMLTableCellElement {
+  const cell = el('td', 'jp-Z3Run-candidate');
+  cell.appendChild(
+    el('span', 'jp-Z3Run-candidateLabel', candidateLabel(candidate))
+  );
+  const preview = sourcePreview(candidate);
+  if (preview) {
+    const code = el('code', 'jp-Z3Run-source', shorten(preview, 60));
+    code.title = preview;
+    cell.appendChild(code);
   }
-  head.appendChild(tr);
-  return head;
+  return cell;
 }
 
 function toggleButton(
   candidate: ICandidate,
   detailRow: HTMLTableRowElement,
+  state: IViewState,
   timing?: ITiming
-) {
+): HTMLButtonElement {
   const button = el('button', 'jp-Z3Run-toggle', `${candidate.index}`);
   button.type = 'button';
   button.title = "Show or hide this candidate's details";
-  button.setAttribute('aria-expanded', 'false');
-  button.addEventListener('click', () => {
+  const show = (open: boolean): void => {
     const cell = detailRow.firstElementChild as HTMLTableCellElement;
-    if (!cell.hasChildNodes()) {
-      cell.appendChild(candidateDetail(candidate, timing));
+    if (open && !cell.hasChildNodes()) {
+      cell.appendChild(candidateDetail(candidate, state, timing));
     }
-    const open = detailRow.hidden;
     detailRow.hidden = !open;
     button.setAttribute('aria-expanded', String(open));
+  };
+  button.addEventListener('click', () => {
+    const open = detailRow.hidden;
+    if (open) {
+      state.open.add(candidate.index);
+    } else {
+      state.open.delete(candidate.index);
+    }
+    show(open);
   });
+  show(state.open.has(candidate.index));
   return button;
 }
 
-function candidateRows(
+function rowPair(
   candidate: ICandidate,
-  columns: number,
+  columns: IColumn[],
+  state: IViewState,
   timing?: ITiming
-): HTMLTableRowElement[] {
+): IRowPair {
   const row = el('tr', 'jp-Z3Run-row');
   row.dataset.index = String(candidate.index);
-  const detailRow = el('tr', 'jp-Z3Run-detailRow');
-  detailRow.hidden = true;
+  row.dataset.verdict = stateLabel(candidate);
+  const detail = el('tr', 'jp-Z3Run-detailRow');
   const detailCell = el('td');
-  detailCell.colSpan = columns;
-  detailRow.appendChild(detailCell);
+  detailCell.colSpan = columns.length;
+  detail.appendChild(detailCell);
+  const group = el('span', 'jp-Z3Run-group');
 
   const first = el('td', 'jp-Z3Run-index');
-  first.appendChild(toggleButton(candidate, detailRow, timing));
+  first.appendChild(toggleButton(candidate, detail, state, timing));
   row.appendChild(first);
-  const verdictCell = el('td');
-  verdictCell.appendChild(verdictBadge(String(candidate.verdict)));
+  if (columns.some(c => c.sort === 'candidate')) {
+    row.appendChild(labelCell(candidate));
+  }
+  const verdictCell = el('td', 'jp-Z3Run-verdictCell');
+  verdictCell.appendChild(verdictBadge(stateLabel(candidate)));
   row.appendChild(verdictCell);
   row.appendChild(el('td', 'jp-Z3Run-kill', candidate.kill ?? ''));
-  row.appendChild(el('td', 'jp-Z3Run-preview', modelPreview(candidate)));
-  const reason = el('td', 'jp-Z3Run-reason', shorten(candidate.reason));
-  reason.title = String(candidate.reason ?? '');
+  const preview = el('td', 'jp-Z3Run-preview', modelPreview(candidate));
+  preview.appendChild(group);
+  row.appendChild(preview);
+  const reason = el('td', 'jp-Z3Run-reason', shorten(reasonText(candidate)));
+  reason.title = reasonText(candidate);
   row.appendChild(reason);
-  if (columns > 5) {
+  if (columns.some(c => c.sort === 'wall')) {
     row.appendChild(
-      el('td', 'jp-Z3Run-num', formatNumber(timing?.wall_s, 's'))
+      el('td', 'jp-Z3Run-num jp-Z3Run-wall', formatNumber(timing?.wall_s, 's'))
     );
-    row.appendChild(el('td', 'jp-Z3Run-num', formatNumber(timing?.cpu_s, 's')));
     row.appendChild(
-      el('td', 'jp-Z3Run-num', formatNumber(timing?.peak_rss_mb, 'MB'))
+      el('td', 'jp-Z3Run-num jp-Z3Run-cpu', formatNumber(timing?.cpu_s, 's'))
+    );
+    row.appendChild(
+      el(
+        'td',
+        'jp-Z3Run-num jp-Z3Run-memory',
+        formatNumber(timing?.peak_rss_mb, 'MB')
+      )
     );
   }
-  return [row, detailRow];
+  return { row, detail, group };
 }
 
+function sortHeader(
+  column: IColumn,
+  state: IViewState,
+  refresh: () => void
+): HTMLElement {
+  const th = el('th');
+  if (!column.sort) {
+    th.textContent = column.name;
+    return th;
+  }
+  const key = column.sort;
+  const button = el('button', 'jp-Z3Run-sort', column.name);
+  button.type = 'button';
+  button.dataset.sort = key;
+  button.title = `Sort by ${column.name}`;
+  button.addEventListener('click', () => {
+    if (state.sort === key) {
+      state.descending = !state.descending;
+    } else {
+      state.sort = key;
+      state.descending = column.largestFirst === true;
+    }
+    refresh();
+  });
+  th.appendChild(button);
+  return th;
+}
+
+function filterSelect(
+  candidates: ICandidate[],
+  state: IViewState,
+  refresh: () => void
+): HTMLSelectElement {
+  const counts = new Map<string, number>();
+  for (const candidate of candidates) {
+    const label = stateLabel(candidate);
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  if (state.filter && !counts.has(state.filter)) {
+    counts.set(state.filter, 0); // a live run: keep the user's choice while none is there yet
+  }
+  const select = el('select', 'jp-Z3Run-filter');
+  select.title = 'Show only the candidates with this verdict';
+  select.appendChild(new Option(`all verdicts (${candidates.length})`, ''));
+  const names = [...counts.keys()].sort(
+    (a, b) => verdictRank(a) - verdictRank(b)
+  );
+  for (const name of names) {
+    select.appendChild(new Option(`${name} (${counts.get(name)})`, name));
+  }
+  select.value = state.filter;
+  select.addEventListener('change', () => {
+    state.filter = select.value;
+    refresh();
+  });
+  return select;
+}
+
+function groupToggle(
+  groups: number,
+  state: IViewState,
+  refresh: () => void
+): HTMLElement {
+  const label = el('label', 'jp-Z3Run-groupToggle');
+  const box = el('input');
+  box.type = 'checkbox';
+  box.checked = state.grouped;
+  box.addEventListener('change', () => {
+    state.grouped = box.checked;
+    refresh();
+  });
+  label.append(box, ` group identical models (${groups} shared)`);
+  return label;
+}
+
+function markGroup(
+  shown: IShownRow,
+  pair: IRowPair,
+  leaders: Map<number, number>
+): void {
+  const { candidate, members } = shown;
+  if (members.length > 1) {
+    pair.group.textContent = ` ×${members.length}`;
+    pair.group.title = `the same model as ${members
+      .slice(1)
+      .map(m => candidateLabel(m))
+      .join(', ')}`;
+  } else {
+    const leader = leaders.get(candidate.index);
+    pair.group.textContent = leader === undefined ? '' : ` = #${leader}`;
+    pair.group.title =
+      leader === undefined ? '' : `the same model as candidate #${leader}`;
+  }
+}
+
+/** The table and its controls; `state` carries the user's choices across renderings. */
 export function verdictTable(
   candidates: ICandidate[],
-  metadata: IRunMetadata
+  metadata: IRunMetadata,
+  state: IViewState
 ): HTMLElement {
   if (candidates.length === 0) {
     return el('p', 'jp-Z3Run-empty', 'No candidates were run.');
   }
   const timings = timingsByIndex(metadata);
-  const withTimings = timings.size > 0;
-  const columns = withTimings ? 8 : 5;
-  const table = el('table', 'jp-Z3Run-table');
-  table.appendChild(headerRow(withTimings));
-  const body = el('tbody');
-  for (const candidate of candidates) {
-    body.append(
-      ...candidateRows(candidate, columns, timings.get(candidate.index))
-    );
+  const withLabels = candidates.some(
+    c => Boolean(c.label) || Boolean(sourcePreview(c))
+  );
+  const columns = columnsFor(withLabels, timings.size > 0);
+  const pairs = new Map(
+    candidates.map(c => [
+      c.index,
+      rowPair(c, columns, state, timings.get(c.index))
+    ])
+  );
+  const shared = sharedModels(candidates);
+  const leaders = new Map<number, number>();
+  for (const members of shared.values()) {
+    members.slice(1).forEach(m => leaders.set(m.index, members[0].index));
   }
-  table.appendChild(body);
-  return table;
+
+  const view = el('div', 'jp-Z3Run-tableView');
+  const controls = el('div', 'jp-Z3Run-controls');
+  const shownCount = el('span', 'jp-Z3Run-shown');
+  const table = el('table', 'jp-Z3Run-table');
+  const head = el('tr');
+  const body = el('tbody');
+  const refresh = (): void => {
+    const rows = shownRows(candidates, timings, state);
+    body.replaceChildren(
+      ...rows.flatMap(shown => {
+        const pair = pairs.get(shown.candidate.index)!;
+        markGroup(shown, pair, state.grouped ? new Map() : leaders);
+        return [pair.row, pair.detail];
+      })
+    );
+    const shownCandidates = rows.reduce((n, r) => n + r.members.length, 0);
+    shownCount.textContent = `${rows.length} row${rows.length === 1 ? '' : 's'}, ${shownCandidates} of ${candidates.length} candidates`;
+    for (const th of Array.from(head.children)) {
+      const key = (th.firstElementChild as HTMLElement | null)?.dataset?.sort;
+      if (key === state.sort) {
+        th.setAttribute(
+          'aria-sort',
+          state.descending ? 'descending' : 'ascending'
+        );
+      } else {
+        th.removeAttribute('aria-sort');
+      }
+    }
+  };
+  controls.appendChild(filterSelect(candidates, state, refresh));
+  if (shared.size > 0) {
+    controls.appendChild(groupToggle(shared.size, state, refresh));
+  }
+  controls.appendChild(shownCount);
+  head.append(...columns.map(column => sortHeader(column, state, refresh)));
+  const thead = el('thead');
+  thead.appendChild(head);
+  table.append(thead, body);
+  refresh();
+  view.append(controls, table);
+  return view;
 }

@@ -1,38 +1,61 @@
 /**
- * How each verdict looks.  The names are those of `z3sandbox_kernel.verdicts.Verdict`;
- * the colour is a hint only, the text label is always shown next to it.
+ * How each verdict and live state looks.  Names, descriptions and badge colours come from
+ * `z3sandbox_kernel/verdicts.json`, the one source the Python HTML reads too (copied next to
+ * the sources by `scripts/sync-verdicts.mjs`).  Each badge is the verdict's name as text on its
+ * colour, at >= 4.5:1 contrast in the light and the dark theme; the colour only repeats the text.
  */
 
-export type VerdictTone =
-  'good' | 'info' | 'warn' | 'bad' | 'blocked' | 'muted';
+import source from './verdicts.generated.json';
 
-const TONES: Record<string, VerdictTone> = {
-  sat: 'good',
-  unsat: 'info',
-  unknown: 'warn',
-  timeout: 'warn',
-  cpu_limit: 'warn',
-  memory_limit: 'warn',
-  output_limit: 'warn',
-  no_check: 'muted',
-  cancelled: 'muted',
-  syntax_error: 'bad',
-  runtime_error: 'bad',
-  crashed: 'bad',
-  invalid_model: 'bad',
-  internal_error: 'bad',
-  blocked: 'blocked'
-};
-
-export function verdictTone(verdict: string): VerdictTone {
-  return TONES[verdict] ?? 'muted';
+export interface IBadgeColours {
+  background: string;
+  text: string;
 }
 
-/** A coloured badge carrying the verdict's name as text. */
-export function verdictBadge(verdict: string): HTMLElement {
+export interface IVerdictStyle {
+  label: string;
+  description: string;
+  group?: string;
+  light: IBadgeColours;
+  dark: IBadgeColours;
+}
+
+const VERDICTS: Record<string, IVerdictStyle> = source.verdicts;
+const STATES: Record<string, IVerdictStyle> = source.states;
+const FALLBACK = 'cancelled'; // grey: a verdict this version does not know
+
+/** The verdicts in the order of verdicts.json (decisive first): the verdict column sorts by it. */
+export const VERDICT_ORDER: readonly string[] = Object.keys(VERDICTS);
+
+export function verdictStyle(name: string): IVerdictStyle {
+  return VERDICTS[name] ?? STATES[name] ?? VERDICTS[FALLBACK];
+}
+
+/** Where a verdict sorts: known verdicts in file order, then unknown names, then live states. */
+export function verdictRank(name: string | null | undefined): number {
+  const at = name ? VERDICT_ORDER.indexOf(name) : -1;
+  if (at >= 0) {
+    return at;
+  }
+  return name && !(name in STATES)
+    ? VERDICT_ORDER.length
+    : VERDICT_ORDER.length + 1;
+}
+
+/** A badge carrying the verdict's (or state's) name as text, its description as the tooltip. */
+export function verdictBadge(name: string): HTMLElement {
+  const style = verdictStyle(name);
   const badge = document.createElement('span');
-  badge.className = `jp-Z3Run-verdict jp-Z3Run-tone-${verdictTone(verdict)}`;
-  badge.dataset.verdict = verdict;
-  badge.textContent = verdict;
+  badge.className = 'jp-Z3Run-verdict';
+  badge.dataset.verdict = name;
+  badge.textContent = name;
+  if (VERDICTS[name] || STATES[name]) {
+    badge.title = style.description;
+  }
+  // Both themes' colours ride along; style/base.css picks one by the body's theme attribute.
+  badge.style.setProperty('--jp-z3run-badge-bg-light', style.light.background);
+  badge.style.setProperty('--jp-z3run-badge-fg-light', style.light.text);
+  badge.style.setProperty('--jp-z3run-badge-bg-dark', style.dark.background);
+  badge.style.setProperty('--jp-z3run-badge-fg-dark', style.dark.text);
   return badge;
 }

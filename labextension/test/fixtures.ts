@@ -29,7 +29,9 @@ export function run(
 ): IRun {
   const counts: Record<string, number> = {};
   for (const c of candidates) {
-    counts[c.verdict] = (counts[c.verdict] ?? 0) + 1;
+    if (c.verdict !== null) {
+      counts[c.verdict] = (counts[c.verdict] ?? 0) + 1;
+    }
   }
   return {
     schema: 'z3sandbox.run',
@@ -56,7 +58,22 @@ export function run(
     },
     notes: [],
     interrupted: false,
+    finished: true,
     candidates,
     ...overrides
   };
+}
+
+/** The text of every node matching `selector`. */
+export function texts(root: Element, selector: string): string[] {
+  return Array.from(root.querySelectorAll(selector)).map(
+    n => n.textContent ?? ''
+  );
+}
+
+/** Open a candidate's detail row by its toggle; the detail row. */
+export function expand(root: Element, index: number): HTMLElement {
+  const row = root.querySelector(`.jp-Z3Run-row[data-index="${index}"]`)!;
+  (row.querySelector('.jp-Z3Run-toggle') as HTMLButtonElement).click();
+  return row.nextElementSibling as HTMLElement;
 }

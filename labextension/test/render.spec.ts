@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { renderRun } from '../src/render';
-import { candidate, run } from './fixtures';
-
-function texts(root: Element, selector: string): string[] {
-  return Array.from(root.querySelectorAll(selector)).map(
-    n => n.textContent ?? ''
-  );
-}
-
-function expand(root: Element, index: number): HTMLElement {
-  const row = root.querySelector(`.jp-Z3Run-row[data-index="${index}"]`)!;
-  (row.querySelector('.jp-Z3Run-toggle') as HTMLButtonElement).click();
-  return row.nextElementSibling as HTMLElement;
-}
+import verdicts from '../../z3sandbox_kernel/verdicts.json';
+import { candidate, expand, run, texts } from './fixtures';
 
 describe('renderRun', () => {
   it('renders one row per candidate with its verdict label', () => {
@@ -46,8 +35,11 @@ describe('renderRun', () => {
       'sat',
       'runtime_error'
     ]);
-    expect(node.querySelector('[data-verdict="timeout"]')!.className).toContain(
-      'tone-warn'
+    const badge = node.querySelector<HTMLElement>(
+      '.jp-Z3Run-verdict[data-verdict="timeout"]'
+    )!;
+    expect(badge.style.getPropertyValue('--jp-z3run-badge-bg-light')).toBe(
+      verdicts.verdicts.timeout.light.background
     );
     expect(texts(node, '.jp-Z3Run-preview')[0]).toBe('x=4, r=1/2');
     expect(texts(node, '.jp-Z3Run-kill')[1]).toBe('wall');

@@ -1,0 +1,322 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import { renderRun } from '../src/render';
+import { newViewState } from '../src/view';
+import { candidate, expand, run, texts } from './fixtures';
+
+function shownIndices(root: Element): number[] {
+  return Array.from(
+    root.querySelectorAll<HTMLElement>('tbody .jp-Z3Run-row')
+  ).map(r => Number(r.dataset.index));
+}
+
+function sortBy(root: Element, key: string): void {
+  root
+    .querySelector<HTMLButtonElement>(`.jp-Z3Run-sort[data-sort="${key}"]`)!
+    .click();
+}
+
+function filterBy(root: Element, verdict: string): void {
+  const select = root.querySelector<HTMLSelectElement>('.jp-Z3Run-filter')!;
+  select.value = verdict;
+  select.dispatchEvent(new Event('change'));
+}
+
+const FOUR = [
+  candidate({ index: 0, verdict: 'timeout', kill: 'wall', model: null }),
+  candidate({ index: 1, verdict: 'sat', model: { x: 4 } }),
+  candidate({ index: 2, verdict: 'runtime_error', model: null }),
+  candidate({ index: 3, verdict: 'sat', model: { x: 4 } })
+];
+const TIMINGS = {
+  elapsed_s: 2,
+  timings: [
+    { index: 0, wall_s: 10, cpu_s: 2.5, peak_rss_mb: 300 },
+    { index: 1, wall_s: 0.5, cpu_s: 0.25, peak_rss_mb: 61 },
+    { index: 2, wall_s: 0.25, cpu_s: 0.125, peak_rss_mb: 45 },
+    { index: 3, wall_s: 0.75, cpu_s: 0.5, peak_rss_mb: 70 }
+  ]
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllGlobals();
+});
+
+describe('sorting', () => {
+  it('sorts by verdict in the order of verdicts.json, then reverses on a second click', () => {
+    const node = renderRun(run(FOUR), TIMINGS);
+    expect(shownIndices(node)).toEqual([0, 1, 2, 3]);
+    sortBy(node, 'verdict');
+    expect(texts(node, 'tbody .jp-Z3Run-row .jp-Z3Run-verdict')).toEqual([
+      'sat',
+      'sat',
+      'timeout',
+      'runtime_error'
+    ]);
+    expect(node.querySelector('th[aria-sort]')!.getAttribute('aria-sort')).toBe(
+      'ascending'
+    );
+    sortBy(node, 'verdict');
+    expect(shownIndices(node)).toEqual([2, 0, 3, 1]);
+    expect(node.querySelector('th[aria-sort]')!.getAttribute('aria-sort')).toBe(
+      'descending'
+    );
+  });
+
+  it('sorts by time and by memory, largest first', () => {
+    const node = renderRun(run(FOUR), TIMINGS);
+    sortBy(node, 'wall');
+    expect(shownIndices(node)).toEqual([0, 3, 1, 2]);
+    sortBy(node, 'memory');
+    expect(texts(node, 'tbody .jp-Z3Run-memory')).toEqual([
+      '300 MB',
+      '70 MB',
+      '61 MB',
+      '45 MB'
+    ]);
+    sortBy(node, 'memory');
+    expect(shownIndices(node)).toEqual([2, 1, 3, 0]);
+  });
+
+  it('puts candidates without figures last, whichever the direction', () => {
+    const node = renderRun(run(FOUR), { timings: TIMINGS.timings.slice(1) });
+    sortBy(node, 'cpu');
+    expect(shownIndices(node)).toEqual([3, 1, 2, 0]);
+    sortBy(node, 'cpu');
+    expect(shownIndices(node)).toEqual([2, 1, 3, 0]);
+  });
+
+  it('offers no time or memory sort without timings', () => {
+    const node = renderRun(run(FOUR));
+    expect(node.querySelector('.jp-Z3Run-sort[data-sort="wall"]')).toBeNull();
+    expect(
+      node.querySelector('.jp-Z3Run-sort[data-sort="verdict"]')
+    ).not.toBeNull();
+  });
+});
+
+describe('filtering', () => {
+  it('shows only the chosen verdict, with counts in the choices', () => {
+    const node = renderRun(run(FOUR), TIMINGS);
+    expect(texts(node, '.jp-Z3Run-filter option')).toEqual([
+      'all verdicts (4)',
+      'sat (2)',
+      'timeout (1)',
+      'runtime_error (1)'
+    ]);
+    filterBy(node, 'sat');
+    expect(shownIndices(node)).toEqual([1, 3]);
+    expect(node.querySelector('.jp-Z3Run-shown')!.textContent).toBe(
+      '2 rows, 2 of 4 candidates'
+    );
+    filterBy(node, '');
+    expect(shownIndices(node)).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('identical models', () => {
+  it('marks a repeated model and folds the group into one row on demand', () => {
+    const node = renderRun(run(FOUR), TIMINGS);
+    expect(
+      node.querySelector('.jp-Z3Run-row[data-index="3"] .jp-Z3Run-group')!
+        .textContent
+    ).toBe(' = #1');
+    const box = node.querySelector<HTMLInputElement>(
+      '.jp-Z3Run-groupToggle input'
+    )!;
+    expect(box.parentElement!.textContent).toContain('(1 shared)');
+    box.checked = true;
+    box.dispatchEvent(new Event('change'));
+    expect(shownIndices(node)).toEqual([0, 1, 2]);
+    expect(
+      node.querySelector('.jp-Z3Run-row[data-index="1"] .jp-Z3Run-group')!
+        .textContent
+    ).toBe(' ×2');
+    expect(node.querySelector('.jp-Z3Run-shown')!.textContent).toBe(
+      '3 rows, 4 of 4 candidates'
+    );
+  });
+
+  it('groups equal payloads, never candidates without a model, and offers nothing to fold alone', () => {
+    const node = renderRun(
+      run([
+        candidate({ index: 0, payload_hex: '4142' }),
+        candidate({ index: 1, payload_hex: '41 42', model: { y: 1 } }),
+        candidate({ index: 2, verdict: 'unsat', model: null }),
+        candidate({ index: 3, verdict: 'unsat', model: null })
+      ])
+    );
+    expect(node.querySelector('.jp-Z3Run-groupToggle')!.textContent).toContain(
+      '(1 shared)'
+    );
+    expect(
+      renderRun(run(FOUR.slice(0, 3))).querySelector('.jp-Z3Run-groupToggle')
+    ).toBeNull();
+  });
+});
+
+describe('labels and source previews', () => {
+  it('shows a candidate column when the document has labels', () => {
+    const node = renderRun(
+      run([
+        candidate({ index: 0, label: 'gpt', source_preview: 's.add(x > 3)' }),
+        candidate({ index: 1, label: null })
+      ])
+    );
+    expect(texts(node, 'thead th')).toContain('candidate');
+    expect(texts(node, '.jp-Z3Run-candidateLabel')).toEqual(['gpt', '#1']);
+    expect(texts(node, '.jp-Z3Run-source')).toEqual(['s.add(x > 3)']);
+    expect(expand(node, 0).textContent).toContain('sources.add(x > 3)');
+  });
+
+  it('leaves the column out for documents without labels', () => {
+    expect(texts(renderRun(run(FOUR)), 'thead th')).not.toContain('candidate');
+  });
+});
+
+describe('a run still going', () => {
+  const live = () =>
+    run(
+      [
+        candidate({ index: 0, verdict: 'sat' }),
+        candidate({ index: 1, verdict: null, state: 'running', model: null }),
+        candidate({ index: 2, verdict: null, state: 'queued', model: null })
+      ],
+      { finished: false }
+    );
+
+  it('shows done/total, the running count, the elapsed time and a bar', () => {
+    const node = renderRun(live(), { elapsed_s: 1.5 });
+    const bar = node.querySelector('[role="progressbar"]')!;
+    expect(bar.getAttribute('aria-valuenow')).toBe('1');
+    expect(bar.getAttribute('aria-valuemax')).toBe('3');
+    expect(node.querySelector('.jp-Z3Run-progressText')!.textContent).toBe(
+      '1/3 done · 1 running · 1.5 s elapsed'
+    );
+    expect(
+      node.querySelector('.jp-Z3Run-summary .jp-Z3Run-verdict')!.textContent
+    ).toBe('pending');
+    expect(texts(node, 'tbody .jp-Z3Run-verdict')).toEqual([
+      'sat',
+      'running',
+      'queued'
+    ]);
+  });
+
+  it('reads an explicit progress field, and shows no bar once finished', () => {
+    const node = renderRun({ ...live(), progress: { done: 2, total: 3 } });
+    expect(
+      node.querySelector('[role="progressbar"]')!.getAttribute('aria-valuenow')
+    ).toBe('2');
+    expect(renderRun(run(FOUR)).querySelector('.jp-Z3Run-progress')).toBeNull();
+    expect(
+      renderRun({ ...run(FOUR), finished: undefined }).querySelector(
+        '.jp-Z3Run-progress'
+      )
+    ).toBeNull();
+  });
+
+  it("keeps the user's filter, sort and open rows across updates of the same output", () => {
+    const state = newViewState();
+    const first = renderRun(live(), {}, state);
+    filterBy(first, 'sat');
+    sortBy(first, 'verdict');
+    expand(first, 0);
+    const second = renderRun(run(FOUR), TIMINGS, state);
+    expect(shownIndices(second)).toEqual([1, 3]);
+    expect(second.querySelector('.jp-Z3Run-filter')!).toHaveProperty(
+      'value',
+      'sat'
+    );
+    expect(second.querySelector('th[aria-sort]')!.textContent).toBe('verdict');
+    filterBy(second, '');
+    expect(
+      (
+        second.querySelector('.jp-Z3Run-row[data-index="0"]')!
+          .nextElementSibling as HTMLElement
+      ).hidden
+    ).toBe(false);
+  });
+});
+
+describe('actions in the detail', () => {
+  it('copies the model as JSON', async () => {
+    const writeText = vi.fn((text: string) => Promise.resolve());
+    vi.stubGlobal('navigator', { clipboard: { writeText } });
+    const node = renderRun(
+      run([candidate({ model: { x: 4, r: { fraction: [1, 2] } } })])
+    );
+    const button = expand(node, 0).querySelector<HTMLButtonElement>(
+      '.jp-Z3Run-copyModel'
+    )!;
+    button.click();
+    await vi.waitFor(() => expect(button.textContent).toBe('Copied'));
+    expect(JSON.parse(writeText.mock.calls[0][0])).toEqual({
+      x: 4,
+      r: { fraction: [1, 2] }
+    });
+  });
+
+  it('downloads the payload as a file named after the candidate', async () => {
+    const blobs: Blob[] = [];
+    const names: string[] = [];
+    vi.stubGlobal('URL', {
+      createObjectURL: (blob: Blob) => {
+        blobs.push(blob);
+        return 'blob:test';
+      },
+      revokeObjectURL: () => undefined
+    });
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+      this: HTMLAnchorElement
+    ) {
+      names.push(this.download);
+    });
+    const node = renderRun(
+      run([candidate({ label: 'answers[2]', payload_hex: '00ff41' })])
+    );
+    const button = expand(node, 0).querySelector<HTMLButtonElement>(
+      '.jp-Z3Run-downloadPayload'
+    )!;
+    button.click();
+    await vi.waitFor(() => expect(button.textContent).toBe('Downloaded'));
+    expect(names).toEqual(['payload-answers_2.bin']);
+    expect(Array.from(new Uint8Array(await blobs[0].arrayBuffer()))).toEqual([
+      0, 255, 65
+    ]);
+  });
+
+  it('folds a long stderr and shows all of it on request', () => {
+    const stderr = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join(
+      '\n'
+    );
+    const node = renderRun(
+      run([candidate({ verdict: 'runtime_error', stderr })])
+    );
+    const detail = expand(node, 0);
+    const pre = detail.querySelector('.jp-Z3Run-stderr')!;
+    expect(pre.textContent).not.toContain('line 30');
+    const button = detail.querySelector<HTMLButtonElement>(
+      '.jp-Z3Run-expandStream'
+    )!;
+    expect(button.textContent).toBe('Show all 30 lines');
+    button.click();
+    expect(pre.textContent).toBe(stderr);
+    expect(button.getAttribute('aria-expanded')).toBe('true');
+  });
+
+  it('puts the payload error in the reason column', () => {
+    const node = renderRun(
+      run([
+        candidate({
+          reason: '',
+          payload_error: 'payload() returned str, not bytes'
+        })
+      ])
+    );
+    expect(node.querySelector('.jp-Z3Run-reason')!.textContent).toBe(
+      '(payload: payload() returned str, not bytes)'
+    );
+  });
+});
