@@ -89,4 +89,5 @@ def test_random_script_prints_the_same_and_its_verdict_is_its_last_check(
     candidate = generated_sandbox.run(text, limits=LIMITS, verify=False)[0]
     problem = disagreement(plain, candidate)
     assert problem is None, f"{problem}\nscript:\n{text}"
+    assert candidate.verdict is not None
     assert plain.stdout.splitlines()[-1] == f"last check: {candidate.verdict.value}", text
