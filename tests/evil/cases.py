@@ -185,7 +185,33 @@ CASES += [
 ]
 
 # The trust boundary: forged frames, reports, cleanup, the zygote's fairness (scripts 80-99).
+# Each forged frame fails its own candidate only: the sibling gets its verdict, the zygote lives.
+
+
+def forged(*words: str, kill: str | None = None) -> dict[str, Expect]:
+    return same(Expect(("internal_error",), ("malformed", *words), (kill,)))
+
+
+def violation(*words: str) -> dict[str, Expect]:
+    return same(Expect(("internal_error",), words, ("report",)))
+
+
 CASES += [
+    Case("80_json_nested_deep.py", forged("nested deeper")),
+    Case("81_lone_surrogate.py", forged("lone surrogate")),
+    Case("82_byte_constants_wrong_type.py", forged("byte_constants is a str")),
+    Case("83_exception_wrong_type.py", forged("exception is a list")),
+    Case("84_report_grows_when_reencoded.py",
+         same(Expect(("sat", "internal_error"), kill=(None,)))),
+    Case("85_fraction_zero_denominator.py", forged("denominator 0")),
+    Case("86_core_line_not_numeric.py", forged("unsat_core[0][0] is a str")),
+    Case("87_report_62mb.py", violation("over the budget")),
+    Case("88_frame_flood.py", violation("protocol violation", "more than 2 frames")),
+    Case("89_frames_after_result.py", violation("protocol violation")),
+    Case("90_length_header_4gb.py", violation("over the budget")),
+    Case("91_truncated_frame.py", forged("ends inside a frame")),
+    Case("92_report_not_an_object.py", forged("not an object")),
+    Case("93_model_value_float.py", forged("not a model value")),
 ]
 
 

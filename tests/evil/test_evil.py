@@ -98,7 +98,7 @@ def _check_extras(case: Case, level: str, evil: CandidateResult,
     max_reason = case.extra.get("max_reason")
     if max_reason is not None:
         assert len(evil.reason) <= int(max_reason), len(evil.reason)  # type: ignore[call-overload]
-        assert len(evil.stderr) <= case.limits.output_kb * 1024
+        assert len(evil.stderr) <= 2 * case.limits.output_kb * 1024 + 200  # head, marker, tail
     return revealed
 
 

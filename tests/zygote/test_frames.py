@@ -15,7 +15,7 @@ from z3sandbox_kernel.protocol import (
     report_budget,
 )
 from z3sandbox_kernel.zygote import frames
-from z3sandbox_kernel.zygote.payload import expand_smt2_pairs
+from z3sandbox_kernel.zygote.payload import expand_model, expand_smt2_pairs
 
 SETUP = {"v": 1, "type": "setup", "layers": [{"name": "rlimits", "active": True}], "error": None}
 
@@ -127,5 +127,10 @@ def test_forged_values_never_raise_on_the_host():
 
 
 def test_hex_only_bytes_are_verified_with_their_values():
-    pairs = expand_smt2_pairs([["x", "1"]], {"x": 1, "byte_0": 65}, [[0, "41c8"]])
+    pairs = expand_smt2_pairs([["x", "1"]], {"x": 1, "byte_0": 65}, [[0, "41c8"]], 16)
     assert pairs == [["x", "1"], ["byte_1", "#xc8"]]
+
+
+def test_hex_only_bytes_past_the_payload_maximum_stay_out_of_the_model():
+    model = expand_model({}, [[0, "00" * 100], [1 << 40, "ff"]], 10)
+    assert model == {f"byte_{i}": 0 for i in range(10)}

@@ -187,7 +187,8 @@ def classify(obs: Observation) -> CandidateDict:
     status = obs.wait_status
     model = None
     if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) and "model" in report:
-        model = expand_model(report["model"], report.get("byte_runs") or [])
+        model = expand_model(report["model"], report.get("byte_runs") or [],
+                             int(obs.limits.payload_max_bytes))
     payload, payload_error = (None, None)
     if verdict is Verdict.SAT:
         payload, payload_error = build_payload(

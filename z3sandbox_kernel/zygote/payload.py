@@ -7,9 +7,6 @@ from typing import Any
 
 from ..protocol import ByteConstant, JsonValue
 
-# byte_N constants put back into a model from hex runs, at most (a payload_max_bytes of 1 MiB is
-# 1 Mi constants).  Past it, the payload still holds every byte; the model lists those it can.
-MAX_EXPANDED_BYTE_CONSTANTS = 1 << 21
 
 
 def _rule_error(constant: ByteConstant, max_bytes: int) -> str | None:
@@ -62,30 +59,32 @@ def build_payload(
     return bytes(payload), None
 
 
-def _hex_only(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]]) -> Iterator[tuple[str, int]]:
+def _hex_only(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
+              max_bytes: int) -> Iterator[tuple[str, int]]:
     """(name, value) of the byte_N in ``runs`` that ``model`` does not list: the 8-bit bit-vectors
-    the harness sent as hex only (protocol.INLINE_BYTE_CONSTANTS), at most MAX_EXPANDED_BYTE_CONSTANTS."""
-    count = 0
+    the harness sent as hex only (protocol.INLINE_BYTE_CONSTANTS).  Only indexes below
+    ``max_bytes``: past it a byte is a payload error, and a model of what a forged run claims
+    could grow past any frame (the payload error names the first such byte)."""
     for start, hex_text in runs:
-        for offset, value in enumerate(bytes.fromhex(hex_text)):
+        if start >= max_bytes:
+            continue
+        for offset, value in enumerate(bytes.fromhex(hex_text[: 2 * (max_bytes - start)])):
             name = f"byte_{start + offset}"
             if name not in model:
-                count += 1
-                if count > MAX_EXPANDED_BYTE_CONSTANTS:
-                    return
                 yield name, value
 
 
-def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]]) -> dict[str, JsonValue]:
+def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
+                 max_bytes: int) -> dict[str, JsonValue]:
     """The model as z3 gave it: with the byte_N that travelled as hex only put back."""
     if not runs:
         return model
     expanded = dict(model)
-    expanded.update(_hex_only(model, runs))
+    expanded.update(_hex_only(model, runs, max_bytes))
     return expanded
 
 
 def expand_smt2_pairs(pairs: list[list[str]], model: dict[str, JsonValue],
-                      runs: Sequence[Sequence[Any]]) -> list[list[str]]:
+                      runs: Sequence[Sequence[Any]], max_bytes: int) -> list[list[str]]:
     """The model's SMT-LIB pairs for verification, with the hex-only byte_N put back (#xHH)."""
-    return pairs + [[name, f"#x{value:02x}"] for name, value in _hex_only(model, runs)]
+    return pairs + [[name, f"#x{value:02x}"] for name, value in _hex_only(model, runs, max_bytes)]
