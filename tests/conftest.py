@@ -32,7 +32,6 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
-IN_CI = in_ci()
 LEVELS = ("kernel", "process")
 
 
@@ -177,7 +176,7 @@ def require_feature(available: bool, why: str) -> None:
     """Outside CI a missing kernel feature makes the test an expected failure; in CI it fails."""
     if available:
         return
-    if IN_CI:
+    if in_ci():
         pytest.fail(f"CI needs this kernel feature: {why}")
     pytest.xfail(f"this machine lacks a kernel feature: {why}")
 

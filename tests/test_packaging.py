@@ -1,4 +1,4 @@
-"""What the package loads, and where its version comes from.
+"""What the package loads, where its version comes from, and how a missing extra is treated.
 
 A candidate is forked from the zygote, so it holds every module the zygote imported: the host side
 (asyncio, ssl, the scheduler, Jupyter) must not be among them.  The install itself (sdist, wheel, no
@@ -61,3 +61,18 @@ def test_one_version_for_the_python_package_and_the_labextension() -> None:
     package_json = json.loads((ROOT / "labextension" / "package.json").read_text())
     assert z3sandbox_kernel.__version__ == package_json["version"]
     assert 'source = "nodejs"' in (ROOT / "pyproject.toml").read_text()
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", "1 error"), ("", "1 skipped")])
+def test_a_missing_extra_fails_in_ci_and_skips_elsewhere(tmp_path: Path, ci: str, outcome: str) -> None:
+    suite = tmp_path / "test_needs_extra.py"
+    suite.write_text("from tests.conftest import require_extra\n"
+                     "require_extra('z3sandbox_no_such_module', 'dask')\n"
+                     "def test_never_runs() -> None:\n    pass\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "CI": ci}
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-c", "/dev/null",
+                          "--rootdir", str(tmp_path), str(suite)],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert outcome in out.stdout, out.stdout + out.stderr
+    if ci:
+        assert "CI installs every extra; z3sandbox_no_such_module is missing" in out.stdout, out.stdout
