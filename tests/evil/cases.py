@@ -181,7 +181,31 @@ CASES += [
 ]
 
 # System calls no solver needs: metadata, memfd, SysV IPC, mount queries (scripts 70-79).
+# Kernel level: seccomp refuses them with EPERM, with or without the namespaces.  Process level has
+# no seccomp (SECURITY.md): the calls go through, except where the kernel itself refuses a normal
+# user (a root-owned file's mode or owner, open_by_handle_at without CAP_DAC_READ_SEARCH).
+MEMORY_64 = LIMITS.replace(memory_mb=64, files=128)  # room for 57 memfds of 16 MB (file_size_mb)
 CASES += [
+    Case("70_chmod_outside_scratch.py", {"kernel": seccomp(), "process": escapes("no_check", "blocked")}),
+    Case("71_chown_utime_outside_scratch.py",
+         {"kernel": seccomp(), "process": escapes("no_check", "blocked")}),
+    Case("72_xattr_outside_scratch.py",
+         {"kernel": seccomp(), "process": escapes("no_check", "runtime_error")}),
+    Case("73_memfd_900mb.py", {"kernel": seccomp(), "process": escapes()}, limits=MEMORY_64),
+    Case("74_sysv_shm_384mb.py", {"kernel": seccomp(), "process": escapes()}, limits=MEMORY_64),
+    Case("75_sysv_msgget.py", {"kernel": seccomp(), "process": escapes()}),
+    Case("76_sysv_semget.py", {"kernel": seccomp(), "process": escapes()}),
+    Case("77_listmount_statmount.py",
+         {"kernel": seccomp(), "process": escapes("no_check", "runtime_error", "blocked")}),
+    Case("78_open_by_handle_at.py", {
+        "kernel": seccomp(),
+        "process:root": escapes(),
+        "process:user": Expect(("blocked",), ("Operation not permitted",), (None,))}),
+    Case("79_normal_script_still_works.py", {
+        "kernel": Expect(("sat",), hole="tempfile's default folder is the zygote's cached /tmp (its "
+                         "own mkdtemp ran before the fork): the environment layer sets TMPDIR but "
+                         "must also reset tempfile.tempdir"),
+        "process": Expect(("sat",))}),
 ]
 
 # The trust boundary: forged frames, reports, cleanup, the zygote's fairness (scripts 80-99).
