@@ -1,6 +1,7 @@
 """Rewrite the generated parts of README.md from their single sources.
 
-The verdict table comes from ``verdicts.VERDICT_DOCS``, the limits table from ``limits.LIMIT_FIELDS``
+The verdict table comes from ``verdicts.VERDICT_DOCS``, the limits table from ``limits.LIMIT_FIELDS``,
+the run options and kill reasons from ``options.RUN_OPTIONS`` and ``options.KILL_REASONS``
 and the benchmark table from ``bench/results/launch.md``: nothing in the README retypes a default.
 ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when the README is stale (a test runs it).
 """
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 from z3sandbox_kernel.limits import LIMIT_FIELDS
+from z3sandbox_kernel.options import kills_table, options_table
 from z3sandbox_kernel.verdicts import VERDICT_DOCS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +41,8 @@ def bench_table() -> str:
     return path.read_text().strip() if path.exists() else "(run `make bench`)"
 
 
-SECTIONS = {"verdicts": verdict_table, "limits": limits_table, "bench": bench_table}
+SECTIONS = {"verdicts": verdict_table, "limits": limits_table, "bench": bench_table,
+            "options": options_table, "kills": kills_table}
 
 
 def render(text: str) -> str:

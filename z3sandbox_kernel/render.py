@@ -310,17 +310,24 @@ def progress_summary(result: RunResult) -> str:
     return f"{step['done']}/{step['total']} done, {result.elapsed_s:.1f} s"
 
 
-def run_text(result: RunResult) -> str:
-    """A fixed-width table with no volatile figures."""
-    done = all(c.verdict is not None for c in result.candidates)
-    vote = result.verdict.value if done else "pending"
+def core_text(candidate: CandidateResult) -> str:
+    """``line 3: s.add(x > 2); line 4: ...``: an unsat core as the script's lines."""
+    return "; ".join(f"line {line}: {printable(text)}" for line, text in candidate.unsat_core or ())
+
+
+def run_text(result: RunResult, cores: bool = False) -> str:
+    """A fixed-width table with no volatile figures; ``cores``: each unsat core under its row."""
+    vote = result.verdict.value if finished(result) else "pending"
     lines = [f"RunResult: {vote} ({counts_summary(result)})"]
     if result.tie is not None:
         lines[0] += f" -- {tie_summary(result)}"
     if result.interrupted:
         lines[0] += " -- interrupted"
     lines += [TEXT_HEADER, "-" * len(TEXT_HEADER)]
-    lines.extend(candidate_text(c) for c in result.candidates)
+    for candidate in result.candidates:
+        lines.append(candidate_text(candidate))
+        if cores and candidate.unsat_core:
+            lines.append(f"{'':5}core: {core_text(candidate)}")
     lines.extend(f"note: {printable(note)}" for note in result.notes)
     return "\n".join(lines)
 
@@ -352,7 +359,7 @@ def candidate_alone_text(candidate: CandidateResult) -> str:
     if candidate.model:
         lines.append(f"  model:   {shorten(', '.join(f'{k}={v}' for k, v in candidate.model.items()), 72)}")
     if candidate.unsat_core:
-        lines.append("  core:    " + "; ".join(f"line {n}: {printable(t)}" for n, t in candidate.unsat_core))
+        lines.append(f"  core:    {core_text(candidate)}")
     reason = reason_text(candidate)
     if reason:
         lines.append(f"  reason:  {printable(' '.join(reason.split()))}")

@@ -68,17 +68,59 @@ def test_seed_file_is_the_payload_base(files):
     assert json.loads(done.stdout)["payload"] == b"aBc".hex()
 
 
+def test_smt2_files_are_smt_lib_without_the_flag(files):
+    done = cli("f.smt2", "--json", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"] == "sat"
+
+
+def test_a_file_that_looks_like_smt_lib_run_as_python_gets_a_note(files):
+    (files / "g.txt").write_text((files / "f.smt2").read_text())
+    done = cli("g.txt", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert "g.txt looks like SMT-LIB but runs as Python (name it *.smt2 or pass --smt2)" in done.stderr
+    assert "syntax_error" in done.stdout
+
+
+def test_smt2_and_python_files_in_one_run_are_a_usage_error(files):
+    done = cli("f.smt2", "sat.py", "--isolation", "process", cwd=files)
+    assert done.returncode == 2
+    assert "*.smt2 files and Python files in one run" in done.stderr
+
+
 def test_smt2_flag(files):
     done = cli("f.smt2", "--smt2", "--json", "--isolation", "process", cwd=files)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verdict"] == "sat"
 
 
-def test_table_output_names_each_candidate_and_verdict(files):
+def test_table_rows_name_each_file_and_its_verdict(files):
     done = cli("sat.py", "unsat.py", "--isolation", "process", cwd=files)
     assert done.returncode == 0, done.stderr
-    assert "sat" in done.stdout and "unsat" in done.stdout
-    assert not done.stdout.lstrip().startswith("{")
+    rows = [line.split() for line in done.stdout.splitlines() if line.lstrip()[:1].isdigit()]
+    assert [row[:3] for row in rows] == [["0", "sat.py", "sat"], ["1", "unsat.py", "unsat"]]
+    assert done.stderr == ""  # no progress line: stderr is not a terminal
+
+
+def test_verbose_cores_and_output_show_everything(files):
+    (files / "talk.py").write_text("print('hello from the script')\n" + "x = Int('x')\n" * 3
+                                   + "s.add(x > 1)\nraise ValueError('" + "long " * 30 + "end')\n")
+    (files / "core.py").write_text("x = Int('x')\ns.add(x > 1)\ns.add(x < 0)\n")
+    done = cli("talk.py", "core.py", "-v", "--cores", "--show-output", "--isolation", "process",
+               cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert "long " * 30 + "end" in done.stdout  # the full reason, with -v
+    assert "--- stdout of 0 (talk.py) ---\nhello from the script" in done.stdout
+    assert "core: line 2: s.add(x > 1); line 3: s.add(x < 0)" in done.stdout
+
+
+def test_limit_errors_name_the_flag_and_typos_get_a_suggestion(files):
+    done = cli("sat.py", "--memory", "1", "--isolation", "process", cwd=files)
+    assert done.returncode == 2
+    assert "error: --memory 1: not allowed: it must be at least 64 MB" in done.stderr
+    typo = cli("sat.py", "--memroy", "100", cwd=files)
+    assert typo.returncode == 2
+    assert "unrecognized arguments: --memroy 100 (did you mean --memory?)" in typo.stderr
 
 
 def test_limits_from_flags_apply(files):

@@ -70,8 +70,8 @@ USAGE_ERRORS = [
     ("--bogus", SAT, "unrecognized arguments: --bogus"),
     ("-k 0", SAT, "argument -k: 0 is less than 1"),
     ("--memory lots", SAT, "argument --memory: invalid int value: 'lots'"),
-    ("--memory 1", SAT, "memory_mb=1 is not allowed: it must be at least 64 MB"),
-    ("--timeout -1", SAT, "timeout_s=-1.0 is not allowed"),
+    ("--memory 1", SAT, "--memory 1: not allowed: it must be at least 64 MB"),
+    ("--timeout -1", SAT, "--timeout -1.0: not allowed"),
     ("--isolation vm", SAT, "argument --isolation: invalid choice: 'vm'"),
     ("", "   \n\n", "the cell is empty"),
     ("--candidates no_such_variable", "\n", "--candidates no_such_variable: no variable"),
@@ -308,3 +308,19 @@ def test_a_candidate_alone_prints_as_the_candidate(shell: InteractiveShell) -> N
     text = repr(shell.user_ns["alone"][0])
     assert text.startswith("candidate 0: sat (model verified)\n")
     assert "model:   x=2" in text and "RunResult" not in text
+
+
+def test_run_options_come_from_one_model(shell: InteractiveShell) -> None:
+    from z3sandbox_kernel.cli import build_parser
+    from z3sandbox_kernel.options import options_for
+
+    doc = " ".join(shell.find_cell_magic("z3sandbox").__doc__.split())
+    traits = magics_of(shell).options.traits(config=True)  # type: ignore[union-attr]
+    cli_flags = {flag for action in build_parser()._subparsers._group_actions[0].choices["run"]._actions
+                 for flag in action.option_strings}
+    for option in options_for("magic"):
+        assert f"{option.flag}" in doc and option.help in doc
+    for option in options_for("config"):
+        assert traits[option.name].default_value == option.default, option.name
+        assert option.help in traits[option.name].help
+    assert {option.flag for option in options_for("cli")} <= cli_flags

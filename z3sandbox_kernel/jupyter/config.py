@@ -2,19 +2,21 @@
 
 Set once per session with ``%config Z3Sandbox.timeout_s = 10``, or in a profile's
 ``ipython_config.py`` / ``ipython_kernel_config.py`` with ``c.Z3Sandbox.timeout_s = 10``.  The limit
-traits are made from ``limits.LIMIT_FIELDS`` (name, default, minimum, unit, help), so there is one
-model of limits; the magic's options override these values for one run.
+traits are made from ``limits.LIMIT_FIELDS`` (name, default, minimum, unit, help) and the run option
+traits from ``options.RUN_OPTIONS``, so there is one model of each; the magic's options override
+these values for one run.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from traitlets import Bool, CaselessStrEnum, Float, Int, List, TraitType, Unicode
 from traitlets.config import Configurable
 
 from ..limits import LIMIT_FIELDS, Limits
+from ..options import RunOption, options_for
 
 
 def _limit_trait(spec: dataclasses.Field[Any]) -> TraitType[Any, Any]:
@@ -25,25 +27,32 @@ def _limit_trait(spec: dataclasses.Field[Any]) -> TraitType[Any, Any]:
     return kind(default, min=spec.metadata["minimum"], help=help_text).tag(config=True)
 
 
-class _Z3SandboxOptions(Configurable):
-    """The defaults that are not limits."""
+def _option_trait(option: RunOption) -> TraitType[Any, Any]:
+    help_text = f"{option.help} (magic option {option.flag}; default {option.default_text()})"
+    trait: TraitType[Any, Any]
+    if option.kind in ("switch", "negated"):
+        trait = Bool(option.default, help=help_text)
+    elif option.kind == "count":
+        trait = Int(option.default, allow_none=True, min=1, help=help_text)
+    else:
+        trait = CaselessStrEnum(list(option.choices), default_value=option.default,
+                                allow_none=True, help=help_text)
+    return trait.tag(config=True)
 
-    isolation = CaselessStrEnum(
-        ["kernel", "process"],
-        default_value=None,
-        allow_none=True,
-        help="isolation level: 'kernel' (namespaces, Landlock, seccomp) or 'process' (rlimits "
-        "only); None picks the best this machine supports",
-    ).tag(config=True)
+
+class _Z3SandboxOptions(Configurable):
+    """The defaults that are neither limits nor run options."""
+
+    if TYPE_CHECKING:  # the run option traits, added below from RUN_OPTIONS
+        jobs: int | None
+        verify: bool
+        cores: bool
+        isolation: str | None
+        quiet: bool
+
     require = List(
         Unicode(), help="isolation layers that must be active, or no candidate runs"
     ).tag(config=True)
-    jobs = Int(
-        None, allow_none=True, min=1, help="candidates run at once; None: one per CPU"
-    ).tag(config=True)
-    verify = Bool(True, help="check every sat model in a fresh process").tag(config=True)
-    cores = Bool(False, help="ask for unsat cores (tracked assertions)").tag(config=True)
-    quiet = Bool(False, help="no live table; show only the final result").tag(config=True)
     updates_per_s = Float(
         10.0, min=0.5, help="most refreshes a second of the live display (updates are batched)"
     ).tag(config=True)
@@ -62,6 +71,7 @@ Z3Sandbox: type[_Z3SandboxOptions] = type(
     {
         "__module__": __name__,
         "__doc__": "Defaults of the %%z3sandbox magic: limits, isolation and run options.",
+        **{option.name: _option_trait(option) for option in options_for("config")},
         **{spec.name: _limit_trait(spec) for spec in LIMIT_FIELDS},
     },
 )

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import difflib
 import keyword
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +31,7 @@ from IPython.core.magic_arguments import argument, argument_group, magic_argumen
 from IPython.display import display
 
 from ..limits import LIMIT_FIELDS, Limits
+from ..options import argparse_specs, did_you_mean, limit_error, resolve
 from ..progress import ProgressLine
 from ..render import number
 from ..results import CandidateResult, RunResult
@@ -42,14 +41,11 @@ from .table import LiveDisplay, LiveView
 
 # ------------------------------------------------------------------------------------------ options
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is less than 1")
-    return value
+def _run_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """One option per run option of the magic, from ``options.RUN_OPTIONS``."""
+    for flags, keywords in reversed(argparse_specs("magic")):
+        func = argument(*flags, **keywords)(func)
+    return argument_group("run options")(func)
 
 
 def _limit_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -73,14 +69,6 @@ def _read_variable(namespace: dict[str, Any], name: str, option: str) -> Any:
     if name not in namespace:
         raise UsageError(f"{option} {name}: no variable of that name in the namespace")
     return namespace[name]
-
-
-def did_you_mean(message: str, flags: list[str]) -> str:
-    """`` (did you mean --memory?)`` for each unknown option in an argparse message, or ''."""
-    unknown = re.findall(r"--?[\w-]+", message.partition("unrecognized arguments:")[2])
-    guesses = [close[0] for word in unknown
-               if (close := difflib.get_close_matches(word, flags, n=1, cutoff=0.6))]
-    return f" (did you mean {', '.join(guesses)}?)" if guesses else ""
 
 
 def _has_widget_frontend(shell: Any) -> bool:
@@ -125,29 +113,16 @@ class Z3SandboxMagics(Magics):
             sandbox.close()
 
     @magic_arguments()
-    @argument("-k", type=_positive_int, default=None, metavar="K",
-              help="run the script K times with different random seeds")
     @argument("--candidates", metavar="VAR",
-              help="run the list of script strings in VAR instead of the cell body")
-    @argument("--race", action="store_true",
-              help="stop the other candidates once one is decisive (sat or unsat)")
-    @argument("--jobs", type=_positive_int, default=None, metavar="N",
-              help="candidates run at once (Z3Sandbox.jobs; default one per CPU)")
-    @argument("--smt2", action="store_true", help="the scripts are SMT-LIB 2, not Z3Py")
-    @argument("--cores", action="store_true", default=None,
-              help="ask for unsat cores (Z3Sandbox.cores)")
-    @argument("--no-verify", dest="verify", action="store_false", default=None,
-              help="do not check sat models in a fresh process (Z3Sandbox.verify)")
-    @argument("--isolation", choices=("process", "kernel"), default=None,
-              help="isolation level (Z3Sandbox.isolation; default the best available)")
-    @argument("--quiet", action="store_true", default=None,
-              help="no live table, only the final result (Z3Sandbox.quiet)")
+              help="run the scripts in VAR (a list of strings, or a dict: its keys name them) "
+              "instead of the cell body")
     @argument("--seed", metavar="VAR",
               help="bytes, bytearray or memoryview in VAR that byte_N models overlay")
     @argument("--dask", metavar="ADDRESS_OR_VAR",
               help="run on a Dask cluster: a distributed.Client in VAR, or a scheduler address")
     @argument("--out", metavar="NAME", default="_z3",
               help="bind the RunResult to NAME in the namespace (default _z3)")
+    @_run_options
     @_limit_options
     @line_cell_magic
     def z3sandbox(self, line: str, cell: str | None = None) -> None:
@@ -179,22 +154,21 @@ class Z3SandboxMagics(Magics):
                     f"candidate {index} is {size / 1024:.1f} KB, over the script size limit of "
                     f"{limits.script_kb} KB (--script-size or Z3Sandbox.script_kb)"
                 )
-        options = self.options
+        chosen = resolve(args, self.options)
         run_kwargs: dict[str, Any] = {
-            "k": args.k,
-            "language": "smt2" if args.smt2 else "python",
+            "k": chosen["k"],
+            "language": "smt2" if chosen["smt2"] else "python",
             "limits": limits,
             "seed": seed,
-            "race": args.race,
-            "jobs": args.jobs or options.jobs,
-            "cores": options.cores if args.cores is None else args.cores,
-            "verify": options.verify if args.verify is None else args.verify,
-            "require": tuple(options.require),
+            "race": chosen["race"],
+            "jobs": chosen["jobs"],
+            "cores": chosen["cores"],
+            "verify": chosen["verify"],
+            "require": tuple(self.options.require),
         }
         if client is not None:
             run_kwargs["client"] = client
-        quiet = options.quiet if args.quiet is None else args.quiet
-        result, shown = self.run(scripts, args.isolation or options.isolation, quiet, run_kwargs)
+        result, shown = self.run(scripts, chosen["isolation"], chosen["quiet"], run_kwargs)
         namespace[args.out] = result
         if not shown:
             display(result)
@@ -272,7 +246,7 @@ class Z3SandboxMagics(Magics):
             return self.options.limits(**{spec.name: getattr(args, spec.name)
                                           for spec in LIMIT_FIELDS})
         except ValueError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(limit_error(str(exc))) from None
 
     def _view(
         self, quiet: bool, annotate: Callable[[CandidateResult], CandidateResult]
