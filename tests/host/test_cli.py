@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +153,16 @@ def test_usage_errors_exit_2_with_a_message(files, args):
 def test_a_failing_candidate_still_exits_0(files):
     done = cli("crash.py", "--isolation", "process", cwd=files)
     assert done.returncode == 0
+
+
+def test_the_demo_candidates_run_with_their_file_names():
+    """The command `make demo` runs (examples/), as a user would type it."""
+    root = Path(__file__).resolve().parents[2]
+    names = sorted(path.name for path in (root / "examples" / "candidates").glob("*.py"))
+    done = cli("--wall", "2", *(f"examples/candidates/{name}" for name in names), cwd=root)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.lstrip()[:1].isdigit()]
+    assert [row[1] for row in rows] == names
+    verdicts = dict((row[1], row[2]) for row in rows)
+    assert verdicts["03_syntax_error.py"] == "syntax_error"
+    assert verdicts["04_loops.py"] in ("timeout", "cpu_limit")
