@@ -4,9 +4,13 @@
  */
 
 import { el, formatNumber, keyValueTable } from './dom';
+import { candidateDetail } from './candidate';
 import {
   IIsolation,
   IRun,
+  ITie,
+  candidateLabel,
+  stateLabel,
   IRunMetadata,
   parseMetadata,
   parseRun
@@ -71,11 +75,44 @@ function summary(run: IRun, metadata: IRunMetadata): HTMLElement {
   node.appendChild(
     el('span', 'jp-Z3Run-counts', parts.filter(Boolean).join(' · '))
   );
+  if (run.tie) {
+    node.appendChild(tieNote(run.tie));
+  }
   if (run.interrupted) {
     const badge = verdictBadge('interrupted');
     badge.classList.add('jp-Z3Run-interrupted');
     node.appendChild(badge);
   }
+  return node;
+}
+
+/** "tie: 1 sat / 1 unsat → sat (rule)": a tie is shown as one, with the rule that broke it. */
+function tieNote(tie: ITie): HTMLElement {
+  const node = el('span', 'jp-Z3Run-tie');
+  node.appendChild(verdictBadge('tie'));
+  const text = `${tie.sat} sat / ${tie.unsat} unsat → ${tie.winner}`;
+  node.append(` ${text}${tie.rule ? `: ${tie.rule}` : ''}`);
+  return node;
+}
+
+/** One candidate displayed alone (`_z3[1]`): the candidate and its detail, no vote. */
+function candidateAlone(
+  run: IRun,
+  metadata: IRunMetadata,
+  state: IViewState
+): HTMLElement {
+  const candidate = run.candidates[0];
+  const node = el('div', 'jp-Z3Run jp-Z3Run-alone');
+  const head = el('div', 'jp-Z3Run-summary');
+  head.appendChild(el('span', 'jp-Z3Run-label', 'candidate'));
+  head.appendChild(
+    el('span', 'jp-Z3Run-candidateLabel', candidateLabel(candidate))
+  );
+  head.appendChild(verdictBadge(stateLabel(candidate)));
+  node.appendChild(head);
+  const timing = metadata.timings?.find(t => t.index === candidate.index);
+  node.appendChild(candidateDetail(candidate, state, timing));
+  node.appendChild(settings(run));
   return node;
 }
 
@@ -153,13 +190,16 @@ export function renderRun(
   }
   try {
     const meta = parseMetadata(metadata);
+    if (parsed.run.view === 'candidate' && parsed.run.candidates.length === 1) {
+      return candidateAlone(parsed.run, meta, state);
+    }
     const node = el('div', 'jp-Z3Run');
     node.appendChild(summary(parsed.run, meta));
     if (!parsed.run.finished) {
       node.classList.add('jp-Z3Run-live');
       node.appendChild(progressBar(parsed.run, meta));
     }
-    node.appendChild(verdictTable(parsed.run.candidates, meta, state));
+    node.appendChild(verdictTable(parsed.run, meta, state));
     node.appendChild(settings(parsed.run));
     const notesNode = notes(parsed.run);
     if (notesNode) {

@@ -65,6 +65,24 @@ export interface IRun {
   /** false only while the run is still going: the view then shows its progress. */
   finished: boolean;
   progress?: IProgress;
+  /** As many sat as unsat: how the vote was decided. */
+  tie?: ITie | null;
+  /** "candidate": one candidate displayed alone (`_z3[1]`), not a run. */
+  view?: string;
+  /** The table's columns, in order (render.TABLE_COLUMNS). */
+  columns?: IColumnSpec[];
+}
+
+export interface ITie {
+  sat: number;
+  unsat: number;
+  winner: string;
+  rule: string;
+}
+
+export interface IColumnSpec {
+  key: string;
+  title: string;
 }
 
 export interface IProgress {
@@ -137,6 +155,13 @@ export function parseRun(data: unknown): ParseResult {
     interrupted: data.interrupted === true,
     finished: data.finished !== false,
     progress: parseProgress(data.progress),
+    tie: isObject(data.tie) ? data.tie : null,
+    view: typeof data.view === 'string' ? data.view : 'run',
+    columns: Array.isArray(data.columns)
+      ? data.columns.filter(
+          (c): c is JSONish => isObject(c) && typeof c.key === 'string'
+        )
+      : undefined,
     candidates
   } as unknown as IRun;
   return { ok: true, run };

@@ -4,31 +4,19 @@
  * Rows are built once per rendering and only re-ordered, so open details stay open.
  */
 
-import { candidateDetail, modelPreview, shorten } from './candidate';
-import { el, formatNumber } from './dom';
+import { candidateDetail } from './candidate';
+import { IColumn, columnsFor } from './columns';
+import { el } from './dom';
 import {
   ICandidate,
+  IRun,
   IRunMetadata,
   ITiming,
   candidateLabel,
-  sourcePreview,
   stateLabel
 } from './schema';
-import { verdictBadge, verdictRank } from './verdicts';
-import {
-  IShownRow,
-  IViewState,
-  SortKey,
-  sharedModels,
-  shownRows
-} from './view';
-
-interface IColumn {
-  name: string;
-  sort?: SortKey;
-  /** Sorting by it starts with the largest first (times, memory). */
-  largestFirst?: boolean;
-}
+import { verdictRank } from './verdicts';
+import { IShownRow, IViewState, sharedModels, shownRows } from './view';
 
 interface IRowPair {
   row: HTMLTableRowElement;
@@ -36,46 +24,19 @@ interface IRowPair {
   group: HTMLElement;
 }
 
-function timingsByIndex(metadata: IRunMetadata): Map<number, ITiming> {
-  return new Map((metadata.timings ?? []).map(t => [t.index, t]));
-}
-
-function columnsFor(withLabels: boolean, withTimings: boolean): IColumn[] {
-  const columns: IColumn[] = [{ name: '#', sort: 'index' }];
-  if (withLabels) {
-    columns.push({ name: 'candidate', sort: 'candidate' });
-  }
-  columns.push({ name: 'verdict', sort: 'verdict' }, { name: 'kill' });
-  columns.push({ name: 'model / payload' }, { name: 'reason' });
-  if (withTimings) {
-    columns.push(
-      { name: 'wall', sort: 'wall', largestFirst: true },
-      { name: 'cpu', sort: 'cpu', largestFirst: true },
-      { name: 'peak RSS', sort: 'memory', largestFirst: true }
-    );
-  }
-  return columns;
-}
-
-function reasonText(candidate: ICandidate): string {
-  const reason = String(candidate.reason ?? '');
-  return candidate.payload_error
-    ? `${reason} (payload: ${candidate.payload_error})`.trim()
-    : reason;
-}
-
-function labelCell(candidate: ICandidate): HTMLTableCellElement {
-  const cell = el('td', 'jp-Z3Run-candidate');
-  cell.appendChild(
-    el('span', 'jp-Z3Run-candidateLabel', candidateLabel(candidate))
+/** The volatile figures, only for a candidate that is done (a queued one has none yet). */
+function timingsByIndex(
+  candidates: ICandidate[],
+  metadata: IRunMetadata
+): Map<number, ITiming> {
+  const done = new Set(
+    candidates.filter(c => typeof c.verdict === 'string').map(c => c.index)
   );
-  const preview = sourcePreview(candidate);
-  if (preview) {
-    const code = el('code', 'jp-Z3Run-source', shorten(preview, 60));
-    code.title = preview;
-    cell.appendChild(code);
-  }
-  return cell;
+  return new Map(
+    (metadata.timings ?? [])
+      .filter(t => done.has(t.index))
+      .map(t => [t.index, t])
+  );
 }
 
 function toggleButton(
@@ -122,37 +83,16 @@ function rowPair(
   detailCell.colSpan = columns.length;
   detail.appendChild(detailCell);
   const group = el('span', 'jp-Z3Run-group');
-
-  const first = el('td', 'jp-Z3Run-index');
-  first.appendChild(toggleButton(candidate, detail, state, timing));
-  row.appendChild(first);
-  if (columns.some(c => c.sort === 'candidate')) {
-    row.appendChild(labelCell(candidate));
+  const toggle = toggleButton(candidate, detail, state, timing);
+  for (const column of columns) {
+    const cell = column.cell(candidate, timing, group);
+    if (column.key === 'index') {
+      cell.appendChild(toggle);
+    }
+    row.appendChild(cell);
   }
-  const verdictCell = el('td', 'jp-Z3Run-verdictCell');
-  verdictCell.appendChild(verdictBadge(stateLabel(candidate)));
-  row.appendChild(verdictCell);
-  row.appendChild(el('td', 'jp-Z3Run-kill', candidate.kill ?? ''));
-  const preview = el('td', 'jp-Z3Run-preview', modelPreview(candidate));
-  preview.appendChild(group);
-  row.appendChild(preview);
-  const reason = el('td', 'jp-Z3Run-reason', shorten(reasonText(candidate)));
-  reason.title = reasonText(candidate);
-  row.appendChild(reason);
-  if (columns.some(c => c.sort === 'wall')) {
-    row.appendChild(
-      el('td', 'jp-Z3Run-num jp-Z3Run-wall', formatNumber(timing?.wall_s, 's'))
-    );
-    row.appendChild(
-      el('td', 'jp-Z3Run-num jp-Z3Run-cpu', formatNumber(timing?.cpu_s, 's'))
-    );
-    row.appendChild(
-      el(
-        'td',
-        'jp-Z3Run-num jp-Z3Run-memory',
-        formatNumber(timing?.peak_rss_mb, 'MB')
-      )
-    );
+  if (!columns.some(c => c.key === 'index')) {
+    row.firstElementChild?.prepend(toggle);
   }
   return { row, detail, group };
 }
@@ -164,14 +104,14 @@ function sortHeader(
 ): HTMLElement {
   const th = el('th');
   if (!column.sort) {
-    th.textContent = column.name;
+    th.textContent = column.title;
     return th;
   }
   const key = column.sort;
-  const button = el('button', 'jp-Z3Run-sort', column.name);
+  const button = el('button', 'jp-Z3Run-sort', column.title);
   button.type = 'button';
   button.dataset.sort = key;
-  button.title = `Sort by ${column.name}`;
+  button.title = `Sort by ${column.title}`;
   button.addEventListener('click', () => {
     if (state.sort === key) {
       state.descending = !state.descending;
@@ -254,18 +194,16 @@ function markGroup(
 
 /** The table and its controls; `state` carries the user's choices across renderings. */
 export function verdictTable(
-  candidates: ICandidate[],
+  run: IRun,
   metadata: IRunMetadata,
   state: IViewState
 ): HTMLElement {
+  const candidates = run.candidates;
   if (candidates.length === 0) {
     return el('p', 'jp-Z3Run-empty', 'No candidates were run.');
   }
-  const timings = timingsByIndex(metadata);
-  const withLabels = candidates.some(
-    c => Boolean(c.label) || Boolean(sourcePreview(c))
-  );
-  const columns = columnsFor(withLabels, timings.size > 0);
+  const timings = timingsByIndex(candidates, metadata);
+  const columns = columnsFor(run, timings.size > 0);
   const pairs = new Map(
     candidates.map(c => [
       c.index,

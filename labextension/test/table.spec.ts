@@ -320,3 +320,61 @@ describe('actions in the detail', () => {
     );
   });
 });
+
+describe('what the document says about itself', () => {
+  it("follows the document's columns, order and titles", () => {
+    const columns = [
+      { key: 'index', title: '#' },
+      { key: 'verdict', title: 'verdict' },
+      { key: 'peak_rss_mb', title: 'memory' },
+      { key: 'reason', title: 'why' },
+      { key: 'something_new', title: 'later' }
+    ];
+    const node = renderRun(run(FOUR, { columns }), TIMINGS);
+    expect(texts(node, 'thead th')).toEqual(['#', 'verdict', 'memory', 'why']);
+    expect(
+      node.querySelectorAll('.jp-Z3Run-row[data-index="0"] td')
+    ).toHaveLength(4);
+  });
+
+  it('shows no figures for a candidate not done yet', () => {
+    const doc = run(
+      [
+        candidate({ index: 0, verdict: 'sat' }),
+        candidate({ index: 1, verdict: null, state: 'queued', model: null })
+      ],
+      { finished: false }
+    );
+    const timings = [
+      { index: 0, wall_s: 0.5, cpu_s: 0.25, peak_rss_mb: 61 },
+      { index: 1, wall_s: 0, cpu_s: 0, peak_rss_mb: 0 }
+    ];
+    const node = renderRun(doc, { timings });
+    expect(texts(node, '.jp-Z3Run-wall')).toEqual(['0.5 s', '']);
+  });
+
+  it('shows a tie as a tie, with its rule', () => {
+    const tie = {
+      sat: 1,
+      unsat: 1,
+      winner: 'sat',
+      rule: 'the first decisive answer wins'
+    };
+    const node = renderRun(run(FOUR.slice(0, 2), { tie }));
+    expect(node.querySelector('.jp-Z3Run-tie')!.textContent).toBe(
+      'tie 1 sat / 1 unsat → sat: the first decisive answer wins'
+    );
+  });
+
+  it('shows a candidate displayed alone as that candidate, not as a vote', () => {
+    const alone = run([candidate({ index: 1, label: 'b', stderr: 'oops' })], {
+      view: 'candidate'
+    });
+    const node = renderRun(alone);
+    expect(node.querySelector('.jp-Z3Run-summary')!.textContent).toBe(
+      'candidatebsat'
+    );
+    expect(node.querySelector('.jp-Z3Run-table')).toBeNull();
+    expect(node.querySelector('.jp-Z3Run-stderr')!.textContent).toBe('oops');
+  });
+});

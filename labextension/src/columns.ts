@@ -1,0 +1,153 @@
+/**
+ * The table's columns: every column this view can draw, keyed as the run document's `columns`
+ * (render.TABLE_COLUMNS) key them, and the choice of those to show for one run.
+ */
+
+import { modelPreview, shorten } from './candidate';
+import { el, formatNumber } from './dom';
+import {
+  ICandidate,
+  IRun,
+  ITiming,
+  candidateLabel,
+  sourcePreview,
+  stateLabel
+} from './schema';
+import { verdictBadge } from './verdicts';
+import { SortKey } from './view';
+
+export interface IColumn {
+  key: string;
+  title: string;
+  sort?: SortKey;
+  /** Sorting by it starts with the largest first (times, memory). */
+  largestFirst?: boolean;
+  cell: (
+    candidate: ICandidate,
+    timing: ITiming | undefined,
+    group: HTMLElement
+  ) => HTMLElement;
+}
+
+function reasonText(candidate: ICandidate): string {
+  const reason = String(candidate.reason ?? '');
+  return candidate.payload_error
+    ? `${reason} (payload: ${candidate.payload_error})`.trim()
+    : reason;
+}
+
+function labelCell(candidate: ICandidate): HTMLTableCellElement {
+  const cell = el('td', 'jp-Z3Run-candidate');
+  cell.appendChild(
+    el('span', 'jp-Z3Run-candidateLabel', candidateLabel(candidate))
+  );
+  const preview = sourcePreview(candidate);
+  if (preview) {
+    const code = el('code', 'jp-Z3Run-source', shorten(preview, 60));
+    code.title = preview;
+    cell.appendChild(code);
+  }
+  return cell;
+}
+
+function figureColumn(
+  key: string,
+  title: string,
+  sort: SortKey,
+  pick: (t: ITiming) => number,
+  unit: string
+): IColumn {
+  return {
+    key,
+    title,
+    sort,
+    largestFirst: true,
+    cell: (_c, timing) =>
+      el(
+        'td',
+        `jp-Z3Run-num jp-Z3Run-${sort}`,
+        timing ? formatNumber(pick(timing), unit) : ''
+      )
+  };
+}
+
+/** Every column this view can draw, by the key the run document's `columns` use. */
+const COLUMNS: Record<string, IColumn> = {
+  index: {
+    key: 'index',
+    title: '#',
+    sort: 'index',
+    cell: () => el('td', 'jp-Z3Run-index')
+  },
+  label: {
+    key: 'label',
+    title: 'candidate',
+    sort: 'candidate',
+    cell: labelCell
+  },
+  verdict: {
+    key: 'verdict',
+    title: 'verdict',
+    sort: 'verdict',
+    cell: candidate => {
+      const cell = el('td', 'jp-Z3Run-verdictCell');
+      cell.appendChild(verdictBadge(stateLabel(candidate)));
+      return cell;
+    }
+  },
+  kill: {
+    key: 'kill',
+    title: 'kill',
+    cell: c => el('td', 'jp-Z3Run-kill', c.kill ?? '')
+  },
+  model: {
+    key: 'model',
+    title: 'model / payload',
+    cell: (candidate, _t, group) => {
+      const cell = el('td', 'jp-Z3Run-preview', modelPreview(candidate));
+      cell.appendChild(group);
+      return cell;
+    }
+  },
+  wall_s: figureColumn('wall_s', 'wall', 'wall', t => t.wall_s, 's'),
+  cpu_s: figureColumn('cpu_s', 'cpu', 'cpu', t => t.cpu_s, 's'),
+  peak_rss_mb: figureColumn(
+    'peak_rss_mb',
+    'memory',
+    'memory',
+    t => t.peak_rss_mb,
+    'MB'
+  ),
+  reason: {
+    key: 'reason',
+    title: 'reason',
+    cell: candidate => {
+      const cell = el('td', 'jp-Z3Run-reason', shorten(reasonText(candidate)));
+      cell.title = reasonText(candidate);
+      return cell;
+    }
+  }
+};
+const DEFAULT_ORDER = Object.keys(COLUMNS);
+const FIGURES = new Set(['wall_s', 'cpu_s', 'peak_rss_mb']);
+
+/**
+ * The document's columns in its order (titles too), less those with nothing to show: no
+ * labels or previews at all, no timings yet.  Keys this version does not know are left out.
+ */
+export function columnsFor(run: IRun, withTimings: boolean): IColumn[] {
+  const specs = run.columns?.length
+    ? run.columns
+    : DEFAULT_ORDER.map(key => ({ key, title: COLUMNS[key].title }));
+  const withLabels = run.candidates.some(
+    c => Boolean(c.label) || Boolean(sourcePreview(c))
+  );
+  return specs
+    .filter(spec => spec.key in COLUMNS)
+    .filter(spec => spec.key !== 'label' || withLabels)
+    .filter(spec => !FIGURES.has(spec.key) || withTimings)
+    .map(spec => ({
+      ...COLUMNS[spec.key],
+      title: String(spec.title || COLUMNS[spec.key].title)
+    }));
+}
