@@ -37,6 +37,8 @@ EVENTS = (
     "candidate: setup frame written",
     "candidate: user code + harness done",
     "candidate: report frame written",
+    "zygote: run result EOF",
+    "zygote: run status read (init reaped the child)",
     "zygote: run tree reaped",
     "zygote: verify tree forked",
     "verify: forked",
@@ -112,6 +114,19 @@ def _job_ended(original: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+def _on_stream(original: Callable[..., Any]) -> Callable[..., Any]:
+    """Stamps when the zygote first sees a candidate's status (init reaped the child) and the EOF
+    of its result pipe: the two things a finish from the status pipe would wait for."""
+    def wrapped(self: Any, job: Any, stream: Any, *args: Any, **kwargs: Any) -> Any:
+        result = original(self, job, stream, *args, **kwargs)
+        if job.phase == "run" and stream.name == "status" and stream.data:
+            put("zygote: run status read (init reaped the child)")
+        elif job.phase == "run" and stream.name == "result" and stream.fd is None:
+            put("zygote: run result EOF")
+        return result
+    return wrapped
+
+
 def _serve(original: Callable[..., Any]) -> Callable[..., Any]:
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
         samples = []
@@ -154,6 +169,7 @@ def instrument() -> None:
     zygote._spawn = _after(zygote._spawn, lambda self, cid, phase, *a, spare=False, **k:
                            f"zygote: {phase}{' spare' if spare else ''} tree forked")
     zygote._job_ended = _job_ended(zygote._job_ended)
+    zygote._on_stream = _on_stream(zygote._on_stream)
     # Before, not after: once the frame is out, the host may clear the clock for its next request.
     zygote._finish = _before(zygote._finish, lambda *_: "zygote: finishing (classify, done frame)")
     zygote.serve = _serve(zygote.serve)

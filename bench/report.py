@@ -50,6 +50,10 @@ def summarize(latency_s: list[float], cpu_s: list[float],
 
 
 def _git_revision() -> str:
+    """HEAD's short hash (+ a note when tracked files differ), or $Z3BENCH_REVISION for a copy of
+    the tree outside git (a snapshot measured while the checkout is being edited)."""
+    if os.environ.get("Z3BENCH_REVISION"):
+        return os.environ["Z3BENCH_REVISION"]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
