@@ -121,14 +121,18 @@ def test_live_display_updates_arrive_before_the_cell_ends(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:
     _, kc = z3kernel
-    reply, messages = execute(kc, f"%%z3sandbox -k 3 {FAST}\n{SAT}")
+    # The second candidate spins until its 1.5 s wall limit: the first one's verdict must be on
+    # screen long before the run ends.
+    execute(kc, f"quick_and_slow = [{SAT!r}, 'while True:\\n    pass\\n']")
+    reply, messages = execute(kc, "%z3sandbox --candidates quick_and_slow --jobs 2 --wall 1.5")
     assert reply["content"]["status"] == "ok"
     shown = [m for m in messages if document(m)]
     assert shown[0]["msg_type"] == "display_data" and document(shown[0])["finished"] is False
-    live = [m for m in shown[1:-1] if "sat" in states(m) and not document(m)["finished"]]
+    live = [m for m in shown[1:-1] if states(m) == ["sat", "running"]]
     assert live, "no live update showed a verdict before the final result"
+    assert document(live[0])["progress"] == {"done": 1, "total": 2}
     assert document(shown[-1])["finished"] is True
-    assert document(shown[-1])["progress"] == {"done": 3, "total": 3}
+    assert states(shown[-1]) == ["sat", "timeout"]
     assert not of_type(messages, "comm_open")  # no widget: nothing dead in a saved notebook
 
 

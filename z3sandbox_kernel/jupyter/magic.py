@@ -71,8 +71,9 @@ def _read_variable(namespace: dict[str, Any], name: str, option: str) -> Any:
     return namespace[name]
 
 
-def _has_widget_frontend(shell: Any) -> bool:
-    """Widgets need a kernel with comms: ipykernel's shell.  Terminal IPython gets printed rows."""
+def _has_display_frontend(shell: Any) -> bool:
+    """A frontend that renders rich displays and their updates: ipykernel's shell.  Terminal
+    IPython gets a progress line on stderr."""
     try:
         from ipykernel.zmqshell import ZMQInteractiveShell
     except ImportError:  # pragma: no cover - ipykernel is a dependency
@@ -253,7 +254,7 @@ class Z3SandboxMagics(Magics):
     ) -> LiveView | None:
         if quiet:
             return None
-        if _has_widget_frontend(self.shell):
+        if _has_display_frontend(self.shell):
             return LiveDisplay(updates_per_s=self.options.updates_per_s, annotate=annotate)
         return ProgressLine()
 
