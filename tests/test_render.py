@@ -258,3 +258,15 @@ def test_every_badge_colour_has_at_least_4_5_to_1_contrast() -> None:
             pair = entry[theme]
             assert _contrast(pair["text"], pair["background"]) >= 4.5, (name, theme)
             assert _contrast(pair["background"], table["themes"][theme]["page"]) >= 4.5, (name, theme)
+
+
+def test_identical_models_are_grouped_in_the_summary() -> None:
+    def sat(index: int, x: int) -> CandidateResult:
+        return CandidateResult(index=index, verdict=Verdict.SAT, model={"x": x}, verified=True)
+
+    result = RunResult(candidates=[sat(0, 2), sat(1, 3), sat(2, 2), CandidateResult(
+        index=3, verdict=Verdict.UNSAT), sat(4, 2), sat(5, 3)])
+    assert [[c.index for c in group] for group in result.model_groups()] == [[0, 2, 4], [1, 5]]
+    assert run_text(result).splitlines()[1] == "identical models: x=2 (#0 #2 #4); x=3 (#1 #5)"
+    assert "identical models: x=2 (#0 #2 #4); x=3 (#1 #5)" in run_html(result)
+    assert "identical models" not in run_text(make_result())  # one sat: nothing to group

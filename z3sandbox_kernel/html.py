@@ -19,6 +19,7 @@ from .render import (
     Column,
     counts_summary,
     finished,
+    groups_summary,
     isolation_summary,
     limits_summary,
     printable,
@@ -140,6 +141,8 @@ def caption(result: RunResult) -> str:
         parts.append(progress_bar(result))
     if result.tie is not None:
         parts.append(f'{badge("tie")} {html.escape(tie_summary(result))}')
+    if groups_summary(result):
+        parts.append(html.escape(groups_summary(result)))
     parts.append(f"limits: {html.escape(limits_summary(result.limits))}")
     if result.isolation is not None:
         parts.append(f"isolation {html.escape(isolation_summary(result.isolation))}")

@@ -260,6 +260,18 @@ def isolation_summary(report: IsolationReport | None) -> str:
     return printable(text + (f"; missing: {' '.join(missing)}" if missing else ""))
 
 
+def groups_summary(result: RunResult, most: int = 4) -> str:
+    """``identical models: x=2 (#0 #2 #5); x=3 (#1 #4)`` when some SAT candidates agree, else ''."""
+    groups = result.model_groups()
+    if not groups or len(groups[0]) < 2:
+        return ""
+    parts = [f"{model_preview(group[0], 30) or 'empty model'} "
+             f"({' '.join(f'#{c.index}' for c in group[:8])}{' …' if len(group) > 8 else ''})"
+             for group in groups[:most]]
+    more = f"; {len(groups) - most} more" if len(groups) > most else ""
+    return f"identical models: {'; '.join(parts)}{more}"
+
+
 def run_summary(result: RunResult) -> str:
     """The one-line header: vote, counts, limits, isolation."""
     done = all(c.verdict is not None for c in result.candidates)
@@ -323,6 +335,8 @@ def run_text(result: RunResult, cores: bool = False) -> str:
         lines[0] += f" -- {tie_summary(result)}"
     if result.interrupted:
         lines[0] += " -- interrupted"
+    if groups_summary(result):
+        lines.append(groups_summary(result))
     lines += [TEXT_HEADER, "-" * len(TEXT_HEADER)]
     for candidate in result.candidates:
         lines.append(candidate_text(candidate))

@@ -166,6 +166,17 @@ class RunResult:
     def models(self) -> list[dict[str, Any]]:
         return [c.model for c in self.candidates if c.verdict is Verdict.SAT and c.model is not None]
 
+    def model_groups(self) -> list[list[CandidateResult]]:
+        """SAT candidates grouped by identical model and payload, the biggest group first (LLM
+        candidates often agree: five answers may be one model)."""
+        groups: dict[str, list[CandidateResult]] = {}
+        for candidate in self.candidates:
+            if candidate.verdict is Verdict.SAT:
+                data = candidate.to_dict()
+                key = json.dumps([data["model"], data["payload_hex"]], sort_keys=True)
+                groups.setdefault(key, []).append(candidate)
+        return sorted(groups.values(), key=len, reverse=True)
+
     @property
     def payloads(self) -> list[bytes]:
         return [
