@@ -12,11 +12,13 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import LEVELS, all_processes, process_tree_of
 from z3sandbox_kernel import Limits, Sandbox, Verdict
+from z3sandbox_kernel.host.scheduler import CANCEL_GRACE_S, WATCHDOG_GRACE_S
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("zygote_is_clean")]
@@ -86,8 +88,9 @@ def test_zygote_killed_mid_run_ends_the_run_and_the_next_run_works(own_sandbox):
     assert trigger.fired.is_set()
     lost = [c for c in result if c.verdict is Verdict.INTERNAL_ERROR]
     assert lost, [c.verdict for c in result]
+    assert not [c for c in result if c.verdict is Verdict.CANCELLED]  # nobody cancelled them
     for candidate in lost:
-        assert "zygote" in candidate.reason and "restarted" in candidate.reason
+        assert "the sandbox process died" in candidate.reason and "restarted" in candidate.reason
     assert any("restarted" in note for note in result.notes)
     assert own_sandbox.restarts == 1
     assert result[2].verdict is Verdict.SAT  # queued behind the lost ones: ran on the new zygote
@@ -240,3 +243,116 @@ def test_a_host_killed_with_sigkill_takes_its_zygote_and_scratch_folders_with_it
         assert not os.path.exists(base)  # removed before the zygote exited
     finally:
         host.kill()
+
+
+# ------------------------------------------------------------------- a host that never hangs
+
+EVIL = Path(__file__).resolve().parents[1] / "evil" / "scripts"
+
+
+def zygote_peak_rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+def wedge(zygote: int) -> None:
+    """Stop the zygote and everything under it (at kernel level the loop runs in a child of the
+    process the host started, PID 1 of its namespace): nothing of the sandbox answers any more."""
+    for pid in [zygote, *(p.pid for p in process_tree_of(zygote))]:
+        os.kill(pid, signal.SIGSTOP)
+
+
+def test_a_wedged_zygote_ends_the_run_within_wall_plus_grace_and_the_next_run_works(own_sandbox):
+    """SIGSTOP the zygote mid-run: nothing answers, yet each candidate's watchdog (wall limit and
+    grace) ends the run, kills the wedged zygote, and the next run starts a new one."""
+    own_sandbox.run(SAT)
+    wedged = own_sandbox.zygote_pid
+    trigger = Trigger(lambda t: "running" in t.states.values(), lambda: wedge(wedged))
+    limits = Limits(wall_s=1, cpu_s=1)
+    result = own_sandbox.run([LOOP, LOOP], jobs=2, limits=limits, verify=False, on_update=trigger)
+    assert trigger.fired.is_set()
+    assert [c.verdict for c in result] == [Verdict.INTERNAL_ERROR] * 2
+    reasons = sorted(c.reason for c in result)  # the first watchdog to fire, then the zygote's end
+    assert "no result within 6 s" in reasons[0] and "the sandbox process died" in reasons[1], reasons
+    assert any("unresponsive" in note for note in result.notes)
+    assert result.elapsed_s < limits.wall_s + WATCHDOG_GRACE_S + 5
+    assert ended_within([wedged], 5) == []
+    after = own_sandbox.run(SAT)
+    assert after[0].verdict is Verdict.SAT
+    assert own_sandbox.zygote_pid not in (None, wedged)
+
+
+def test_cancel_frees_the_kernel_even_if_the_zygote_is_wedged(own_sandbox):
+    own_sandbox.run(SAT)
+    wedged = own_sandbox.zygote_pid
+
+    def wedge_then_cancel() -> None:
+        wedge(wedged)
+        own_sandbox.cancel()
+
+    trigger = Trigger(lambda t: "running" in t.states.values(), wedge_then_cancel)
+    result = own_sandbox.run([LOOP, LOOP], jobs=2, limits=SLOW, on_update=trigger)
+    assert trigger.fired.is_set()
+    assert [c.verdict for c in result] == [Verdict.CANCELLED] * 2
+    assert all("did not confirm" in c.reason for c in result)
+    assert result.elapsed_s < CANCEL_GRACE_S + 5
+    assert ended_within([wedged], 5) == []
+    assert own_sandbox.run(SAT)[0].verdict is Verdict.SAT
+
+
+def test_a_result_the_host_cannot_read_fails_its_candidate_only(sandbox):
+    """A Done message that breaks CandidateResult (a core line that is not a number) is logged and
+    that candidate is internal_error; the reader, the sibling and the next run carry on."""
+    forged: list[int] = []
+
+    def forge() -> None:
+        run = next(iter(sandbox._runs))
+        forged.append(next(r for r, index in run.in_flight.items() if index == 0))
+        sandbox._loop.call(sandbox._on_message, {"v": 1, "type": "done", "id": forged[0], "result": {
+            "index": 0, "verdict": "unsat", "unsat_core": [["one", "x"]],
+            "model": {"x": {"fraction": [1, 0]}}}})
+
+    trigger = Trigger(lambda t: t.states.get(0) == "running", forge)
+    result = sandbox.run([LOOP, SAT], jobs=2, limits=Limits(wall_s=3, cpu_s=3), on_update=trigger)
+    assert trigger.fired.is_set()
+    sandbox._zygote.send({"v": 1, "type": "cancel", "id": forged[0], "reason": "cancel"})  # the real one
+    assert result[0].verdict is Verdict.INTERNAL_ERROR
+    assert "could not read" in result[0].reason
+    assert result[1].verdict is Verdict.SAT and result[1].model == {"x": 2}
+    assert sandbox.run(SAT)[0].verdict is Verdict.SAT
+
+
+def test_a_frame_flood_does_not_delay_a_siblings_wall_limit(sandbox):
+    flood = (EVIL / "88_frame_flood.py").read_text()
+    zygote = sandbox.zygote_pid
+    result = sandbox.run([flood, LOOP], jobs=2, limits=Limits(wall_s=2, cpu_s=30))
+    assert result[0].verdict is Verdict.INTERNAL_ERROR and result[0].kill == "report"
+    assert result[1].verdict is Verdict.TIMEOUT and result[1].kill == "wall"
+    assert result[1].wall_s < 3.0  # the limit held (the review measured 10.6 s)
+    assert sandbox.zygote_pid == zygote
+
+
+def test_a_62_mb_report_does_not_grow_the_zygote(sandbox):
+    zygote = sandbox.zygote_pid
+    before = zygote_peak_rss_mb(zygote)
+    result = sandbox.run([(EVIL / "87_report_62mb.py").read_text(), SAT], jobs=2,
+                         limits=Limits(wall_s=10))
+    assert result[0].verdict is Verdict.INTERNAL_ERROR and "over the budget" in result[0].reason
+    assert result[1].verdict is Verdict.SAT
+    assert zygote_peak_rss_mb(zygote) - before < 64  # was 1.7 GB
+
+
+def test_a_large_payload_still_comes_back_whole_and_verified(sandbox):
+    """Past protocol.INLINE_BYTE_CONSTANTS the byte_N travel as hex only; the zygote puts them back
+    into the model and into the verifier's pairs, so the result is as before."""
+    count = 20_000
+    script = (f"b = [BitVec(f'byte_{{i}}', 8) for i in range({count})]\n"
+              f"s.add([v == i % 251 for i, v in enumerate(b)])\nx = Int('x')\ns.add(x == 3)\ns.check()\n")
+    candidate = sandbox.run(script, limits=Limits(wall_s=60, cpu_s=60))[0]
+    assert candidate.verdict is Verdict.SAT, candidate.reason
+    assert candidate.payload == bytes(i % 251 for i in range(count))
+    assert candidate.model == {"x": 3, **{f"byte_{i}": i % 251 for i in range(count)}}
+    assert candidate.verified is True

@@ -153,11 +153,18 @@ class Sandbox:
                 return
 
     def _kill_wedged_zygote(self) -> None:
-        """A run's watchdog or an unconfirmed cancel: the zygote does not answer.  Kill it; its
-        reader then ends what still ran (the sandbox process died) and the next run starts anew."""
-        zygote = self._zygote
-        if zygote is not None and zygote.process is not None and zygote.process.returncode is None:
+        """A run's watchdog or an unconfirmed cancel: the zygote does not answer.  Detach and kill
+        it now (its reader may never see EOF first); what still ran on it, in any run, ends as
+        "the sandbox process died", and the next candidate starts a new zygote."""
+        zygote, self._zygote = self._zygote, None
+        if zygote is None:
+            return
+        zygote.closing = True  # its exit is handled here, not again by its reader
+        if zygote.process is not None and zygote.process.returncode is None:
             zygote.process.kill()
+        self.restarts += 1
+        for run in list(self._runs):
+            run.on_zygote_died("was unresponsive and was killed")
 
     def _on_zygote_exit(self, zygote: ZygoteProcess, how: str) -> None:
         if self._zygote is zygote:

@@ -8,7 +8,6 @@ from typing import Any
 from ..protocol import ByteConstant, JsonValue
 
 
-
 def _rule_error(constant: ByteConstant, max_bytes: int) -> str | None:
     name, value = constant["name"], constant["value"]
     if constant["index"] >= max_bytes:
