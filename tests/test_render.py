@@ -270,3 +270,11 @@ def test_identical_models_are_grouped_in_the_summary() -> None:
     assert run_text(result).splitlines()[1] == "identical models: x=2 (#0 #2 #4); x=3 (#1 #5)"
     assert "identical models: x=2 (#0 #2 #4); x=3 (#1 #5)" in run_html(result)
     assert "identical models" not in run_text(make_result())  # one sat: nothing to group
+
+
+def test_a_live_document_leaves_the_output_for_the_final_one() -> None:
+    result = make_result()
+    result.candidates[0].stdout = "x" * 50_000
+    assert run_json(result)["candidates"][0]["stdout"] == "x" * 50_000
+    result.candidates.append(CandidateResult(index=3, verdict=None, state="running"))
+    assert run_json(result)["candidates"][0]["stdout"] == ""

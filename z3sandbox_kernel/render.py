@@ -22,6 +22,7 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
           "label": "NAME" | null,             # "# %% candidate NAME", the dict key, the file name
           "source_preview": "x = Int('x')" | null,   # the first meaningful source line
           "state": "queued" | "running",      # only while verdict is null (live documents)
+          # (a live document, "finished": false, has empty stdout and stderr: the final one has them)
           "model": {"x": 3, "r": {"fraction": [1, 2]}},
           "payload_hex": "4142" | null, "payload_error": null,
           "unsat_core": [[3, "s.add(x > 2)"]] | null,
@@ -67,10 +68,14 @@ _ABI = re.compile(r"ABI \d+")
 
 # ------------------------------------------------------------------------------------------- JSON
 
-def candidate_json(candidate: CandidateResult) -> dict[str, Any]:
+def candidate_json(candidate: CandidateResult, live: bool = False) -> dict[str, Any]:
+    """``live``: a document refreshed while the run goes leaves stdout and stderr out (empty), as
+    K candidates' output, resent at every refresh, would be megabytes; the final one has them."""
     data = candidate.to_dict()
     for name in _NOT_IN_JSON:
         data.pop(name, None)
+    if live:
+        data["stdout"] = data["stderr"] = ""
     if candidate.verdict is None:
         data["state"] = candidate.state
     return data
@@ -102,7 +107,7 @@ def run_json(result: RunResult, view: str = "run") -> dict[str, Any]:
         "tie": result.tie,
         "view": view,
         "columns": [{"key": column.key, "title": column.title} for column in TABLE_COLUMNS],
-        "candidates": [candidate_json(c) for c in result.candidates],
+        "candidates": [candidate_json(c, live=not finished(result)) for c in result.candidates],
     }
 
 
