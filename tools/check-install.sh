@@ -56,8 +56,8 @@ cat labextensions.txt
 grep -Eq "z3sandbox-kernel v$version .*enabled.*OK" labextensions.txt ||
   fail "jupyter labextension list does not show z3sandbox-kernel v$version enabled and OK"
 printf "x = Int('x')\ns.add(x > 1)\n" >candidate.py
-"$bin/z3sandbox" run --json candidate.py | tee run.json
-"$bin/python" -c 'import json, sys; r = json.loads(open("run.json").readline()); sys.exit(r["verdict"] != "sat")' ||
+"$bin/z3sandbox" run --json candidate.py >run.json
+"$bin/python" -c 'import json, sys; r = json.loads(open("run.json").readline()); print("z3sandbox run:", r["verdict"], r["model"]); sys.exit(r["verdict"] != "sat")' ||
   fail "z3sandbox run from the fresh virtualenv did not give sat"
 cd "$root"
 rm -rf "$work/venv" "$work/path"  # 340 MB; the logs and listings stay for reading
