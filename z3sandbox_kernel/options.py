@@ -35,6 +35,7 @@ class RunOption:
     places: tuple[Place, ...] = ("magic", "config", "cli")
     choices: tuple[str, ...] = ()
     metavar: str | None = None
+    flag_help: str | None = None  # what the flag does, where it is not what the option does
 
     def default_text(self) -> str:
         """The default as the docs say it."""
@@ -58,7 +59,8 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption("cores", "--cores", "switch", False,
               "ask for unsat cores (the script lines of the tracked assertions)"),
     RunOption("verify", "--no-verify", "negated", True,
-              "check every sat model against the assertions in a fresh process"),
+              "check every sat model against the assertions in a fresh process",
+              flag_help="do not check sat models in a fresh process"),
     RunOption("isolation", "--isolation", "choice", None,
               "'kernel' (namespaces, Landlock, seccomp) or 'process' (rlimits only)",
               choices=("kernel", "process")),
@@ -91,7 +93,7 @@ def argparse_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]
         source = f"Z3Sandbox.{option.name}; " if place == "magic" and "config" in option.places else ""
         keywords: dict[str, Any] = {
             "dest": option.name, "default": None,
-            "help": f"{option.help} ({source}default {option.default_text()})",
+            "help": f"{option.flag_help or option.help} ({source}default {option.default_text()})",
         }
         if option.kind == "switch":
             keywords["action"] = "store_true"

@@ -319,7 +319,7 @@ def test_run_options_come_from_one_model(shell: InteractiveShell) -> None:
     cli_flags = {flag for action in build_parser()._subparsers._group_actions[0].choices["run"]._actions
                  for flag in action.option_strings}
     for option in options_for("magic"):
-        assert f"{option.flag}" in doc and option.help in doc
+        assert option.flag in doc and (option.flag_help or option.help) in doc
     for option in options_for("config"):
         assert traits[option.name].default_value == option.default, option.name
         assert option.help in traits[option.name].help
