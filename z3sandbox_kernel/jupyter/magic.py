@@ -2,16 +2,21 @@
 
 The order of one run, each step before the next::
 
-    1. parse the options (a wrong one: UsageError with the usage line)
-    2. gather the scripts: the cell body, split on ``# %% candidate`` lines, or ``--candidates VAR``
+    1. parse the options (a wrong one: UsageError with the usage line and a "did you mean")
+    2. gather the scripts: the cell body, split on ``# %% candidate [NAME]`` lines, or
+       ``--candidates VAR`` (scripts.py: names, source previews, cell line numbers)
     3. read ``--seed VAR``, build the Limits from the Z3Sandbox config and the options
     4. check every script's size                      -- no process has been started up to here
     5. take the shell's long-lived Sandbox for the isolation level (its zygote starts once)
-    6. show the live view, run (the engine calls on_update in this thread), close the view
-    7. bind NAME (default ``_z3``) in the user namespace, display the RunResult
+    6. show the live display, run (the engine calls on_update in this thread), then turn the
+       display into the final result in place (table.py); terminal IPython: a progress line
+    7. bind NAME (default ``_z3``) in the user namespace (and display the RunResult, where the
+       live display did not already become it)
+    8. if the run was interrupted, end the cell with KeyboardInterrupt
 
 An interrupt in step 6 makes the engine kill every candidate and return the partial result
-(``interrupted=True``, the rest ``cancelled``), which goes through step 7 like any other.
+(``interrupted=True``, the rest ``cancelled``), which goes through step 7 like any other; step 8
+then ends the cell as an interrupted cell ends, so that Jupyter's "Run All" stops there.
 
 The line magic is the cell magic without a body: ``%z3sandbox --candidates VAR [options]`` runs the
 scripts in VAR, binds NAME and displays the result; it returns None (read the result from NAME).
