@@ -22,9 +22,9 @@ The program (``_assemble``), in order:
    system call numbers (``nr >= 0x40000000``);
 2. numbers above ``NEWEST_REVIEWED`` answer ENOSYS: a system call newer than this table is not
    let through unread (glibc falls back, as on an older kernel);
-3. per class, a run of comparisons ending in one EPERM return; then the calls whose arguments
-   decide (``clone``, ``ioctl``, ``fcntl``, PIDs);
-4. everything else is allowed.
+3. a binary search on the number (``_search``) to each listed call's answer: EPERM for the
+   classes, ENOSYS for clone3, or the checks of its arguments (``clone``, ``ioctl``, ``fcntl``,
+   PIDs); everything else is allowed.
 
 Arguments are read as two 32-bit words (little-endian only).  A PID argument must have a zero high
 word and a low word equal to the candidate's PID (or 0 where listed); anything else, including
@@ -71,9 +71,11 @@ _JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JGT = 0x25  # BPF_JMP | BPF_JGT | BPF_K
 _JGE = 0x35  # BPF_JMP | BPF_JGE | BPF_K
 _JSET = 0x45  # BPF_JMP | BPF_JSET | BPF_K
+_JA = 0x05  # BPF_JMP | BPF_JA: jump by k, 32 bits (conditional jumps reach 255 at most)
 _RET = 0x06  # BPF_RET | BPF_K
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
+_LEAF = 8  # numbers compared one by one at the bottom of the binary search
 
 _CLONE_THREAD = 0x00010000
 # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET.  (CLONE_NEWTIME, 0x80,
@@ -238,11 +240,19 @@ def _resolve(block: list[_Insn]) -> list[_Insn]:
     return out
 
 
-def _class_block(numbers: list[int], action: int) -> list[_Insn]:
-    """Compare the number with each of a class's calls; all of them jump to one return."""
-    last = len(numbers) - 1
-    jumps: list[_Insn] = [(_JEQ, last - i, 0 if i < last else 1, n) for i, n in enumerate(numbers)]
-    return [*jumps, (_RET, 0, 0, action)]
+def _search(entries: list[tuple[int, list[_Insn]]]) -> list[_Insn]:
+    """Binary search on the number over sorted ``entries``: JGE/JA pairs down to at most ``_LEAF``
+    numbers compared one by one, each leading to its block; a number not listed is allowed.  A
+    path is about a dozen instructions whatever the table's size, for the kernel's per-number
+    cache, built when the filter is loaded, as for each call whose arguments are read."""
+    if len(entries) <= _LEAF:
+        code: list[_Insn] = []
+        for number, block in entries:
+            code += [(_JEQ, 0, len(block), number), *block]
+        return [*code, (_RET, 0, 0, _RET_ALLOW)]
+    middle = len(entries) // 2
+    low, high = _search(entries[:middle]), _search(entries[middle:])
+    return [(_JGE, 0, 1, entries[middle][0]), (_JA, 0, 0, len(low)), *low, *high]
 
 
 def _assemble(arch: int, numbers: dict[str, int]) -> tuple[list[_Insn], int]:
@@ -257,27 +267,24 @@ def _assemble(arch: int, numbers: dict[str, int]) -> tuple[list[_Insn], int]:
     if arch == _AUDIT_ARCH_X86_64:
         prog += [(_JGE, 0, 1, _X32_SYSCALL_BIT), (_RET, 0, 0, _RET_KILL_PROCESS)]
     prog += [(_JGT, 0, 1, NEWEST_REVIEWED), (_RET, 0, 0, _ENOSYS)]
-    rules = 0
-    for names, action in [*((names, _EPERM) for _why, names in DENIED), (NOT_IMPLEMENTED, _ENOSYS)]:
-        present = [numbers[n] for n in names if numbers.get(n, -1) >= 0]
-        if present:
-            prog += _class_block(present, action)
-            rules += len(present)
-    blocks: list[tuple[str, list[_Insn]]] = [(n, _resolve(_body("self_only"))) for n in SELF_ONLY]
+    blocks: list[tuple[str, list[_Insn]]] = [
+        (name, [(_RET, 0, 0, action)])
+        for names, action in [*((names, _EPERM) for _why, names in DENIED), (NOT_IMPLEMENTED, _ENOSYS)]
+        for name in names
+    ]
+    blocks += [(n, _resolve(_body("self_only"))) for n in SELF_ONLY]
     blocks += [(n, _resolve(_body("self_or_zero"))) for n in SELF_OR_ZERO]
     blocks += [(n, _resolve(_body("which_who", which))) for n, which in WHICH_WHO]
     blocks += [("clone", _resolve(_body("clone")))]
     blocks += [(name, _resolve([*_commands(name), (_RET, 0, 0, _EPERM), (_RET, 0, 0, _RET_ALLOW)]))
                for name in dict.fromkeys(call for call, _why, _values in COMMANDS)]
+    entries: dict[int, list[_Insn]] = {}
     for name, block in blocks:
         number = numbers.get(name, -1)
-        if number < 0:
-            continue
-        prog.append((_JEQ, 0, len(block), number))
-        prog += block
-        rules += 1
-    prog.append((_RET, 0, 0, _RET_ALLOW))
-    return prog, rules
+        if number >= 0:  # else this architecture has no such call (fork, chmod, ipc on aarch64)
+            assert number not in entries, f"{name} is listed twice"
+            entries[number] = block
+    return prog + _search(sorted(entries.items())), len(entries)
 
 
 def all_names() -> list[str]:
