@@ -278,3 +278,10 @@ def test_a_live_document_leaves_the_output_for_the_final_one() -> None:
     assert run_json(result)["candidates"][0]["stdout"] == "x" * 50_000
     result.candidates.append(CandidateResult(index=3, verdict=None, state="running"))
     assert run_json(result)["candidates"][0]["stdout"] == ""
+
+
+def test_html_keeps_the_limit_at_the_end_of_a_folded_reason() -> None:
+    reason = "MemoryError: " + "allocation failed " * 5 + "(memory limit 512 MB)"
+    result = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.MEMORY_LIMIT, reason=reason)])
+    summary = re.search(r"<summary[^>]*>([^<]*)</summary>", run_html(result))
+    assert summary is not None and summary.group(1).endswith("… (memory limit 512 MB)")

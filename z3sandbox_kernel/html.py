@@ -27,6 +27,7 @@ from .render import (
     progress_summary,
     reason_text,
     shorten,
+    shorten_reason,
     state_label,
     tie_summary,
 )
@@ -68,7 +69,7 @@ def verdict_badge(candidate: CandidateResult) -> str:
 
 def folded(text: str, width: int = _REASON_WIDTH) -> str:
     """``text`` shortened, with the whole of it one click away when it does not fit."""
-    short = shorten(text, width)
+    short = shorten_reason(text, width)
     if short == printable(" ".join(text.split())):
         return html.escape(short)
     return (
