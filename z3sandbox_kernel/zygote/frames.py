@@ -7,7 +7,7 @@ it is hostile until checked.  Three gates, in order:
 1. As bytes arrive (``ResultReader.feed``): the per-candidate byte budget, each frame's announced
    length against what is left of it, and at most ``MAX_CHILD_FRAMES`` frames.  A violation ends the
    candidate at once, so no candidate can make the zygote buffer or decode more than its budget.
-2. Before parsing (``check_depth``): the nesting depth, found with two regular-expression passes
+2. Before parsing (``check_depth``): the nesting depth, found in passes over bytes done in C
    (strings out, then innermost ``[]``/``{}`` pairs removed per pass), so the recursive JSON parser
    never sees a 100,000-deep frame.
 3. After parsing: the schema below, field by field (types, valid strings -- a lone surrogate would
@@ -37,7 +37,6 @@ from ..protocol import (
 )
 
 _HEADER_BYTES = 4
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _EMPTY_PAIR = re.compile(rb"\[\]|\{\}")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -90,7 +89,9 @@ class ResultReader:
 
 def check_depth(body: bytes, limit: int = MAX_FRAME_DEPTH) -> None:
     """Raise unless ``body``'s brackets nest at most ``limit`` deep and balance (done in C passes)."""
-    brackets = _STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    # Strings out: escaped backslashes, then escaped quotes, then every other quoted stretch.
+    flat = body.replace(b"\\\\", b"").replace(b'\\"', b"")
+    brackets = b"".join(flat.split(b'"')[0::2]).translate(None, _NOT_BRACKETS)
     for _ in range(limit):
         if not brackets:
             return
@@ -224,9 +225,21 @@ def model_value(value: Any, where: str) -> JsonValue:
     raise FrameError(f"{where} is not a model value (a {type(value).__name__})")
 
 
+_PLAIN = (type(None), bool, int)
+
+
 def model(value: Any, where: str) -> dict[str, JsonValue]:
-    return {text(name, f"{where} key"): model_value(item, f"{where}[{name[:40]!r}]")
-            for name, item in obj(value, where).items()}
+    """Checked in bulk (a model may hold a million entries, and the zygote's loop waits): the
+    types in one pass, the strings for surrogates in one search, each other value on its own."""
+    given = obj(value, where)
+    names = list(given)
+    texts = [item for item in given.values() if type(item) is str]
+    if _SURROGATE.search("".join(names)) or _SURROGATE.search("".join(texts)):
+        raise FrameError(f"{where} holds a lone surrogate (not valid Unicode)")
+    for name, item in given.items():
+        if type(item) not in _PLAIN and type(item) is not str:
+            model_value(item, f"{where}[{name[:40]!r}]")
+    return given
 
 
 def hex_text(value: Any, where: str) -> str:
