@@ -8,11 +8,11 @@ run -- and ``isolation="process"`` does not claim to stop it; see SECURITY.md).
 
 Where user and root differ, and why (the kernel, not the sandbox, makes the difference):
 
-* /etc/shadow (13): mode 0640 root:shadow.  A normal user is refused by the file mode at every
-  level; root owns the file, so only Landlock stops root (its capabilities are gone, but uid 0 is
-  still the owner).
-* threads (10): RLIMIT_NPROC never applies to kernel uid 0 (``INIT_USER``), even inside a user
-  namespace that maps 0 to itself, so for root only the memory limit stops a thread flood.
+* /etc/shadow (13): mode 0640 root:shadow.  At the kernel level it is not in the candidate's view
+  at all (and Landlock refuses it where there is no view).  At the process level a normal user is
+  refused by the file mode; root owns the file and reads it.
+* threads (10, 61): RLIMIT_NPROC never applies to kernel uid 0 (``INIT_USER``); at the kernel level
+  root's candidates run as a dedicated unprivileged uid, so the threads limit binds them too.
 * At process level root reads what root can read: shadow, any /proc/<pid>/mem of the same user.
 
 ``Expect.hole``: a known hole of the sandbox (reported to the lead); the test is then a strict
@@ -82,6 +82,12 @@ def landlock() -> Expect:
     return Expect(("blocked",), ("landlock",), (None,), needs=("landlock",))
 
 
+def hidden() -> Expect:
+    """Not in the candidate's filesystem view (runtime_error, "No such file"), or refused by
+    Landlock where there is no view (blocked)."""
+    return Expect(("blocked", "runtime_error"), (), (None,), needs=("landlock",))
+
+
 def audit(event: str) -> Expect:
     return Expect(("blocked",), ("sandbox denied " + event,), (None,))
 
@@ -112,22 +118,22 @@ CASES: list[Case] = [
     Case("11_os_system.py", same(audit("os.system"))),
     Case("12_ctypes_system.py", {"kernel": seccomp()}),
     Case("13_read_shadow.py", {
-        "kernel:root": landlock(),
-        "kernel:user": Expect(("blocked",), ("Permission denied",), (None,)),
+        "kernel": hidden(),
         "process:root": escapes(),
         "process:user": Expect(("blocked",), ("Permission denied",), (None,)),
     }),
-    Case("14_read_home_canary.py", {"kernel": landlock(), "process": escapes()}),
-    # /proc/<host pid>: the user namespace already refuses (no CAP_SYS_PTRACE over the host's
-    # namespace), Landlock grants no /proc at all.
+    Case("14_read_home_canary.py", {"kernel": hidden(), "process": escapes()}),
+    # /proc/<host pid>: not in the candidate's fresh /proc (its own PID namespace's); where there
+    # is none the user namespace refuses (no CAP_SYS_PTRACE over the host's namespace), and
+    # Landlock grants no /proc at all.
     Case("15_proc_environ.py", {
-        "kernel": Expect(("blocked",), ("Permission denied",), (None,), needs=("userns",)),
+        "kernel": Expect(("blocked", "runtime_error"), (), (None,), needs=("userns",)),
         "process": escapes()}),
     Case("16_proc_mem.py", {
-        "kernel": Expect(("blocked",), ("Permission denied",), (None,), needs=("userns",)),
+        "kernel": Expect(("blocked", "runtime_error"), (), (None,), needs=("userns",)),
         "process": escapes("no_check", "blocked")}),
     Case("17_env_canary.py", same(Expect(("no_check",), needs=("environment",)))),
-    Case("18_append_bashrc.py", {"kernel": landlock()}),
+    Case("18_append_bashrc.py", {"kernel": hidden()}),
     Case("19_write_tmp.py", {"kernel": landlock()}),
     Case("20_z3_open_log.py", {"kernel": Expect(("sat", "blocked", "runtime_error"),
                                                 needs=("landlock",))}),
@@ -177,7 +183,41 @@ CASES: list[Case] = [
 ]
 
 # Filesystem view, uids, IPC namespace, PIDs, disk (scripts 52-69).
+# Kernel level: the candidate's own mount namespace (a read-only view of what Python and z3 need,
+# scratch and /dev/shm on a tmpfs of disk_mb), IPC and UTS namespaces, and for root a dedicated
+# unprivileged uid.  Not run at the process level where the attack would really change the host
+# (a set-uid bit, leftover SysV objects, a 2 GB /tmp, 8,300 threads next to the test run).
+DISK_32 = LIMITS.replace(disk_mb=32)
+NOT_THERE = Expect(("runtime_error", "blocked"), needs=("mountns",))
+DISK = Expect(("output_limit",), ("disk limit of 32 MB",), ("disk",), needs=("mountns",))
 CASES += [
+    Case("52_setuid_visible_file.py", {"kernel": Expect(("blocked",), needs=("mountns",))}),
+    Case("53_stat_host_paths.py", {"kernel": NOT_THERE,
+                                   "process": escapes("runtime_error", "blocked", "no_check")}),
+    Case("54_read_project_root.py", {"kernel": NOT_THERE,
+                                     "process": escapes("no_check", "runtime_error", "blocked")}),
+    Case("55_sysv_left_behind.py", {"kernel": Expect(("blocked", "no_check"), needs=("ipcns",))}),
+    Case("56_sysv_host_segment.py", {"kernel": Expect(("blocked", "runtime_error"), needs=("ipcns",)),
+                                     "process": escapes("no_check", "blocked", "runtime_error")}),
+    Case("57_posix_shm_past_disk.py", {"kernel": DISK}, limits=DISK_32),
+    Case("58_fill_scratch_2gb.py", {"kernel": DISK}, limits=DISK_32),
+    Case("59_folders_113000.py", {"kernel": DISK, "process": Expect(("no_check", "timeout", "cpu_limit"))},
+         limits=DISK_32),
+    Case("60_folder_chain_1500.py", same(Expect(("no_check",)))),
+    Case("61_thread_flood_root.py", {
+        "kernel": Expect(("blocked", "runtime_error"), ("thread",), (None,), needs=("userns", "pidns"))},
+         limits=LIMITS.replace(memory_mb=4096), extra={"max_threads": LIMITS.threads}),
+    Case("62_proc_other_process.py", {"kernel": Expect(("blocked", "runtime_error"), needs=("pidns",)),
+                                      "process": escapes("no_check", "blocked", "runtime_error")}),
+    Case("63_sethostname.py", {"kernel": Expect(("blocked",), needs=("utsns",)),
+                               "process:root": escapes(),
+                               "process:user": Expect(("blocked",), ("Operation not permitted",))}),
+    Case("64_threadpool_works.py", {"kernel": Expect(("sat",), needs=("mountns",)),
+                                    "process": Expect(("sat",))}),
+    # EINVAL: uid and gid 0 do not even exist in the candidate's own user namespace
+    Case("65_uid_is_not_root.py", {"kernel": Expect(("blocked", "runtime_error"), needs=("userns",)),
+                                   "process:root": escapes(),
+                                   "process:user": Expect(("blocked",))}),
 ]
 
 # System calls no solver needs: metadata, memfd, SysV IPC, mount queries (scripts 70-79).

@@ -39,6 +39,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     w.start_listeners()
     yield w
     w.stop_listeners()
+    w.close()
 
 
 @pytest.fixture(scope="session")
@@ -87,8 +88,10 @@ def assert_no_canary(world: World, result: CandidateResult, what: str) -> None:
 
 
 def assert_no_escape_marker(result: CandidateResult, what: str) -> None:
-    """What the script printed or returned; not ``reason``, which quotes the script's own line."""
-    text = "\n".join([result.stdout, result.stderr, repr(result.model), repr(result.payload)])
+    """What the script printed or returned; not ``reason``, nor the indented source lines of a
+    traceback on stderr: both quote the script's own code."""
+    printed = [line for line in result.stderr.splitlines() if not line.startswith(" ")]
+    text = "\n".join([result.stdout, *printed, repr(result.model), repr(result.payload)])
     for marker in ESCAPE_MARKERS:
         assert marker not in text, f"{what} escaped: {text[:600]!r}"
 
@@ -100,6 +103,23 @@ def wait_no_leftovers(zygote_pid: int, level: str, grace_s: float = 2.0) -> list
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.05)
+
+
+def leftover_scratch(sandbox: Sandbox, grace_s: float = 60.0) -> list[str]:
+    """Run folders still in the zygote's scratch base once ``grace_s`` has passed (at the process
+    level a removal helper may still be taking a huge tree apart; at the kernel level candidates
+    write to a tmpfs of their own and the host's folder stays empty)."""
+    zygote = sandbox._zygote
+    base = str(zygote.hello.get("scratch") or "") if zygote is not None else ""
+    deadline = time.monotonic() + grace_s
+    while True:
+        try:
+            left = sorted(name for name in os.listdir(base) if name.startswith("run-"))
+        except OSError:
+            left = []
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
 
 
 def cleanup_escapes(world: World) -> None:

@@ -9,14 +9,21 @@ try to reach is set up here by the *test* process, before the Sandbox starts:
 * a HOME of our own with ``.bashrc`` and a canary file (the zygote's environment is built from
   nothing, so the sandbox never sees this HOME unless a layer leaks it);
 * TCP, UDP, named-UNIX and abstract-UNIX listeners that count whatever reaches them;
-* a watched folder that scripts try to write into, hashed before and after each run.
+* a watched folder that scripts try to write into, hashed before and after each run;
+* a SysV shared-memory segment of this process (mode 0600, a secret inside) that scripts try to read.
+
+After each run (``snapshot``): no file under the world's root or among the host files a candidate
+can see changed -- content, mode, owner, times or xattrs, not only content --, the hostname is the
+same; and (``sysv_objects``) no SysV IPC object of the candidates' uid was added.
 
 Scripts are templates: ``{{NAME}}`` is replaced by the values of ``World.values``.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import json
 import os
 import secrets
 import socket
@@ -26,6 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import z3
+
+import z3sandbox_kernel
+from z3sandbox_kernel.zygote.scratch import REMOVER_NAME
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
@@ -147,6 +158,13 @@ class World:
         self.kernel_pid = os.getpid()
         self.unix_path = str(self.root / "named.sock")
         self.abstract_name = f"z3sbevil-{self.token}"
+        self.shm_secret = f"sysv-secret-{secrets.token_hex(12)}"
+        self.shm_key, self.shm_id = _host_segment(self.shm_secret)
+
+    def close(self) -> None:
+        """Remove what the world made outside its folder (the SysV segment)."""
+        if self.shm_id >= 0:
+            _libc.shmctl(self.shm_id, 0, None)  # IPC_RMID
 
     # ----------------------------------------------------------------------------- listeners
 
@@ -181,6 +199,8 @@ class World:
             "UNIX_PATH": self.unix_path,
             "ABSTRACT_NAME": self.abstract_name,
             "RAW_LIBC": RAW_LIBC,
+            "PROJECT_ROOT": os.path.dirname(os.path.dirname(os.path.realpath(z3sandbox_kernel.__file__))),
+            "SHM_KEY": str(self.shm_key),
         }
 
     def render(self, path: Path, zygote_pid: int | None) -> str:
@@ -206,7 +226,7 @@ class World:
 
     def canaries(self) -> list[str]:
         """Strings that must appear in no output of any candidate."""
-        found = [self.env_canary, self.canary_secret, self.sibling_secret]
+        found = [self.env_canary, self.canary_secret, self.sibling_secret, self.shm_secret]
         found += _initial_environ_entries()
         found += _secret_file_lines("/etc/shadow") + _secret_file_lines("/etc/passwd")
         return [c for c in found if c]
@@ -216,19 +236,95 @@ class World:
     def snapshot(self) -> dict[str, Any]:
         """Hashes of every file under ``root`` (HOME and the watched folder included), plus the
         names in /tmp that an evil script would leave (when /tmp can be listed)."""
-        files: dict[str, tuple[int, str]] = {}
-        for path in _walk(self.root):
+        files: dict[str, tuple[Any, ...]] = {}
+        for path in [*_walk(self.root), *map(Path, visible_host_files())]:
             try:
                 if path.is_socket():
                     continue
-                files[str(path)] = (path.stat().st_size, _digest(path))
+                files[str(path)] = (_digest(path), *_metadata(path))
             except OSError as exc:
                 files[str(path)] = (-1, repr(exc))
         try:
             tmp = sorted(n for n in os.listdir("/tmp") if EVIL_COMM in n or self.token in n)
         except OSError:
             tmp = ["<unlistable>"]
-        return {"files": files, "tmp": tmp}
+        return {"files": files, "tmp": tmp, "hostname": socket.gethostname()}
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _host_segment(secret: str) -> tuple[int, int]:
+    """A 0600 SysV segment of this process holding ``secret`` (key, id); (-1, -1) where refused."""
+    key = 0x5A000000 | secrets.randbits(20)
+    _libc.shmat.restype = ctypes.c_void_p
+    shm_id = _libc.shmget(key, ctypes.c_size_t(4096), 0o1000 | 0o600)  # IPC_CREAT
+    if shm_id < 0:
+        return -1, -1
+    address = _libc.shmat(shm_id, None, 0)
+    if address not in (None, ctypes.c_void_p(-1).value):
+        ctypes.memmove(address, secret.encode() + b"\0", len(secret) + 1)
+        _libc.shmdt(ctypes.c_void_p(address))
+    return key, shm_id
+
+
+def contents(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot without the files' metadata: their content (hash) only."""
+    return {**snapshot, "files": {path: entry[0] for path, entry in snapshot["files"].items()}}
+
+
+def changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What differs between two snapshots, readably: each changed path with both entries."""
+    files_before, files_after = before["files"], after["files"]
+    found = [f"{path}: {files_before.get(path)} -> {files_after.get(path)}"
+             for path in sorted(set(files_before) | set(files_after))
+             if files_before.get(path) != files_after.get(path)]
+    found += [f"{key}: {before[key]} -> {after[key]}" for key in before
+              if key != "files" and before[key] != after.get(key)]
+    return found
+
+
+_CUID_COLUMN = {"shm": 9, "msg": 9, "sem": 6}  # in /proc/sysvipc/<kind>
+
+
+def sysv_objects(creator: int) -> list[str]:
+    """SysV IPC objects of this (the host's) IPC namespace made by uid ``creator``, as "kind key id".
+
+    Filtered by creator because the machine is shared: other test runs make and remove objects of
+    their own all the time.  A candidate's objects live in its own IPC namespace at the kernel
+    level and never appear here, whatever its uid; the worlds' own segments (key 0x5A......) are
+    left out."""
+    found = []
+    for kind, column in _CUID_COLUMN.items():
+        try:
+            with open(f"/proc/sysvipc/{kind}") as handle:
+                rows = [line.split() for line in handle.readlines()[1:]]
+        except OSError:
+            return ["<unreadable>"]
+        found += [f"{kind} {row[0]} {row[1]}" for row in rows
+                  if int(row[column]) == creator and int(row[0]) >> 24 != 0x5A]
+    return sorted(found)
+
+
+def visible_host_files() -> list[str]:
+    """Host files a candidate can see (its read-only view binds them): a metadata change of any of
+    them (a set-uid bit, an owner, a time, an xattr) would outlive the run."""
+    z3_folder = os.path.dirname(z3.__file__)
+    library = os.path.join(z3_folder, "lib", "libz3.so")
+    return [p for p in (z3.__file__, library, json.__file__, z3sandbox_kernel.__file__)
+            if os.path.exists(p)]
+
+
+def _metadata(path: Path) -> tuple[Any, ...]:
+    """Mode, owner, size, modification and change times (a chmod to the same mode changes ctime)
+    and extended attributes: a change a candidate made without touching the content."""
+    info = path.lstat()
+    try:
+        xattrs = sorted(os.listxattr(path, follow_symlinks=False))
+    except OSError:
+        xattrs = ["<unsupported>"]
+    return (info.st_mode, info.st_uid, info.st_gid, info.st_size, info.st_mtime_ns,
+            info.st_ctime_ns, tuple(xattrs))
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -327,7 +423,9 @@ def leftover_processes(zygote_pid: int, level: str) -> list[str]:
     # The serving zygote keeps one idle verifier forked ahead, named SPARE_NAME: not a leftover.
     spares = [pid for pid, d in descendants(zygote_pid).items()
               if d == own_depth + 1 and _comm(pid) == SPARE_NAME][:1]
+    # A scratch-removal helper (process level) is the zygote's own; conftest waits for the folders.
     left = [f"{pid} ({_comm(pid)}, depth {d})"
-            for pid, d in descendants(zygote_pid).items() if d > own_depth and pid not in spares]
+            for pid, d in descendants(zygote_pid).items()
+            if d > own_depth and pid not in spares and _comm(pid) != REMOVER_NAME]
     left += [f"{pid} ({EVIL_COMM}, anywhere)" for pid in all_pids() if _comm(pid) == EVIL_COMM]
     return left

@@ -13,6 +13,7 @@ wall limit.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
 import sys
@@ -96,21 +97,24 @@ def remove(root: str) -> None:
             os.close(cwd)
 
 
-def remove_soon(root: str) -> None:
+def remove_soon(root: str, own_name: str) -> None:
     """Remove ``root`` without holding up the caller: a folder of a few files at once (a
     verifier's, or any in the filesystem view, where the candidate's files are on its own tmpfs),
     anything else in a forked helper (the caller reaps it like any child; ``helper_pids`` names
-    the live ones)."""
+    the live ones).  ``own_name``: the caller's process name, given back after the fork."""
     if _remove_small(root):
         return
+    named = sys.platform == "linux"
+    if named:  # named from its first instant (it inherits the name): never taken for an orphan
+        set_process_name(REMOVER_NAME)
     pid = os.fork()
     if pid == 0:
         try:
-            if sys.platform == "linux":
-                set_process_name(REMOVER_NAME)
             remove(root)
         finally:
             os._exit(0)
+    if named:
+        set_process_name(own_name)
     _helpers.add(pid)
 
 
@@ -118,7 +122,7 @@ def _remove_small(root: str) -> bool:
     """True when ``root`` is gone: it held at most ``SMALL`` files and no folder."""
     try:
         with os.scandir(root) as entries:
-            names = [entry.name for _, entry in zip(range(SMALL + 1), entries)
+            names = [entry.name for entry in itertools.islice(entries, SMALL + 1)
                      if not entry.is_dir(follow_symlinks=False)]
         if len(names) > SMALL:
             return False

@@ -34,7 +34,7 @@ from .capture import Stream
 from .classify import Observation, classify, failed
 from .payload import expand_smt2_pairs
 from .sandboxing import SandboxPlan
-from .spawn import KILL_REQUEST, decode_status, spawn
+from .spawn import KILL_REQUEST, ZYGOTE_NAME, decode_status, spawn
 
 READ_CHUNK = 1 << 16
 SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
@@ -371,7 +371,7 @@ class Zygote:
             if job.phase == "run":  # only user code can have left processes behind
                 self.plan.kill_orphans(set(self.jobs_by_pid))
         self._drain(job)
-        scratch.remove_soon(job.scratch)  # an empty folder at once; a tree in a helper process
+        scratch.remove_soon(job.scratch, ZYGOTE_NAME)  # a small folder at once, a tree in a helper
         candidate = self.candidates.get(job.candidate_id)
         if candidate is None:  # the start-up probe, or a candidate already finished
             return

@@ -1,0 +1,236 @@
+"""The filesystem view, IPC/UTS namespaces and the candidate's uid, on the real kernel.
+
+Each test goes the way a candidate does (zygote/__main__.py, spawn.py): a user, network and PID
+namespace; a serving process that is PID 1 there and builds the view (mounts.build_view); per
+candidate an init in a PID namespace of its own that enters the candidate's mount/IPC/UTS
+namespaces and tmpfs, drops to the candidate's ids and its own user namespace; then the child runs
+the action.  No Landlock or seccomp here: these are the namespaces' own guarantees.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import os
+import socket
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import z3
+
+import z3sandbox_kernel
+from z3sandbox_kernel.zygote import mounts, scratch
+from z3sandbox_kernel.zygote.namespaces import (
+    CANDIDATE_UID,
+    candidate_ids,
+    drop_to,
+    enter_candidate_user_namespace,
+    enter_sandbox_namespaces,
+    fork_in_new_pid_namespace,
+)
+
+from . import missing_feature
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(z3sandbox_kernel.__file__)))
+DISK_MB = 8
+
+
+def _candidate(folder: str, action: Callable[[], Any], write_fd: int) -> None:
+    """In the init: the candidate's namespaces and ids, then the child runs ``action``."""
+    uid, gid = candidate_ids()
+    mounts.enter_candidate_view(folder, DISK_MB, uid, gid, view=True)
+    drop_to(uid, gid)
+    enter_candidate_user_namespace()
+    child = os.fork()
+    if child == 0:
+        os.chdir(folder)
+        try:
+            result: dict[str, Any] = {"value": action()}
+        except OSError as exc:
+            result = {"errno": exc.errno, "message": str(exc)}
+        os.write(write_fd, json.dumps(result).encode())
+        os._exit(0)
+    os.waitpid(child, 0)
+
+
+def _serving_zygote(base: str, action: Callable[[], Any], write_fd: int) -> None:
+    """PID 1 of the sandbox's PID namespace: the view, then one candidate."""
+    try:
+        mounts.build_view(base)
+    except OSError as exc:
+        os.write(write_fd, json.dumps({"setup_error": f"build_view: {exc}"}).encode())
+        return
+    folder = scratch.make(base, "run-1")
+    init = fork_in_new_pid_namespace(os.open("/proc/self/ns/pid", os.O_RDONLY))
+    if init == 0:
+        try:
+            _candidate(folder, action, write_fd)
+        except OSError as exc:
+            os.write(write_fd, json.dumps({"setup_error": f"candidate: {exc}"}).encode())
+        os._exit(0)
+    os.waitpid(init, 0)
+
+
+def in_view(action: Callable[[], Any]) -> dict[str, Any]:
+    """Run ``action`` as a candidate in its filesystem view; its value or its OSError's errno."""
+    read_fd, write_fd = os.pipe()
+    base = tempfile.mkdtemp(prefix="z3sandbox-viewtest-")
+    launcher = os.fork()
+    if launcher == 0:
+        try:
+            os.close(read_fd)
+            state = enter_sandbox_namespaces()
+            if not (state.user and state.pid):
+                os.write(write_fd, json.dumps({"setup_error": str(state.errors)}).encode())
+                os._exit(0)
+            zygote = os.fork()
+            if zygote == 0:
+                try:
+                    _serving_zygote(base, action, write_fd)
+                finally:
+                    os._exit(0)
+            os.waitpid(zygote, 0)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(launcher, 0)
+    os.rmdir(base)  # empty on the host: everything lived on tmpfs mounts in the namespaces
+    result: dict[str, Any] = json.loads(data or b'{"setup_error": "no result"}')
+    if "setup_error" in result:
+        missing_feature(result["setup_error"])
+    return result
+
+
+def test_python_and_z3_are_at_their_host_paths() -> None:
+    def look() -> list[Any]:
+        return [os.path.exists(z3.__file__), os.path.exists(json.__file__),
+                os.path.exists(z3sandbox_kernel.__file__), sorted(os.listdir(PROJECT_ROOT))]
+
+    *found, listing = in_view(look)["value"]
+    assert found == [True, True, True]
+    # the package folder, and here the virtualenv's lib folder that the project root also holds
+    assert "z3sandbox_kernel" in listing and set(listing) <= {"z3sandbox_kernel", ".venv"}
+
+
+HIDDEN = (os.path.join(PROJECT_ROOT, ".git"), os.path.join(PROJECT_ROOT, "pyproject.toml"),
+          "/etc/passwd", "/etc/shadow", "/root", "/home", "/usr/bin", "/sys/kernel")
+
+
+@pytest.mark.parametrize("path", HIDDEN)
+def test_host_paths_are_not_visible(path: str) -> None:
+    assert in_view(lambda: os.stat(path).st_size)["errno"] == errno.ENOENT
+
+
+@pytest.mark.parametrize("change", ["chmod", "chown", "utime", "setxattr", "write"])
+def test_metadata_and_writes_outside_scratch_fail_with_erofs(change: str) -> None:
+    target = json.__file__
+
+    def attempt() -> None:
+        info = os.stat(target)
+        calls: dict[str, Callable[[], Any]] = {
+            "chmod": lambda: os.chmod(target, info.st_mode & 0o7777 | 0o4000),
+            "chown": lambda: os.chown(target, info.st_uid, info.st_gid),
+            "utime": lambda: os.utime(target),
+            "setxattr": lambda: os.setxattr(target, "user.z3sb", b"1"),
+            "write": lambda: os.open(os.path.join(os.path.dirname(target), "planted.py"),
+                                     os.O_CREAT | os.O_WRONLY),
+        }
+        calls[change]()
+
+    assert in_view(attempt)["errno"] == errno.EROFS
+
+
+def test_the_candidate_never_runs_as_a_uid_that_owns_host_files() -> None:
+    ids = in_view(lambda: [os.getuid(), os.geteuid(), os.getgroups()])["value"]
+    expected = CANDIDATE_UID if os.getuid() == 0 else os.getuid()
+    assert ids == [expected, expected, []]
+
+
+def test_scratch_is_a_tmpfs_of_disk_mb() -> None:
+    def fill() -> int:
+        written = 0
+        with open("big.bin", "wb") as handle:
+            while written < (DISK_MB + 4) << 20:
+                handle.write(b"\0" * (1 << 20))
+                handle.flush()
+                written += 1 << 20
+        return written
+
+    assert in_view(fill)["errno"] == errno.ENOSPC
+
+
+def test_scratch_has_an_inode_limit() -> None:
+    def folders() -> int:
+        for index in range(mounts.inode_limit(DISK_MB) + 10):
+            os.mkdir(f"d{index}")
+        return index
+
+    assert in_view(folders)["errno"] == errno.ENOSPC
+
+
+def test_dev_shm_is_writable_and_counts_against_the_disk_limit() -> None:
+    def shm() -> list[int]:
+        with open("/dev/shm/sem.test", "wb") as handle:
+            handle.write(b"\1" * (2 << 20))
+        info = os.statvfs(".")
+        used_mb = (info.f_blocks - info.f_bfree) * info.f_frsize >> 20
+        return [used_mb, len(os.listdir("."))]
+
+    assert in_view(shm)["value"] == [2, 0]  # on scratch's tmpfs, not in the candidate's folder
+
+
+def test_threadpool_semaphores_work() -> None:
+    def pool() -> list[int]:
+        from multiprocessing.pool import ThreadPool
+
+        with ThreadPool(2) as workers:
+            return workers.map(abs, [-1, -2, -3])
+
+    assert in_view(pool)["value"] == [1, 2, 3]
+
+
+def test_devices_are_there_and_nothing_else_in_dev() -> None:
+    def devices() -> list[Any]:
+        with open("/dev/null", "w") as null:
+            null.write("x")
+        with open("/dev/urandom", "rb") as random_source:
+            entropy = len(random_source.read(8))
+        return [sorted(os.listdir("/dev")), entropy]
+
+    assert in_view(devices)["value"] == [["null", "random", "shm", "urandom", "zero"], 8]
+
+
+def test_proc_shows_only_the_candidates_pid_namespace() -> None:
+    assert in_view(lambda: sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))["value"] == [1, 2]
+
+
+def test_sysv_objects_die_with_the_candidate() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def segment() -> int:
+        ident = libc.shmget(0, ctypes.c_size_t(1 << 20), 0o1000 | 0o600)
+        if ident < 0:
+            raise OSError(ctypes.get_errno(), "shmget")
+        return len(Path("/proc/sysvipc/shm").read_text().splitlines()) - 1
+
+    before = Path("/proc/sysvipc/shm").read_text()
+    assert in_view(segment)["value"] == 1  # its own namespace holds only its own segment
+    assert Path("/proc/sysvipc/shm").read_text() == before
+
+
+def test_hostname_cannot_be_changed() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    name = socket.gethostname().encode()
+
+    def rename() -> int:
+        if libc.sethostname(name, len(name)) != 0:
+            raise OSError(ctypes.get_errno(), "sethostname")
+        return 0
+
+    assert in_view(rename)["errno"] == errno.EPERM
