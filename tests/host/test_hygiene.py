@@ -136,11 +136,14 @@ def test_forged_frame_on_fd3_then_exit_is_taken_as_the_candidates_word(sandbox):
     assert candidate.verdict is Verdict.UNSAT
 
 
-def test_forged_frame_on_fd3_loses_to_the_harness_report(sandbox):
+def test_a_forged_frame_before_the_harness_report_is_a_protocol_violation(sandbox):
+    """Two frames, no more (the setup frame, then one result): a third is the candidate's
+    internal_error, whichever of them was honest."""
     candidate = sandbox.run(FORGE + "forge(type='result', outcome='unsat')\n"
                             "x = Int('x'); s.add(x == 5); s.check()\n")[0]
-    assert candidate.verdict is Verdict.SAT
-    assert candidate.model == {"x": 5}
+    assert candidate.verdict is Verdict.INTERNAL_ERROR
+    assert "more than 2 frames" in candidate.reason and candidate.kill == "report"
+    assert candidate.model is None
 
 
 def test_forged_frame_cannot_talk_its_way_out_of_a_limit(sandbox):
@@ -154,7 +157,7 @@ def test_forged_setup_frame_cannot_change_the_isolation_report(sandbox):
     honest = sandbox.run("x = Int('x'); s.add(x == 1); s.check()")[0]
     forged = sandbox.run(FORGE + "forge(type='setup', layers=[{'name': 'seccomp', 'active': False}], "
                          "error=None)\nx = Int('x'); s.add(x == 1); s.check()\n")[0]
-    assert forged.verdict is Verdict.SAT
+    assert forged.verdict is Verdict.INTERNAL_ERROR  # a third frame
     assert [layer["name"] for layer in forged.isolation["layers"]] == \
         [layer["name"] for layer in honest.isolation["layers"]]
     assert [layer.get("active") for layer in forged.isolation["layers"]] == \

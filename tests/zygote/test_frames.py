@@ -33,7 +33,7 @@ def read(*messages: object, budget: int = 1 << 20, phase: str = "run"):
         violation = violation or reader.feed(data[start:start + 7])
     if violation:
         return None, None, violation
-    return frames.parse(reader.frames, len(reader.pending), phase)
+    return frames.parse(reader, phase)
 
 
 def report(**fields: object) -> dict[str, object]:
@@ -89,6 +89,9 @@ def test_more_than_two_frames_is_a_violation_as_soon_as_the_third_begins():
     reader = frames.ResultReader(1 << 20)
     assert reader.feed(frame(SETUP) + frame(report())) is None
     assert "more than 2 frames" in (reader.feed(frame({"v": 1})[:4]) or "")
+    setup, checked, error = frames.parse(reader, "run")
+    assert setup == SETUP and checked is None  # the bootstrap's frame still counts
+    assert error and "malformed: protocol violation" in error
 
 
 def test_the_budget_is_checked_as_bytes_arrive():
@@ -103,7 +106,7 @@ def test_the_budget_is_checked_as_bytes_arrive():
 def test_a_frame_cut_short_is_an_error():
     reader = frames.ResultReader(1 << 20)
     reader.feed(frame(SETUP) + frame(report())[:-3])
-    _, checked, error = frames.parse(reader.frames, len(reader.pending), "run")
+    _, checked, error = frames.parse(reader, "run")
     assert checked is None and error and "ends inside a frame" in error
 
 

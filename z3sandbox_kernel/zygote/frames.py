@@ -117,14 +117,17 @@ def load(body: bytes, what: str) -> dict[str, Any]:
     return value
 
 
-def parse(frames: list[bytes], leftover: int, phase: str
-          ) -> tuple[SetupFrame | None, dict[str, Any] | None, str | None]:
+def parse(reader: ResultReader, phase: str) -> tuple[SetupFrame | None, dict[str, Any] | None, str | None]:
     """(setup frame, checked result, error) of a child that has ended.  ``phase``: "run" (a
-    ``ChildReport``), "verify" (a ``VerifyReport``) or "probe" (the setup frame only)."""
+    ``ChildReport``), "verify" (a ``VerifyReport``) or "probe" (the setup frame only).  The setup
+    frame, written before user code ran, is read even when what followed broke the rules."""
     setup: SetupFrame | None = None
+    frames, leftover = reader.frames, len(reader.pending)
     try:
         if frames:
             setup = setup_frame(load(frames[0], "the setup frame"))
+        if reader.error is not None:
+            raise FrameError(reader.error)
         if leftover:
             raise FrameError(f"the result descriptor ends inside a frame ({leftover} bytes left over)")
         if len(frames) < 2:

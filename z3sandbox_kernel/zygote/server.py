@@ -506,11 +506,8 @@ class Zygote:
 def _parse(job: Job, phase: str) -> tuple[SetupFrame | None, dict[str, Any] | None, str | None]:
     """(setup frame, checked result, error) from the job's result descriptor (frames.py).  The
     setup frame is the first, written before user code ran; the second is the candidate's word."""
-    reader = job.result
-    assert reader is not None
-    if reader.error is not None:
-        return None, None, f"the child's result message is malformed: {reader.error}"
-    return frames.parse(reader.frames, len(reader.pending), phase)
+    assert job.result is not None
+    return frames.parse(job.result, phase)
 
 
 def _kill_group(pid: int) -> None:
