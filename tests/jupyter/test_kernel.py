@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
-from jupyter_client.manager import KernelManager, start_new_kernel
+from jupyter_client.manager import KernelManager
 
 from z3sandbox_kernel import __version__
 from z3sandbox_kernel.jupyter.kernelspec import install_kernelspec
@@ -36,7 +36,13 @@ def kernel_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 def start(name: str, cwd: Path) -> tuple[KernelManager, BlockingKernelClient]:
-    km, kc = start_new_kernel(kernel_name=name, cwd=str(cwd), startup_timeout=TIMEOUT)
+    """A kernel reached over IPC (Unix sockets in ``cwd``), as the demo and the notebook refresh
+    start it: no loopback TCP, so no "running over TCP without encryption" warning."""
+    km = KernelManager(kernel_name=name, transport="ipc", ip=str(cwd / "kernel"))
+    km.start_kernel(cwd=str(cwd))
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=TIMEOUT)
     return km, kc
 
 
