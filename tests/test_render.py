@@ -285,3 +285,16 @@ def test_html_keeps_the_limit_at_the_end_of_a_folded_reason() -> None:
     result = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.MEMORY_LIMIT, reason=reason)])
     summary = re.search(r"<summary[^>]*>([^<]*)</summary>", run_html(result))
     assert summary is not None and summary.group(1).endswith("… (memory limit 512 MB)")
+
+
+def test_html_keeps_cores_whole_models_and_payloads_for_an_export() -> None:
+    model = {f"v{i}": i for i in range(30)}
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.SAT, model=model),
+        CandidateResult(index=1, verdict=Verdict.UNSAT, unsat_core=[(2, "s.add(x > 1)"), (3, "s.add(x < 0)")]),
+        CandidateResult(index=2, verdict=Verdict.SAT, payload=bytes(range(256)) * 20),
+    ])
+    page = run_html(result)
+    assert "v29=29" in page  # the whole model, folded behind its preview
+    assert "core: line 2: s.add(x &gt; 1); line 3: s.add(x &lt; 0)" in page
+    assert "… (5120 bytes)" in page and page.count("ff 00 01") == 15  # the first 4 KB, folded

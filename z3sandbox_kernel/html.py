@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING
 from .render import (
     SAVED_COLUMNS,
     Column,
+    core_text,
     counts_summary,
     finished,
     groups_summary,
     isolation_summary,
     limits_summary,
+    model_text,
     printable,
     progress,
     progress_summary,
@@ -47,6 +49,7 @@ _MONO = "font-family:SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace"
 _CAPTION = "caption-side:top;text-align:left;padding:2px 0 4px 0;color:inherit"
 _REASON_WIDTH = 60
 _PREVIEW_WIDTH = 40
+_MODEL_WIDTH = 32  # as the text table's column
 # More rows than this are summarised in one last row; the run's JSON and NAME[i] hold them all.
 MAX_ROWS = 200
 
@@ -102,8 +105,11 @@ def _cell(candidate: CandidateResult, column: Column) -> str:
         return _name_cell(candidate)
     if column.key == "verdict":
         return verdict_badge(candidate)
-    if column.key == "reason":
-        return folded(reason_text(candidate))
+    if column.key == "reason":  # with the unsat core, so that an HTML export keeps it
+        core = f"\ncore: {core_text(candidate)}" if candidate.unsat_core else ""
+        return folded(reason_text(candidate) + core)
+    if column.key == "model":  # the whole model or payload one click away (nbconvert HTML too)
+        return folded(model_text(candidate), _MODEL_WIDTH)
     return html.escape(column.text(candidate))
 
 

@@ -168,14 +168,19 @@ def candidate_name(candidate: CandidateResult) -> str:
     return printable(candidate.label or candidate.source_preview or "")
 
 
+def model_text(candidate: CandidateResult, max_bytes: int = 4096) -> str:
+    """The payload in hex (its first ``max_bytes``) when there is one, else the whole model as
+    ``name=value`` pairs."""
+    payload = candidate.payload
+    if payload is not None:
+        more = f" … ({len(payload)} bytes)" if len(payload) > max_bytes else ""
+        return payload[:max_bytes].hex(" ") + more
+    return ", ".join(f"{k}={v}" for k, v in (candidate.model or {}).items())
+
+
 def model_preview(candidate: CandidateResult, width: int = 40) -> str:
-    """The payload in hex when there is one, else ``name=value`` pairs of the model."""
-    if candidate.payload is not None:
-        text = candidate.payload.hex(" ")
-    elif candidate.model:
-        text = ", ".join(f"{k}={v}" for k, v in candidate.model.items())
-    else:
-        text = ""
+    """``model_text`` shortened to one cell."""
+    text = model_text(candidate, max_bytes=width)
     return shorten(text, width) if text else ""
 
 
