@@ -282,7 +282,8 @@ def test_a_live_document_leaves_the_output_for_the_final_one() -> None:
 
 def test_html_keeps_the_limit_at_the_end_of_a_folded_reason() -> None:
     reason = "MemoryError: " + "allocation failed " * 5 + "(memory limit 512 MB)"
-    result = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.MEMORY_LIMIT, reason=reason)])
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.MEMORY_LIMIT, reason=reason)])
     summary = re.search(r"<summary[^>]*>([^<]*)</summary>", run_html(result))
     assert summary is not None and summary.group(1).endswith("… (memory limit 512 MB)")
 
@@ -291,7 +292,8 @@ def test_html_keeps_cores_whole_models_and_payloads_for_an_export() -> None:
     model = {f"v{i}": i for i in range(30)}
     result = RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.SAT, model=model),
-        CandidateResult(index=1, verdict=Verdict.UNSAT, unsat_core=[(2, "s.add(x > 1)"), (3, "s.add(x < 0)")]),
+        CandidateResult(index=1, verdict=Verdict.UNSAT,
+                        unsat_core=[(2, "s.add(x > 1)"), (3, "s.add(x < 0)")]),
         CandidateResult(index=2, verdict=Verdict.SAT, payload=bytes(range(256)) * 20),
     ])
     page = run_html(result)
