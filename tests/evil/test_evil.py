@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from z3sandbox_kernel import CandidateResult, Sandbox
+from z3sandbox_kernel import CandidateResult, Limits, Sandbox
 from z3sandbox_kernel.zygote.namespaces import CANDIDATE_UID
 
 from .cases import CASES, LIMITS, Case, check_table
@@ -213,3 +213,29 @@ def test_required_layer_fails_closed(world: World, sandboxes: dict[str, Sandbox]
     finally:
         cleanup_escapes(world)
 
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_killed_candidate_reports_its_own_cpu_and_memory(level: str,
+                                                           sandboxes: dict[str, Sandbox]) -> None:
+    """Stopped by the wall limit, a candidate's figures are its own (the init reports them), not
+    the init's ~0 s and ~40 MB: at least the CPU time it measured itself before the kill, and the
+    300 MB it touched."""
+    script = (
+        "import time\n"
+        "block = bytearray(300 << 20)\n"
+        "for i in range(0, len(block), 4096):\n"
+        "    block[i] = 1\n"
+        "print('touched', flush=True)\n"
+        "while True:\n"
+        "    for _ in range(100000):\n"
+        "        pass\n"
+        "    print(time.process_time(), flush=True)\n"
+    )
+    result = sandboxes[level].run(script, limits=Limits(wall_s=2, cpu_s=30, memory_mb=1024,
+                                                         output_kb=1024))[0]
+    assert result.kill == "wall", describe(result)
+    lines = result.stdout.split()
+    assert lines[0] == "touched" and len(lines) > 1, describe(result)
+    assert result.cpu_s >= float(lines[-1]), describe(result)
+    assert result.peak_rss_mb >= 300, describe(result)
