@@ -17,7 +17,7 @@ import {
 } from './schema';
 import { progressBar } from './progress';
 import { verdictTable } from './table';
-import { verdictBadge } from './verdicts';
+import { verdictBadge, verdictRank } from './verdicts';
 import { IViewState, newViewState } from './view';
 
 const UNITS: [string, string][] = [
@@ -59,7 +59,7 @@ function summary(run: IRun, metadata: IRunMetadata): HTMLElement {
   node.appendChild(el('span', 'jp-Z3Run-label', 'vote'));
   node.appendChild(verdictBadge(run.finished ? run.verdict : 'pending'));
   const counts = Object.entries(run.counts)
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => verdictRank(a) - verdictRank(b) || a.localeCompare(b))
     .map(([verdict, n]) => `${n} ${verdict}`)
     .join(', ');
   const parts = [

@@ -176,7 +176,12 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture(scope="module")
 def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    # The copy button writes to the clipboard, which the test reads back; downloads are kept.
+    context = browser.new_context(
+        viewport={"width": 1400, "height": 900},
+        permissions=["clipboard-read", "clipboard-write"],
+        accept_downloads=True,
+    )
     context.set_default_timeout(60_000)
     from playwright.sync_api import expect
 

@@ -1,96 +1,87 @@
-"""JupyterLab in headless Chromium: the kernel in the launcher, a live run, saved results, status.
+"""JupyterLab in headless Chromium: the kernel in the launcher, saved results, a live run, status.
 
 The steps share one server and one page and run in file order:
 
 1. the launcher offers "Z3 Sandbox (Python 3)" with the kernelspec's logo;
-2. a hand-written saved result renders through the labextension with no kernel at all;
-3. a new notebook on that kernel runs a ``%%z3sandbox -k 4`` cell: the live ipywidgets table fills
-   with 4 verdicts, then the final output is rendered by the labextension (not its HTML fallback);
+2. a hand-written saved result renders through the labextension with no kernel at all, with its
+   badges in verdicts.json's colours (>= 4.5:1 in the light theme); its model is copied as JSON
+   (read back from the clipboard), its payload downloaded (the file's bytes compared), its long
+   stderr expanded;
+3. a new notebook on that kernel runs a four-candidate ``%%z3sandbox`` cell: the progress bar
+   (done/total, elapsed) is seen mid-run, then the same output becomes the final table -- one
+   output, no widget; the table is sorted by verdict and time, filtered by verdict and its
+   identical models folded;
 4. the status bar shows the isolation summary the kernel reports in its kernel_info reply;
-5. that notebook, saved and reopened after all kernels are shut down, still renders the table.
+5. that notebook, saved, holds one output for the run; reopened with its kernel and again with no
+   kernel at all, it shows exactly that one output, rendered.
 
 Every wait is on a selector or a condition, never a sleep.  Screenshots go to
-``test-output/browser/``; the reopened notebook's is copied to ``docs/screenshot.png``.
+``test-output/browser/`` only (``make screenshot`` copies the README's picture on purpose).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page, Route
-
 from z3sandbox_kernel import Verdict
 
-from .conftest import REPO, LabServer, unavailable
+from .conftest import REPO, LabServer
+from .pages import (
+    KERNEL_DISPLAY_NAME,
+    badge_colours,
+    contrast,
+    css_rgb,
+    current_panel,
+    expect,
+    open_without_kernel,
+    require_kernelspec,
+    row_indices,
+    save_as,
+    screenshot,
+    shut_down_kernels,
+    type_into_cell,
+    use_theme,
+    wait_for_idle_kernel,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
 
 pytestmark = pytest.mark.browser
 
-KERNEL_NAME = "z3sandbox"
-KERNEL_DISPLAY_NAME = "Z3 Sandbox (Python 3)"
 MIME_TYPE = "application/vnd.z3sandbox.run+json"
-MAGIC_CELL = "%%z3sandbox -k 4\nx = Int('x')\ns.add(x > 3, x < 10)"
+WIDGET_MIME_TYPE = "application/vnd.jupyter.widget-view+json"
 VERDICTS = [verdict.value for verdict in Verdict]
 DECIDED = re.compile(rf"^\s*({'|'.join(VERDICTS)})\s*$")  # a verdict, not "queued"/"running"
+COLOURS = json.loads((REPO / "z3sandbox_kernel" / "verdicts.json").read_text())["verdicts"]
 NOTEBOOK = "z3sandbox-live.ipynb"
-README_SCREENSHOT = REPO / "docs" / "screenshot.png"
-
-NO_KERNELS = """async () => {
-  const response = await fetch('/api/kernels', {credentials: 'same-origin'});
-  return response.ok && (await response.json()).length === 0;
-}"""
-
-
-def screenshot(page: Page, output_dir: Path, name: str) -> Path:
-    path = output_dir / f"{name}.png"
-    page.screenshot(path=str(path))
-    print(f"screenshot: {path}")
-    return path
-
-
-def require_kernelspec(lab: LabServer) -> None:
-    specs = lab.api("api/kernelspecs")["kernelspecs"]
-    if KERNEL_NAME not in specs:
-        unavailable(f"the {KERNEL_NAME!r} kernelspec is not installed (pip install .)")
-
-
-def expect() -> Any:
-    from playwright.sync_api import expect as playwright_expect
-
-    return playwright_expect
-
-
-def block_kernels(page: Page) -> None:
-    """Refuse new sessions in this page, so that an opened notebook gets no kernel."""
-
-    def refuse(route: Route) -> None:
-        if route.request.method == "POST":
-            route.fulfill(status=503, body="no kernels in this test step")
-        else:
-            route.continue_()
-
-    page.route(re.compile(r"/api/sessions(\?.*)?$"), refuse)
-
-
-def open_without_kernel(page: Page, lab: LabServer, name: str) -> Locator:
-    """Open a notebook while new sessions are refused; dismiss JupyterLab's error about that."""
-    block_kernels(page)
-    page.goto(lab.lab_url(f"lab/tree/{name}"))
-    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-    panel.locator(".jp-Notebook").wait_for()
-    page.locator(".jp-Dialog", has_text="Error Starting Kernel").locator(".jp-mod-accept").click()
-    # Then JupyterLab offers its kernel picker: it must list ours; the answer is "No Kernel".
-    picker = page.locator(".jp-Dialog", has_text="Select Kernel")
-    expect()(picker.locator("select option", has_text=KERNEL_DISPLAY_NAME)).to_have_count(1)
-    picker.get_by_role("button", name="No Kernel").click()
-    expect()(page.locator(".jp-Dialog")).to_have_count(0)
-    return panel
+PAYLOAD_HEX = "5a3373616e64626f780a00ff414243444546474849"
+STDERR = "\n".join(f"stderr line {n}" for n in range(1, 31))
+# Two fast candidates with the same model, two slow ones (3 s each) on two jobs: the run is
+# unfinished for 3 s at least, long enough to see its progress.
+LIVE_CELL = """%%z3sandbox --jobs 2
+# %% candidate range
+x = Int('x')
+s.add(x > 3, x < 5)
+# %% candidate exact
+x = Int('x')
+s.add(x == 4)
+# %% candidate slow-unsat
+import time
+time.sleep(3)
+x = Int('x')
+s.add(x > 3, x < 2)
+# %% candidate slow-error
+import time
+time.sleep(3)
+1 / 0"""
+LIVE_LABELS = ["range", "exact", "slow-unsat", "slow-error"]
+LIVE_VERDICTS = ["sat", "sat", "unsat", "runtime_error"]
 
 
 # ------------------------------------------------------------------------------------------ step 1
@@ -103,7 +94,7 @@ def test_launcher_offers_the_kernel_with_its_logo(lab: LabServer, page: Page, ou
     card.wait_for()
     expect()(card.locator(".jp-LauncherCard-label")).to_have_text(KERNEL_DISPLAY_NAME)
     logo = card.locator(".jp-LauncherCard-icon img")
-    expect()(logo).to_have_attribute("src", re.compile(rf"/kernelspecs/{KERNEL_NAME}/logo-"))
+    expect()(logo).to_have_attribute("src", re.compile(r"/kernelspecs/z3sandbox/logo-"))
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=logo.element_handle())
     screenshot(page, output_dir, "1-launcher")
 
@@ -120,10 +111,11 @@ def saved_run(version: int) -> dict[str, Any]:
     }  # fmt: skip
     candidates = [
         {**base, "index": 0, "verdict": "sat", "model": {"x": 4}, "verified": True,
-         "payload_hex": "5a3373616e64626f780a00ff414243444546474849"},
-        {**base, "index": 1, "verdict": "unsat", "unsat_core": [[3, "s.add(x > 3)"]]},
+         "label": "gpt", "source_preview": "x = Int('x')", "payload_hex": PAYLOAD_HEX},
+        {**base, "index": 1, "verdict": "unsat", "unsat_core": [[3, "s.add(x > 3)"]],
+         "label": "claude", "source_preview": "s.add(x > 3, x < 2)"},
         {**base, "index": 2, "verdict": "timeout", "kill": "wall", "exit_code": None,
-         "reason": "wall limit 10 s", "stderr": "killed at the wall-clock deadline"},
+         "reason": "wall limit 10 s", "stderr": STDERR, "label": None, "source_preview": None},
     ]  # fmt: skip
     return {
         "schema": "z3sandbox.run", "version": version, "verdict": "sat",
@@ -167,14 +159,40 @@ def write_saved_notebook(path: Path) -> None:
     path.write_text(json.dumps(notebook, indent=1))
 
 
-def use_theme(page: Page, name: str, *, light: bool) -> None:
-    """Settings > Theme > name; the view takes its colours from the theme's CSS variables."""
-    page.locator("#jp-MainMenu").get_by_text("Settings", exact=True).click()
-    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
-    theme = f'body[data-jp-theme-name="{name}"][data-jp-theme-light="{str(light).lower()}"]'
-    page.locator(theme).wait_for(state="attached")  # Playwright counts <body> as never "visible"
-    page.locator("#jupyterlab-splash").wait_for(state="detached")  # the theme change's splash
+def check_badge_colours(result: Locator, theme: str) -> None:
+    """verdicts.json's colours, and >= 4.5:1 between a badge's text and its background."""
+    for label, (text, background) in badge_colours(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).items():
+        assert background == css_rgb(COLOURS[label][theme]["background"]), (label, background)
+        assert text == css_rgb(COLOURS[label][theme]["text"]), (label, text)
+        assert contrast(text, background) >= 4.5, (label, text, background)
+
+
+def open_detail(result: Locator, index: int) -> Locator:
+    result.locator(f'.jp-Z3Run-row[data-index="{index}"] .jp-Z3Run-toggle').click()
+    detail = result.locator(f'.jp-Z3Run-row[data-index="{index}"] + .jp-Z3Run-detailRow')
+    expect()(detail).to_be_visible()
+    return detail
+
+
+def check_copy_download_stderr(page: Page, result: Locator, output_dir: Path) -> None:
+    first = open_detail(result, 0)
+    first.locator(".jp-Z3Run-copyModel").click()
+    expect()(first.locator(".jp-Z3Run-copyModel")).to_have_text("Copied")
+    assert json.loads(page.evaluate("navigator.clipboard.readText()")) == {"x": 4}
+
+    with page.expect_download() as download_info:
+        first.locator(".jp-Z3Run-downloadPayload").click()
+    download = download_info.value
+    assert download.suggested_filename == "payload-gpt.bin"
+    saved = output_dir / download.suggested_filename
+    download.save_as(saved)
+    assert saved.read_bytes() == bytes.fromhex(PAYLOAD_HEX)
+
+    third = open_detail(result, 2)
+    stderr = third.locator(".jp-Z3Run-stderr")
+    expect()(stderr).not_to_contain_text("stderr line 30")
+    third.locator(".jp-Z3Run-expandStream").click()
+    expect()(stderr).to_have_text(STDERR)
 
 
 def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Page, output_dir: Path) -> None:
@@ -183,10 +201,14 @@ def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Page, outpu
         panel = open_without_kernel(page, lab, "saved.ipynb")
         result = panel.locator(".jp-Z3RunRenderer > .jp-Z3Run").first
         expect()(result.locator(".jp-Z3Run-row")).to_have_count(3)
-        expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(["sat", "unsat", "timeout"])
+        verdicts = result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")
+        expect()(verdicts).to_have_text(["sat", "unsat", "timeout"])
+        expect()(result.locator(".jp-Z3Run-candidateLabel")).to_have_text(["gpt", "claude", "#2"])
+        expect()(result.locator(".jp-Z3Run-source")).to_have_text(["x = Int('x')", "s.add(x > 3, x < 2)"])
         expect()(panel.locator(".z3-html-fallback")).to_have_count(0)
-        expect()(result.locator("thead th")).to_contain_text(["wall", "cpu", "peak RSS"])
-        result.locator('.jp-Z3Run-row[data-index="0"] .jp-Z3Run-toggle').click()
+        expect()(result.locator("thead th")).to_contain_text(["wall", "cpu", "memory"])
+        check_badge_colours(result, "light")
+        check_copy_download_stderr(page, result, output_dir)
         expect()(result.locator(".jp-Z3Run-hexdump")).to_contain_text(
             "00000000  5a 33 73 61 6e 64 62 6f  78 0a 00 ff 41 42 43 44  |Z3sandbox...ABCD|"
         )
@@ -196,6 +218,7 @@ def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Page, outpu
         assert lab.api("api/kernels") == []
         screenshot(page, output_dir, "2-saved-result-no-kernel")
         use_theme(page, "JupyterLab Dark", light=False)
+        check_badge_colours(result, "dark")
         screenshot(page, output_dir, "2-saved-result-dark-theme")
         use_theme(page, "JupyterLab Light", light=True)
     finally:
@@ -205,54 +228,48 @@ def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Page, outpu
 # ------------------------------------------------------------------------------------------ step 3
 
 
-def type_into_cell(page: Page, panel: Locator, text: str) -> None:
-    """Insert the text as one edit: typed keys would meet CodeMirror's auto-closing brackets."""
-    panel.locator(".jp-Cell .cm-content").first.click()
-    page.keyboard.insert_text(text)
-    expect()(panel.locator(".jp-Cell .cm-content").first).to_contain_text("s.add(x > 3, x < 10)")
+def check_sort_filter_group(result: Locator) -> None:
+    """On the real run's table: sorting, filtering and folding are all the user's, in the page."""
+    result.locator('.jp-Z3Run-sort[data-sort="wall"]').click()  # slowest first
+    assert set(row_indices(result)[:2]) == {2, 3}, row_indices(result)
+    result.locator('.jp-Z3Run-sort[data-sort="verdict"]').click()
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(LIVE_VERDICTS)
+    result.locator(".jp-Z3Run-filter").select_option("sat")
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-candidateLabel")).to_have_text(["range", "exact"])
+    result.locator(".jp-Z3Run-groupToggle input").check()  # both found x = 4
+    expect()(result.locator(".jp-Z3Run-row")).to_have_count(1)
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-group")).to_have_text(" ×2")
+    result.locator(".jp-Z3Run-groupToggle input").uncheck()
+    result.locator(".jp-Z3Run-filter").select_option("")
+    result.locator('.jp-Z3Run-sort[data-sort="index"]').click()
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-candidateLabel")).to_have_text(LIVE_LABELS)
 
 
-def save_as(page: Page, name: str) -> None:
-    """Save a new notebook: its first save asks for a name (JupyterLab 4's default)."""
-    page.keyboard.press("Escape")  # command mode, so that Ctrl+S reaches the notebook
-    page.keyboard.press("Control+s")
-    dialog = page.locator(".jp-Dialog", has_text="Rename file")
-    dialog.locator("input.jp-Dialog-input, input[type=text]").first.fill(name)
-    dialog.get_by_role("button", name="Rename and Save").click()
-    tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current")
-    expect()(tab.locator(".lm-TabBar-tabLabel")).to_have_text(name)
-    expect()(tab).not_to_have_class(re.compile(r"\bjp-mod-dirty\b"))
-
-
-def wait_for_idle_kernel(page: Page) -> None:
-    status = page.locator("#jp-main-statusbar").get_by_text(
-        re.compile(rf"^{re.escape(KERNEL_DISPLAY_NAME)} \| Idle$")
-    )
-    status.wait_for()
-
-
-def test_magic_cell_fills_the_live_table_then_renders_the_result(
-    lab: LabServer, page: Page, output_dir: Path
-) -> None:
+def test_live_run_shows_progress_then_one_final_table(lab: LabServer, page: Page, output_dir: Path) -> None:
     require_kernelspec(lab)
     page.goto(lab.lab_url())
     page.locator(f'.jp-LauncherCard[data-category="Notebook"][title="{KERNEL_DISPLAY_NAME}"]').click()
-    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    panel = current_panel(page)
     expect()(panel.locator(".jp-Toolbar .jp-KernelName")).to_have_text(KERNEL_DISPLAY_NAME)
     wait_for_idle_kernel(page)
-    type_into_cell(page, panel, MAGIC_CELL)
+    type_into_cell(page, panel, LIVE_CELL)
     page.keyboard.press("Shift+Enter")
 
     cell = panel.locator(".jp-CodeCell").first
-    # The widget's HTML is replaced on every refresh: locators, not element handles, follow it.
-    live = cell.locator(".jp-OutputArea-output .widget-html-content table").last
-    expect()(live.locator("tbody tr td:nth-child(2)")).to_have_text([DECIDED] * 4)
-    screenshot(page, output_dir, "3-live-table")
-
     result = cell.locator(".jp-Z3RunRenderer > .jp-Z3Run")
-    expect()(result.locator(".jp-Z3Run-row td:nth-child(2)")).to_have_text([DECIDED] * 4)
-    # The extension's view, not the text/html fallback that the same output carries.
+    progress = result.locator(".jp-Z3Run-progress")
+    expect()(progress.locator(".jp-Z3Run-progressText")).to_have_text(re.compile(r"^[0-3]/4 done.* elapsed"))
+    expect()(progress.locator('[role="progressbar"]')).to_have_attribute("aria-valuemax", "4")
+    expect()(result.locator(".jp-Z3Run-summary .jp-Z3Run-verdict")).to_have_text("pending")
+    screenshot(page, output_dir, "3-progress-mid-run")
+
+    expect()(progress).to_have_count(0)
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text([DECIDED] * 4)
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(LIVE_VERDICTS)
+    expect()(cell.locator(".jp-OutputArea-child")).to_have_count(1)  # the live view became the result
+    expect()(cell.locator(".jupyter-widgets")).to_have_count(0)
     expect()(cell.locator(".jp-OutputArea-output.jp-RenderedHTMLCommon")).to_have_count(0)
+    check_sort_filter_group(result)
     wait_for_idle_kernel(page)
     save_as(page, NOTEBOOK)
     screenshot(page, output_dir, "3-final-result")
@@ -287,32 +304,56 @@ def test_status_bar_shows_the_isolation_summary(lab: LabServer, page: Page, outp
 # ------------------------------------------------------------------------------------------ step 5
 
 
-def test_reopened_notebook_renders_the_table_with_no_kernel(
+def saved_live_notebook(lab: LabServer) -> dict[str, Any]:
+    if not (lab.root / NOTEBOOK).is_file():
+        pytest.fail(f"step 3 saved no {NOTEBOOK}")
+    notebook: dict[str, Any] = json.loads((lab.root / NOTEBOOK).read_text())
+    return notebook
+
+
+def check_one_rendered_output(panel: Locator) -> Locator:
+    cell = panel.locator(".jp-CodeCell").first
+    expect()(cell.locator(".jp-OutputArea-child")).to_have_count(1)
+    result = cell.locator(".jp-Z3RunRenderer > .jp-Z3Run")
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(LIVE_VERDICTS)
+    expect()(result.locator(".jp-Z3Run-candidateLabel")).to_have_text(LIVE_LABELS)
+    expect()(panel.locator(".jupyter-widgets, .jp-OutputArea-output.jp-RenderedHTMLCommon")).to_have_count(0)
+    return result
+
+
+def test_saved_notebook_holds_one_output_per_run(lab: LabServer) -> None:
+    require_kernelspec(lab)
+    (outputs,) = [cell["outputs"] for cell in saved_live_notebook(lab)["cells"] if cell["outputs"]]
+    assert len(outputs) == 1, outputs
+    assert MIME_TYPE in outputs[0]["data"], outputs[0]["data"].keys()
+    assert outputs[0]["data"][MIME_TYPE]["finished"] is True
+    assert WIDGET_MIME_TYPE not in (lab.root / NOTEBOOK).read_text()
+
+
+def test_reopened_notebook_with_its_kernel_shows_one_output(
     lab: LabServer, page: Page, output_dir: Path
 ) -> None:
     require_kernelspec(lab)
-    if not (lab.root / NOTEBOOK).is_file():
-        pytest.fail(f"step 3 saved no {NOTEBOOK}")
-    saved = json.loads((lab.root / NOTEBOOK).read_text())
-    outputs = saved["cells"][0]["outputs"]
-    assert any(MIME_TYPE in output.get("data", {}) for output in outputs), outputs
+    saved_live_notebook(lab)
+    page.goto(lab.lab_url(f"lab/tree/{NOTEBOOK}"))
+    panel = current_panel(page)
+    expect()(panel.locator(".jp-Toolbar .jp-KernelName")).to_have_text(KERNEL_DISPLAY_NAME)
+    wait_for_idle_kernel(page)
+    check_one_rendered_output(panel)
+    screenshot(page, output_dir, "5-reopened-with-kernel")
 
-    # Through the REST API rather than the Kernel menu: a stray dialog of the old page (seen once:
-    # the file browser's "Directory not found" after the rename) cannot get in the way.
-    for kernel in lab.api("api/kernels"):
-        lab.api(f"api/kernels/{kernel['id']}", method="DELETE")
-    page.wait_for_function(NO_KERNELS)
 
+def test_reopened_notebook_with_no_kernel_shows_one_output(
+    lab: LabServer, page: Page, output_dir: Path
+) -> None:
+    require_kernelspec(lab)
+    saved_live_notebook(lab)
+    shut_down_kernels(page, lab)
     try:
         panel = open_without_kernel(page, lab, NOTEBOOK)
-        result = panel.locator(".jp-CodeCell .jp-Z3RunRenderer > .jp-Z3Run").first
-        expect()(result.locator(".jp-Z3Run-row td:nth-child(2)")).to_have_text([DECIDED] * 4)
-        result.locator('.jp-Z3Run-row[data-index="0"] .jp-Z3Run-toggle').click()
-        expect()(result.locator(".jp-Z3Run-detailRow").first).to_be_visible()
+        result = check_one_rendered_output(panel)
+        open_detail(result, 0)
         assert lab.api("api/kernels") == []
-        path = screenshot(page, output_dir, "5-reopened-no-kernel")
+        screenshot(page, output_dir, "5-reopened-no-kernel")  # the README's (make screenshot)
     finally:
         page.unroute_all()
-    README_SCREENSHOT.parent.mkdir(exist_ok=True)
-    shutil.copyfile(path, README_SCREENSHOT)
-    print(f"README screenshot: {README_SCREENSHOT}")
