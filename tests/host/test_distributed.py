@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -50,6 +51,7 @@ HARD = "a, b, c = Ints('a b c')\ns.add(a > 0, b > 0, c > 0, a*a*a + b*b*b == c*c
 LONG = Limits(wall_s=60, cpu_s=60)  # without the transition hook, a worker would stay busy 60 s
 FREED_WITHIN_S = 20.0
 MEASURED = ("wall_s", "cpu_s", "peak_rss_mb", "host")
+SCRATCH_PATH = re.compile(r"/\S+/candidate\.py")
 
 
 @pytest.fixture(scope="module")
@@ -76,9 +78,12 @@ def sandbox(kernel_sandbox: Sandbox) -> Sandbox:
 
 
 def _comparable(candidate: CandidateResult) -> dict[str, Any]:
+    """A candidate's record without what differs from run to run: measurements, the host, and the
+    scratch folder's random name in a traceback."""
     data = candidate.to_dict()
     for name in MEASURED:
         data.pop(name)
+    data["stderr"] = SCRATCH_PATH.sub("<scratch>/candidate.py", data["stderr"])
     return data
 
 
