@@ -1,25 +1,29 @@
-"""SMT-LIB 2 candidates: split the text into commands and find what the last (check-sat) checks.
+"""SMT-LIB 2 candidates: run the text as ``z3 file.smt2`` does, print what it prints, and report
+what its last (check-sat) said.
 
-z3's ``Solver.from_string`` runs declarations, definitions, assertions and push/pop, but ignores
-(check-sat).  So the assertions in scope at the last (check-sat) are exactly what ``from_string``
-loads from the text *before* that command, and the verdict is one check of them: earlier
-(check-sat)s cannot change it and are not run.  The splitter only knows tokens (comments, strings,
-quoted symbols) and parentheses; z3 parses everything else, so its messages and positions are what
-the user sees.
+The text goes through z3's own front end (``Z3_eval_smtlib2_string``, the command interpreter of
+the z3 executable), one segment per (check-sat) so each check runs under the solver timeout; its
+output (results, models, values, echoes, errors) is the candidate's stdout.  The splitter only
+knows tokens (comments, strings, quoted symbols) and parentheses; z3 parses everything else, so its
+messages and positions are what the user sees.  Afterwards the harness asks the front end for the
+model (a command the script never sees) and loads the assertions before the last (check-sat) with
+``from_string`` (``plan_check``), so a model can be reported and verified.
 
-Not handled: z3 does not see the commands after the last (check-sat), so an error there (say, a
-(get-value) of an undeclared name) is not reported.
+An error before or at the last (check-sat) makes the verdict ``syntax_error``; one after it only
+shows in the output, as in z3.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import z3
 
 from ..protocol import ChildReport
+from . import instrument, models
 
 # z3's parser errors look like: (error "line 4 column 20: unknown constant a")
 _POSITION = re.compile(r"line (\d+) column (\d+)")
@@ -130,27 +134,180 @@ def plan_check(text: str) -> CheckPlan:
 
 
 def run(text: str, memory_words: tuple[str, ...] = ("out of memory",)) -> ChildReport | None:
-    """Load ``text`` and check what its last (check-sat) checks (through the instrumented check(),
-    which records the result).  A report for text z3 rejects; None when it checked, or when there
-    was nothing to check.  Other exceptions propagate to the caller."""
+    """Run ``text`` through z3's own SMT-LIB front end, printing what ``z3 file.smt2`` prints, and
+    report what its last (check-sat) said.  None when the text has no (check-sat): the caller then
+    checks whatever it asserts (after the output, so the output is still z3's)."""
     try:
-        plan = plan_check(text)
+        commands = split_commands(text)
     except Smt2SyntaxError as exc:
         return {"outcome": "syntax_error", "reason": str(exc), "line": exc.line,
                 "column": exc.column}
-    solver = z3.Optimize() if plan.optimize else _solver_for(plan.logic)
+    for index, command in enumerate(commands):
+        if command.head == "exit":  # z3 stops reading there
+            text, commands = text[: command.end], commands[: index + 1]
+            break
+    checks = [c for c in commands if c.head in ("check-sat", "check-sat-assuming")]
+    if not checks:
+        error = _eval_segment(text, None)
+        if error is not None:
+            return _error_report(error, memory_words)
+        solver = _loaded(text, _optimizes(commands), plan_check(text).logic)
+        if len(solver.assertions()):
+            solver.check()  # asserted but never checked: the harness checks it (instrumented)
+        return None
+    first_error: str | None = None
+    done = 0
+    for check in checks:  # one segment per (check-sat), each under the solver timeout
+        error = _eval_segment(text[done : check.end], instrument.RUN.timeout_s)
+        first_error = first_error or error
+        done = check.end
+    fired, result, reason = _LAST.fired, _LAST.output, ""
+    _eval_segment(text[done:], None)  # (get-model), (get-value ...), (echo ...) after it
+    if first_error is not None:
+        return _error_report(first_error, memory_words)
+    verdict = result.strip().splitlines()[-1] if result.strip() else ""
+    if verdict == "unsat":
+        return {"outcome": "unsat"}
+    if verdict == "sat":
+        return _sat_report(text[: checks[-1].start], _private("(get-model)"),
+                           _optimizes(commands), plan_check(text).logic)
+    if not fired:  # the answer looks like (:reason-unknown "incomplete quantifiers")
+        quoted = _private("(get-info :reason-unknown)").split('"')
+        reason = quoted[1] if len(quoted) > 2 else ""
+    if any(word in reason for word in memory_words):
+        return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
+    return {"outcome": "unknown", "reason": "timeout" if fired else reason,
+            "solver_timeout": fired}
+
+
+@dataclass
+class _Segment:
+    output: str = ""
+    fired: bool = False
+
+
+_LAST = _Segment()
+
+
+def _eval_segment(text: str, timeout_s: float | None) -> str | None:
+    """Run ``text`` in the main context's SMT-LIB front end (its state carries over from segment
+    to segment, line and column numbers too) and print its output; its first error, or None."""
+    global _LAST
+    if not text.strip():
+        _LAST = _Segment()
+        return None
+    ctx = z3.main_ctx()
+    token = instrument.RUN.watchdog.start(ctx, timeout_s) if timeout_s is not None else None
     try:
-        solver.from_string(plan.text)
-        if plan.checks or len(solver.assertions()):
-            solver.check()
+        output, failed = z3.Z3_eval_smtlib2_string(ctx.ref(), text), False
+    except z3.Z3Exception as exc:  # z3 ran every command anyway; the output holds the errors
+        output, failed = _text(exc.value), True
+    finally:
+        fired = instrument.RUN.watchdog.stop(token) if token is not None else False
+    _LAST = _Segment(output, fired)
+    sys.stdout.write(output)
+    sys.stdout.flush()
+    if not failed:
+        return None
+    errors = [line for line in output.splitlines() if line.startswith("(error ")]
+    return error_message(errors[0]) if errors else output
+
+
+def _private(command: str) -> str:
+    """A command the harness asks after the script's own, whose output the script never sees."""
+    try:
+        return _text(z3.Z3_eval_smtlib2_string(z3.main_ctx().ref(), command))
     except z3.Z3Exception as exc:
-        message = error_message(exc.value)
-        if any(word in message for word in memory_words):
-            return {"outcome": "memory_error", "reason": message}
-        line, column = error_position(message)
-        return {"outcome": "syntax_error", "reason": message[:3000], "line": line,
-                "column": column}
-    return None
+        return _text(exc.value)
+
+
+def _text(raw: object) -> str:
+    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+
+def _optimizes(commands: list[Command]) -> bool:
+    return any(c.head in ("maximize", "minimize", "assert-soft") for c in commands)
+
+
+def _error_report(message: str, memory_words: tuple[str, ...]) -> ChildReport:
+    if any(word in message for word in memory_words):
+        return {"outcome": "memory_error", "reason": message}
+    line, column = error_position(message)
+    return {"outcome": "syntax_error", "reason": message[:3000], "line": line, "column": column}
+
+
+def _sat_report(before_check: str, model_text: str, optimize: bool,
+                logic: str | None) -> ChildReport:
+    """The report of a sat verdict: the assertions parsed again (for the verifier) and the model
+    z3's front end printed, read back as z3 values.  If the front end has no model left (the
+    script's later commands dropped it), the assertions are checked again for one."""
+    solver = _loaded(plan_check(before_check + "(check-sat)").text, optimize, logic)
+    record = models.CheckRecord(solver, z3.sat)
+    record.assertions = solver.assertions()
+    record.model = _model_from_text(model_text, list(record.assertions), solver.ctx)
+    if record.model is None and solver.check() == z3.sat:
+        record.model = solver.model()
+    return models.check_report(record, {}, frozenset(), False)
+
+
+def _loaded(text: str, optimize: bool, logic: str | None) -> Any:
+    """A solver with the assertions of ``text``, loaded by the unwrapped from_string: this is the
+    harness reading the script, not the script asserting."""
+    solver = z3.Optimize() if optimize else _solver_for(logic)
+    instrument.ORIGINAL[(type(solver), "from_string")](solver, text)
+    return solver
+
+
+def _model_from_text(text: str, assertions: list[z3.BoolRef], ctx: z3.Context
+                     ) -> z3.ModelRef | None:
+    """A model with the constants of a (get-model) answer, or None if there is no answer.  Values
+    are parsed with the declarations and sorts of the assertions; one that does not parse (or a
+    function) is left out, as the verifier leaves out what it cannot fix."""
+    body = text.strip()
+    if not body.startswith("(") or body.startswith("(error"):
+        return None
+    decls, sorts = _symbols(assertions)
+    model = z3.Model(ctx)
+    inner = body[1:-1]
+    for command in split_commands(inner):
+        words = inner[command.start + 1 : command.end - 1].split(None, 2)
+        if len(words) < 3 or words[0] != "define-fun" or not words[2].startswith("()"):
+            continue
+        decl = decls.get(words[1].strip("|"))
+        if decl is None or decl.arity() != 0:
+            continue
+        try:
+            value_text = words[2][2:].strip()[len(decl.range().sexpr()):].strip()
+            parsed = z3.parse_smt2_string(f"(assert (= {words[1]} {value_text}))",
+                                          sorts=sorts, decls=decls, ctx=ctx)
+            model.update_value(decl, parsed[0].arg(1))
+        except (z3.Z3Exception, IndexError):
+            continue
+    return model
+
+
+def _symbols(assertions: list[z3.BoolRef]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every declaration (constants, functions, constructors) and sort the assertions use."""
+    decls: dict[str, Any] = {}
+    sorts: dict[str, Any] = {}
+    seen: set[int] = set()
+    todo: list[z3.ExprRef] = list(assertions)
+    while todo:
+        term = todo.pop()
+        if term.get_id() in seen:
+            continue
+        seen.add(term.get_id())
+        if z3.is_app(term):
+            decl = term.decl()
+            if decl.kind() in (z3.Z3_OP_UNINTERPRETED, z3.Z3_OP_DT_CONSTRUCTOR):
+                decls.setdefault(decl.name(), decl)
+            sort = term.sort()
+            if sort.kind() in (z3.Z3_UNINTERPRETED_SORT, z3.Z3_DATATYPE_SORT):
+                sorts.setdefault(sort.name(), sort)
+            todo.extend(term.children())
+        elif z3.is_quantifier(term):
+            todo.append(term.body())
+    return decls, sorts
 
 
 def _solver_for(logic: str | None) -> Any:
@@ -180,6 +337,11 @@ def error_message(raw: object) -> str:
 
 
 def warm(ctx: z3.Context) -> None:
-    """Warm the SMT-LIB path in ``ctx`` (not z3's main context): the splitter and z3's parser."""
-    plan_check("(declare-const y Int)(check-sat)")
-    z3.Solver(ctx=ctx).from_string("(declare-const y Int)(assert (> y 0))")
+    """Warm the SMT-LIB path in ``ctx`` (not z3's main context): the splitter, z3's front end and
+    parser, and reading a model back."""
+    text = "(declare-const y Int)(assert (> y 0))(check-sat)"
+    plan_check(text)
+    answer = z3.Z3_eval_smtlib2_string(ctx.ref(), text + "(get-model)")
+    solver = z3.Solver(ctx=ctx)
+    solver.from_string(text)
+    _model_from_text(answer[answer.index("("):], list(solver.assertions()), ctx)
