@@ -1,0 +1,8 @@
+(set-logic QF_LIA)
+(declare-const x Int)
+(declare-const y Int)
+(assert (and (> x 3) (< y 10) (= (+ x y) 12)))
+(check-sat)
+(get-model)
+(get-value (x y (+ x y)))
+(echo "done")

@@ -1,0 +1,5 @@
+(declare-const a Int)
+(assert (> a b))
+(assert (< a 3))
+(check-sat)
+(echo "still running")
