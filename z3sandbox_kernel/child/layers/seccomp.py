@@ -6,15 +6,12 @@ does not count (memfds, SysV IPC, POSIX message queues), namespaces, mounts and 
 watching the host's files, machine-wide state, kernel attack surface, sockets.  They hold where the
 namespaces are missing (a distribution that refuses user namespaces keeps Landlock and seccomp).
 
-Why a hand-assembled BPF program rather than pyseccomp/libseccomp rules: libseccomp 2.5.4 refuses
-two comparisons on the same argument in one rule (``seccomp_rule_add`` returns EINVAL), so "pid is
-0 or our own" cannot be said, and a libseccomp filter is compiled at load time, which would put the
-compiler in every candidate.  libseccomp is still used, in the zygote only, for the native
-architecture's token and its syscall numbers by name; names its table lacks (Linux 6.8 and later)
-come from ``UNIFIED``: since Linux 5.1 (pidfd_send_signal, 424) every architecture numbers new
-system calls alike, so these numbers hold on x86_64 and aarch64.  The program is built once by
-``prepare``; ``apply`` writes the candidate's own PID into the few places that compare against it
-and makes one ``prctl(PR_SET_SECCOMP)`` call.
+Why hand-assembled BPF rather than libseccomp rules: libseccomp 2.5.4 refuses two comparisons on
+one argument in a rule (EINVAL), so "pid is 0 or our own" cannot be said, and it compiles at load
+time, in every candidate.  It still gives, in the zygote only, the architecture's token and
+numbers by name; names its table lacks (Linux 6.8 on) come from ``UNIFIED``: from Linux 5.1
+(pidfd_send_signal, 424) every architecture numbers new calls alike.  ``prepare`` builds the
+program once; ``apply`` writes the candidate's PID where it is compared and loads it.
 
 The program (``_assemble``), in order:
 
@@ -32,11 +29,13 @@ negative PIDs (process groups, -1 = everyone), is EPERM.  ``ioctl`` and ``fcntl`
 compared on the low word only, because the kernel truncates them to 32 bits (CVE-2019-10063 was
 this mistake).
 
-Not protected here: ``pidfd_send_signal`` is refused outright because a pidfd's target cannot be
-checked by a filter; flock and fcntl record locks on readable host files are allowed (they end with
-the candidate); files in /dev/shm (POSIX semaphores and shared memory, which multiprocessing needs)
-are bounded by the mount layer's tmpfs, not here.  Refused in scratch too (a filter cannot read
-paths): chmod, utime and xattrs, so ``shutil.copy``/``copy2`` fail; ``shutil.copyfile`` works.
+Not protected here: flock and fcntl record locks on readable host files (they end with the
+candidate); files in /dev/shm (POSIX semaphores, which multiprocessing needs), bounded by the mount
+layer's tmpfs; whatever no class lists is allowed (reviewed up to ``NEWEST_REVIEWED``: the newest
+left allowed are reads, lsm_get_self_attr, getxattrat, listxattrat, file_getattr, and mseal); other
+architectures get no filter.  Over-refused, since a filter cannot read paths: chmod, utime and
+xattrs in scratch too (``shutil.copy`` fails, ``shutil.copyfile`` works); ``pidfd_send_signal``
+whatever its target (a pidfd cannot be checked).
 """
 
 from __future__ import annotations
