@@ -54,6 +54,16 @@ export function shorten(text: unknown, width = 60): string {
   return flat.length <= width ? flat : flat.slice(0, width - 1) + '…';
 }
 
+/** Like `shorten`, but a closing parenthesis ("(memory limit 512 MB)") survives the cut. */
+export function shortenReason(text: unknown, width = 60): string {
+  const flat = shorten(text, Number.MAX_SAFE_INTEGER);
+  const tail = / \([^()]{1,30}\)$/.exec(flat);
+  if (flat.length <= width || tail === null) {
+    return shorten(flat, width);
+  }
+  return flat.slice(0, width - tail[0].length - 1) + '…' + tail[0];
+}
+
 /** The model as JSON, the way the run document holds it (fractions as `{fraction: [n, d]}`). */
 export function modelJson(candidate: ICandidate): string {
   return JSON.stringify(candidate.model, null, 2);

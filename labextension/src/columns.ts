@@ -3,7 +3,7 @@
  * (render.TABLE_COLUMNS) key them, and the choice of those to show for one run.
  */
 
-import { modelPreview, shorten } from './candidate';
+import { modelPreview, shorten, shortenReason } from './candidate';
 import { el, formatNumber } from './dom';
 import {
   ICandidate,
@@ -122,7 +122,11 @@ const COLUMNS: Record<string, IColumn> = {
     key: 'reason',
     title: 'reason',
     cell: candidate => {
-      const cell = el('td', 'jp-Z3Run-reason', shorten(reasonText(candidate)));
+      const cell = el(
+        'td',
+        'jp-Z3Run-reason',
+        shortenReason(reasonText(candidate))
+      );
       cell.title = reasonText(candidate);
       return cell;
     }

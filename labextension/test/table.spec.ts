@@ -378,3 +378,17 @@ describe('what the document says about itself', () => {
     expect(node.querySelector('.jp-Z3Run-stderr')!.textContent).toBe('oops');
   });
 });
+
+describe('the reason column', () => {
+  it('keeps a closing parenthesis when it cuts a long reason', () => {
+    const reason =
+      'MemoryError while building a very large list of integer terms for the solver (memory limit 512 MB)';
+    const node = renderRun(
+      run([candidate({ verdict: 'memory_limit', reason })])
+    );
+    const cell = node.querySelector('.jp-Z3Run-reason')!;
+    expect(cell.textContent).toHaveLength(60);
+    expect(cell.textContent!.endsWith('… (memory limit 512 MB)')).toBe(true);
+    expect(cell.getAttribute('title')).toBe(reason);
+  });
+});

@@ -62,8 +62,8 @@ COLOURS = json.loads((REPO / "z3sandbox_kernel" / "verdicts.json").read_text())[
 NOTEBOOK = "z3sandbox-live.ipynb"
 PAYLOAD_HEX = "5a3373616e64626f780a00ff414243444546474849"
 STDERR = "\n".join(f"stderr line {n}" for n in range(1, 31))
-# Two fast candidates with the same model, two slow ones (3 s each) on two jobs: the run is
-# unfinished for 3 s at least, long enough to see its progress.
+# Two fast candidates with the same model, two slow ones (4 s each) on two jobs: the run is
+# unfinished for 4 s at least, long enough to see its progress.
 LIVE_CELL = """%%z3sandbox --jobs 2
 # %% candidate range
 x = Int('x')
@@ -73,12 +73,12 @@ x = Int('x')
 s.add(x == 4)
 # %% candidate slow-unsat
 import time
-time.sleep(3)
+time.sleep(4)
 x = Int('x')
 s.add(x > 3, x < 2)
 # %% candidate slow-error
 import time
-time.sleep(3)
+time.sleep(4)
 1 / 0"""
 LIVE_LABELS = ["range", "exact", "slow-unsat", "slow-error"]
 LIVE_VERDICTS = ["sat", "sat", "unsat", "runtime_error"]
