@@ -111,11 +111,13 @@ DENIED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("machine-wide state (each needs a capability the candidate no longer has: refused anyway)",
      ("swapon", "swapoff", "acct", "reboot", "kexec_load", "kexec_file_load", "init_module",
       "finit_module", "delete_module", "sethostname", "setdomainname", "settimeofday",
-      "clock_settime", "clock_adjtime", "adjtimex", "syslog", "vhangup", "iopl", "ioperm")),
+      "clock_settime", "clock_adjtime", "adjtimex", "syslog", "vhangup", "iopl", "ioperm",
+      "sync", "syncfs")),  # these two need none, but flush every file system of the host
     ("kernel attack surface nothing here needs",
      ("bpf", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
+      "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
       "userfaultfd", "keyctl", "add_key", "request_key", "personality", "uselib",
-      "lookup_dcookie", "lsm_set_self_attr")),
+      "lookup_dcookie", "lsm_set_self_attr", "modify_ldt")),  # io_setup: aio-max-nr is host-wide
     ("every socket: z3 and the harness need none (asyncio's socketpair goes too)",
      ("socket", "socketpair")),
 )
