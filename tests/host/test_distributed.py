@@ -51,13 +51,16 @@ HARD = "a, b, c = Ints('a b c')\ns.add(a > 0, b > 0, c > 0, a*a*a + b*b*b == c*c
 LONG = Limits(wall_s=60, cpu_s=60)  # without the transition hook, a worker would stay busy 60 s
 FREED_WITHIN_S = 20.0
 MEASURED = ("wall_s", "cpu_s", "peak_rss_mb", "host")
+# Dask's default (1.1) lets a one-thread worker take a second task, which then waits behind the first:
+# two long candidates could land on one worker.  1.0: each worker takes one, the other waits queued.
+ONE_TASK_PER_THREAD = {"distributed.scheduler.worker-saturation": 1.0}
 SCRATCH_PATH = re.compile(r"/\S+/candidate\.py")
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     # One retry after a worker death, so that a second death ends in KilledWorker.
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1, **ONE_TASK_PER_THREAD}):
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                            dashboard_address=":0")
     yield cluster
@@ -333,8 +336,9 @@ def test_without_distributed_client_says_how_to_install() -> None:
 # ------------------------------------------------------------------------------- leftovers
 
 def test_nothing_is_left_after_the_client_and_cluster_close(sandbox: Sandbox) -> None:
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0")
+    with dask.config.set(ONE_TASK_PER_THREAD):
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=":0")
     client = distributed.Client(cluster)
     client.wait_for_workers(2, timeout=60)  # one candidate per worker, so that each holds one
     thread, updates, box = _run_in_thread(sandbox, [FOREVER, FOREVER], jobs=2, limits=LONG,
