@@ -280,11 +280,18 @@ class CandidateDict(TypedDict):
     host: str | None  # the worker that ran it, for distributed runs; None for this machine
 
 
+class ZygoteResult(CandidateDict, total=False):
+    """``Done.result``: a ``CandidateDict``, and the byte_N that travelled as hex only
+    (``INLINE_BYTE_CONSTANTS``), which the host puts back into ``model`` (payload.expand_model)."""
+
+    byte_runs: list[list[Any]]
+
+
 class Done(TypedDict):
     v: int
     type: Literal["done"]
     id: int
-    result: CandidateDict
+    result: ZygoteResult
 
 
 def message(kind: str, **fields: Any) -> dict[str, Any]:

@@ -19,9 +19,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..limits import Limits
 from ..protocol import PROTOCOL_VERSION
 from ..results import CandidateResult, RunResult
 from ..verdicts import Verdict
+from ..zygote.payload import expand_model
 from .plan import RunPlan
 
 WATCHDOG_GRACE_S = 5.0
@@ -112,7 +114,7 @@ class Run:
         if index is None:
             return
         try:
-            candidate = CandidateResult.from_dict(result)
+            candidate = CandidateResult.from_dict(_with_byte_constants(result, self.plan.limits))
             candidate.index = index
         except Exception as exc:  # a malformed result fails its candidate, never the reader
             log.exception("z3sandbox: the result of candidate %d could not be read", index)
@@ -186,3 +188,12 @@ class Run:
                        f"{reason}; the sandbox process did not confirm within {CANCEL_GRACE_S:g} s "
                        "and is restarted")
         self._unresponsive()
+
+
+def _with_byte_constants(result: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """The zygote's result with the hex-only byte_N put back into its model (done here, not on the
+    zygote's single loop: a million of them take a second)."""
+    runs = result.get("byte_runs")
+    if not runs or not isinstance(result.get("model"), dict):
+        return result
+    return {**result, "model": expand_model(result["model"], runs, int(limits.payload_max_bytes))}

@@ -10,9 +10,9 @@ import signal
 from dataclasses import dataclass, field
 
 from ..limits import Limits
-from ..protocol import CandidateDict, ChildReport, IsolationReport, LayerReport, SetupFrame
+from ..protocol import ChildReport, IsolationReport, LayerReport, SetupFrame, ZygoteResult
 from ..verdicts import Verdict
-from .payload import build_payload, expand_model
+from .payload import build_payload, cut_runs
 
 REASON_CAP = 2000
 ZYGOTE_KILLS = frozenset({"wall", "output", "report", "race", "cancel", "interrupt", "died"})
@@ -181,14 +181,11 @@ def _signal(obs: Observation) -> int | None:
     return None
 
 
-def classify(obs: Observation) -> CandidateDict:
+def classify(obs: Observation) -> ZygoteResult:
     verdict, reason, kill = _verdict(obs)
     report: ChildReport = obs.report or {}
     status = obs.wait_status
-    model = None
-    if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) and "model" in report:
-        model = expand_model(report["model"], report.get("byte_runs") or [],
-                             int(obs.limits.payload_max_bytes))
+    model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
     payload, payload_error = (None, None)
     if verdict is Verdict.SAT:
         payload, payload_error = build_payload(
@@ -217,10 +214,14 @@ def classify(obs: Observation) -> CandidateDict:
         "verified": obs.verified if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None,
         "isolation": _isolation(obs),
         "host": None,
+        # The byte_N that travelled as hex only: the host puts them back into the model (a million
+        # of them would hold up this loop, and every other candidate's deadline, for seconds).
+        "byte_runs": cut_runs(report.get("byte_runs") or [], int(obs.limits.payload_max_bytes))
+        if model is not None else [],
     }
 
 
-def failed(obs: Observation, reason: str) -> CandidateDict:
+def failed(obs: Observation, reason: str) -> ZygoteResult:
     """An internal_error result for ``obs`` that uses nothing the child said (its report could not
     be handled): the measurements, the output, and ``reason``."""
     obs.report, obs.report_error, obs.kill, obs.setup = None, reason, None, None

@@ -73,6 +73,11 @@ def _hex_only(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
                 yield name, value
 
 
+def cut_runs(runs: Sequence[Sequence[Any]], max_bytes: int) -> list[list[Any]]:
+    """The runs' bytes below ``max_bytes`` only: what a model may list (see ``_hex_only``)."""
+    return [[start, hex_text[: 2 * (max_bytes - start)]] for start, hex_text in runs if start < max_bytes]
+
+
 def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
                  max_bytes: int) -> dict[str, JsonValue]:
     """The model as z3 gave it: with the byte_N that travelled as hex only put back."""
