@@ -26,7 +26,7 @@ from ..verdicts import Verdict
 from ..zygote.payload import expand_model
 from .plan import RunPlan
 
-WATCHDOG_GRACE_S = 5.0
+WATCHDOG_GRACE_S = 10.0  # generous: on a loaded machine a zygote can lag; it never hangs
 CANCEL_GRACE_S = 3.0
 SANDBOX_DIED = "the sandbox process died"
 log = logging.getLogger("z3sandbox")
