@@ -49,7 +49,7 @@ def summarize(latency_s: list[float], cpu_s: list[float],
     }
 
 
-def _git_revision() -> str:
+def git_revision() -> str:
     """HEAD's short hash (+ a note when tracked files differ), or $Z3BENCH_REVISION for a copy of
     the tree outside git (a snapshot measured while the checkout is being edited)."""
     if os.environ.get("Z3BENCH_REVISION"):
@@ -76,7 +76,7 @@ def machine(z3_version: str) -> dict[str, Any]:
     return {"cpu_count": os.cpu_count(), "cpu_model": model, "kernel": platform.release(),
             "system": platform.system(), "python": platform.python_version(),
             "python_implementation": platform.python_implementation(), "z3": z3_version,
-            "revision": _git_revision(), "load_average_at_start": list(os.getloadavg())}
+            "revision": git_revision(), "load_average_at_start": list(os.getloadavg())}
 
 
 def table(rows: dict[str, dict[str, Any]], baseline: str = "subprocess", floor: str = "floor_fork") -> str:

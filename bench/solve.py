@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import z3
+from report import git_revision
 
 from z3sandbox_kernel import Limits, Sandbox
 
@@ -229,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     paths = args.paths or [path for path in DEFAULT_PATHS if path.exists()]
     load_start = os.getloadavg()[0]
     machine = (f"{os.cpu_count()} CPUs, Linux {platform.release()}, Python {platform.python_version()}, "
-               f"z3 {z3.get_version_string()}")
+               f"z3 {z3.get_version_string()}, revision {git_revision()}")
     hints: dict[str, float] = {}
     for folder in {path if path.is_dir() else path.parent for path in paths}:
         hints.update({str(folder / name): seconds for name, seconds in manifest_seconds(folder).items()})
