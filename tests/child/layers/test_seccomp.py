@@ -287,12 +287,13 @@ def test_memory_outside_the_address_space_limit_is_refused(scratch: str) -> None
     ipc_private, ipc_creat = 0, 0o1000
 
     def attempts() -> list[str]:
+        name = ctypes.create_string_buffer(b"/z3sb")
         return [
-            _raw_syscall("memfd_create", id(b"z3sb"), 0),
+            _raw_syscall("memfd_create", ctypes.addressof(name), 0),
             _raw_syscall("shmget", ipc_private, 384 << 20, ipc_creat | 0o600),
             _raw_syscall("msgget", ipc_private, ipc_creat | 0o600),
             _raw_syscall("semget", ipc_private, 1, ipc_creat | 0o600),
-            _raw_syscall("mq_open", id(b"/z3sb"), os.O_CREAT | os.O_RDWR, 0o600, 0),
+            _raw_syscall("mq_open", ctypes.addressof(name), os.O_CREAT | os.O_RDWR, 0o600, 0),
         ]
 
     assert _run(attempts, scratch).value == ["EPERM"] * 5
@@ -362,9 +363,10 @@ def test_file_attribute_ioctls_and_fcntl_commands_are_refused(tmp_path: Path) ->
 def test_scheduling_and_io_priority_of_others_are_refused(scratch: str) -> None:
     parent = os.getpid()
     ioprio_who_process = 1
+    mask = ctypes.c_uint64(1)
     assert _run(lambda: [
         _raw_syscall("ioprio_set", ioprio_who_process, parent, 0),
-        _raw_syscall("sched_setaffinity", parent, 8, id(b"\xff" * 8)),
+        _raw_syscall("sched_setaffinity", parent, 8, ctypes.addressof(mask)),
     ], scratch).value == ["EPERM", "EPERM"]
 
 
