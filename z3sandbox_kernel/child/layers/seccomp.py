@@ -243,9 +243,9 @@ def _resolve(block: list[_Insn]) -> list[_Insn]:
 
 def _search(entries: list[tuple[int, list[_Insn]]]) -> list[_Insn]:
     """Binary search on the number over sorted ``entries``: JGE/JA pairs down to at most ``_LEAF``
-    numbers compared one by one, each leading to its block; a number not listed is allowed.  A
-    path is about a dozen instructions whatever the table's size, for the kernel's per-number
-    cache, built when the filter is loaded, as for each call whose arguments are read."""
+    numbers compared one by one, each leading to its block; a number not listed is allowed.  No
+    path is longer than ~25 instructions (a linear chain: ~150), which the kernel walks for every
+    number when it loads the filter (its per-number cache) and for each call whose arguments count."""
     if len(entries) <= _LEAF:
         code: list[_Insn] = []
         for number, block in entries:
