@@ -379,13 +379,13 @@ def _program_for(arch: int) -> list[tuple[int, int, int, int]]:
 
 
 def _emulate(program: list[tuple[int, int, int, int]], nr: int, arch: int | None = None,
-             args: tuple[int, ...] = (0,) * 6) -> str:
+             args: tuple[int, ...] = (0,) * 6, max_steps: int = 10_000) -> str:
     """Run the classic-BPF program on one seccomp_data, the way the kernel does."""
     data = {0: nr, 4: arch if arch is not None else program[1][3]}
     for i, arg in enumerate(args):
         data[16 + 8 * i], data[20 + 8 * i] = arg & 0xFFFFFFFF, arg >> 32
     acc, pc = 0, 0
-    while True:
+    for _step in range(max_steps):
         code, jt, jf, k = program[pc]
         if code == 0x20:
             acc, pc = data[k], pc + 1
@@ -396,6 +396,7 @@ def _emulate(program: list[tuple[int, int, int, int]], nr: int, arch: int | None
         else:
             taken = {0x15: acc == k, 0x25: acc > k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
             pc += 1 + (jt if taken else jf)
+    return "TOO LONG"
 
 
 @pytest.mark.parametrize("arch", [0xC000003E, 0xC00000B7], ids=["x86_64", "aarch64"])
@@ -425,6 +426,15 @@ def test_every_number_gets_its_table_answer_on_both_architectures(arch: int) -> 
             assert _emulate(program, numbers[name], args=(0, (7 << 32) | value)) == "EPERM"
     assert _emulate(program, numbers["ioctl"], args=(0, 0x5401)) == "ALLOW"  # TCGETS
     assert _emulate(program, 0, arch=0x40000003) == "KILL"  # i386
+
+
+@pytest.mark.parametrize("arch", [0xC000003E, 0xC00000B7], ids=["x86_64", "aarch64"])
+def test_no_path_through_the_program_is_long(arch: int) -> None:
+    """The binary search: the kernel walks a path per number when it loads the filter (its cache)
+    and on every call whose arguments count; a linear chain of the table would be ~150 long."""
+    program = _program_for(arch)
+    for nr in range(seccomp.NEWEST_REVIEWED + 2):
+        assert _emulate(program, nr, max_steps=32) != "TOO LONG", nr
 
 
 def test_the_unified_numbers_agree_with_libseccomp_where_it_knows_them() -> None:
