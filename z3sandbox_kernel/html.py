@@ -49,7 +49,7 @@ _MONO = "font-family:SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace"
 _CAPTION = "caption-side:top;text-align:left;padding:2px 0 4px 0;color:inherit"
 _REASON_WIDTH = 60
 _PREVIEW_WIDTH = 40
-_MODEL_WIDTH = 32  # as the text table's column
+_MODEL_WIDTH = 30  # as the text table's column
 # More rows than this are summarised in one last row; the run's JSON and NAME[i] hold them all.
 MAX_ROWS = 200
 

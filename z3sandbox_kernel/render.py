@@ -209,11 +209,11 @@ def _figure(name: str, unit: str) -> Column:
 
 TABLE_COLUMNS: tuple[Column, ...] = (
     Column("index", "#", 3, lambda c: c.index, lambda c: str(c.index)),
-    Column("label", "candidate", 18, lambda c: c.label, lambda c: shorten(candidate_name(c), 18)),
+    Column("label", "candidate", 22, lambda c: c.label, lambda c: shorten(candidate_name(c), 22)),
     Column("verdict", "verdict", 14, lambda c: state_label(c), lambda c: state_label(c)),
     Column("kill", "kill", 8, lambda c: c.kill, lambda c: printable(c.kill or "")),
-    Column("model", "model / payload", 32, lambda c: c.payload if c.payload is not None else c.model,
-           lambda c: model_preview(c, 32)),
+    Column("model", "model / payload", 30, lambda c: c.payload if c.payload is not None else c.model,
+           lambda c: model_preview(c, 30)),
     _figure("wall_s", "s"),
     _figure("cpu_s", "s"),
     _figure("peak_rss_mb", "MB"),
