@@ -112,10 +112,15 @@ def _run_in_thread(sandbox: Sandbox, scripts: list[str], **kwargs: Any) -> tuple
 
 
 def _next_update(updates: queue.Queue[CandidateResult], index: int, state: str) -> CandidateResult:
+    seen = []
     while True:
-        update = updates.get(timeout=60)
+        try:
+            update = updates.get(timeout=60)
+        except queue.Empty:
+            raise AssertionError(f"candidate {index} not {state} within 60 s; updates seen: {seen}") from None
         if update.index == index and update.state == state:
             return update
+        seen.append((update.index, update.state))
 
 
 def _worker_running_our_task(client: Any) -> str:
