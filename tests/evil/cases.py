@@ -186,7 +186,8 @@ CASES: list[Case] = [
 # Kernel level: the candidate's own mount namespace (a read-only view of what Python and z3 need,
 # scratch and /dev/shm on a tmpfs of disk_mb), IPC and UTS namespaces, and for root a dedicated
 # unprivileged uid.  Not run at the process level where the attack would really change the host
-# (a set-uid bit, leftover SysV objects, a 2 GB /tmp, 8,300 threads next to the test run).
+# (a set-uid bit, leftover SysV objects, a 2 GB /tmp, 113,000 folders, 8,300 threads next to the
+# test run).
 DISK_32 = LIMITS.replace(disk_mb=32)
 NOT_THERE = Expect(("runtime_error", "blocked"), needs=("mountns",))
 DISK = Expect(("output_limit",), ("disk limit of 32 MB",), ("disk",), needs=("mountns",))
@@ -201,8 +202,9 @@ CASES += [
                                      "process": escapes("no_check", "blocked", "runtime_error")}),
     Case("57_posix_shm_past_disk.py", {"kernel": DISK}, limits=DISK_32),
     Case("58_fill_scratch_2gb.py", {"kernel": DISK}, limits=DISK_32),
-    Case("59_folders_113000.py", {"kernel": DISK, "process": Expect(("no_check", "timeout", "cpu_limit"))},
-         limits=DISK_32),
+    # Process level: no inode limit, and tens of thousands of folders take minutes to remove on a
+    # busy disk (in a helper, off the zygote's loop: 60 shows that with a deep chain instead).
+    Case("59_folders_113000.py", {"kernel": DISK}, limits=DISK_32),
     Case("60_folder_chain_1500.py", same(Expect(("no_check",)))),
     Case("61_thread_flood_root.py", {
         "kernel": Expect(("blocked", "runtime_error"), ("thread",), (None,), needs=("userns", "pidns"))},
