@@ -130,8 +130,11 @@ def test_forged_values_never_raise_on_the_host():
 
 
 def test_hex_only_bytes_are_verified_with_their_values():
-    pairs = expand_smt2_pairs([["x", "1"]], {"x": 1, "byte_0": 65}, [[0, "41c8"]], 16)
+    pairs = expand_smt2_pairs([["x", "1"]], {"x": 1, "byte_0": 65}, [[0, "41c8"]], 16, "." * 60)
     assert pairs == [["x", "1"], ["byte_1", "#xc8"]]
+    # no more than the assertions could declare
+    assert expand_smt2_pairs([], {}, [[0, "00" * 1000]], 1 << 20, "." * 90) == [
+        ["byte_0", "#x00"], ["byte_1", "#x00"], ["byte_2", "#x00"]]
 
 
 def test_hex_only_bytes_past_the_payload_maximum_stay_out_of_the_model():

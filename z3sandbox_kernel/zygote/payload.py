@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import Any
 
 from ..protocol import ByteConstant, JsonValue
@@ -88,7 +89,13 @@ def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
     return expanded
 
 
-def expand_smt2_pairs(pairs: list[list[str]], model: dict[str, JsonValue],
-                      runs: Sequence[Sequence[Any]], max_bytes: int) -> list[list[str]]:
-    """The model's SMT-LIB pairs for verification, with the hex-only byte_N put back (#xHH)."""
-    return pairs + [[name, f"#x{value:02x}"] for name, value in _hex_only(model, runs, max_bytes)]
+# A byte_N in a model was declared in the assertions: "(declare-fun byte_N () (_ BitVec 8))".
+DECLARATION_CHARS = 30
+
+
+def expand_smt2_pairs(pairs: list[list[str]], model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
+                      max_bytes: int, assertions_smt2: str) -> list[list[str]]:
+    """The model's SMT-LIB pairs for verification, with the hex-only byte_N put back (#xHH): no
+    more than the assertions can declare, so a forged run cannot make the zygote write millions."""
+    hex_only = islice(_hex_only(model, runs, max_bytes), len(assertions_smt2) // DECLARATION_CHARS)
+    return pairs + [[name, f"#x{value:02x}"] for name, value in hex_only]

@@ -420,7 +420,8 @@ class Zygote:
         report = candidate.observation.report or {}
         pairs = expand_smt2_pairs(report.get("model_smt2") or [], report.get("model") or {},
                                   report.get("byte_runs") or [],
-                                  int(candidate.observation.limits.payload_max_bytes))
+                                  int(candidate.observation.limits.payload_max_bytes),
+                                  report.get("assertions_smt2", ""))
         return {"assertions_smt2": report.get("assertions_smt2", ""),
                 "model_smt2": pairs,
                 "timeout_s": candidate.observation.limits.timeout_s,
