@@ -316,6 +316,7 @@ class Zygote:
     def _job_ended_safely(self, job: Job) -> None:
         """A failure while finishing one job (a result we cannot handle) is that candidate's
         internal_error; the zygote and every other candidate carry on."""
+        self._enforce_deadlines()  # several jobs can end in one wake: each parse waits its turn
         try:
             self._job_ended(job)
         except Exception as exc:
