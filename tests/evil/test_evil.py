@@ -244,10 +244,11 @@ def test_a_killed_candidate_reports_its_own_cpu_and_memory(level: str,
         "        pass\n"
         "    print(time.process_time(), flush=True)\n"
     )
-    result = sandboxes[level].run(script, limits=Limits(wall_s=2, cpu_s=30, memory_mb=1024,
+    # 6 s: room to touch the 300 MB and spin on a busy machine; the figures are checked, not times
+    result = sandboxes[level].run(script, limits=Limits(wall_s=6, cpu_s=30, memory_mb=1024,
                                                          output_kb=1024))[0]
     assert result.kill == "wall", describe(result)
     lines = result.stdout.split()
-    assert lines[0] == "touched" and len(lines) > 1, describe(result)
+    assert lines[:1] == ["touched"] and len(lines) > 1, describe(result)
     assert result.cpu_s >= float(lines[-1]), describe(result)
     assert result.peak_rss_mb >= 300, describe(result)
