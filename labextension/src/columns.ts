@@ -16,6 +16,9 @@ import {
 import { verdictBadge } from './verdicts';
 import { SortKey } from './view';
 
+/** The source preview's width in the table (the tooltip has all of it). */
+const PREVIEW_WIDTH = 40;
+
 export interface IColumn {
   key: string;
   title: string;
@@ -43,7 +46,7 @@ function labelCell(candidate: ICandidate): HTMLTableCellElement {
   );
   const preview = sourcePreview(candidate);
   if (preview) {
-    const code = el('code', 'jp-Z3Run-source', shorten(preview, 60));
+    const code = el('code', 'jp-Z3Run-source', shorten(preview, PREVIEW_WIDTH));
     code.title = preview;
     cell.appendChild(code);
   }

@@ -192,6 +192,33 @@ function markGroup(
   }
 }
 
+/** At first only this many rows are drawn; one click shows all (a run of K = 1000 stays short). */
+export const PAGE_ROWS = 50;
+
+function markSorted(head: HTMLTableRowElement, state: IViewState): void {
+  for (const th of Array.from(head.children)) {
+    const key = (th.firstElementChild as HTMLElement | null)?.dataset?.sort;
+    if (key === state.sort) {
+      th.setAttribute(
+        'aria-sort',
+        state.descending ? 'descending' : 'ascending'
+      );
+    } else {
+      th.removeAttribute('aria-sort');
+    }
+  }
+}
+
+function moreButton(state: IViewState, refresh: () => void): HTMLButtonElement {
+  const button = el('button', 'jp-Z3Run-action jp-Z3Run-more');
+  button.type = 'button';
+  button.addEventListener('click', () => {
+    state.showAll = !state.showAll;
+    refresh();
+  });
+  return button;
+}
+
 /** The table and its controls; `state` carries the user's choices across renderings. */
 export function verdictTable(
   run: IRun,
@@ -204,12 +231,15 @@ export function verdictTable(
   }
   const timings = timingsByIndex(candidates, metadata);
   const columns = columnsFor(run, timings.size > 0);
-  const pairs = new Map(
-    candidates.map(c => [
-      c.index,
-      rowPair(c, columns, state, timings.get(c.index))
-    ])
-  );
+  const pairs = new Map<number, IRowPair>(); // built when first shown
+  const pairOf = (c: ICandidate): IRowPair => {
+    let pair = pairs.get(c.index);
+    if (!pair) {
+      pair = rowPair(c, columns, state, timings.get(c.index));
+      pairs.set(c.index, pair);
+    }
+    return pair;
+  };
   const shared = sharedModels(candidates);
   const leaders = new Map<number, number>();
   for (const members of shared.values()) {
@@ -224,27 +254,23 @@ export function verdictTable(
   const body = el('tbody');
   const refresh = (): void => {
     const rows = shownRows(candidates, timings, state);
+    const drawn = state.showAll ? rows : rows.slice(0, PAGE_ROWS);
     body.replaceChildren(
-      ...rows.flatMap(shown => {
-        const pair = pairs.get(shown.candidate.index)!;
+      ...drawn.flatMap(shown => {
+        const pair = pairOf(shown.candidate);
         markGroup(shown, pair, state.grouped ? new Map() : leaders);
         return [pair.row, pair.detail];
       })
     );
     const shownCandidates = rows.reduce((n, r) => n + r.members.length, 0);
     shownCount.textContent = `${rows.length} row${rows.length === 1 ? '' : 's'}, ${shownCandidates} of ${candidates.length} candidates`;
-    for (const th of Array.from(head.children)) {
-      const key = (th.firstElementChild as HTMLElement | null)?.dataset?.sort;
-      if (key === state.sort) {
-        th.setAttribute(
-          'aria-sort',
-          state.descending ? 'descending' : 'ascending'
-        );
-      } else {
-        th.removeAttribute('aria-sort');
-      }
-    }
+    more.hidden = rows.length <= PAGE_ROWS;
+    more.textContent = state.showAll
+      ? `Show the first ${PAGE_ROWS} rows`
+      : `Show all ${rows.length} rows (${rows.length - PAGE_ROWS} more)`;
+    markSorted(head, state);
   };
+  const more = moreButton(state, refresh);
   controls.appendChild(filterSelect(candidates, state, refresh));
   if (shared.size > 0) {
     controls.appendChild(groupToggle(shared.size, state, refresh));
@@ -255,6 +281,6 @@ export function verdictTable(
   thead.appendChild(head);
   table.append(thead, body);
   refresh();
-  view.append(controls, table);
+  view.append(controls, table, more);
   return view;
 }

@@ -21,6 +21,8 @@ export interface IViewState {
   open: Set<number>;
   /** `${index}:stdout` / `${index}:stderr` streams shown in full. */
   fullStreams: Set<string>;
+  /** Every row drawn, not only the first page. */
+  showAll: boolean;
 }
 
 export function newViewState(): IViewState {
@@ -30,7 +32,8 @@ export function newViewState(): IViewState {
     filter: '',
     grouped: false,
     open: new Set(),
-    fullStreams: new Set()
+    fullStreams: new Set(),
+    showAll: false
   };
 }
 

@@ -392,3 +392,29 @@ describe('the reason column', () => {
     expect(cell.getAttribute('title')).toBe(reason);
   });
 });
+
+describe('a long run', () => {
+  it('draws the first page of rows, and all of them on request', () => {
+    const many = Array.from({ length: 120 }, (_, index) =>
+      candidate({
+        index,
+        verdict: index % 3 === 0 ? 'unsat' : 'sat',
+        model: { x: index }
+      })
+    );
+    const node = renderRun(run(many));
+    expect(node.querySelectorAll('tbody .jp-Z3Run-row')).toHaveLength(50);
+    const more = node.querySelector<HTMLButtonElement>('.jp-Z3Run-more')!;
+    expect(more.textContent).toBe('Show all 120 rows (70 more)');
+    more.click();
+    expect(node.querySelectorAll('tbody .jp-Z3Run-row')).toHaveLength(120);
+    filterBy(node, 'unsat');
+    expect(node.querySelectorAll('tbody .jp-Z3Run-row')).toHaveLength(40);
+    expect(more.hidden).toBe(true);
+    expect(
+      renderRun(run(many.slice(0, 3))).querySelector<HTMLElement>(
+        '.jp-Z3Run-more'
+      )!.hidden
+    ).toBe(true);
+  });
+});
