@@ -43,6 +43,9 @@ SEED_PARAMS = ("smt.random_seed", "sat.random_seed", "nlsat.seed", "sls.random_s
 
 _MAIN: types.ModuleType | None = None  # the script's module, filled by prepare()
 _WARM: list[Any] = []  # what prepare() warmed, kept alive: freeing it would reshape the heap
+# Main contexts made ahead, untouched (instrument.spare_main_context), one per language: the SMT-LIB
+# one has z3's command interpreter already set up (the first thing `z3 file.smt2` does too).
+_SPARES: dict[str, list[z3.Context]] = {"python": [], "smt2": []}
 _FFLUSH: Any = None  # libc's fflush: z3 writes some output (echo, verbose) through C stdio
 
 
@@ -70,6 +73,9 @@ def prepare() -> None:
     z3.parse_smt2_string("(declare-const y Int)(assert (> y 0))", ctx=ctx)
     smt2.warm(ctx)
     _WARM.extend((ctx, solver, x, flag))
+    _SPARES["python"].append(z3.Context())
+    _SPARES["smt2"].append(z3.Context())
+    z3.Z3_eval_smtlib2_string(_SPARES["smt2"][0].ref(), "")
     _FFLUSH = ctypes.CDLL(None).fflush
 
 
@@ -91,6 +97,7 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         for name in SEED_PARAMS if random_seed else ():
             z3.set_param(name, random_seed)
         instrument.install(run)
+        instrument.spare_main_context(_SPARES.get(language, []), _MAIN)
         report = _run_smt2(script) if language == "smt2" else _run_python(script, filename)
     except BaseException as exc:  # a harness bug (or a script that broke z3 for us)
         report = {"outcome": "internal_error", "reason": f"the harness failed: {errors.describe(exc)}"}
@@ -122,7 +129,7 @@ def _run_python(script: str, filename: str) -> ChildReport:
     linecache.cache[filename] = (len(script), None, script.splitlines(True), filename)
     global _MAIN
     module, _MAIN = _MAIN or _build_main(), None  # one candidate per process: used once
-    module.__dict__.update(__file__=filename, __cached__=None, s=z3.Solver())
+    module.__dict__.update(__file__=filename, __cached__=None, s=instrument.LazySolver())
     sys.modules["__main__"] = module  # so dataclasses, pickle and inspect find the script
     sys.argv[:] = [SCRIPT_NAME]  # as `python candidate.py` gives, in its own folder
     sys.path.insert(0, os.path.dirname(filename))

@@ -120,6 +120,56 @@ def install(run: Run) -> None:
         setattr(cls, name, _WRAPPERS[name](original))
 
 
+def spare_main_context(spare: list[z3.Context], *modules: types.ModuleType | None) -> None:
+    """Let z3's main context be ``spare[0]``, made in the zygote and never used there: making a
+    context costs milliseconds, and an unused one is what a plain run would make at the script's
+    first term, unless global parameters changed before that (z3 reads them when a context is
+    made).  So the spare is adopted at the first ``main_ctx()`` and dropped if the script calls
+    ``set_param``/``set_option``/``reset_params`` before it.  ``main_ctx`` and those are
+    rebound in z3, its package and the script's module (``from z3 import *`` copied them)."""
+    original_main, original_set, original_reset = z3.z3.main_ctx, z3.z3.set_param, z3.z3.reset_params
+
+    def main_ctx() -> z3.Context:
+        if z3.z3._main_ctx is None and spare:
+            z3.z3._main_ctx = spare.pop()
+        return original_main()
+
+    def set_param(*args: Any, **keys: Any) -> None:
+        spare.clear()
+        original_set(*args, **keys)
+
+    def reset_params() -> None:
+        spare.clear()
+        original_reset()
+
+    for module in (z3.z3, z3, *modules):
+        if module is not None:
+            module.__dict__.update(main_ctx=main_ctx, set_param=set_param,
+                                   reset_params=reset_params)
+
+
+class LazySolver(z3.Solver):
+    """The pre-bound ``s``: a z3 ``Solver`` made at its first use, so that a script that never
+    uses it leaves z3's main context as a plain run does (and one that sets parameters first
+    gets them)."""
+
+    def __init__(self) -> None:  # nothing in z3 yet
+        pass
+
+    def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
+        if name in ("ctx", "solver", "backtrack_level"):
+            z3.Solver.__init__(self)
+            return getattr(self, name)
+        raise AttributeError(name)
+
+    def __del__(self) -> None:
+        if "solver" in self.__dict__:  # never used: nothing to free, and nothing to make now
+            z3.Solver.__del__(self)
+
+
+LazySolver.__name__ = LazySolver.__qualname__ = "Solver"
+
+
 def _kind(solver: Any) -> type:
     return z3.Optimize if isinstance(solver, z3.Optimize) else z3.Solver
 

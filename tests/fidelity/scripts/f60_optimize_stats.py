@@ -5,7 +5,7 @@ o = Optimize()
 for i, x in enumerate(xs):
     o.add(x >= 0, x <= 10 - i)
 o.add(Sum(xs) == 25)
-o.minimize(Sum([x * x for x in xs[:3]]))
+o.minimize(Sum(xs[:3]) + 2 * xs[1])
 o.maximize(xs[5] - xs[0])
 print(o.check())
 print(o.model())
