@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits
-from .options import argparse_specs, did_you_mean, limit_error, resolve
-from .render import candidate_alone_text, number, printable, run_text, source_preview
+from .limits import LIMIT_FIELDS, Limits
+from .options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
+from .render import candidate_alone_text, printable, run_text, source_preview
 from .results import RunResult
 
 # A file that starts like SMT-LIB: a comment or an s-expression naming an SMT-LIB command.
@@ -25,16 +25,10 @@ _SMTLIB_START = re.compile(
 
 
 def _add_limit_options(parser: argparse.ArgumentParser) -> None:
-    """One option per limit, its flag, help and default read from the limits model."""
+    """One option per limit, from the limits model."""
     group = parser.add_argument_group("limits")
-    for spec in LIMIT_FIELDS:
-        unit = spec.metadata["unit"]
-        default = number(getattr(DEFAULT_LIMITS, spec.name)) + (f" {unit}" if unit else "")
-        group.add_argument(
-            spec.metadata["flag"], dest=spec.name, type=float if spec.type in ("float", float) else int,
-            metavar=unit.upper() or "N", default=None,
-            help=f"{spec.metadata['help']} (default {default})",
-        )
+    for flags, keywords in limit_specs("cli"):
+        group.add_argument(*flags, **keywords)
 
 
 def _add_run_command(subparsers: Any) -> None:

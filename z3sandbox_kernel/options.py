@@ -126,6 +126,25 @@ def limit_error(message: str) -> str:
     return f"{flags[match.group(1)]} {match.group(2)}: not allowed: {message[match.end():]}"
 
 
+def limit_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """``(flags, keywords)`` for ``add_argument``, one per limit (``limits.LIMIT_FIELDS``): flag,
+    unit, type and help from the limits model; every default is None (the config's or the model's
+    applies)."""
+    from .limits import DEFAULT_LIMITS, LIMIT_FIELDS
+    from .render import number
+
+    specs: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    for spec in LIMIT_FIELDS:
+        unit = spec.metadata["unit"]
+        default = number(getattr(DEFAULT_LIMITS, spec.name)) + (f" {unit}" if unit else "")
+        source = f"Z3Sandbox.{spec.name}, " if place == "magic" else ""
+        specs.append(((spec.metadata["flag"],), {
+            "dest": spec.name, "type": int if spec.type in ("int", int) else float, "default": None,
+            "metavar": (unit or "N").upper(), "help": f"{spec.metadata['help']} ({source}default {default})",
+        }))
+    return specs
+
+
 def resolve(given: Any, configured: Any = None) -> dict[str, Any]:
     """Each option's value: as given (an argparse namespace), else the config's, else the default."""
     values = {}

@@ -36,9 +36,8 @@ from IPython.core.magic_arguments import argument, argument_group, magic_argumen
 from IPython.display import display
 
 from ..limits import LIMIT_FIELDS, Limits
-from ..options import argparse_specs, did_you_mean, limit_error, resolve
+from ..options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
 from ..progress import ProgressLine
-from ..render import number
 from ..results import CandidateResult, RunResult
 from .config import Z3Sandbox
 from .scripts import Script, annotated, annotator, scripts_from, split_cell
@@ -54,19 +53,9 @@ def _run_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _limit_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """One option per limit, from ``LIMIT_FIELDS``: flag, unit, type and help come from the model;
-    defaults come from the Z3Sandbox config, so the option's own default is None."""
-    for spec in reversed(LIMIT_FIELDS):
-        unit = spec.metadata["unit"]
-        func = argument(
-            spec.metadata["flag"],
-            dest=spec.name,
-            type=int if spec.type in ("int", int) else float,
-            default=None,
-            metavar=(unit or "N").upper(),
-            help=f"{spec.metadata['help']} (Z3Sandbox.{spec.name}, default {number(spec.default)}"
-                 f"{(' ' + unit) if unit else ''})",
-        )(func)
+    """One option per limit, from ``LIMIT_FIELDS``; defaults come from the Z3Sandbox config."""
+    for flags, keywords in reversed(limit_specs("magic")):
+        func = argument(*flags, **keywords)(func)
     return argument_group("limits")(func)
 
 
