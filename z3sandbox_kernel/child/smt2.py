@@ -280,7 +280,7 @@ def _model_from_text(text: str, assertions: list[z3.BoolRef], ctx: z3.Context
             value_text = words[2][2:].strip()[len(decl.range().sexpr()):].strip()
             parsed = z3.parse_smt2_string(f"(assert (= {words[1]} {value_text}))",
                                           sorts=sorts, decls=decls, ctx=ctx)
-            model.update_value(decl, parsed[0].arg(1))
+            model.update_value(decl, z3.simplify(parsed[0].arg(1)))  # (- 4) is -4
         except (z3.Z3Exception, IndexError):
             continue
     return model
