@@ -3,7 +3,7 @@
 Start-up recipe (order matters):
 
 1. Die with the host: parent-death signal, then check the parent did not die before that.
-2. Load z3 and the harness, warm z3's main context, prepare the layers (seccomp's filter is compiled
+2. Load z3 and the harness, warm z3 outside its main context, prepare the layers (seccomp's filter is compiled
    here, once): everything a candidate needs is in memory before the first fork.
 3. Kernel isolation: enter a user and a network namespace and prepare a PID namespace; fork once so
    the serving zygote is PID 1 of that namespace (if it dies, every candidate dies with it).  The
