@@ -16,7 +16,7 @@ from typing import Any
 from .limits import LIMIT_FIELDS, Limits
 from .options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
 from .render import candidate_alone_text, printable, run_text, source_preview
-from .results import RunResult
+from .results import CandidateResult, RunResult
 
 # A file that starts like SMT-LIB: a comment or an s-expression naming an SMT-LIB command.
 _SMTLIB_START = re.compile(
@@ -81,6 +81,10 @@ def _run_command(args: argparse.Namespace) -> int:
         seed = args.seed_file.read_bytes() if args.seed_file else None
         language = _language(args, paths, texts)
         limits = Limits().replace(**{spec.name: getattr(args, spec.name) for spec in LIMIT_FIELDS})
+        if view is not None:
+            count = chosen["k"] or len(texts)
+            view.start(RunResult(candidates=[CandidateResult(index=i, verdict=None, state="queued")
+                                             for i in range(count)]))
         result = run(texts if len(texts) > 1 else texts[0], k=chosen["k"], language=language,
                      limits=limits, seed=seed, race=chosen["race"], jobs=chosen["jobs"],
                      cores=chosen["cores"], verify=chosen["verify"], isolation=chosen["isolation"],

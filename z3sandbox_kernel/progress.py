@@ -1,13 +1,14 @@
 """A one-line progress bar on stderr for terminal IPython and the CLI (tqdm-style, no dependency).
 
 It only draws on a terminal (stderr is a TTY) and only once a run has lasted ``delay_s``: short
-runs and piped output see nothing.  The line is redrawn in place (``\\r``) at most ``interval_s``
-apart and erased when the run ends, so the final table prints on a clean line.
+runs and piped output see nothing.  The line is redrawn in place (``\\r``) every ``interval_s``
+and erased when the run ends, so the final table prints on a clean line.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import TextIO
 
@@ -27,36 +28,49 @@ def progress_text(result: RunResult, elapsed_s: float) -> str:
 
 
 class ProgressLine:
-    """The ``LiveView`` interface (start, update, finish) drawn as one line."""
+    """The ``LiveView`` interface (start, update, finish) drawn as one line.  A small timer thread
+    redraws it while nothing reports, so the elapsed time moves; ``finish`` joins it."""
 
     def __init__(self, stream: TextIO | None = None, *, delay_s: float = 1.0,
-                 interval_s: float = 0.2, force: bool = False) -> None:
+                 interval_s: float = 0.5, force: bool = False) -> None:
         self._stream = stream or sys.stderr
         self._enabled = force or self._stream.isatty()
         self._delay_s = delay_s
         self._interval_s = interval_s
-        self._started = self._last = 0.0
+        self._started = 0.0
         self._rows: list[CandidateResult] = []
         self._drawn = False
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def start(self, result: RunResult) -> None:
         self._started = time.monotonic()
         self._rows = list(result.candidates)
+        if self._enabled:
+            self._thread = threading.Thread(target=self._tick, name="z3sandbox-progress", daemon=True)
+            self._thread.start()
 
     def update(self, candidate: CandidateResult) -> None:
-        while len(self._rows) <= candidate.index:
-            self._rows.append(CandidateResult(index=len(self._rows), verdict=None, state="queued"))
-        self._rows[candidate.index] = candidate
-        now = time.monotonic()
-        if (self._enabled and now - self._started >= self._delay_s
-                and now - self._last >= self._interval_s):
-            self._last = now
-            self._draw(progress_text(RunResult(candidates=self._rows), now - self._started))
+        with self._lock:
+            while len(self._rows) <= candidate.index:
+                self._rows.append(CandidateResult(index=len(self._rows), verdict=None, state="queued"))
+            self._rows[candidate.index] = candidate
 
     def finish(self, result: RunResult | None) -> bool:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
         if self._drawn:
             self._draw("")
         return False
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self._interval_s):
+            elapsed = time.monotonic() - self._started
+            if elapsed >= self._delay_s:
+                with self._lock:
+                    self._draw(progress_text(RunResult(candidates=list(self._rows)), elapsed))
 
     def _draw(self, text: str) -> None:
         self._stream.write("\r\x1b[K" + text)

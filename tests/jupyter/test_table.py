@@ -97,17 +97,32 @@ def test_live_display_says_so_when_the_run_failed(published: list[dict[str, Any]
     assert published[-1]["data"] == {"text/plain": "z3sandbox: the run failed"}
 
 
+class WatchedStream(io.StringIO):
+    """A stream that says when a text has been written to it (no sleeping in the test)."""
+
+    def __init__(self, wanted: str) -> None:
+        super().__init__()
+        self.wanted = wanted
+        self.seen = threading.Event()
+
+    def write(self, text: str) -> int:
+        if self.wanted in text:
+            self.seen.set()
+        return super().write(text)
+
+
 def test_progress_line_draws_in_place_and_erases_itself() -> None:
-    stream = io.StringIO()
-    line = ProgressLine(stream, delay_s=0.0, interval_s=0.0, force=True)
+    stream = WatchedStream("1/4 done")
+    line = ProgressLine(stream, delay_s=0.0, interval_s=0.01, force=True)
     line.start(queued(4))
     line.update(CandidateResult(index=0, verdict=Verdict.UNSAT))
     line.update(CandidateResult(index=1, verdict=None, state="running"))
+    assert stream.seen.wait(timeout=5)  # drawn by its timer, with nothing else reporting
     line.finish(RunResult(candidates=[]))
-    drawn = stream.getvalue().split("\r\x1b[K")
-    assert drawn[1].startswith("z3sandbox [######..................] 1/4 done, ")
-    assert drawn[1].endswith("| 3 queued, 1 unsat")
-    assert drawn[-1] == ""  # erased at the end: the final table starts on a clean line
+    drawn = [text for text in stream.getvalue().split("\r\x1b[K") if "1/4 done" in text]
+    assert drawn[0].startswith("z3sandbox [######..................] 1/4 done, ")
+    assert drawn[0].endswith("| 2 queued, 1 unsat, 1 running")
+    assert stream.getvalue().endswith("\r\x1b[K")  # erased at the end: the table starts clean
 
 
 def test_progress_line_is_silent_when_not_a_terminal() -> None:
