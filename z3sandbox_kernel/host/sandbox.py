@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import itertools
 import queue
 import sys
@@ -100,6 +101,9 @@ def close_zygote_and_loop(owner: Any) -> None:
                 pass
         if owner._zygote is not None:
             await owner._zygote.close()
+        for detached in list(getattr(owner, "_detached", ())):  # killed as wedged
+            with contextlib.suppress(asyncio.TimeoutError):
+                await detached.reader_done()
 
     try:
         owner._loop.submit(shutdown()).result(timeout=10)
@@ -123,6 +127,7 @@ class Sandbox:
         self._zygote: ZygoteProcess | None = None
         self._starting: asyncio.Lock | None = None
         self._runs: set[Run] = set()
+        self._detached: set[ZygoteProcess] = set()  # killed as wedged, their readers still ending
         self._ids = itertools.count(1)
         self._closed = False
 
@@ -159,6 +164,7 @@ class Sandbox:
         zygote, self._zygote = self._zygote, None
         if zygote is None:
             return
+        self._detached.add(zygote)
         zygote.closing = True  # its exit is handled here, not again by its reader
         if zygote.process is not None and zygote.process.returncode is None:
             zygote.process.kill()

@@ -139,6 +139,11 @@ class ZygoteProcess:
             return False
         return True
 
+    async def reader_done(self) -> None:
+        """Until the reader has seen the process end (it was killed, or closed)."""
+        if self._reader is not None:
+            await asyncio.wait_for(asyncio.shield(self._reader), SHUTDOWN_GRACE_S)
+
     async def close(self) -> None:
         if not self.process or self.process.returncode is not None:
             return
