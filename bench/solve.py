@@ -6,8 +6,10 @@ PATHs are files or folders of ``.smt2`` and ``.py`` files; by default the SMT-LI
 ``../shared/corpus/smt2`` and the fidelity scripts in ``tests/fidelity/scripts`` (where they exist).
 
 * **in-process**: a fresh interpreter per sample imports z3 (not timed), then times the work alone:
-  for ``.smt2``, ``Solver().from_file(path)`` and ``check()``; for ``.py``, ``exec`` of the script as
-  ``__main__`` with its stdout captured.  This is z3's own cost, no process start, no isolation.
+  for ``.smt2``, the text through z3's own SMT-LIB front end (``Z3_eval_smtlib2_string``: what
+  ``z3 file.smt2`` runs, ``(set-logic)`` included, and what the sandbox runs); for ``.py``, the
+  script run as ``__main__`` (``runpy.run_path``, argv and ``sys.path[0]`` as ``python script.py``
+  gives) with its stdout captured.  This is z3's own cost, no process start, no isolation.
 * **sandboxed**: ``Sandbox(isolation="kernel").run(text, language=..., verify=False)``, submit to
   verdict in this process (what a user waits for), and the candidate's own ``wall_s`` (the zygote's
   fork to reap: without the host's hops).
@@ -47,26 +49,34 @@ GOAL_RATIO = 1.05  # within 5%
 
 # The in-process side, run by a fresh interpreter: argv = [kind, path]; prints one JSON line.
 WORKER = r"""
-import contextlib, hashlib, io, json, sys, time
+import contextlib, hashlib, io, json, os, runpy, sys, time
 import z3
 kind, path = sys.argv[1], sys.argv[2]
 out = io.StringIO()
-result = ""
+result = raised = ""
+if kind == "py":  # as `python script.py` sees it
+    sys.argv = [path]
+    sys.path[0] = os.path.dirname(path)
 cpu, started = time.process_time(), time.perf_counter()
-if kind == "smt2":
-    solver = z3.Solver()
-    solver.from_file(path)
-    result = str(solver.check())
+if kind == "smt2":  # z3's own front end, as `z3 file.smt2` (and the sandbox) run it
+    try:
+        output = z3.Z3_eval_smtlib2_string(z3.main_ctx().ref(), open(path).read())
+    except z3.Z3Exception as exc:
+        output = exc.value.decode() if isinstance(exc.value, bytes) else str(exc.value)
+    out.write(output)
+    answers = [line for line in output.splitlines() if line in ("sat", "unsat", "unknown")]
+    result = answers[-1] if answers else "error"
 else:
-    code = compile(open(path).read(), path, "exec")
     with contextlib.redirect_stdout(out):
         try:
-            exec(code, {"__name__": "__main__", "__file__": path})
+            runpy.run_path(path, run_name="__main__")
         except SystemExit:
             pass
+        except BaseException as exc:  # a script that raises is compared as it is
+            raised = f"{type(exc).__name__}: {exc}"
 wall = time.perf_counter() - started
 cpu = time.process_time() - cpu
-print(json.dumps({"wall_s": wall, "cpu_s": cpu, "result": result,
+print(json.dumps({"wall_s": wall, "cpu_s": cpu, "result": result, "raised": raised,
                   "stdout_sha": hashlib.sha256(out.getvalue().encode()).hexdigest()}))
 """
 
@@ -144,8 +154,7 @@ def _compare(path: Path, inside: list[dict[str, Any]], boxed: list[dict[str, Any
     best_child = min(s["child_wall_s"] for s in boxed)
     cpu_in = min(s["cpu_s"] for s in inside)
     cpu_box = min(s["cpu_s"] for s in boxed)
-    same = (inside[0]["result"] == boxed[0]["result"] if path.suffix == ".smt2"
-            else inside[0]["stdout_sha"] == boxed[0]["stdout_sha"])
+    same = inside[0]["stdout_sha"] == boxed[0]["stdout_sha"]
     return {
         "in_process_s": [s["wall_s"] for s in inside], "sandboxed_s": [s["wall_s"] for s in boxed],
         "child_wall_s": [s["child_wall_s"] for s in boxed],
@@ -201,7 +210,7 @@ def markdown(result: dict[str, Any]) -> str:
         _verdict(rows, "cpu", "CPU time (the child's against the in-process work's; over 100 ms of CPU)"),
         "",
         "| file | in-process ms | sandboxed ms | ratio | child ms | in-process CPU ms | child CPU ms "
-        "| CPU ratio | n | same answer | goal, wall | goal, CPU |",
+        "| CPU ratio | n | same stdout (verdicts) | goal, wall | goal, CPU |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
@@ -211,7 +220,7 @@ def markdown(result: dict[str, Any]) -> str:
             f"{row['best_child_wall_s'] * 1000:.1f} | "
             f"{row['best_in_process_cpu_s'] * 1000:.1f} | {row['best_child_cpu_s'] * 1000:.1f} | "
             f"{row['cpu_ratio']:.2f} | {row['n']} | {'yes' if row['same'] else '**no**'} "
-            f"({row['in_process_result'] or 'stdout'} / {row['sandboxed_result']}) | {_goal(row, 'wall')} "
+            f"({row['in_process_result'] or '-'} / {row['sandboxed_result']}) | {_goal(row, 'wall')} "
             f"| {_goal(row, 'cpu')} |")
     if skipped:
         lines += ["", "Not compared (over the runtime bound, or failing in-process):", ""]
