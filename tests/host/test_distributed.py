@@ -111,16 +111,17 @@ def _run_in_thread(sandbox: Sandbox, scripts: list[str], **kwargs: Any) -> tuple
     return thread, updates, box
 
 
-def _next_update(updates: queue.Queue[CandidateResult], index: int, state: str) -> CandidateResult:
-    seen = []
-    while True:
+def _await_updates(updates: queue.Queue[CandidateResult], *wanted: tuple[int, str]) -> None:
+    """Wait until every (index, state) in ``wanted`` has come, in any order: two workers announce
+    their candidates microseconds apart, in either order."""
+    missing, seen = set(wanted), []
+    while missing:
         try:
             update = updates.get(timeout=60)
         except queue.Empty:
-            raise AssertionError(f"candidate {index} not {state} within 60 s; updates seen: {seen}") from None
-        if update.index == index and update.state == state:
-            return update
-        seen.append((update.index, update.state))
+            raise AssertionError(f"not within 60 s: {sorted(missing)}; updates seen: {seen}") from None
+        missing.discard((update.index, update.state))
+        seen.append((update.index, update.state, update.verdict, update.reason))
 
 
 def _worker_running_our_task(client: Any) -> str:
@@ -224,7 +225,7 @@ def test_race_kills_a_candidate_running_on_a_worker(client: Any, sandbox: Sandbo
 
 def test_sandbox_cancel_kills_a_candidate_running_on_a_worker(client: Any, sandbox: Sandbox) -> None:
     thread, updates, box = _run_in_thread(sandbox, [FOREVER], limits=LONG, client=client)
-    _next_update(updates, 0, "running")  # a worker announced it started
+    _await_updates(updates, (0, "running"))  # a worker announced it started
     cancelled_at = time.monotonic()
     sandbox.cancel()
     thread.join(timeout=30)
@@ -240,7 +241,7 @@ def test_sandbox_cancel_kills_a_candidate_running_on_a_worker(client: Any, sandb
 
 def test_a_worker_killed_mid_run_is_retried_elsewhere(client: Any, sandbox: Sandbox) -> None:
     thread, updates, box = _run_in_thread(sandbox, [SPIN.format(seconds=2) + SAT], client=client)
-    _next_update(updates, 0, "running")
+    _await_updates(updates, (0, "running"))
     victim = _worker_running_our_task(client)
     victim_pid = client.run(os.getpid, workers=[victim])[victim]
     victim_zygotes = set(client.run(zygote_pids, workers=[victim])[victim])
@@ -257,7 +258,7 @@ def test_a_candidate_that_kills_every_worker_ends_crashed(client: Any, sandbox: 
     thread, updates, box = _run_in_thread(sandbox, [FOREVER], limits=LONG, client=client)
     victims = []
     for _ in range(2):  # allowed-failures is 1: the second death is KilledWorker
-        _next_update(updates, 0, "running")
+        _await_updates(updates, (0, "running"))
         victim = _worker_running_our_task(client)
         victims.append(victim)
         os.kill(client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
@@ -348,8 +349,7 @@ def test_nothing_is_left_after_the_client_and_cluster_close(sandbox: Sandbox) ->
     client.wait_for_workers(2, timeout=60)  # one candidate per worker, so that each holds one
     thread, updates, box = _run_in_thread(sandbox, [FOREVER, FOREVER], jobs=2, limits=LONG,
                                           client=client)
-    _next_update(updates, 0, "running")
-    _next_update(updates, 1, "running")
+    _await_updates(updates, (0, "running"), (1, "running"))
     workers = set(client.run(os.getpid).values())
     zygotes = _zygote_processes_of(workers)
     # Each zygote has a candidate's child under it (the zygote says "started" just before it forks).
