@@ -173,6 +173,7 @@ class Sandbox:
             run.on_zygote_died("was unresponsive and was killed")
 
     def _on_zygote_exit(self, zygote: ZygoteProcess, how: str) -> None:
+        self._detached.discard(zygote)
         if self._zygote is zygote:
             self._zygote = None
         if zygote.closing:
