@@ -117,6 +117,11 @@ class ZygoteProcess:
             except ProcessLookupError:
                 pass
         await self.process.wait()
+        # The process is gone: close its pipes now, on this loop (a transport left for the garbage
+        # collector may meet a closed loop).  asyncio.subprocess.Process has no public close().
+        transport = getattr(self.process, "_transport", None)
+        if transport is not None:
+            transport.close()
         try:
             self._remove_scratch()
         except Exception:  # a folder left behind must not leave the runs waiting
