@@ -27,7 +27,7 @@ from ..zygote.payload import expand_model
 from .plan import RunPlan
 
 WATCHDOG_GRACE_S = 10.0  # generous: on a loaded machine a zygote can lag; it never hangs
-CANCEL_GRACE_S = 3.0
+CANCEL_GRACE_S = 10.0  # a zygote confirms a cancel in well under a second; a wedged one never does
 SANDBOX_DIED = "the sandbox process died"
 log = logging.getLogger("z3sandbox")
 
