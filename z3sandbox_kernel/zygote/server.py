@@ -16,14 +16,12 @@ import signal
 import sys
 import time
 import traceback
-from dataclasses import dataclass
 from typing import Any
 
 from ..child.bootstrap import SPARE_REQUEST_FILE, ChildJob
 from ..limits import Limits
 from ..protocol import (
     ProtocolError,
-    SetupFrame,
     encode_frame,
     message,
     report_budget,
@@ -32,45 +30,20 @@ from ..protocol import (
 from . import frames, scratch
 from .capture import Stream
 from .classify import Observation, classify, failed
-from .payload import expand_smt2_pairs
+from .jobs import (
+    Candidate,
+    Job,
+    observe_verification,
+    parse_result,
+    verify_request,
+    wants_verification,
+)
 from .sandboxing import SandboxPlan
 from .spawn import KILL_REQUEST, ZYGOTE_NAME, decode_status, spawn
 
 READ_CHUNK = 1 << 16
 SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
-
-
-@dataclass
-class Job:
-    """One forked tree: a candidate run or its verification."""
-
-    candidate_id: int
-    phase: str  # "run" or "verify"
-    pid: int
-    scratch: str
-    started: float
-    deadline: float
-    streams: dict[str, Stream]
-    kill: str | None = None
-    kill_detail: str = ""
-    wait_status: int | None = None
-    rusage: Any = None
-    ended: float = 0.0
-    stdin_fd: int | None = None  # a spare verifier's "go" pipe
-    result: frames.ResultReader | None = None  # the result descriptor, under its budget
-    output_cap: int = 0  # stdout and stderr together: more ends the job (Limits.output_max_mb)
-
-    @property
-    def reaped(self) -> bool:
-        return self.rusage is not None
-
-
-@dataclass
-class Candidate:
-    request: dict[str, Any]
-    observation: Observation
-    job: Job | None = None
 
 
 class Zygote:
@@ -113,7 +86,7 @@ class Zygote:
         while job.pid in self.jobs_by_pid:
             self.selector.select(1.0)
             self._on_wake()
-        setup, _, _ = _parse(job, "probe")
+        setup, _, _ = parse_result(job, "probe")
         self.plan.confirm(setup["layers"] if setup else None)
 
     def serve(self) -> None:
@@ -378,8 +351,8 @@ class Zygote:
             return
         if job.phase == "run":
             self._observe_run(candidate.observation, job)
-            if self.running and self._wants_verification(candidate):
-                candidate.job = self._verifier(job.candidate_id, self._verify_request(candidate),
+            if self.running and wants_verification(candidate):
+                candidate.job = self._verifier(job.candidate_id, verify_request(candidate),
                                                candidate.observation.limits)
                 return
             report = candidate.observation.report or {}
@@ -387,7 +360,7 @@ class Zygote:
                 candidate.observation.verify_reason = (
                     "no assertions to check it against (over 4 MB as SMT-LIB, or not reported)")
         else:
-            self._observe_verification(candidate.observation, job)
+            observe_verification(candidate.observation, job)
         self._finish(candidate)
 
     def _observe_run(self, obs: Observation, job: Job) -> None:
@@ -405,41 +378,9 @@ class Zygote:
             stream = job.streams[name]
             setattr(obs, name, stream.text())
             setattr(obs, f"{name}_truncated", stream.dropped > 0)
-        obs.setup, report, error = _parse(job, "run")
+        obs.setup, report, error = parse_result(job, "run")
         obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
         obs.report_error = obs.report_error or error
-
-    def _wants_verification(self, candidate: Candidate) -> bool:
-        obs = candidate.observation
-        return bool(
-            candidate.request.get("verify") and obs.kill is None and obs.report
-            and obs.report.get("outcome") == "sat" and obs.report.get("assertions_smt2")
-            and obs.wait_status is not None and not obs.wait_status & 0x7F
-        )
-
-    def _verify_request(self, candidate: Candidate) -> dict[str, Any]:
-        report = candidate.observation.report or {}
-        pairs = expand_smt2_pairs(report.get("model_smt2") or [], report.get("model") or {},
-                                  report.get("byte_runs") or [],
-                                  int(candidate.observation.limits.payload_max_bytes),
-                                  report.get("assertions_smt2", ""))
-        return {"assertions_smt2": report.get("assertions_smt2", ""),
-                "model_smt2": pairs,
-                "timeout_s": candidate.observation.limits.timeout_s,
-                "require": candidate.request.get("require") or []}
-
-    def _observe_verification(self, obs: Observation, job: Job) -> None:
-        if job.kill in ("race", "cancel", "interrupt"):
-            obs.kill = job.kill
-            return
-        _, report, error = _parse(job, "verify")
-        if report is None:
-            obs.verified = None
-            obs.verify_reason = error or f"verification ended without a result ({job.kill or 'crash'})"
-        else:
-            verified = report.get("verified")
-            obs.verified = verified if isinstance(verified, bool) else None
-            obs.verify_reason = str(report.get("reason") or "")
 
     def _finish(self, candidate: Candidate) -> None:
         """Send the candidate's result.  Whatever its report held, this ends in one Done message
@@ -503,13 +444,6 @@ class Zygote:
             if ended is not None:
                 ended.wait_status, ended.rusage, ended.ended = status, rusage, time.monotonic()
                 self._job_ended_safely(ended)
-
-
-def _parse(job: Job, phase: str) -> tuple[SetupFrame | None, dict[str, Any] | None, str | None]:
-    """(setup frame, checked result, error) from the job's result descriptor (frames.py).  The
-    setup frame is the first, written before user code ran; the second is the candidate's word."""
-    assert job.result is not None
-    return frames.parse(job.result, phase)
 
 
 def _kill_group(pid: int) -> None:
