@@ -335,13 +335,3 @@ def error_message(raw: object) -> str:
     match = re.fullmatch(r'\(error "(.*)"\)', text, re.DOTALL)
     return match.group(1) if match else text
 
-
-def warm(ctx: z3.Context) -> None:
-    """Warm the SMT-LIB path in ``ctx`` (not z3's main context): the splitter, z3's front end and
-    parser, and reading a model back."""
-    text = "(declare-const y Int)(assert (> y 0))(check-sat)"
-    plan_check(text)
-    answer = z3.Z3_eval_smtlib2_string(ctx.ref(), text + "(get-model)")
-    solver = z3.Solver(ctx=ctx)
-    solver.from_string(text)
-    _model_from_text(answer[answer.index("("):], list(solver.assertions()), ctx)
