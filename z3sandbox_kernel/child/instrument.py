@@ -163,7 +163,7 @@ class LazySolver(z3.Solver):
         raise AttributeError(name)
 
     def __del__(self) -> None:
-        if "solver" in self.__dict__:  # never used: nothing to free, and nothing to make now
+        if "solver" in self.__dict__:  # made, so freed; one never used has nothing to free
             z3.Solver.__del__(self)
 
 
