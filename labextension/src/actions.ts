@@ -3,7 +3,7 @@
  * file.  Plain browser APIs, so that they work in any front end that renders the output.
  */
 
-import { el } from './dom';
+import { control, el } from './dom';
 
 /** Write `text` to the clipboard; false when the browser refused. */
 export async function copyText(text: string): Promise<boolean> {
@@ -65,8 +65,7 @@ export function actionButton(
   action: () => Promise<boolean> | boolean,
   done: string
 ): HTMLButtonElement {
-  const button = el('button', `jp-Z3Run-action ${className}`, label);
-  button.type = 'button';
+  const button = control('button', `jp-Z3Run-action ${className}`, label);
   button.addEventListener('click', async () => {
     const ok = await action();
     button.textContent = ok ? done : `${label} (failed)`;

@@ -5,7 +5,7 @@
  */
 
 import { actionButton, copyText, downloadBytes, safeFileName } from './actions';
-import { el, formatNumber, keyValueTable } from './dom';
+import { control, el, formatNumber, keyValueTable } from './dom';
 import { hexDump, hexToBytes } from './hexdump';
 import {
   ICandidate,
@@ -180,8 +180,7 @@ function streamSection(
   }
   const key = `${candidate.index}:${name}`;
   const folded = `${lines.slice(0, STREAM_PREVIEW_LINES).join('\n')}\n…`;
-  const toggle = el('button', 'jp-Z3Run-action jp-Z3Run-expandStream');
-  toggle.type = 'button';
+  const toggle = control('button', 'jp-Z3Run-action jp-Z3Run-expandStream');
   const show = (all: boolean): void => {
     body.textContent = all ? full : folded;
     body.classList.toggle('jp-Z3Run-full', all);

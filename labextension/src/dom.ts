@@ -49,3 +49,31 @@ export function formatNumber(value: unknown, unit = ''): string {
   }
   return unit ? `${text} ${unit}` : text;
 }
+
+/** Keys a control leaves to JupyterLab even while it has the focus. */
+const PASSED_ON = new Set(['Escape', 'Tab']);
+
+/**
+ * A control (select, checkbox, button) whose plain keys are its own: JupyterLab handles keydown
+ * on the document, in the bubbling phase, so without this an arrow key in the filter runs the
+ * notebook's command-mode shortcut and moves to another cell.  Keys with a modifier (Ctrl+S,
+ * Shift+Enter), Escape and Tab still reach JupyterLab.
+ */
+export function control<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string
+): HTMLElementTagNameMap[K] {
+  const node = el(tag, className, text);
+  (node as HTMLElement).addEventListener('keydown', event => {
+    const modified =
+      event.ctrlKey || event.metaKey || event.altKey || event.shiftKey;
+    if (!modified && !PASSED_ON.has(event.key)) {
+      event.stopPropagation();
+    }
+  });
+  if (node instanceof HTMLButtonElement) {
+    node.type = 'button';
+  }
+  return node;
+}

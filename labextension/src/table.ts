@@ -6,7 +6,7 @@
 
 import { candidateDetail } from './candidate';
 import { IColumn, columnsFor } from './columns';
-import { el } from './dom';
+import { control, el } from './dom';
 import {
   ICandidate,
   IRun,
@@ -45,8 +45,7 @@ function toggleButton(
   state: IViewState,
   timing?: ITiming
 ): HTMLButtonElement {
-  const button = el('button', 'jp-Z3Run-toggle', `${candidate.index}`);
-  button.type = 'button';
+  const button = control('button', 'jp-Z3Run-toggle', `${candidate.index}`);
   button.title = "Show or hide this candidate's details";
   const show = (open: boolean): void => {
     const cell = detailRow.firstElementChild as HTMLTableCellElement;
@@ -108,8 +107,7 @@ function sortHeader(
     return th;
   }
   const key = column.sort;
-  const button = el('button', 'jp-Z3Run-sort', column.title);
-  button.type = 'button';
+  const button = control('button', 'jp-Z3Run-sort', column.title);
   button.dataset.sort = key;
   button.title = `Sort by ${column.title}`;
   button.addEventListener('click', () => {
@@ -138,7 +136,7 @@ function filterSelect(
   if (state.filter && !counts.has(state.filter)) {
     counts.set(state.filter, 0); // a live run: keep the user's choice while none is there yet
   }
-  const select = el('select', 'jp-Z3Run-filter');
+  const select = control('select', 'jp-Z3Run-filter');
   select.title = 'Show only the candidates with this verdict';
   select.appendChild(new Option(`all verdicts (${candidates.length})`, ''));
   const names = [...counts.keys()].sort(
@@ -161,7 +159,7 @@ function groupToggle(
   refresh: () => void
 ): HTMLElement {
   const label = el('label', 'jp-Z3Run-groupToggle');
-  const box = el('input');
+  const box = control('input');
   box.type = 'checkbox';
   box.checked = state.grouped;
   box.addEventListener('change', () => {
@@ -210,8 +208,7 @@ function markSorted(head: HTMLTableRowElement, state: IViewState): void {
 }
 
 function moreButton(state: IViewState, refresh: () => void): HTMLButtonElement {
-  const button = el('button', 'jp-Z3Run-action jp-Z3Run-more');
-  button.type = 'button';
+  const button = control('button', 'jp-Z3Run-action jp-Z3Run-more');
   button.addEventListener('click', () => {
     state.showAll = !state.showAll;
     refresh();

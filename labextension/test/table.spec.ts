@@ -418,3 +418,35 @@ describe('a long run', () => {
     ).toBe(true);
   });
 });
+
+describe('keyboard', () => {
+  it("keeps a control's plain keys from the notebook's shortcuts, not Ctrl+S or Escape", () => {
+    const node = renderRun(run(FOUR), TIMINGS);
+    document.body.appendChild(node);
+    expand(node, 1);
+    const seen: string[] = [];
+    const listener = (event: KeyboardEvent): void => {
+      seen.push(`${event.ctrlKey ? 'Ctrl+' : ''}${event.key}`);
+    };
+    document.addEventListener('keydown', listener);
+    const controls = Array.from(
+      node.querySelectorAll<HTMLElement>('button, select, input')
+    );
+    expect(controls.length).toBeGreaterThan(8);
+    for (const control of controls) {
+      for (const init of [
+        { key: 'ArrowDown' },
+        { key: 'a' },
+        { key: 's', ctrlKey: true },
+        { key: 'Escape' }
+      ]) {
+        control.dispatchEvent(
+          new KeyboardEvent('keydown', { ...init, bubbles: true })
+        );
+      }
+    }
+    document.removeEventListener('keydown', listener);
+    node.remove();
+    expect(seen).toEqual(controls.flatMap(() => ['Ctrl+s', 'Escape']));
+  });
+});

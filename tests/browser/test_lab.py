@@ -228,6 +228,18 @@ def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Page, outpu
 # ------------------------------------------------------------------------------------------ step 3
 
 
+def check_keyboard_stays_in_the_table(page: Page, panel: Locator, result: Locator) -> None:
+    """Arrow keys in the filter change the filter, not the notebook's active cell."""
+    active = panel.locator(".jp-Cell.jp-mod-active .jp-InputArea-editor")
+    before = active.inner_text()
+    result.locator(".jp-Z3Run-filter").focus()
+    page.keyboard.press("ArrowDown")
+    expect()(result.locator(".jp-Z3Run-filter")).to_have_value("sat")
+    expect()(result.locator(".jp-Z3Run-row")).to_have_count(2)
+    assert active.inner_text() == before
+    result.locator(".jp-Z3Run-filter").select_option("")
+
+
 def check_sort_filter_group(result: Locator) -> None:
     """On the real run's table: sorting, filtering and folding are all the user's, in the page."""
     result.locator('.jp-Z3Run-sort[data-sort="wall"]').click()  # slowest first
@@ -270,6 +282,7 @@ def test_live_run_shows_progress_then_one_final_table(lab: LabServer, page: Page
     expect()(cell.locator(".jupyter-widgets")).to_have_count(0)
     expect()(cell.locator(".jp-OutputArea-output.jp-RenderedHTMLCommon")).to_have_count(0)
     check_sort_filter_group(result)
+    check_keyboard_stays_in_the_table(page, panel, result)
     wait_for_idle_kernel(page)
     save_as(page, NOTEBOOK)
     screenshot(page, output_dir, "3-final-result")
