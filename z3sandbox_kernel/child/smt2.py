@@ -10,7 +10,8 @@ model (a command the script never sees) and loads the assertions before the last
 ``from_string`` (``plan_check``), so a model can be reported and verified.
 
 An error before or at the last (check-sat) makes the verdict ``syntax_error``; one after it only
-shows in the output, as in z3.
+shows in the output, as in z3.  Text the splitter cannot split (unbalanced parentheses, an
+unterminated string) is run whole, for its output, and is a ``syntax_error``.
 """
 
 from __future__ import annotations
@@ -139,7 +140,8 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",)) -> ChildR
     checks whatever it asserts (after the output, so the output is still z3's)."""
     try:
         commands = split_commands(text)
-    except Smt2SyntaxError as exc:
+    except Smt2SyntaxError as exc:  # z3 still runs the commands before it: the output shows them
+        _eval_segment(text, instrument.RUN.timeout_s)
         return {"outcome": "syntax_error", "reason": str(exc), "line": exc.line,
                 "column": exc.column}
     for index, command in enumerate(commands):

@@ -1,0 +1,5 @@
+(declare-const x Int)
+(assert (> x 1))
+(check-sat)
+(get-value (x))
+(assert (< x 0)
