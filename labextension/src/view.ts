@@ -44,21 +44,27 @@ export interface IShownRow {
 }
 
 /**
- * The key two candidates with the same model (or payload) share; null for a candidate with
- * neither (unsat, errors), which is never grouped.
+ * The key two sat candidates with the same model and payload share (as
+ * `RunResult.model_groups()` groups them in Python); null for any other verdict, never grouped.
  */
 export function modelKey(candidate: ICandidate): string | null {
-  if (typeof candidate.payload_hex === 'string') {
-    return `payload:${candidate.payload_hex.replace(/\s+/g, '').toLowerCase()}`;
+  if (candidate.verdict !== 'sat') {
+    return null;
   }
-  const model = candidate.model;
-  if (model && typeof model === 'object' && Object.keys(model).length > 0) {
-    const sorted = Object.keys(model)
-      .sort()
-      .map(name => [name, model[name]]);
-    return `model:${stateLabel(candidate)}:${JSON.stringify(sorted)}`;
-  }
-  return null;
+  const model =
+    candidate.model && typeof candidate.model === 'object'
+      ? candidate.model
+      : null;
+  const sorted = model
+    ? Object.keys(model)
+        .sort()
+        .map(name => [name, model[name]])
+    : null;
+  const payload =
+    typeof candidate.payload_hex === 'string'
+      ? candidate.payload_hex.replace(/\s+/g, '').toLowerCase()
+      : null;
+  return JSON.stringify([sorted, payload]);
 }
 
 /** Candidates by model key, for keys shared by two candidates or more. */

@@ -138,18 +138,28 @@ describe('identical models', () => {
     );
   });
 
-  it('groups equal payloads, never candidates without a model, and offers nothing to fold alone', () => {
+  it('groups sat candidates by model and payload together, never other verdicts', () => {
     const node = renderRun(
       run([
         candidate({ index: 0, payload_hex: '4142' }),
-        candidate({ index: 1, payload_hex: '41 42', model: { y: 1 } }),
-        candidate({ index: 2, verdict: 'unsat', model: null }),
-        candidate({ index: 3, verdict: 'unsat', model: null })
+        candidate({ index: 1, payload_hex: '41 42' }),
+        candidate({ index: 2, payload_hex: '4143' }),
+        candidate({ index: 3, verdict: 'unsat', model: null }),
+        candidate({ index: 4, verdict: 'unsat', model: null }),
+        candidate({ index: 5, verdict: 'invalid_model', model: { x: 4 } })
       ])
     );
     expect(node.querySelector('.jp-Z3Run-groupToggle')!.textContent).toContain(
       '(1 shared)'
     );
+    expect(texts(node, 'tbody .jp-Z3Run-group')).toEqual([
+      '',
+      ' = #0',
+      '',
+      '',
+      '',
+      ''
+    ]);
     expect(
       renderRun(run(FOUR.slice(0, 3))).querySelector('.jp-Z3Run-groupToggle')
     ).toBeNull();
