@@ -11,7 +11,7 @@ as_nobody() {
   setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
     env -i PATH=/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 CI="${CI:-}" "$@"
 }
-SUITES=(tests/host tests/zygote tests/child tests/evil)
+SUITES=(tests/host tests/zygote tests/child tests/evil tests/fidelity)
 
 here=$PWD
 if as_nobody "$here/$VENV/bin/python" -c 'import z3sandbox_kernel' 2>/dev/null; then
