@@ -86,7 +86,9 @@ class SandboxPlan:
                    "utsns": "one per candidate: a hostname change stays inside"}
         active = {"userns": ns.user, "netns": ns.net, "pidns": ns.pid,
                   "mountns": ns.view is not None, "ipcns": ns.ipc_uts, "utsns": ns.ipc_uts}
-        return [report(name, active[name], details[name] if active[name] else "", ns.errors.get(name, ""))
+        missing = "it is set up per candidate under a PID namespace, which is not active here"
+        return [report(name, active[name], details[name] if active[name] else "",
+                       "" if active[name] else ns.errors.get(name, missing))
                 for name in NAMESPACE_LAYERS]
 
     def confirm(self, applied: list[LayerReport] | None) -> None:
