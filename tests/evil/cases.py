@@ -246,11 +246,7 @@ CASES += [
         "kernel": seccomp(),
         "process:root": escapes(),
         "process:user": Expect(("blocked",), ("Operation not permitted",), (None,))}),
-    Case("79_normal_script_still_works.py", {
-        "kernel": Expect(("sat",), hole="tempfile's default folder is the zygote's cached /tmp (its "
-                         "own mkdtemp ran before the fork): the environment layer sets TMPDIR but "
-                         "must also reset tempfile.tempdir"),
-        "process": Expect(("sat",))}),
+    Case("79_normal_script_still_works.py", same(Expect(("sat",)))),
 ]
 
 # The trust boundary: forged frames, reports, cleanup, the zygote's fairness (scripts 80-99).

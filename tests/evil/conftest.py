@@ -22,11 +22,12 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import in_ci
 from z3sandbox_kernel import CandidateResult, Sandbox
 
 from .world import ESCAPE_MARKERS, EVIL_COMM, World, leftover_processes
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+IN_CI = in_ci()
 USER = "root" if os.geteuid() == 0 else "user"
 LEVELS = ("kernel", "process") if sys.platform == "linux" else ("process",)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import in_ci
 from z3sandbox_kernel.child.layers import LayerSetupError, Policy
 from z3sandbox_kernel.child.layers._syscalls import prctl
 from z3sandbox_kernel.limits import Limits
@@ -56,7 +57,7 @@ def require(probe: LayerReport) -> None:
 
 def missing_feature(reason: str) -> None:
     """Fail in CI (CI=true), expected failure elsewhere."""
-    if os.environ.get("CI") == "true":
+    if in_ci():
         pytest.fail(reason)
     pytest.xfail(reason)
 

@@ -26,4 +26,9 @@ def apply(policy: Policy) -> LayerReport:
     # Relative entries ('' above all) would resolve inside the scratch folder, the working directory.
     # Absolute ones cannot point into it: it was made after the zygote's sys.path was fixed.
     sys.path[:] = [entry for entry in sys.path if os.path.isabs(entry)]
+    # tempfile caches its folder at first use; the zygote used it (for scratch) before this fork,
+    # so without a reset a candidate's mkstemp() would ignore TMPDIR and write to the host's /tmp.
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:
+        tempfile.tempdir = None
     return report(NAME, True, f"{len(os.environ)} variables, {len(sys.path)} sys.path entries")

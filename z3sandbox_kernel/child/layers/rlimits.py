@@ -29,6 +29,13 @@ def limits_table(policy: Policy, address_space_base: int) -> list[tuple[str, int
         ("RLIMIT_NOFILE", int(limits.files), int(limits.files)),
         ("RLIMIT_FSIZE", int(limits.file_size_mb) * MB, int(limits.file_size_mb) * MB),
         ("RLIMIT_CORE", 0, 0),
+        # No solver needs these; each would let a candidate take something from the machine that
+        # the other limits do not count: real-time or raised CPU priority, locked memory, POSIX
+        # message queues (seccomp refuses mq_open too; this holds where seccomp is missing).
+        ("RLIMIT_RTPRIO", 0, 0),
+        ("RLIMIT_NICE", 0, 0),
+        ("RLIMIT_MEMLOCK", 0, 0),
+        ("RLIMIT_MSGQUEUE", 0, 0),
     ]
     if policy.extra.get("nproc_effective") == "1":
         table.append(("RLIMIT_NPROC", int(limits.threads), int(limits.threads)))
@@ -36,7 +43,8 @@ def limits_table(policy: Policy, address_space_base: int) -> list[tuple[str, int
 
 
 def probe() -> LayerReport:
-    return report(NAME, True, "cpu, address space, open files, file size, core dumps")
+    return report(NAME, True, "cpu, address space, open files, file size, core dumps, priority, "
+                  "locked memory")
 
 
 def apply(policy: Policy, address_space_base: int = 0) -> LayerReport:
