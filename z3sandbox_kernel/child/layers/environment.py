@@ -28,7 +28,6 @@ def apply(policy: Policy) -> LayerReport:
     sys.path[:] = [entry for entry in sys.path if os.path.isabs(entry)]
     # tempfile caches its folder at first use; the zygote used it (for scratch) before this fork,
     # so without a reset a candidate's mkstemp() would ignore TMPDIR and write to the host's /tmp.
-    tempfile = sys.modules.get("tempfile")
-    if tempfile is not None:
-        tempfile.tempdir = None
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None  # type: ignore[attr-defined]
     return report(NAME, True, f"{len(os.environ)} variables, {len(sys.path)} sys.path entries")
