@@ -421,7 +421,6 @@ class Zygote:
         report the candidate's own status and rusage, and SIGKILL the tree ``KILL_GRACE_S`` later
         whatever it did; otherwise SIGKILL its process group now."""
         job.kill, job.kill_detail = reason, detail
-        _kill_group(job.pid)
         if grace and "status" in job.streams and not job.reaped:
             try:
                 os.kill(job.pid, KILL_REQUEST)
@@ -430,6 +429,7 @@ class Zygote:
             except ProcessLookupError:
                 pass
         job.deadline = math.inf
+        _kill_group(job.pid)
 
     def _kill_everything(self, reason: str = "cancel", detail: str = "") -> None:
         for job in list(self.jobs_by_pid.values()):
