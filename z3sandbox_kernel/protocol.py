@@ -26,6 +26,7 @@ from Jupyter.
 from __future__ import annotations
 
 import json
+import signal
 import struct
 from fractions import Fraction
 from typing import Any, Literal, TypedDict
@@ -53,6 +54,19 @@ MAX_CHILD_FRAMES = 2
 MAX_FRAME_BYTES = 128 << 20
 
 _HEADER = struct.Struct(">I")
+
+# zygote <-> a candidate's init (PID 1 of its namespace, zygote/spawn.py), and the child's exit.
+# The zygote asks init to kill its candidate with this signal; init then reports as usual.
+KILL_REQUEST = signal.SIGUSR1
+# init's one frame on its status pipe when the candidate ended: the candidate's wait status, user
+# and system CPU seconds, peak RSS in KB (init's own wait4, so a killed candidate's are its own).
+INIT_STATUS = struct.Struct(">iddq")
+# Exit code of a child whose bootstrap failed before user code ran (no frame could be written).
+BOOTSTRAP_FAILED_EXIT = 121
+# A spare verifier, forked before any model exists, blocks reading its stdin: this byte says its
+# request (``SPARE_REQUEST_FILE`` in its scratch folder) is there; EOF says it will never come.
+SPARE_GO = b"g"
+SPARE_REQUEST_FILE = "verify-request.json"
 
 JsonValue = None | bool | int | float | str | list[Any] | dict[str, Any]
 

@@ -21,24 +21,44 @@ After step 7 user code runs (the harness).  Its report is the second frame.  We 
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import json
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any, NoReturn
 
 from ..limits import Limits
 from ..oscalls import set_parent_death_signal
-from ..protocol import PROTOCOL_VERSION, RESULT_FD, LayerReport, encode_frame
-from .layers import LayerSetupError, Policy
+from ..protocol import (
+    BOOTSTRAP_FAILED_EXIT,
+    PROTOCOL_VERSION,
+    RESULT_FD,
+    SPARE_GO,
+    SPARE_REQUEST_FILE,
+    LayerReport,
+    encode_frame,
+)
+from .layers import Layer, LayerSetupError, Policy
 
-# Exit code of a child whose bootstrap failed before user code ran (no frame could be written).
-BOOTSTRAP_FAILED_EXIT = 121
-# Where a spare verifier finds its request, in its own scratch folder (Landlock lets it read there).
-SPARE_REQUEST_FILE = "verify-request.json"
+# glibc's malloc: keep freed memory (trim) and serve big blocks from the heap (mmap) instead of
+# giving them back to the kernel, whose fresh pages the first check in a new fork would fault in
+# again: two thirds of its page faults (bench/PROFILE.md, finding 1).
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_TRIM_THRESHOLD = 256 << 20
+_MMAP_THRESHOLD = 32 << 20
+# A process that waits for its request (the spare verifier) touches this much heap and frees it
+# while it waits: the pages its check will use are then faulted in off the critical path.
+_PREPARED_HEAP = 16 << 20
+_LIBC = ctypes.CDLL(None) if sys.platform == "linux" else None  # loaded in the zygote, before any fork
+if _LIBC is not None:
+    _LIBC.malloc.restype = ctypes.c_void_p
+    _LIBC.malloc.argtypes = [ctypes.c_size_t]
+    _LIBC.free.argtypes = [ctypes.c_void_p]
+    _LIBC.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
 
 
 @dataclass
@@ -51,9 +71,8 @@ class ChildJob:
     stdout_fd: int
     stderr_fd: int
     result_fd: int
-    layers: list[ModuleType]  # isolation layers in order, each with NAME and apply(policy)
+    layers: Sequence[Layer]  # isolation layers in order
     required: frozenset[str] = frozenset()
-    address_space_base: int = 0
     in_pid_namespace: bool = False
     preset_reports: list[LayerReport] = field(default_factory=list)  # namespaces, set by the zygote
     stdin_fd: int | None = None  # a spare verifier's "go" pipe; everyone else reads /dev/null
@@ -87,10 +106,7 @@ def _apply_layers(job: ChildJob) -> tuple[list[LayerReport], str | None]:
             return reports, f"required layer {preset['name']} is not active: {preset.get('error', '')}"
     for layer in job.layers:
         try:
-            if layer.NAME == "rlimits":
-                reports.append(layer.apply(job.policy, job.address_space_base))
-            else:
-                reports.append(layer.apply(job.policy))
+            reports.append(layer.apply(job.policy))
         except LayerSetupError as exc:
             reports.append({"name": layer.NAME, "active": False, "error": exc.message})
             if layer.NAME in job.required:
@@ -100,6 +116,23 @@ def _apply_layers(job: ChildJob) -> tuple[list[LayerReport], str | None]:
             if layer.NAME in job.required:
                 return reports, f"required layer {layer.NAME} failed: {exc!r}"
     return reports, None
+
+
+def _keep_freed_memory() -> None:
+    """Per process, not in the zygote: the zygote's own heap stays trimmed after a large report."""
+    if _LIBC is not None:
+        _LIBC.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
+        _LIBC.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
+
+
+def _prepare_heap() -> None:
+    """Fault in a heap block and free it: kept (``_keep_freed_memory``), it serves the check's
+    allocations without new page faults (bench/faults.py: verify_model's CPU halved)."""
+    if _LIBC is not None:
+        block = _LIBC.malloc(_PREPARED_HEAP)
+        if block:
+            _LIBC.memset(block, 0, _PREPARED_HEAP)
+            _LIBC.free(block)
 
 
 def become_child(job: ChildJob) -> NoReturn:
@@ -113,6 +146,7 @@ def become_child(job: ChildJob) -> NoReturn:
         if not job.in_pid_namespace and sys.platform == "linux":
             set_parent_death_signal(signal.SIGKILL)  # 3
         os.chdir(job.policy.scratch_dir)  # 4
+        _keep_freed_memory()
         reports, failure = _apply_layers(job)  # 4-6
         _write_frame({"type": "setup", "layers": reports, "error": failure})  # 7
         if failure or job.kind == "probe":  # a probe only proves the layers apply
@@ -127,14 +161,15 @@ def _await_request(job: ChildJob) -> dict[str, Any] | None:
     """A spare verifier, forked before any model existed, waits for its one request: the zygote
     writes it into our scratch folder and then says "go" on stdin.  Then the candidate's limits
     apply (rlimits can only be lowered from here, which is what they do)."""
-    if os.read(0, 1) != b"g":
+    _prepare_heap()
+    if os.read(0, 1) != SPARE_GO:
         return None  # never used: the zygote is shutting down
     with open(SPARE_REQUEST_FILE, encoding="utf-8") as handle:
         request: dict[str, Any] = json.load(handle)
     from .layers import rlimits
 
     limits = Limits.from_dict(request["limits"])
-    rlimits.apply(dataclasses.replace(job.policy, limits=limits), job.address_space_base)
+    rlimits.apply(dataclasses.replace(job.policy, limits=limits))
     return request
 
 

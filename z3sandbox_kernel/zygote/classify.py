@@ -6,6 +6,7 @@ rusage) come before anything the child reported, so a candidate cannot talk its 
 
 from __future__ import annotations
 
+import os
 import signal
 from dataclasses import dataclass, field
 
@@ -154,13 +155,13 @@ def _verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
         return decided
     if obs.setup and obs.setup.get("error"):
         return Verdict.INTERNAL_ERROR, str(obs.setup["error"]), None
-    status = obs.wait_status
-    if status is not None and status & 0x7F:  # killed by a signal
-        return _from_signal(obs, status & 0x7F)
+    killed_by = signal_of(obs.wait_status)
+    if killed_by is not None:
+        return _from_signal(obs, killed_by)
     if obs.report_error:
         return Verdict.INTERNAL_ERROR, obs.report_error, None
     if obs.report is None:
-        code = (status >> 8) & 0xFF if status is not None else None
+        code = exit_code_of(obs.wait_status)
         if code == Z3_OUT_OF_MEMORY_EXIT and b"out of memory" in obs.stderr[-4096:].lower():
             return (Verdict.MEMORY_LIMIT, f"z3 ran out of memory and exited (code {code}; memory "
                     f"limit {obs.limits.memory_mb} MB)", "memory")
@@ -173,18 +174,27 @@ def _verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
 def _signal(obs: Observation) -> int | None:
     """The signal that ended the candidate.  When the zygote killed it inside a PID namespace the
     init's report never came, but the candidate died of SIGKILL all the same: say so either way."""
-    status = obs.wait_status
-    if status is not None and status & 0x7F:
-        return status & 0x7F
-    if status is None and obs.kill in ZYGOTE_KILLS:
+    killed_by = signal_of(obs.wait_status)
+    if killed_by is not None:
+        return killed_by
+    if obs.wait_status is None and obs.kill in ZYGOTE_KILLS:
         return int(signal.SIGKILL)
     return None
+
+
+def signal_of(status: int | None) -> int | None:
+    """The signal a wait status says the process died of, or None (it exited, or no status)."""
+    return os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else None
+
+
+def exit_code_of(status: int | None) -> int | None:
+    """The exit code in a wait status, or None (killed by a signal, or no status)."""
+    return os.WEXITSTATUS(status) if status is not None and os.WIFEXITED(status) else None
 
 
 def classify(obs: Observation) -> ZygoteResult:
     verdict, reason, kill = _verdict(obs)
     report: ChildReport = obs.report or {}
-    status = obs.wait_status
     model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
     payload, payload_error = (None, None)
     if verdict is Verdict.SAT:
@@ -209,7 +219,7 @@ def classify(obs: Observation) -> ZygoteResult:
         "cpu_s": round(obs.cpu_s, 6),
         "peak_rss_mb": round(obs.peak_rss_mb, 2),
         "kill": kill,
-        "exit_code": (status >> 8) & 0xFF if status is not None and not status & 0x7F else None,
+        "exit_code": exit_code_of(obs.wait_status),
         "signal": _signal(obs),
         "verified": obs.verified if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None,
         "isolation": _isolation(obs),

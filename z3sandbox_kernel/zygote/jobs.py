@@ -9,7 +9,7 @@ from typing import Any
 from ..protocol import SetupFrame
 from . import frames
 from .capture import Stream
-from .classify import Observation
+from .classify import Observation, exit_code_of
 from .payload import expand_smt2_pairs
 
 
@@ -57,7 +57,7 @@ def wants_verification(candidate: Candidate) -> bool:
     return bool(
         candidate.request.get("verify") and obs.kill is None and obs.report
         and obs.report.get("outcome") == "sat" and obs.report.get("assertions_smt2")
-        and obs.wait_status is not None and not obs.wait_status & 0x7F
+        and exit_code_of(obs.wait_status) is not None
     )
 
 

@@ -12,7 +12,7 @@ import signal
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from ..child.layers import Policy, report
+from ..child.layers import Layer, Policy, report
 from ..limits import Limits
 from ..protocol import IsolationReport, LayerReport
 from ..readable import read_only_paths
@@ -42,7 +42,7 @@ class SandboxPlan:
     namespaces: NamespaceState
     z3_version: str
     pid_ns_fd: int | None = None  # the zygote's own PID namespace, to return to after each fork
-    layers: list[ModuleType] = field(default_factory=list)
+    layers: list[Layer] = field(default_factory=list)
     layer_reports: list[LayerReport] = field(default_factory=list)  # probe results
     readable: tuple[str, ...] = ()
     baseline_rss_mb: float = 0.0
@@ -140,7 +140,8 @@ class SandboxPlan:
         uid, gid = candidate_ids() if in_pid_ns and ns.candidate_uid else (None, None)
         return Policy(scratch_dir=scratch, limits=limits, read_only_paths=self.readable,
                       in_pid_namespace=in_pid_ns, self_pid=2 if in_pid_ns else 0, extra=extra,
-                      uid=uid, gid=gid, shm_dir="/dev/shm" if "view" in extra else "")
+                      uid=uid, gid=gid, shm_dir="/dev/shm" if "view" in extra else "",
+                      address_space_base=self.address_space_base())
 
     def address_space_base(self) -> int:
         """The zygote's current address-space size: a candidate's memory limit comes on top."""

@@ -18,9 +18,12 @@ import time
 import traceback
 from typing import Any
 
-from ..child.bootstrap import SPARE_REQUEST_FILE, ChildJob
+from ..child.bootstrap import ChildJob
 from ..limits import Limits
 from ..protocol import (
+    KILL_REQUEST,
+    SPARE_GO,
+    SPARE_REQUEST_FILE,
     ProtocolError,
     encode_frame,
     message,
@@ -39,10 +42,11 @@ from .jobs import (
     wants_verification,
 )
 from .sandboxing import SandboxPlan
-from .spawn import KILL_REQUEST, ZYGOTE_NAME, decode_status, spawn
+from .spawn import ZYGOTE_NAME, decode_status, spawn
 
 READ_CHUNK = 1 << 16
 SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
+CORES = os.cpu_count() or 1
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
 
 
@@ -55,6 +59,7 @@ class Zygote:
         self.selector = selectors.DefaultSelector()
         self.candidates: dict[int, Candidate] = {}
         self.spare: Job | None = None  # a verifier forked ahead, waiting for a model
+        self.verifying = False  # a request asked for verification: keep a spare from then on
         self.jobs_by_pid: dict[int, Job] = {}
         self.control_buffer = bytearray()
         self.scratch_base = scratch_base
@@ -160,6 +165,7 @@ class Zygote:
         self.send(message("started", id=int(request["id"])))
         candidate.job = self._spawn(int(request["id"]), "run", request, limits)
         if request.get("verify"):
+            self.verifying = True
             self._ensure_spare()
 
     def _spawn(self, candidate_id: int, phase: str, request: dict[str, Any], limits: Limits,
@@ -176,7 +182,7 @@ class Zygote:
                 kind={"run": "candidate"}.get(phase, phase), request=request,
                 policy=self.plan.policy(folder, limits, in_pid_ns), stdout_fd=out_w,
                 stderr_fd=err_w, result_fd=res_w, layers=layers, required=required,
-                address_space_base=self.plan.address_space_base(), in_pid_namespace=in_pid_ns,
+                in_pid_namespace=in_pid_ns,
                 preset_reports=self.plan.namespace_reports, stdin_fd=stdin_r,
             )
 
@@ -307,20 +313,22 @@ class Zygote:
 
     def _ensure_spare(self) -> None:
         """Keep one verifier forked ahead, its layers applied, waiting for a model: the fork and
-        the bootstrap happen while a candidate still runs, not after it (bench/PROFILE.md)."""
-        if self.spare is None and self.running:
+        the bootstrap happen while a candidate still runs or after its done frame, never between a
+        candidate's end and its verdict, nor while the jobs already fill every core
+        (bench/PROFILE.md, finding 2)."""
+        if self.spare is None and self.running and len(self.jobs_by_pid) < CORES:
             self.spare = self._spawn(SPARE_ID, "verify", {"spare": True}, Limits(), spare=True)
 
     def _verifier(self, candidate_id: int, request: dict[str, Any], limits: Limits) -> Job:
         """Hand ``request`` to the spare verifier (a fresh fork that ran no user code and serves
-        this one model), or fork one now; then fork the next spare."""
+        this one model), or fork one now.  The next spare is forked after the done frame."""
         spare, self.spare = self.spare, None
         job = None
         if spare is not None and not spare.reaped and spare.kill is None and spare.stdin_fd is not None:
             try:
                 with open(os.path.join(spare.scratch, SPARE_REQUEST_FILE), "w", encoding="utf-8") as out:
                     json.dump({**request, "limits": limits.to_dict()}, out)
-                os.write(spare.stdin_fd, b"g")
+                os.write(spare.stdin_fd, SPARE_GO)
                 spare.candidate_id, spare.deadline = candidate_id, time.monotonic() + float(limits.wall_s)
                 job = spare
             except OSError:
@@ -328,7 +336,6 @@ class Zygote:
             self._close_stdin(spare)
         if job is None:
             job = self._spawn(candidate_id, "verify", request, limits)
-        self._ensure_spare()
         return job
 
     def _close_stdin(self, job: Job) -> None:
@@ -397,6 +404,8 @@ class Zygote:
             self._write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
             self.running = False
+        if self.verifying:
+            self._ensure_spare()
 
     # ------------------------------------------------------------------------------ deadlines, kills
 
@@ -432,6 +441,7 @@ class Zygote:
         _kill_group(job.pid)
 
     def _kill_everything(self, reason: str = "cancel", detail: str = "") -> None:
+        self.running = False  # the end: no spare or verifier is forked while we reap
         for job in list(self.jobs_by_pid.values()):
             if job.kill is None:
                 self._kill(job, reason, detail, grace=False)  # waited for below: no grace

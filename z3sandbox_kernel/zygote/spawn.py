@@ -19,19 +19,17 @@ from __future__ import annotations
 
 import os
 import signal
-import struct
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..child.bootstrap import BOOTSTRAP_FAILED_EXIT, ChildJob, become_child
+from ..child.bootstrap import ChildJob, become_child
 from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
+from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST
 from .mounts import enter_candidate_view
 from .namespaces import drop_to, enter_candidate_user_namespace, fork_in_new_pid_namespace
 
-_STATUS = struct.Struct(">iddq")  # init's report: wait status, utime, stime, maxrss (KB)
-KILL_REQUEST = signal.SIGUSR1  # zygote -> init: kill the candidate, report its status and rusage
 ZYGOTE_NAME = "z3sandbox-zyg"
 SPARE_NAME = "z3sandbox-spare"  # an idle verifier forked ahead (see server.py), visible as such
 
@@ -121,7 +119,7 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     while report is None:
         pid, wait_status, rusage = os.wait4(-1, 0)
         if pid == child:
-            report = _STATUS.pack(wait_status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss)
+            report = INIT_STATUS.pack(wait_status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss)
     os.write(status_w, report)
     _kill_quietly(-1)  # everything else in this namespace
     try:
@@ -159,7 +157,7 @@ def _kill_quietly(pid: int) -> None:
 
 def decode_status(data: bytes) -> tuple[int, float, float, int] | None:
     """(wait status, user CPU s, system CPU s, peak RSS in KB) of the candidate, from its init."""
-    if len(data) < _STATUS.size:
+    if len(data) < INIT_STATUS.size:
         return None
-    status, utime, stime, maxrss = _STATUS.unpack(data[: _STATUS.size])
+    status, utime, stime, maxrss = INIT_STATUS.unpack(data[: INIT_STATUS.size])
     return int(status), float(utime), float(stime), int(maxrss)

@@ -6,13 +6,15 @@ Each layer module defines::
     def probe() -> LayerReport                 # can this machine apply it?  No side effects.
     def apply(policy: Policy) -> LayerReport   # apply it to the calling process, or raise LayerSetupError
 
-``apply`` runs in the candidate process after fork and before any user code (see child/bootstrap.py
-for the order).  Adding or skipping a layer is one line in ``KERNEL_LAYERS``.
+(``Layer`` below says it for the type checker.)  ``apply`` runs in the candidate process after
+fork and before any user code (see child/bootstrap.py for the order).  Adding or skipping a layer
+is one line in ``KERNEL_LAYERS``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ...limits import Limits
 from ...protocol import LayerReport
@@ -39,7 +41,18 @@ class Policy:
     uid: int | None = None  # the ids its init drops to (root's candidates), None: unchanged
     gid: int | None = None
     shm_dir: str = ""  # a private /dev/shm on the candidate's scratch tmpfs (read-write), if any
+    address_space_base: int = 0  # the zygote's address space: RLIMIT_AS is this + memory_mb
     extra: dict[str, str] = field(default_factory=dict)
+
+
+class Layer(Protocol):
+    """A layer module, as the zygote and the bootstrap use it (modules satisfy it structurally)."""
+
+    NAME: str
+
+    def probe(self) -> LayerReport: ...
+
+    def apply(self, policy: Policy) -> LayerReport: ...
 
 
 def report(name: str, active: bool, detail: str = "", error: str = "") -> LayerReport:

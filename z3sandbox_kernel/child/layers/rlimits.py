@@ -16,9 +16,10 @@ NAME = "rlimits"
 MB = 1 << 20
 
 
-def limits_table(policy: Policy, address_space_base: int) -> list[tuple[str, int, int]]:
+def limits_table(policy: Policy) -> list[tuple[str, int, int]]:
     """(name, soft, hard) per limit; a table, so adding a limit is one line."""
     limits = policy.limits
+    address_space_base = policy.address_space_base
     cpu = max(1, math.ceil(limits.cpu_s))
     memory = int(limits.memory_mb) * MB
     table = [
@@ -47,9 +48,9 @@ def probe() -> LayerReport:
                   "locked memory")
 
 
-def apply(policy: Policy, address_space_base: int = 0) -> LayerReport:
+def apply(policy: Policy) -> LayerReport:
     applied = []
-    for name, soft, hard in limits_table(policy, address_space_base):
+    for name, soft, hard in limits_table(policy):
         which = getattr(resource, name, None)
         if which is None:  # e.g. RLIMIT_AS on some BSDs
             continue
