@@ -1,14 +1,20 @@
-"""The few Linux system calls the zygote and the child bootstrap share, through libc.
+"""Every Linux system call the package makes through libc, in one module.
 
-Hand-written: Python 3.11 has no os.unshare/os.setns/mount, and no maintained binding covers unshare,
-setns, mount, pivot_root and prctl together (python-prctl and pyprctl cover prctl only).  Imported
-by both the zygote and the child side, so it imports nothing else from this package.
+Hand-written with ctypes because nothing else covers them: Python 3.11 has no os.unshare, os.setns,
+mount, pivot_root, prctl or capset (3.12 adds only unshare and setns), and no maintained library
+binds these together with the raw ``syscall(2)`` Landlock needs (python-prctl and pyprctl cover
+prctl and capabilities only; the ``landlock`` package is a pre-release).
+
+Imported by the zygote and by every candidate's bootstrap, so it stays cheap: it imports ctypes,
+errno and os only, never ``ctypes.util`` (``find_library`` imports subprocess and runs ldconfig;
+the interpreter has libc loaded already, so ``CDLL(None)`` finds it), and nothing from this
+package.  Every wrapper raises ``OSError`` with the kernel's errno and a message naming the call.
 """
 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import errno
 import os
 
 CLONE_NEWNS = 0x00020000
@@ -31,53 +37,97 @@ MS_PRIVATE = 1 << 18
 MS_RELATIME = 1 << 21
 MNT_DETACH = 2
 
-# pivot_root has no glibc wrapper: its system call number per architecture.
-_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
-
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_NAME = 15
 PR_SET_CHILD_SUBREAPER = 36
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+# pivot_root has no glibc wrapper: its system call number per architecture.
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+class _CapHeader(ctypes.Structure):
+    _fields_ = (("version", ctypes.c_uint32), ("pid", ctypes.c_int))
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = (
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    )
+
+
+_CapDataPair = _CapData * 2  # version 3: two 32-bit halves of each 64-bit set
+
+# The prototypes, so that ctypes converts and checks every argument.
+_libc = ctypes.CDLL(None, use_errno=True)
+_int, _ulong, _path = ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p
+_unshare = _libc.unshare
+_unshare.argtypes, _unshare.restype = (_int,), _int
+_setns = _libc.setns
+_setns.argtypes, _setns.restype = (_int, _int), _int
+_mount = _libc.mount
+_mount.argtypes, _mount.restype = (_path, _path, _path, _ulong, _path), _int
+_umount2 = _libc.umount2
+_umount2.argtypes, _umount2.restype = (_path, _int), _int
+_prctl = _libc.prctl
+_prctl.argtypes, _prctl.restype = (_int, _ulong, _ulong, _ulong, _ulong), _int
+_capget = _libc.capget
+_capget.argtypes = (ctypes.POINTER(_CapHeader), ctypes.POINTER(_CapData))
+_capget.restype = _int
+_capset = _libc.capset
+_capset.argtypes, _capset.restype = _capget.argtypes, _int
+_syscall = _libc.syscall  # variadic: no argtypes; syscall() passes every argument as a C long
+_syscall.restype = ctypes.c_long
+
+
+def _check(result: int, what: str) -> int:
+    """The result when it is not negative, else ``OSError`` with the errno libc left."""
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+    return result
+
+
+def syscall(number: int, *args: int | bytes, what: str = "syscall") -> int:
+    """``syscall(2)``: integers (addresses included) go as C longs, bytes as C strings."""
+    converted = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
+    return _check(int(_syscall(ctypes.c_long(number), *converted)), what)
+
+
+def prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int = 0) -> int:
+    """``prctl(2)``; a pointer argument is given as its address (``ctypes.addressof``)."""
+    return _check(int(_prctl(option, arg2, arg3, arg4, arg5)), f"prctl({option})")
 
 
 def unshare(flags: int) -> None:
-    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+    _check(int(_unshare(flags)), "unshare")
 
 
 def setns(fd: int, nstype: int) -> None:
-    _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(nstype)), "setns")
+    _check(int(_setns(fd, nstype)), "setns")
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str = "") -> None:
     def c(text: str | None) -> bytes | None:
-        return None if text is None else os.fsencode(text)
+        return os.fsencode(text) if text else None
 
-    _check(_libc.mount(c(source), c(target), c(fstype), ctypes.c_ulong(flags), c(data or None)),
+    _check(int(_mount(c(source), os.fsencode(target), c(fstype), flags, c(data))),
            f"mount({target})")
 
 
 def umount2(target: str, flags: int) -> None:
-    _check(_libc.umount2(os.fsencode(target), ctypes.c_int(flags)), f"umount2({target})")
+    _check(int(_umount2(os.fsencode(target), flags)), f"umount2({target})")
 
 
 def pivot_root(new_root: str, put_old: str) -> None:
     number = _SYS_PIVOT_ROOT.get(os.uname().machine)
     if number is None:
-        raise OSError(38, f"pivot_root: unknown system call number on {os.uname().machine}")
-    _check(_libc.syscall(ctypes.c_long(number), os.fsencode(new_root), os.fsencode(put_old)),
-           "pivot_root")
-
-
-def prctl(option: int, arg: int = 0) -> None:
-    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), 0, 0, 0), "prctl")
+        raise OSError(errno.ENOSYS, f"pivot_root: unknown system call number on {os.uname().machine}")
+    syscall(number, os.fsencode(new_root), os.fsencode(put_old), what="pivot_root")
 
 
 def set_parent_death_signal(signum: int) -> None:
@@ -90,5 +140,24 @@ def set_child_subreaper() -> None:
 
 
 def set_process_name(name: str) -> None:
+    """The name ps and /proc/PID/comm show (the kernel keeps 15 bytes)."""
     buffer = ctypes.create_string_buffer(name.encode()[:15])
-    _libc.prctl(PR_SET_NAME, buffer, 0, 0, 0)
+    prctl(PR_SET_NAME, ctypes.addressof(buffer))
+
+
+def capget() -> tuple[int, int, int]:
+    """The calling thread's (effective, permitted, inheritable) sets as 64-bit masks."""
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = _CapDataPair()
+    _check(int(_capget(ctypes.byref(header), data)), "capget")
+    return (
+        data[0].effective | (data[1].effective << 32),
+        data[0].permitted | (data[1].permitted << 32),
+        data[0].inheritable | (data[1].inheritable << 32),
+    )
+
+
+def capset_empty() -> None:
+    """Empty the effective, permitted and inheritable sets of the calling thread."""
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    _check(int(_capset(ctypes.byref(header), _CapDataPair())), "capset")

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
 from pathlib import Path
 
 import pytest
 
 from z3sandbox_kernel.child.layers import capabilities
+from z3sandbox_kernel.oscalls import CLONE_NEWUSER, unshare
 
 from . import missing_feature, run_sandboxed
 
 LAYERS = (capabilities,)
-_CLONE_NEWUSER = 0x10000000
 _CAP_SETPCAP = 8
 
 
@@ -35,10 +34,7 @@ def _status() -> dict[str, int]:
 
 
 def _enter_user_namespace() -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(_CLONE_NEWUSER) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"unshare(CLONE_NEWUSER): {os.strerror(err)}")
+    unshare(CLONE_NEWUSER)
 
 
 def test_probe_is_always_available() -> None:

@@ -19,11 +19,11 @@ import pytest
 import z3
 
 from z3sandbox_kernel.child.layers import seccomp
+from z3sandbox_kernel.oscalls import syscall
 
 from . import Outcome, require, run_sandboxed
 
 LAYERS = (seccomp,)
-_libc = ctypes.CDLL(None, use_errno=True)
 _ARCH = pyseccomp.system_arch()
 
 
@@ -42,11 +42,19 @@ def _run(action: Callable[[], Any], scratch: str) -> Outcome:
     return run_sandboxed(action, LAYERS, scratch)
 
 
+def _errno_of(number: int, *args: int) -> str:
+    """Make a system call by number; return the errno's name, or "ok"."""
+    try:
+        syscall(number, *args)
+    except OSError as exc:
+        assert exc.errno is not None
+        return errno.errorcode[exc.errno]
+    return "ok"
+
+
 def _raw_syscall(name: str, *args: int) -> str:
     """Make a system call by name; return the errno's name, or "ok"."""
-    number = pyseccomp.resolve_syscall(_ARCH, name)
-    result = _libc.syscall(ctypes.c_long(number), *(ctypes.c_long(a) for a in args))
-    return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
+    return _errno_of(pyseccomp.resolve_syscall(_ARCH, name), *args)
 
 
 def test_probe_and_prepare_report_the_filter() -> None:
@@ -210,7 +218,7 @@ def test_namespace_flags_are_denied_even_for_threads(scratch: str) -> None:
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x32 ABI exists on x86_64 only")
 def test_x32_system_calls_kill_the_process(scratch: str) -> None:
     getpid_x32 = 0x40000000 | 39
-    outcome = _run(lambda: _libc.syscall(ctypes.c_long(getpid_x32)), scratch)
+    outcome = _run(lambda: syscall(getpid_x32), scratch)
     assert outcome.signal == signal.SIGSYS, outcome
 
 
@@ -221,11 +229,6 @@ _ALL_ONES = (1 << 64) - 1  # -1 in every argument: an unfiltered call fails harm
 
 def _numbers() -> dict[str, int]:
     return seccomp.numbers_for(_ARCH, pyseccomp.resolve_syscall)
-
-
-def _errno_of(number: int, *args: int) -> str:
-    result = _libc.syscall(ctypes.c_long(number), *(ctypes.c_ulong(a) for a in args))
-    return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
 
 
 def _class_sweep(names: tuple[str, ...]) -> dict[str, str]:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import errno
 
+from ...oscalls import capget, capset_empty, prctl
 from ...protocol import LayerReport
 from . import LayerSetupError, Policy, report
-from ._syscalls import capget, capset_empty, prctl
 
 NAME = "capabilities"
 

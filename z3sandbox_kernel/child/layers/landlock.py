@@ -35,9 +35,9 @@ import stat
 from dataclasses import dataclass
 
 from ... import readable
+from ...oscalls import syscall
 from ...protocol import LayerReport
 from . import LayerSetupError, Policy, report
-from ._syscalls import syscall
 
 NAME = "landlock"
 
@@ -102,7 +102,7 @@ _plan: _Plan | None = None
 
 def abi_version() -> int:
     """The Landlock ABI version; raises ``OSError`` (ENOSYS / EOPNOTSUPP) when there is none."""
-    return syscall(_SYS_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION, what="landlock")
+    return syscall(_SYS_CREATE_RULESET, 0, 0, _CREATE_RULESET_VERSION, what="landlock")
 
 
 def _unavailable_reason(exc: OSError) -> str:
@@ -157,7 +157,7 @@ def _add_rule(ruleset_fd: int, path: str, access: int, rule: _PathBeneathAttr) -
             access &= _FILE_ONLY_RIGHTS
         rule.allowed_access = access
         rule.parent_fd = fd
-        syscall(_SYS_ADD_RULE, ruleset_fd, _RULE_PATH_BENEATH, ctypes.byref(rule), 0,
+        syscall(_SYS_ADD_RULE, ruleset_fd, _RULE_PATH_BENEATH, ctypes.addressof(rule), 0,
                 what=f"landlock_add_rule({path})")
     finally:
         os.close(fd)
@@ -185,7 +185,7 @@ def apply(policy: Policy) -> LayerReport:
     read_only = policy.read_only_paths or plan.read_only
     read_rights = FS_READ_FILE | FS_READ_DIR
     try:
-        ruleset_fd = syscall(_SYS_CREATE_RULESET, ctypes.byref(plan.attr), plan.attr_size, 0,
+        ruleset_fd = syscall(_SYS_CREATE_RULESET, ctypes.addressof(plan.attr), plan.attr_size, 0,
                              what="landlock_create_ruleset")
     except OSError as exc:
         raise LayerSetupError(NAME, _unavailable_reason(exc)) from None

@@ -49,9 +49,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ...oscalls import prctl
 from ...protocol import LayerReport
 from . import LayerSetupError, Policy, report
-from ._syscalls import prctl_pointer
 
 NAME = "seccomp"
 
@@ -400,7 +400,7 @@ def apply(policy: Policy) -> LayerReport:
     for slot in program.self_slots:
         program.filters[slot].k = pid
     try:
-        prctl_pointer(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(program.fprog))
+        prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(program.fprog))
     except OSError as exc:
         raise LayerSetupError(NAME, f"the kernel refused the filter: {exc}") from None
     _explain_refusals()
