@@ -64,3 +64,17 @@ def test_the_import_loads_nothing_heavy() -> None:
                                            capture_output=True, text=True).stdout))
     assert loaded <= {"z3sandbox_kernel.oscalls", "ctypes", "ctypes._endian", "_ctypes", "errno",
                       "struct", "_struct"}, loaded
+
+
+def test_flush_c_stdio_writes_what_c_buffered_before_os_exit() -> None:
+    """z3 prints some output through C stdio; a candidate ends with os._exit, which flushes none."""
+    code = ("import ctypes, os, sys\n"
+            "from z3sandbox_kernel.oscalls import flush_c_stdio\n"
+            "ctypes.CDLL(None).printf(b'from C stdio')\n"
+            "if sys.argv[1] == 'flush':\n"
+            "    flush_c_stdio()\n"
+            "os._exit(0)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # -u unbuffers C too
+    outputs = [subprocess.run([sys.executable, "-c", code, mode], check=True, capture_output=True,
+                              text=True, env=env).stdout for mode in ("flush", "no flush")]
+    assert outputs == ["from C stdio", ""]

@@ -80,6 +80,8 @@ _capget.argtypes = (ctypes.POINTER(_CapHeader), ctypes.POINTER(_CapData))
 _capget.restype = _int
 _capset = _libc.capset
 _capset.argtypes, _capset.restype = _capget.argtypes, _int
+_fflush = _libc.fflush
+_fflush.argtypes, _fflush.restype = (ctypes.c_void_p,), _int
 _syscall = _libc.syscall  # variadic: no argtypes; syscall() passes every argument as a C long
 _syscall.restype = ctypes.c_long
 
@@ -161,3 +163,9 @@ def capset_empty() -> None:
     """Empty the effective, permitted and inheritable sets of the calling thread."""
     header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
     _check(int(_capset(ctypes.byref(header), _CapDataPair())), "capset")
+
+
+def flush_c_stdio() -> None:
+    """``fflush(NULL)``: every C stdio stream (z3 writes echo and verbose output there); a process
+    that ends with ``os._exit`` flushes none."""
+    _fflush(None)

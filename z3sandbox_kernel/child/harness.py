@@ -22,16 +22,15 @@ reports; kernel layers enforce), so the report is the candidate's word, as proto
 from __future__ import annotations
 
 import builtins
-import ctypes
 import functools
 import linecache
 import os
 import sys
 import types
-from typing import Any
 
 import z3
 
+from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
 from . import errors, instrument, models, smt2
 
@@ -45,7 +44,6 @@ _MAIN: types.ModuleType | None = None  # the script's module, filled by prepare(
 # Main contexts made ahead, untouched (instrument.spare_main_context), one per language: the SMT-LIB
 # one has z3's command interpreter already set up (the first thing `z3 file.smt2` does too).
 _SPARES: dict[str, list[z3.Context]] = {"python": [], "smt2": []}
-_FFLUSH: Any = None  # libc's fflush: z3 writes some output (echo, verbose) through C stdio
 
 
 # ------------------------------------------------------------------------------------ entry points
@@ -63,13 +61,12 @@ def prepare() -> None:
 
     The script's module, with ``from z3 import *`` done, is built here and used as is by the child:
     copying 1,900 names after fork costs a millisecond of copy-on-write faults (refcounts)."""
-    global _MAIN, _FFLUSH
+    global _MAIN
     _MAIN = _build_main()
     _SPARES["python"].append(z3.Context())
     _SPARES["smt2"].append(z3.Context())
     z3.Z3_eval_smtlib2_string(_SPARES["smt2"][0].ref(), "")  # the command interpreter, set up
     smt2.plan_check("(declare-const y Int)(check-sat)")
-    _FFLUSH = ctypes.CDLL(None).fflush
 
 
 def _build_main() -> types.ModuleType:
@@ -106,8 +103,7 @@ def _flush() -> None:
                 stream.flush()
         except Exception:  # a closed or replaced stream has nothing to flush
             continue
-    if _FFLUSH is not None:
-        _FFLUSH(None)  # the child ends with _exit(), which flushes no C stdio buffer
+    flush_c_stdio()  # the child ends with _exit(), which flushes no C stdio buffer
 
 
 # ----------------------------------------------------------------------------------- the languages
