@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import itertools
 import linecache
+import os
 import sys
 import traceback
 import types
@@ -22,6 +23,8 @@ MAX_MESSAGE = 2000  # exception message in the report
 MAX_REASON = 2000  # reason text, traceback included (the zygote caps reasons at 2000 too)
 REASON_MESSAGE_CAP = 1200  # of the exception message within the reason, so the line still fits
 TRACEBACK_LINES = 5
+# z3sandbox_kernel/ itself: frames from here are the sandbox's, not the script's.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def syntax_report(exc: BaseException) -> ChildReport:
@@ -75,9 +78,26 @@ def print_like_python(exc: BaseException, filename: str) -> None:
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != filename:
             tb = tb.tb_next
-        traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+        report = traceback.TracebackException(type(exc), exc, tb)
+        _drop_harness_frames(report)
+        sys.stderr.write("".join(report.format()))
     except BaseException:  # a broken stderr or an unprintable exception: the report still goes
         return
+
+
+def _drop_harness_frames(report: traceback.TracebackException) -> None:
+    """Leave out the sandbox's own frames (the audit hook that refused an operation sits at the
+    innermost end of a blocked script's traceback): ``python script.py`` has no such frames."""
+    seen: set[int] = set()
+    todo: list[traceback.TracebackException | None] = [report]
+    while todo:
+        current = todo.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.stack = traceback.StackSummary.from_list(
+            [frame for frame in current.stack if not frame.filename.startswith(_PACKAGE_DIR)])
+        todo += [current.__cause__, current.__context__]
 
 
 def message_of(exc: object) -> str:
