@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import z3
 
 from z3sandbox_kernel.child import harness
 from z3sandbox_kernel.protocol import decode_value, encode_frame, split_frames
@@ -417,18 +416,33 @@ def test_smt2_optimization_commands_use_optimize() -> None:
 
 # ------------------------------------------------------------------------------------- fidelity
 
+def run_child_in_a_fresh_zygote(script: str) -> ChildRun:
+    """``run_child`` from a new interpreter that only imported and prepared the harness, as the
+    zygote is: tests of z3's main context must not depend on what earlier tests in this process
+    did with it (the whole suite shares one process)."""
+    driver = ("import json, sys\nfrom z3sandbox_kernel.child import harness\nharness.prepare()\n"
+              "import z3\nassert z3.z3._main_ctx is None, 'prepare() made the main context'\n"
+              "from tests.child.test_harness import run_child\n"
+              "run = run_child(sys.stdin.read())\n"
+              "print(json.dumps([run.report, run.stdout, run.stderr]))\n")
+    done = subprocess.run([sys.executable, "-c", driver], input=script, capture_output=True,
+                          text=True, check=True, cwd=Path(__file__).resolve().parents[2])
+    report, stdout, stderr = json.loads(done.stdout.splitlines()[-1])
+    return ChildRun(report, stdout, stderr)
+
+
 def test_prepare_leaves_the_main_context_as_a_fresh_import_does() -> None:
     """The zygote's warm-up uses contexts of its own: a candidate's first term gets the id it gets
     in a fresh ``python -c 'import z3'`` process."""
     fresh = subprocess.run([sys.executable, "-c", "import z3; print(z3.Int('x').get_id())"],
                            capture_output=True, text=True, check=True).stdout
-    assert z3.z3._main_ctx is None
-    assert run_child("print(Int('x').get_id())\n").stdout == fresh
+    assert run_child_in_a_fresh_zygote("print(Int('x').get_id())\n").stdout == fresh
 
 
 def test_a_parameter_set_before_the_first_term_applies_to_the_main_context() -> None:
-    run = run_child("set_param(proof=True)\nx = Int('x')\nt = Solver()\nt.add(x > 2, x < 1)\n"
-                    "t.check()\nprint(t.proof().decl())\n")
+    run = run_child_in_a_fresh_zygote(
+        "set_param(proof=True)\nx = Int('x')\nt = Solver()\nt.add(x > 2, x < 1)\n"
+        "t.check()\nprint(t.proof().decl())\n")
     assert run.report["outcome"] == "unsat", run.report
     assert run.stdout == "unit-resolution\n"
 
