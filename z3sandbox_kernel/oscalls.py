@@ -6,9 +6,10 @@ binds these together with the raw ``syscall(2)`` Landlock needs (python-prctl an
 prctl and capabilities only; the ``landlock`` package is a pre-release).
 
 Imported by the zygote and by every candidate's bootstrap, so it stays cheap: it imports ctypes,
-errno and os only, never ``ctypes.util`` (``find_library`` imports subprocess and runs ldconfig;
-the interpreter has libc loaded already, so ``CDLL(None)`` finds it), and nothing from this
-package.  Every wrapper raises ``OSError`` with the kernel's errno and a message naming the call.
+errno, os and sys only, never ``ctypes.util`` (``find_library`` imports subprocess and runs
+ldconfig, about 20 ms; ``CDLL(None)`` finds the libc the interpreter runs on), and nothing from
+this package.  Every wrapper raises ``OSError`` with the kernel's errno and a message naming the
+call.
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import sys
+
+TYPE_CHECKING = False  # not typing's: that import alone costs more than this module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -62,29 +69,39 @@ class _CapData(ctypes.Structure):
 
 _CapDataPair = _CapData * 2  # version 3: two 32-bit halves of each 64-bit set
 
-# The prototypes, so that ctypes converts and checks every argument.
-_libc = ctypes.CDLL(None, use_errno=True)
-_int, _ulong, _path = ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p
-_unshare = _libc.unshare
-_unshare.argtypes, _unshare.restype = (_int,), _int
-_setns = _libc.setns
-_setns.argtypes, _setns.restype = (_int, _int), _int
-_mount = _libc.mount
-_mount.argtypes, _mount.restype = (_path, _path, _path, _ulong, _path), _int
-_umount2 = _libc.umount2
-_umount2.argtypes, _umount2.restype = (_path, _int), _int
-_prctl = _libc.prctl
-_prctl.argtypes, _prctl.restype = (_int, _ulong, _ulong, _ulong, _ulong), _int
-_capget = _libc.capget
-_capget.argtypes = (ctypes.POINTER(_CapHeader), ctypes.POINTER(_CapData))
-_capget.restype = _int
-_capset = _libc.capset
-_capset.argtypes, _capset.restype = _capget.argtypes, _int
-_fflush = _libc.fflush
-_fflush.argtypes, _fflush.restype = (ctypes.c_void_p,), _int
-_syscall = _libc.syscall  # variadic: no argtypes; syscall() passes every argument as a C long
-_syscall.restype = ctypes.c_long
+_libc = ctypes.CDLL(None, use_errno=True)  # the C library the interpreter runs on
 
+
+def _bind(name: str, argtypes: tuple[Any, ...] | None, restype: Any) -> Callable[..., Any]:
+    """libc's ``name`` with its prototype, so that ctypes converts and checks every argument.
+
+    Where this C library has no such function (macOS: no unshare, prctl, capset; it runs at
+    process level, which calls none of them), a stand-in that raises ``OSError(ENOSYS)``: the
+    module still imports on every platform the package runs on."""
+    try:
+        function = getattr(_libc, name)
+    except AttributeError:
+        def missing(*_args: object) -> Any:
+            raise OSError(errno.ENOSYS, f"{name}: not in this C library ({sys.platform})")
+
+        return missing
+    if argtypes is not None:
+        function.argtypes = argtypes
+    function.restype = restype
+    return function
+
+
+_int, _ulong, _path = ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p
+_caps = (ctypes.POINTER(_CapHeader), ctypes.POINTER(_CapData))
+_unshare = _bind("unshare", (_int,), _int)
+_setns = _bind("setns", (_int, _int), _int)
+_mount = _bind("mount", (_path, _path, _path, _ulong, _path), _int)
+_umount2 = _bind("umount2", (_path, _int), _int)
+_prctl = _bind("prctl", (_int, _ulong, _ulong, _ulong, _ulong), _int)
+_capget = _bind("capget", _caps, _int)
+_capset = _bind("capset", _caps, _int)
+_fflush = _bind("fflush", (ctypes.c_void_p,), _int)
+_syscall = _bind("syscall", None, ctypes.c_long)  # variadic: syscall() makes every argument a long
 
 def _check(result: int, what: str) -> int:
     """The result when it is not negative, else ``OSError`` with the errno libc left."""
