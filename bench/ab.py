@@ -1,79 +1,71 @@
-"""A/B of two engine trees on a loaded box: ``launch.py`` runs of each, alternated, same load.
+"""A/B of zygote trees, interleaved round by round in one run: which change made a candidate faster.
 
-    python bench/ab.py --a-python /tmp/base-venv/bin/python --a-root /tmp/base [--rounds 4] [--runs 60]
+    python bench/ab.py --side base=/tmp/base-venv/bin/python --side new=/tmp/new-venv/bin/python \
+        [--runs 100] [--batches 10] [--noverify]
 
-Side A is another checkout run by an interpreter whose ``sys.path`` finds that checkout's package
-first (a venv with a ``.pth`` file naming the checkout, then this venv's site-packages); side B is
-this tree with ``sys.executable``, or another snapshot the same way (a tree being edited must not
-change under a run).  The two cannot share a process (one package name), so the
-interleaving is per launch run: A, B, B, A, A, B, ... (each side goes first equally often).  Prints
-each side's median of per-run medians, p95s, K=16 run time and CPU per candidate, with the load.
+Each side is an interpreter whose ``sys.path`` finds one snapshot of the package first (a venv with
+a ``.pth`` file naming the snapshot, then this venv's site-packages): its Sandbox's zygote runs that
+snapshot's code, the host side is this tree's (so the host <-> zygote protocol must not differ).
+Every side's Sandbox stays alive and ``launch.measure`` runs one candidate per side per round, in a
+rotating order, so load that comes and goes hits every side alike: on a shared box, only sides of
+one run compare.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
-from typing import Any
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROWS = ("engine_kernel", "engine_kernel_noverify")
+from designs import Design, Engine
+from launch import measure
 
 
-def _one(python: str, root: str, runs: int, out: str) -> dict[str, Any]:
-    command = [python, os.path.join(root, "bench", "launch.py"), "--quick", "--runs", str(runs),
-               "--out", out, "--only", *ROWS]
-    subprocess.run(command, cwd=os.path.join(root, "bench"), check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(out, "launch.json")) as handle:
-        result: dict[str, Any] = json.load(handle)
-    return result
-
-
-def _figures(result: dict[str, Any], row: str) -> dict[str, float]:
-    design = result["designs"][row]
-    k16 = design["batches"]["16"]
-    return {"median": design["latency_ms"]["median"], "p95": design["latency_ms"]["p95"],
-            "cpu": design["cpu_ms_per_candidate"], "k16": k16["elapsed_ms"],
-            "k16_cpu": k16["cpu_ms_per_candidate"]}
+def _engine_at(python: str, label: str, verify: bool) -> Engine:
+    """An Engine whose zygote is started by ``python`` (read by the first run(), in __init__)."""
+    own = sys.executable
+    sys.executable = python
+    try:
+        engine = Engine("kernel", verify=verify)
+    finally:
+        sys.executable = own
+    engine.key = engine.label = label + ("" if verify else " noverify")
+    return engine
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--a-python", required=True)
-    parser.add_argument("--a-root", required=True)
-    parser.add_argument("--b-python", default=sys.executable)
-    parser.add_argument("--b-root", default=os.path.dirname(HERE))
-    parser.add_argument("--rounds", type=int, default=4, help="launch runs per side")
-    parser.add_argument("--runs", type=int, default=60, help="single-candidate rounds per launch run")
+    parser.add_argument("--side", action="append", required=True, help="NAME=PYTHON, two or more")
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--batches", type=int, default=10, help="rounds per K")
+    parser.add_argument("--noverify", action="store_true", help="also each side with verify=False")
     args = parser.parse_args(argv)
-    sides = {"A": (args.a_python, args.a_root), "B": (args.b_python, args.b_root)}
-    samples: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
-    loads: list[float] = []
-    with tempfile.TemporaryDirectory() as out:
-        for index in range(args.rounds * 2):
-            side = "AB"[(index + index // 2) % 2]
-            python, root = sides[side]
-            result = _one(python, root, args.runs, out)
-            samples[side].append(result)
-            loads += result["machine"]["load_average_per_round"]
-            print(f"run {index + 1}: {side} done, load {os.getloadavg()[0]:.2f}", file=sys.stderr)
-    print(f"load (1 min) during the runs: {min(loads):.2f}-{max(loads):.2f}, "
-          f"median {statistics.median(loads):.2f}")
-    print("| side | row | median ms | p95 ms | CPU ms/cand K=1 | K=16 ms | CPU ms/cand K=16 |")
+    designs: dict[str, Design] = {}
+    try:
+        for side in args.side:
+            name, python = side.split("=", 1)
+            for verify in (True, False) if args.noverify else (True,):
+                engine = _engine_at(python, name, verify)
+                designs[engine.key] = engine
+        rows, load = measure(designs, None, args.runs, 5, args.batches)
+    finally:
+        for design in designs.values():
+            design.close()
+    print(f"load (1 min) during the rounds: {min(load):.2f}-{max(load):.2f}, median "
+          f"{statistics.median(load):.2f}; {args.runs} rounds, {args.batches} per K")
+    print("| side | median ms | p95 ms | CPU ms/cand K=1 | candidate's own CPU ms | K=16 ms "
+          "| CPU ms/cand K=16 |")
     print("|---|---|---|---|---|---|---|")
-    for side in "AB":
-        for row in ROWS:
-            figures = [_figures(result, row) for result in samples[side]]
-            middle = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
-            print(f"| {side} | {row} | {middle['median']:.1f} | {middle['p95']:.1f} | {middle['cpu']:.1f} "
-                  f"| {middle['k16']:.0f} | {middle['k16_cpu']:.1f} |")
+    for key, row in rows.items():
+        latency, k16 = row["latency_ms"], row["batches"]["16"]
+        own = statistics.median(designs[key].child_cpu_ms)  # type: ignore[attr-defined]
+        print(f"| {key} | {latency['median']:.1f} | {latency['p95']:.1f} | "
+              f"{row['cpu_ms_per_candidate']:.1f} | {own:.1f} | {k16['elapsed_ms']:.0f} "
+              f"| {k16['cpu_ms_per_candidate']:.1f} |")
     return 0
 
 
 if __name__ == "__main__":
+    os.chdir(os.path.dirname(os.path.abspath(__file__)))
     sys.exit(main())

@@ -98,6 +98,7 @@ class Engine(Design):
         self.cold_start_s = time.perf_counter() - started
         self.applied = first.candidates[0].isolation
         self.child_wall_ms: list[float] = []
+        self.child_cpu_ms: list[float] = []  # the candidate's own CPU (its init's wait4), no verifier
         self._check(first.candidates)
 
     def _check(self, candidates: list[CandidateResult]) -> None:
@@ -113,6 +114,8 @@ class Engine(Design):
         self._check(result.candidates)
         if result.candidates[0].wall_s is not None:
             self.child_wall_ms.append(result.candidates[0].wall_s * 1000)
+        if result.candidates[0].cpu_s is not None:
+            self.child_cpu_ms.append(result.candidates[0].cpu_s * 1000)
 
     def batch(self, k: int) -> None:
         self._check(self.sandbox.run([SCRIPT] * k, verify=self.verify).candidates)

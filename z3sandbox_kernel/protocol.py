@@ -213,6 +213,18 @@ class VerifyReport(TypedDict, total=False):
 
 # ------------------------------------------------------------------------------------ host <-> zygote
 
+class VerifyRequest(TypedDict, total=False):
+    """zygote -> verifier (a fresh child, child/verify.py): the model to re-check, or, for a spare
+    forked before any model existed, ``spare`` (its request comes later, with ``limits``)."""
+
+    assertions_smt2: str
+    model_smt2: list[Any]
+    timeout_s: float
+    require: list[str]
+    spare: bool
+    limits: dict[str, float]
+
+
 class LayerReport(TypedDict, total=False):
     name: str  # "userns", "netns", "pidns", "rlimits", "landlock", "seccomp", "environment"
     active: bool

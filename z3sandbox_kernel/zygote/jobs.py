@@ -3,14 +3,17 @@ what their result descriptors say once checked (frames.py): the report, and the 
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
-from ..protocol import SetupFrame
+from ..protocol import SetupFrame, VerifyRequest
 from . import frames
 from .capture import Stream
 from .classify import Observation, exit_code_of
 from .payload import expand_smt2_pairs
+from .spawn import decode_status
 
 
 @dataclass
@@ -38,6 +41,13 @@ class Job:
         return self.rusage is not None
 
 
+def close_stdin(job: Job) -> None:
+    """Close our end of the job's "go" pipe: EOF tells a spare that no request will come."""
+    if job.stdin_fd is not None:
+        os.close(job.stdin_fd)
+        job.stdin_fd = None
+
+
 @dataclass
 class Candidate:
     request: dict[str, Any]
@@ -61,7 +71,7 @@ def wants_verification(candidate: Candidate) -> bool:
     )
 
 
-def verify_request(candidate: Candidate) -> dict[str, Any]:
+def verify_request(candidate: Candidate) -> VerifyRequest:
     report = candidate.observation.report or {}
     pairs = expand_smt2_pairs(report.get("model_smt2") or [], report.get("model") or {},
                               report.get("byte_runs") or [],
@@ -71,6 +81,27 @@ def verify_request(candidate: Candidate) -> dict[str, Any]:
             "model_smt2": pairs,
             "timeout_s": candidate.observation.limits.timeout_s,
             "require": candidate.request.get("require") or []}
+
+
+def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
+    """What the OS and the candidate's init say about its run, then its report, checked."""
+    obs.kill, obs.kill_detail = job.kill, job.kill_detail
+    obs.wall_s = job.ended - job.started
+    obs.cpu_s = job.rusage.ru_utime + job.rusage.ru_stime
+    obs.peak_rss_mb = job.rusage.ru_maxrss / (1024 if sys.platform != "darwin" else 1 << 20)
+    obs.baseline_rss_mb = baseline_rss_mb
+    obs.wait_status = job.wait_status if "status" not in job.streams else None
+    reported = decode_status(bytes(job.streams["status"].data)) if "status" in job.streams else None
+    if reported is not None:  # the candidate's own figures, from its init, killed or not
+        obs.wait_status, utime, stime, maxrss_kb = reported
+        obs.cpu_s, obs.peak_rss_mb = utime + stime, maxrss_kb / 1024
+    for name in ("stdout", "stderr"):
+        stream = job.streams[name]
+        setattr(obs, name, stream.text())
+        setattr(obs, f"{name}_truncated", stream.dropped > 0)
+    obs.setup, report, error = parse_result(job, "run")
+    obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
+    obs.report_error = obs.report_error or error
 
 
 def observe_verification(obs: Observation, job: Job) -> None:

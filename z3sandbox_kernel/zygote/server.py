@@ -8,7 +8,6 @@ threaded process can deadlock, and a kernel has threads -- which is why the zygo
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import selectors
@@ -22,9 +21,8 @@ from ..child.bootstrap import ChildJob
 from ..limits import Limits
 from ..protocol import (
     KILL_REQUEST,
-    SPARE_GO,
-    SPARE_REQUEST_FILE,
     ProtocolError,
+    VerifyRequest,
     encode_frame,
     message,
     report_budget,
@@ -36,17 +34,18 @@ from .classify import Observation, classify, failed
 from .jobs import (
     Candidate,
     Job,
+    close_stdin,
+    observe_run,
     observe_verification,
     parse_result,
     verify_request,
     wants_verification,
 )
 from .sandboxing import SandboxPlan
-from .spawn import ZYGOTE_NAME, decode_status, spawn
+from .spawn import ZYGOTE_NAME, spawn
+from .verifiers import Verifiers
 
 READ_CHUNK = 1 << 16
-SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
-CORES = os.cpu_count() or 1
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
 
 
@@ -58,8 +57,7 @@ class Zygote:
         self.control_out = control_out
         self.selector = selectors.DefaultSelector()
         self.candidates: dict[int, Candidate] = {}
-        self.spare: Job | None = None  # a verifier forked ahead, waiting for a model
-        self.verifying = False  # a request asked for verification: keep a spare from then on
+        self.verifiers = Verifiers(self._spawn_verifier, self._kill)
         self.jobs_by_pid: dict[int, Job] = {}
         self.control_buffer = bytearray()
         self.scratch_base = scratch_base
@@ -165,8 +163,8 @@ class Zygote:
         self.send(message("started", id=int(request["id"])))
         candidate.job = self._spawn(int(request["id"]), "run", request, limits)
         if request.get("verify"):
-            self.verifying = True
-            self._ensure_spare()
+            self.verifiers.wanted = True
+            self.verifiers.refill(self.running, len(self.jobs_by_pid))
 
     def _spawn(self, candidate_id: int, phase: str, request: dict[str, Any], limits: Limits,
                spare: bool = False) -> Job:
@@ -208,6 +206,10 @@ class Zygote:
             self.selector.register(stream.fd, selectors.EVENT_READ, ("stream", (job, stream)))
         self.jobs_by_pid[spawned.pid] = job
         return job
+
+    def _spawn_verifier(self, candidate_id: int, request: VerifyRequest, limits: Limits,
+                        spare: bool) -> Job:
+        return self._spawn(candidate_id, "verify", dict(request), limits, spare=spare)
 
     def _cancel(self, candidate_id: int, reason: str) -> None:
         candidate = self.candidates.get(candidate_id)
@@ -309,44 +311,9 @@ class Zygote:
                 self.candidates.pop(job.candidate_id, None)
                 self._write(encode_frame(message("done", id=job.candidate_id, result=result)))
 
-    # ------------------------------------------------------------------------------ verification
-
-    def _ensure_spare(self) -> None:
-        """Keep one verifier forked ahead, its layers applied, waiting for a model: the fork and
-        the bootstrap happen while a candidate still runs or after its done frame, never between a
-        candidate's end and its verdict, nor while the jobs already fill every core
-        (bench/PROFILE.md, finding 2)."""
-        if self.spare is None and self.running and len(self.jobs_by_pid) < CORES:
-            self.spare = self._spawn(SPARE_ID, "verify", {"spare": True}, Limits(), spare=True)
-
-    def _verifier(self, candidate_id: int, request: dict[str, Any], limits: Limits) -> Job:
-        """Hand ``request`` to the spare verifier (a fresh fork that ran no user code and serves
-        this one model), or fork one now.  The next spare is forked after the done frame."""
-        spare, self.spare = self.spare, None
-        job = None
-        if spare is not None and not spare.reaped and spare.kill is None and spare.stdin_fd is not None:
-            try:
-                with open(os.path.join(spare.scratch, SPARE_REQUEST_FILE), "w", encoding="utf-8") as out:
-                    json.dump({**request, "limits": limits.to_dict()}, out)
-                os.write(spare.stdin_fd, SPARE_GO)
-                spare.candidate_id, spare.deadline = candidate_id, time.monotonic() + float(limits.wall_s)
-                job = spare
-            except OSError:
-                self._kill(spare, "cancel")
-            self._close_stdin(spare)
-        if job is None:
-            job = self._spawn(candidate_id, "verify", request, limits)
-        return job
-
-    def _close_stdin(self, job: Job) -> None:
-        if job.stdin_fd is not None:
-            os.close(job.stdin_fd)
-            job.stdin_fd = None
-
     def _job_ended(self, job: Job) -> None:
-        self._close_stdin(job)
-        if job is self.spare:
-            self.spare = None
+        close_stdin(job)
+        self.verifiers.ended(job)
         if "status" not in job.streams:  # no PID namespace took the tree down with its init
             _kill_group(job.pid)
             if job.phase == "run":  # only user code can have left processes behind
@@ -357,10 +324,10 @@ class Zygote:
         if candidate is None:  # the start-up probe, or a candidate already finished
             return
         if job.phase == "run":
-            self._observe_run(candidate.observation, job)
+            observe_run(candidate.observation, job, self.plan.baseline_rss_mb)
             if self.running and wants_verification(candidate):
-                candidate.job = self._verifier(job.candidate_id, verify_request(candidate),
-                                               candidate.observation.limits)
+                candidate.job = self.verifiers.start(job.candidate_id, verify_request(candidate),
+                                                     candidate.observation.limits)
                 return
             report = candidate.observation.report or {}
             if not report.get("assertions_smt2"):
@@ -369,25 +336,6 @@ class Zygote:
         else:
             observe_verification(candidate.observation, job)
         self._finish(candidate)
-
-    def _observe_run(self, obs: Observation, job: Job) -> None:
-        obs.kill, obs.kill_detail = job.kill, job.kill_detail
-        obs.wall_s = job.ended - job.started
-        obs.cpu_s = job.rusage.ru_utime + job.rusage.ru_stime
-        obs.peak_rss_mb = job.rusage.ru_maxrss / (1024 if sys.platform != "darwin" else 1 << 20)
-        obs.baseline_rss_mb = self.plan.baseline_rss_mb
-        obs.wait_status = job.wait_status if "status" not in job.streams else None
-        reported = decode_status(bytes(job.streams["status"].data)) if "status" in job.streams else None
-        if reported is not None:  # the candidate's own figures, from its init, killed or not
-            obs.wait_status, utime, stime, maxrss_kb = reported
-            obs.cpu_s, obs.peak_rss_mb = utime + stime, maxrss_kb / 1024
-        for name in ("stdout", "stderr"):
-            stream = job.streams[name]
-            setattr(obs, name, stream.text())
-            setattr(obs, f"{name}_truncated", stream.dropped > 0)
-        obs.setup, report, error = parse_result(job, "run")
-        obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
-        obs.report_error = obs.report_error or error
 
     def _finish(self, candidate: Candidate) -> None:
         """Send the candidate's result.  Whatever its report held, this ends in one Done message
@@ -404,8 +352,7 @@ class Zygote:
             self._write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
             self.running = False
-        if self.verifying:
-            self._ensure_spare()
+        self.verifiers.refill(self.running, len(self.jobs_by_pid))
 
     # ------------------------------------------------------------------------------ deadlines, kills
 

@@ -1,0 +1,62 @@
+"""The zygote's verifiers: one forked ahead (the spare), handed a model when a candidate needs it.
+
+A verifier re-checks a sat candidate's model in a fresh fork that never ran user code.  The fork and
+its bootstrap (layers applied, memory prepared: child/bootstrap.py) are paid while nothing waits
+for them: the spare is forked when the first candidate that asks for verification starts, and
+refilled after a done frame, never between a candidate's end and its verdict, and never while the
+running jobs already fill every core (bench/PROFILE.md, finding 2).  The event loop (server.py)
+owns the processes; this module decides when one is forked and how the model reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+
+from ..limits import Limits
+from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, VerifyRequest
+from .jobs import Job, close_stdin
+
+SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
+CORES = os.cpu_count() or 1
+
+# (candidate id, request, limits, spare) -> the forked job; (job, kill reason) -> None.
+Spawner = Callable[[int, VerifyRequest, Limits, bool], Job]
+Killer = Callable[[Job, str], None]
+
+
+class Verifiers:
+    def __init__(self, spawn: Spawner, kill: Killer) -> None:
+        self._spawn = spawn
+        self._kill = kill
+        self.spare: Job | None = None  # forked ahead, waiting for a model
+        self.wanted = False  # a request asked for verification: keep a spare from then on
+
+    def refill(self, running: bool, jobs: int) -> None:
+        """Fork the spare if one is wanted, none is waiting and fewer than CORES jobs run."""
+        if self.wanted and self.spare is None and running and jobs < CORES:
+            self.spare = self._spawn(SPARE_ID, {"spare": True}, Limits(), True)
+
+    def start(self, candidate_id: int, request: VerifyRequest, limits: Limits) -> Job:
+        """Hand ``request`` to the spare (it serves this one model), or fork a verifier now.
+        The next spare is forked after the done frame (``refill``), not here."""
+        spare, self.spare = self.spare, None
+        if spare is not None and not spare.reaped and spare.kill is None and spare.stdin_fd is not None:
+            try:
+                path = os.path.join(spare.scratch, SPARE_REQUEST_FILE)
+                with open(path, "w", encoding="utf-8") as out:
+                    json.dump({**request, "limits": limits.to_dict()}, out)
+                os.write(spare.stdin_fd, SPARE_GO)
+                spare.candidate_id, spare.deadline = candidate_id, time.monotonic() + float(limits.wall_s)
+                return spare
+            except OSError:
+                self._kill(spare, "cancel")
+            finally:
+                close_stdin(spare)
+        return self._spawn(candidate_id, request, limits, False)
+
+    def ended(self, job: Job) -> None:
+        if job is self.spare:
+            self.spare = None
