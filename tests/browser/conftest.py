@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.conftest import in_ci
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
@@ -64,7 +66,7 @@ SERVER_CONFIG = {
 
 def unavailable(reason: str) -> None:
     """A missing browser fails the test in CI and skips it elsewhere."""
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+    if in_ci():
         pytest.fail(f"{reason} (CI=true: the browser test must run)")
     pytest.skip(reason)
 
