@@ -262,30 +262,77 @@ def _loaded(text: str, optimize: bool, logic: str | None) -> Any:
 
 def _model_from_text(text: str, assertions: list[z3.BoolRef], ctx: z3.Context
                      ) -> z3.ModelRef | None:
-    """A model with the constants of a (get-model) answer, or None if there is no answer.  Values
-    are parsed with the declarations and sorts of the assertions; one that does not parse (or a
-    function) is left out, as the verifier leaves out what it cannot fix."""
+    """A model with the constants of a (get-model) answer, or None if there is no answer.
+
+    Fast path: the answer's constants become declarations and equalities parsed in ONE call of
+    z3's parser (z3 hash-conses declarations, so they are the assertions' own).  Where that cannot
+    work (sorts the script declared itself, values that name auxiliary functions), each value is
+    parsed alone with the assertions' declarations, and one that does not parse (or a function) is
+    left out, as the verifier leaves out what it cannot fix."""
     body = text.strip()
     if not body.startswith("(") or body.startswith("(error"):
         return None
-    decls, sorts = _symbols(assertions)
-    model = z3.Model(ctx)
     inner = body[1:-1]
-    for command in split_commands(inner):
-        words = inner[command.start + 1 : command.end - 1].split(None, 2)
-        if len(words) < 3 or words[0] != "define-fun" or not words[2].startswith("()"):
-            continue
-        decl = decls.get(words[1].strip("|"))
+    constants = _constants(inner)
+    model = z3.Model(ctx)
+    if all(_BUILTIN_SORT.fullmatch(sort) for _, sort, _ in constants):
+        declared = "".join(f"(declare-fun {name} () {sort})" for name, sort, _ in constants)
+        equalities = "".join(f"(assert (= {name} {value}))" for name, _, value in constants)
+        try:
+            parsed = z3.parse_smt2_string(declared + equalities, ctx=ctx)
+        except z3.Z3Exception:
+            parsed = None
+        if parsed is not None and len(parsed) == len(constants):
+            for equality in parsed:
+                model.update_value(equality.arg(0).decl(), z3.simplify(equality.arg(1)))
+            return model
+    decls, sorts = _symbols(assertions)
+    for name, _sort, value in constants:
+        decl = decls.get(name.strip("|"))
         if decl is None or decl.arity() != 0:
             continue
         try:
-            value_text = words[2][2:].strip()[len(decl.range().sexpr()):].strip()
-            parsed = z3.parse_smt2_string(f"(assert (= {words[1]} {value_text}))",
-                                          sorts=sorts, decls=decls, ctx=ctx)
+            parsed = z3.parse_smt2_string(f"(assert (= {name} {value}))", sorts=sorts, decls=decls,
+                                          ctx=ctx)
             model.update_value(decl, z3.simplify(parsed[0].arg(1)))  # (- 4) is -4
         except (z3.Z3Exception, IndexError):
             continue
     return model
+
+
+# Sorts z3 knows without a declaration of the script's: a constant of any other sort takes the
+# slow path (a datatype or uninterpreted sort must not be declared a second time).
+_BUILTIN_SORT = re.compile(r"Int|Real|Bool|String|RegLan|RoundingMode|Float(16|32|64|128)"
+                           r"|\(_ (BitVec|FloatingPoint) \d+( \d+)?\)")
+
+
+def _constants(model_text: str) -> list[tuple[str, str, str]]:
+    """(name, sort, value) of each ``(define-fun name () sort value)`` in a (get-model) answer."""
+    found = []
+    for command in split_commands(model_text):
+        if command.head != "define-fun":
+            continue
+        piece = model_text[command.start + 1 : command.end - 1]
+        words = piece.split(None, 2)
+        if len(words) < 3 or not words[2].startswith("()"):
+            continue  # a function, not a constant
+        rest = words[2][2:].lstrip()
+        sort_end = _sexpr_end(rest)
+        found.append((words[1], rest[:sort_end], rest[sort_end:].strip()))
+    return found
+
+
+def _sexpr_end(text: str) -> int:
+    """The offset just after the first symbol or parenthesised expression of ``text``."""
+    if not text.startswith("("):
+        match = re.match(r"\|[^|]*\||[^\s()]+", text)
+        return match.end() if match else 0
+    depth = 0
+    for offset, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return offset + 1
+    return len(text)
 
 
 def _symbols(assertions: list[z3.BoolRef]) -> tuple[dict[str, Any], dict[str, Any]]:
