@@ -29,7 +29,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from ..limits import Limits
 from ..oscalls import set_parent_death_signal
@@ -40,6 +40,8 @@ from ..protocol import (
     SPARE_GO,
     SPARE_REQUEST_FILE,
     LayerReport,
+    RunRequest,
+    VerifyRequest,
     encode_frame,
 )
 from .layers import Layer, LayerSetupError, Policy
@@ -66,7 +68,7 @@ class ChildJob:
     """What the zygote hands a fresh child (in memory: it is a fork, nothing is serialised)."""
 
     kind: str  # "candidate", "verify", or "probe" (apply the layers, report, run nothing)
-    request: dict[str, Any]  # the RunRequest, or {"assertions_smt2", "model_smt2", "timeout_s"}
+    request: RunRequest | VerifyRequest
     policy: Policy
     stdout_fd: int
     stderr_fd: int
@@ -157,7 +159,7 @@ def become_child(job: ChildJob) -> NoReturn:
     os._exit(_run_job(job))
 
 
-def _await_request(job: ChildJob) -> dict[str, Any] | None:
+def _await_request(job: ChildJob) -> VerifyRequest | None:
     """A spare verifier, forked before any model existed, waits for its one request: the zygote
     writes it into our scratch folder and then says "go" on stdin.  Then the candidate's limits
     apply (rlimits can only be lowered from here, which is what they do)."""
@@ -165,7 +167,7 @@ def _await_request(job: ChildJob) -> dict[str, Any] | None:
     if os.read(0, 1) != SPARE_GO:
         return None  # never used: the zygote is shutting down
     with open(SPARE_REQUEST_FILE, encoding="utf-8") as handle:
-        request: dict[str, Any] = json.load(handle)
+        request: VerifyRequest = json.load(handle)
     from .layers import rlimits
 
     limits = Limits.from_dict(request["limits"])
@@ -174,21 +176,22 @@ def _await_request(job: ChildJob) -> dict[str, Any] | None:
 
 
 def _run_job(job: ChildJob) -> int:
-    request = job.request
-    if request.get("spare"):
-        awaited = _await_request(job)
-        if awaited is None:
-            return 0
-        request = awaited
     if job.kind == "verify":
         from . import verify  # imported by the zygote already: a dictionary lookup
 
+        checked = cast(VerifyRequest, job.request)
+        if checked.get("spare"):
+            awaited = _await_request(job)
+            if awaited is None:
+                return 0
+            checked = awaited
         report: dict[str, Any] = dict(
-            verify.verify_model(request["assertions_smt2"], request["model_smt2"], request["timeout_s"])
+            verify.verify_model(checked["assertions_smt2"], checked["model_smt2"], checked["timeout_s"])
         )
     else:
         from . import harness
 
+        request = cast(RunRequest, job.request)
         report = dict(
             harness.run_candidate(
                 request["script"],

@@ -4,11 +4,12 @@ what their result descriptors say once checked (frames.py): the report, and the 
 from __future__ import annotations
 
 import os
+import resource
 import sys
 from dataclasses import dataclass
 from typing import Any
 
-from ..protocol import SetupFrame, VerifyRequest
+from ..protocol import RunRequest, SetupFrame, VerifyRequest
 from . import frames
 from .capture import Stream
 from .classify import Observation, exit_code_of
@@ -30,7 +31,7 @@ class Job:
     kill: str | None = None
     kill_detail: str = ""
     wait_status: int | None = None
-    rusage: Any = None
+    rusage: resource.struct_rusage | None = None
     ended: float = 0.0
     stdin_fd: int | None = None  # a spare verifier's "go" pipe
     result: frames.ResultReader | None = None  # the result descriptor, under its budget
@@ -50,7 +51,7 @@ def close_stdin(job: Job) -> None:
 
 @dataclass
 class Candidate:
-    request: dict[str, Any]
+    request: RunRequest
     observation: Observation
     job: Job | None = None
 
@@ -86,6 +87,7 @@ def verify_request(candidate: Candidate) -> VerifyRequest:
 def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
     """What the OS and the candidate's init say about its run, then its report, checked."""
     obs.kill, obs.kill_detail = job.kill, job.kill_detail
+    assert job.rusage is not None  # observed once reaped
     obs.wall_s = job.ended - job.started
     obs.cpu_s = job.rusage.ru_utime + job.rusage.ru_stime
     obs.peak_rss_mb = job.rusage.ru_maxrss / (1024 if sys.platform != "darwin" else 1 << 20)

@@ -15,13 +15,14 @@ import signal
 import sys
 import time
 import traceback
-from typing import Any
+from typing import Any, cast
 
 from ..child.bootstrap import ChildJob
 from ..limits import Limits
 from ..protocol import (
     KILL_REQUEST,
     ProtocolError,
+    RunRequest,
     VerifyRequest,
     encode_frame,
     message,
@@ -138,7 +139,7 @@ class Zygote:
         for request in requests:
             kind = request.get("type")
             if kind == "run":
-                self._start(request)
+                self._start(cast(RunRequest, request))  # the host is trusted; candidates are not
             elif kind == "cancel":
                 self._cancel(int(request["id"]), str(request.get("reason", "cancel")))
             elif kind == "shutdown":
@@ -147,9 +148,10 @@ class Zygote:
 
     # ------------------------------------------------------------------------------- candidates
 
-    def _start(self, request: dict[str, Any]) -> None:
+    def _start(self, request: RunRequest) -> None:
         limits = Limits.from_dict(request["limits"])
-        seed = bytes.fromhex(request["seed_hex"]) if request.get("seed_hex") else None
+        seed_hex = request.get("seed_hex")
+        seed = bytes.fromhex(seed_hex) if seed_hex else None
         obs = Observation(index=int(request["index"]), limits=limits, level=self.plan.level,
                           seed=seed, planned_layers=self.plan.isolation_report()["layers"],
                           verify_requested=bool(request.get("verify")))
@@ -164,9 +166,9 @@ class Zygote:
         candidate.job = self._spawn(int(request["id"]), "run", request, limits)
         if request.get("verify"):
             self.verifiers.wanted = True
-            self.verifiers.refill(self.running, len(self.jobs_by_pid))
+            self._refill()
 
-    def _spawn(self, candidate_id: int, phase: str, request: dict[str, Any], limits: Limits,
+    def _spawn(self, candidate_id: int, phase: str, request: RunRequest | VerifyRequest, limits: Limits,
                spare: bool = False) -> Job:
         folder = scratch.make(self.scratch_base, f"{phase}-{candidate_id}")
         layers = self.plan.layers
@@ -209,7 +211,7 @@ class Zygote:
 
     def _spawn_verifier(self, candidate_id: int, request: VerifyRequest, limits: Limits,
                         spare: bool) -> Job:
-        return self._spawn(candidate_id, "verify", dict(request), limits, spare=spare)
+        return self._spawn(candidate_id, "verify", request, limits, spare=spare)
 
     def _cancel(self, candidate_id: int, reason: str) -> None:
         candidate = self.candidates.get(candidate_id)
@@ -322,6 +324,7 @@ class Zygote:
         scratch.remove_soon(job.scratch, ZYGOTE_NAME)  # a small folder at once, a tree in a helper
         candidate = self.candidates.get(job.candidate_id)
         if candidate is None:  # the start-up probe, or a candidate already finished
+            self._refill()
             return
         if job.phase == "run":
             observe_run(candidate.observation, job, self.plan.baseline_rss_mb)
@@ -352,7 +355,14 @@ class Zygote:
             self._write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
             self.running = False
-        self.verifiers.refill(self.running, len(self.jobs_by_pid))
+        self._refill()
+
+    def _refill(self) -> None:
+        """Fork the spare verifier now unless a killed tree is still dying: its teardown takes
+        CPU, and its init is reaped at once rather than after a fork (the next done frame or
+        start refills)."""
+        if not any(job.kill is not None for job in self.jobs_by_pid.values()):
+            self.verifiers.refill(self.running, len(self.jobs_by_pid))
 
     # ------------------------------------------------------------------------------ deadlines, kills
 
