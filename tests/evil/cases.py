@@ -285,3 +285,18 @@ def check_table() -> None:
     listed = {case.script for case in CASES}
     present = {path.name for path in SCRIPTS.glob("[0-9][0-9]_*.py")}
     assert listed == present, (sorted(listed - present), sorted(present - listed))
+
+# Red team (scripts 94-119): classes the hardening of issue 10 missed, found from outside.
+# Kernel level as root and as a normal user; the process level keeps its documented weaker
+# guarantee (SECURITY.md), so those rows are escapes where the attack goes through.
+CASES += [
+    Case("94_pipe_buffers_1mb.py", {"kernel": seccomp(), "process": escapes()}),
+    # RLIMIT_SIGPENDING is the uid's, not the candidate's: closed by ("RLIMIT_SIGPENDING", 256,
+    # 256) in child/layers/rlimits.py (the process level then gets the same runtime_error).
+    Case("95_sigpending_quota.py", {
+        "kernel": Expect(("runtime_error",), ("Resource temporarily unavailable",), (None,),
+                         hole="RLIMIT_SIGPENDING is left at the uid's 96,000: one candidate takes "
+                              "the whole budget of the uid (siblings, and a normal user's own "
+                              "programs, get EAGAIN from sigqueue and timer_create)"),
+        "process": escapes("runtime_error")}),
+]

@@ -147,6 +147,8 @@ COMMANDS: tuple[tuple[str, str, tuple[int, ...]], ...] = (
      "and the 32-bit forms", (0x40086602, 0x40046602, 0x401C5820, 0x40087602, 0x40047602)),
     ("fcntl", "leases and directory notifications on host files: F_SETLEASE, F_NOTIFY; signals "
      "to another process on I/O: F_SETOWN, F_SETOWN_EX", (1024, 1026, 8, 15)),
+    ("fcntl", "pipe buffers grown to 1 MB (F_SETPIPE_SZ): memory RLIMIT_AS does not count, drawn "
+     "from the user's pipe quota (evil script 94)", (1031,)),
 )
 # Python functions whose EPERM can only come from this filter: the error says so, and the verdict's
 # reason then names what was refused (a call through ctypes gets the plain errno).
