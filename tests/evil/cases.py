@@ -299,4 +299,13 @@ CASES += [
                               "the whole budget of the uid (siblings, and a normal user's own "
                               "programs, get EAGAIN from sigqueue and timer_create)"),
         "process": escapes("runtime_error")}),
+    # z3.parse_smt2_string runs every command of the text it is given (set-option, echo, simplify,
+    # eval), and the verifier hands it the candidate's assertions: closed when child/verify.py
+    # accepts only declarations, definitions and asserts and names the refused command.
+    Case("96_verifier_writes_files.py", {
+        "kernel": Expect(("sat",), ("command",), (None,),
+                         hole="the verifier runs the SMT-LIB commands of the candidate's reported "
+                              "assertions: z3 writes files of its choosing (12 MB each) in the "
+                              "verifier's folder, on the zygote's scratch shared by every verifier"),
+        "process": escapes("sat")}),
 ]
