@@ -13,12 +13,19 @@ from typing import Any
 import z3
 
 from ..protocol import PROTOCOL_VERSION, VerifyReport
-from .smt2 import error_message
+from .smt2 import Smt2SyntaxError, error_message, split_commands
 
 MAX_TIMEOUT_MS = 4_294_967_294
 # Naming a violated assertion evaluates each one under the model: bounded, as it is only a hint.
 MAX_ASSERTIONS_EVALUATED = 10_000
 MAX_SHOWN = 300
+# What the harness's assertions text (Z3_benchmark_to_smtlib_string) is made of.  z3's parser runs
+# every command it is given -- (set-option :regular-output-channel "f") then (echo ...) writes a
+# file of the text's choosing --, and the text comes from the candidate: nothing else is run.
+ALLOWED_COMMANDS = frozenset({
+    "set-info", "assert", "declare-fun", "declare-const", "declare-sort", "define-fun",
+    "define-fun-rec", "define-funs-rec", "define-sort", "declare-datatype", "declare-datatypes",
+})
 
 
 def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float
@@ -37,6 +44,9 @@ def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: f
 
 def _verify(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float
             ) -> tuple[bool | None, str]:
+    refused = _refused_command(assertions_smt2)
+    if refused:
+        return None, refused
     try:
         assertions = list(z3.parse_smt2_string(assertions_smt2))
     except z3.Z3Exception as exc:
@@ -45,6 +55,8 @@ def _verify(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float
     pairs = [(name, value) for name, value in model_smt2 if name in constants]
     decls = {constants[name].decl().name(): constants[name].decl() for name, _ in pairs}
     text = "".join(f"(assert (= {name} {value}))" for name, value in pairs)
+    if not _one_equality_each(text, len(pairs)):
+        return None, "the model is malformed: a value is not one term (it would add a command)"
     try:
         equalities = list(z3.parse_smt2_string(text, decls=decls))
     except z3.Z3Exception as exc:
@@ -66,6 +78,30 @@ def _verify(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float
     if result == z3.unsat:
         return False, "the model violates the assertions" + _violated(assertions, fixed)
     return None, f"verification was inconclusive: {solver.reason_unknown()}"
+
+
+def _refused_command(text: str) -> str:
+    """Why the assertions text cannot be given to z3's parser, or "" when it holds only
+    declarations and assertions."""
+    try:
+        commands = split_commands(text)
+    except Smt2SyntaxError as exc:
+        return f"the assertions could not be parsed: {exc}"
+    for command in commands:
+        if command.head not in ALLOWED_COMMANDS:
+            return (f"the assertions hold a command the verifier does not run: "
+                    f"({command.head[:40]} ...)")
+    return ""
+
+
+def _one_equality_each(text: str, count: int) -> bool:
+    """Each model pair became exactly one (assert ...): no value closed its term early to smuggle
+    in a command of its own."""
+    try:
+        commands = split_commands(text)
+    except Smt2SyntaxError:
+        return False
+    return len(commands) == count and all(command.head == "assert" for command in commands)
 
 
 def _evaluate(assertions: list[z3.BoolRef], fixed: list[tuple[z3.ExprRef, z3.ExprRef]]

@@ -37,6 +37,9 @@ def limits_table(policy: Policy) -> list[tuple[str, int, int]]:
         ("RLIMIT_NICE", 0, 0),
         ("RLIMIT_MEMLOCK", 0, 0),
         ("RLIMIT_MSGQUEUE", 0, 0),
+        # Queued signals and POSIX timers draw on one budget per uid (about 96,000 here): without
+        # a cap one candidate takes it all, and siblings or the user's own programs get EAGAIN.
+        ("RLIMIT_SIGPENDING", 256, 256),
     ]
     if policy.extra.get("nproc_effective") == "1":
         table.append(("RLIMIT_NPROC", int(limits.threads), int(limits.threads)))
