@@ -165,7 +165,8 @@ KILL_REASONS: dict[str, str] = {
     "output": "stdout and stderr passed their hard cap (--output-max)",
     "file_size": "a file passed the file-size limit (--file-size): SIGXFSZ",
     "disk": "scratch was full (--disk, its files and folders): a write failed with ENOSPC",
-    "seccomp": "the seccomp filter refused a system call (SIGSYS)",
+    "seccomp": "killed by seccomp (SIGSYS): a system call of another ABI (a refused call of its own "
+               "ABI fails with EPERM instead, and the verdict is blocked with no kill)",
     "report": "its report broke the protocol (too big, malformed): the sandbox stopped reading",
     "race": "another candidate was decisive first (--race)",
     "cancel": "Sandbox.cancel() or the end of the run",
