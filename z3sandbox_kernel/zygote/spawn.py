@@ -64,11 +64,16 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, with_stdin: bool 
     job = job_factory(out_w, err_w, res_w, stdin_r, pid_ns_fd is not None)
     if with_stdin:  # the spare is named from its first instant: it inherits the name at fork
         set_process_name(SPARE_NAME)
+    zygote = os.getpid()
     pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
     if with_stdin and pid != 0:
         set_process_name(ZYGOTE_NAME)
     if pid == 0:  # never return into the zygote's code from here
         try:
+            if status_w is None:  # no init to take us down: die with the zygote from the start,
+                set_parent_death_signal(signal.SIGKILL)  # even if stopped before bootstrap (a
+                if os.getppid() != zygote:  # wedged zygote is SIGKILLed with its tree stopped)
+                    os._exit(BOOTSTRAP_FAILED_EXIT)
             if status_w is not None:
                 _run_init(job, status_w)
             become_child(job)
