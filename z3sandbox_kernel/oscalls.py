@@ -101,6 +101,10 @@ _prctl = _bind("prctl", (_int, _ulong, _ulong, _ulong, _ulong), _int)
 _capget = _bind("capget", _caps, _int)
 _capset = _bind("capset", _caps, _int)
 _fflush = _bind("fflush", (ctypes.c_void_p,), _int)
+_mallopt = _bind("mallopt", (_int, _int), _int)
+_malloc = _bind("malloc", (ctypes.c_size_t,), ctypes.c_void_p)
+_free = _bind("free", (ctypes.c_void_p,), None)
+_memset = _bind("memset", (ctypes.c_void_p, _int, ctypes.c_size_t), ctypes.c_void_p)
 _syscall = _bind("syscall", None, ctypes.c_long)  # variadic: syscall() makes every argument a long
 
 def _check(result: int, what: str) -> int:
@@ -186,3 +190,26 @@ def flush_c_stdio() -> None:
     """``fflush(NULL)``: every C stdio stream (z3 writes echo and verbose output there); a process
     that ends with ``os._exit`` flushes none."""
     _fflush(None)
+
+
+# glibc's mallopt parameters (malloc.h).
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+def keep_freed_memory(trim_threshold: int, mmap_threshold: int) -> None:
+    """Keep freed heap memory instead of returning it to the kernel (glibc's ``mallopt``), so pages
+    faulted in once serve later allocations.  Where the C library has no mallopt: nothing."""
+    try:
+        _mallopt(_M_TRIM_THRESHOLD, trim_threshold)
+        _mallopt(_M_MMAP_THRESHOLD, mmap_threshold)
+    except OSError:
+        return
+
+
+def prefault_heap(size: int) -> None:
+    """Allocate ``size`` bytes, touch every page, free them: with ``keep_freed_memory`` the heap
+    keeps them, faulted in, for what this process allocates next."""
+    block = _malloc(size)
+    if block:
+        _memset(block, 0, size)
+        _free(block)

@@ -91,6 +91,7 @@ def test_zygote_killed_mid_run_ends_the_run_and_the_next_run_works(own_sandbox):
     assert not [c for c in result if c.verdict is Verdict.CANCELLED]  # nobody cancelled them
     for candidate in lost:
         assert "the sandbox process died" in candidate.reason and "restarted" in candidate.reason
+        assert candidate.kill == "died"
     assert any("restarted" in note for note in result.notes)
     assert own_sandbox.restarts == 1
     assert result[2].verdict is Verdict.SAT  # queued behind the lost ones: ran on the new zygote

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -188,6 +189,25 @@ def test_user_expressions_see_the_result_and_payload(
     )
     assert expression(reply, "verdict") == "'sat'"
     assert expression(reply, "payload") == "b'ABZD'"
+
+
+def test_a_busy_loop_killed_at_the_wall_limit_reports_its_own_cpu_and_memory(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    """Killed by the wall limit, a candidate shows the script's CPU and memory, not the figures of
+    the sandbox process that ran it (about 0 s and 41 MB before)."""
+    _, kc = z3kernel
+    reply, _ = execute(
+        kc,
+        "%%z3sandbox --out spun --quiet --wall 2 --cpu 30 --timeout 30 --memory 512\n"
+        "block = bytearray(300 << 20)\nwhile True:\n    pass\n",
+        user_expressions={"figures": "[spun[0].verdict.value, spun[0].kill, spun[0].cpu_s, "
+                                     "spun[0].peak_rss_mb]"},
+    )
+    verdict, kill, cpu_s, peak_rss_mb = ast.literal_eval(expression(reply, "figures"))
+    assert (verdict, kill) == ("timeout", "wall")
+    assert cpu_s >= 1.0  # a 2 s wall limit on an idle core: the loop's own CPU time
+    assert peak_rss_mb >= 250  # the 300 MB block it touched
 
 
 def test_bad_option_is_a_usage_error_in_the_reply(

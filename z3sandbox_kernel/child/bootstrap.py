@@ -21,7 +21,6 @@ After step 7 user code runs (the harness).  Its report is the second frame.  We 
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import json
 import os
@@ -32,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, cast
 
 from ..limits import Limits
-from ..oscalls import set_parent_death_signal
+from ..oscalls import keep_freed_memory, prefault_heap, set_parent_death_signal
 from ..protocol import (
     BOOTSTRAP_FAILED_EXIT,
     PROTOCOL_VERSION,
@@ -49,18 +48,11 @@ from .layers import Layer, LayerSetupError, Policy
 # glibc's malloc: keep freed memory (trim) and serve big blocks from the heap (mmap) instead of
 # giving them back to the kernel, whose fresh pages the first check in a new fork would fault in
 # again: two thirds of its page faults (bench/PROFILE.md, finding 1).
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 _TRIM_THRESHOLD = 256 << 20
 _MMAP_THRESHOLD = 32 << 20
 # A process that waits for its request (the spare verifier) touches this much heap and frees it
 # while it waits: the pages its check will use are then faulted in off the critical path.
 _PREPARED_HEAP = 16 << 20
-_LIBC = ctypes.CDLL(None) if sys.platform == "linux" else None  # loaded in the zygote, before any fork
-if _LIBC is not None:
-    _LIBC.malloc.restype = ctypes.c_void_p
-    _LIBC.malloc.argtypes = [ctypes.c_size_t]
-    _LIBC.free.argtypes = [ctypes.c_void_p]
-    _LIBC.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
 
 
 @dataclass
@@ -122,19 +114,15 @@ def _apply_layers(job: ChildJob) -> tuple[list[LayerReport], str | None]:
 
 def _keep_freed_memory() -> None:
     """Per process, not in the zygote: the zygote's own heap stays trimmed after a large report."""
-    if _LIBC is not None:
-        _LIBC.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
-        _LIBC.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
+    if sys.platform == "linux":
+        keep_freed_memory(_TRIM_THRESHOLD, _MMAP_THRESHOLD)
 
 
 def _prepare_heap() -> None:
     """Fault in a heap block and free it: kept (``_keep_freed_memory``), it serves the check's
     allocations without new page faults (bench/faults.py: verify_model's CPU halved)."""
-    if _LIBC is not None:
-        block = _LIBC.malloc(_PREPARED_HEAP)
-        if block:
-            _LIBC.memset(block, 0, _PREPARED_HEAP)
-            _LIBC.free(block)
+    if sys.platform == "linux":
+        prefault_heap(_PREPARED_HEAP)
 
 
 def become_child(job: ChildJob) -> NoReturn:

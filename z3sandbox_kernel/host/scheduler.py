@@ -137,12 +137,13 @@ class Run:
         for request_id in list(self.in_flight):
             self._fail(request_id, Verdict.INTERNAL_ERROR,
                        f"{SANDBOX_DIED} (the zygote {how}) while this candidate ran; it is restarted "
-                       "for the next one")
+                       "for the next one", kill="died")
 
-    def _fail(self, request_id: int, verdict: Verdict, reason: str) -> None:
+    def _fail(self, request_id: int, verdict: Verdict, reason: str, kill: str | None = None) -> None:
         index = self._end(request_id)
         if index is not None:
-            self._update(index, CandidateResult(index=index, verdict=verdict, reason=reason))
+            self._update(index, CandidateResult(index=index, verdict=verdict, reason=reason,
+                                                kill=kill))
             self._wake()
 
     def _overdue(self, request_id: int, limit: float) -> None:
@@ -153,7 +154,8 @@ class Run:
                     request_id, limit)
         self._fail(request_id, Verdict.INTERNAL_ERROR,
                    f"no result within {limit:g} s (the wall limit, verification and "
-                   f"{WATCHDOG_GRACE_S:g} s of grace): the sandbox process was unresponsive and is restarted")
+                   f"{WATCHDOG_GRACE_S:g} s of grace): the sandbox process was unresponsive and is restarted",
+                   kill="died")
         self._unresponsive()
 
     def _unresponsive(self) -> None:

@@ -85,7 +85,7 @@ def _from_zygote_kill(obs: Observation) -> tuple[Verdict, str, str | None] | Non
     if obs.kill == "report":
         return Verdict.INTERNAL_ERROR, obs.kill_detail, "report"
     if obs.kill == "died":
-        return Verdict.INTERNAL_ERROR, f"{SANDBOX_DIED}: {obs.kill_detail}", None
+        return Verdict.INTERNAL_ERROR, f"{SANDBOX_DIED}: {obs.kill_detail}", "died"
     return None
 
 
