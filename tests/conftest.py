@@ -99,16 +99,16 @@ def stray_processes(sandbox: Sandbox) -> list[Proc]:
         return []
     tree = process_tree_of(pid)
     expected = list(expected_zygote_tree(sandbox))
-    serving = [proc.pid for proc in tree if proc.ppid == pid and proc.name in expected] or [pid]
-    # The serving zygote keeps one idle verifier forked ahead (zygote/verifiers.py).  Seen once in
-    # ~1,700 tests as nobody: a second one, running, at the instant the check looked (the next
-    # spare forked after a done frame while the last one was still on its way out).  Spares run
-    # no user code, so two are tolerated here; anything else under the zygote is a stray.
-    spares = 2
+    # The serving zygote names itself z3sandbox-spare for the instant it forks a spare (the name is
+    # inherited at fork, zygote/spawn.py), and the next spare is forked right after a done frame,
+    # when a test looks: it is the serving zygote by its place in the tree, whatever its name.
+    names = set(expected) | ({SPARE_NAME} if expected else set())
+    serving = [proc.pid for proc in tree if proc.ppid == pid and proc.name in names] or [pid]
+    spares = 1  # the serving zygote keeps one idle verifier forked ahead (zygote/verifiers.py)
     strays = []
     for proc in tree:
-        if proc.ppid == pid and proc.name in expected:
-            expected.remove(proc.name)
+        if proc.ppid == pid and proc.pid in serving and expected:
+            expected.pop()
         elif proc.ppid in serving and proc.name == SPARE_NAME and spares:
             spares -= 1
         else:
