@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import signal
 import struct
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Literal, TypedDict
 
@@ -84,7 +85,7 @@ def report_budget(payload_max_bytes: int) -> int:
 
 # --------------------------------------------------------------------------------------------- framing
 
-def encode_frame(message: dict[str, Any]) -> bytes:
+def encode_frame(message: Mapping[str, object]) -> bytes:  # a dict, or any message TypedDict
     body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     if len(body) > MAX_FRAME_BYTES:
         raise ProtocolError(f"frame of {len(body)} bytes exceeds {MAX_FRAME_BYTES}")
@@ -243,7 +244,7 @@ class RunRequest(TypedDict):
     id: int
     index: int
     script: str
-    language: Literal["python", "smt2"]
+    language: Language
     limits: dict[str, float]
     random_seed: int | None
     cores: bool
@@ -318,6 +319,14 @@ class Done(TypedDict):
     type: Literal["done"]
     id: int
     result: ZygoteResult
+
+
+# The same messages as unions, for the host's typing (host/zygote_client.py parses the frames into
+# them; a cluster Remote speaks them too).  What the host sends the zygote:
+HostRequest = RunRequest | CancelRequest | ShutdownRequest
+# What the zygote sends the host after its Hello, per candidate:
+ZygoteEvent = Started | Done
+Language = Literal["python", "smt2"]  # RunRequest.language
 
 
 def message(kind: str, **fields: Any) -> dict[str, Any]:

@@ -28,21 +28,28 @@ import functools
 import os
 import threading
 import uuid
-from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import Any
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from typing import Any, TypeVar, cast
 
-from ..protocol import message
+from ..protocol import PROTOCOL_VERSION, Done, HostRequest, RunRequest, Started, ZygoteResult
 from ..verdicts import Verdict
-from .sandbox import Deliver, Send, default_isolation
+from .sandbox import Deliver, Remote, default_isolation
+from .scheduler import Send
 from .worker import STARTED_TOPIC, ZygotePlugin, process_zygote, run_candidate, synthesized
 
 MISSING_DASK = ("running on a Dask cluster needs the 'distributed' package: "
                 "pip install distributed (the [dask] extra)")
 KEY_PREFIX = "z3sandbox-run-"
 CLOSE_TIMEOUT_S = 10.0
+T = TypeVar("T")
+# distributed's Client and Future.  distributed is optional (see worker.DaskWorker), so they are not
+# types here; resolve_client checks what it is given.
+DaskClient = Any
+DaskFuture = Any
 
 
-def _distributed() -> Any:
+def _distributed() -> Any:  # the distributed module, imported when a cluster is asked for
     try:
         import distributed
     except ImportError:
@@ -52,11 +59,11 @@ def _distributed() -> Any:
 
 # ------------------------------------------------------------------------------------- clients
 
-_private: dict[str, Any] = {}  # scheduler address -> our synchronous Client
+_private: dict[str, DaskClient] = {}  # scheduler address -> our synchronous Client
 _private_lock = threading.Lock()
 
 
-def resolve_client(address_or_client: Any) -> Any:
+def resolve_client(address_or_client: object) -> DaskClient:
     """A ``distributed.Client`` a synchronous ``run()`` can use, from a Client or an address.
 
     An address ("tcp://host:8786", "localhost:8786") gets a Client of its own, kept for the process;
@@ -91,7 +98,7 @@ def _close_private_clients() -> None:
             pass
 
 
-def make_remote(client: Any = None, executor: Any = None, isolation: str | None = None) -> Any:
+def make_remote(client: object = None, executor: object = None, isolation: str | None = None) -> Remote:
     """The Remote for ``run(client=...)`` or ``run(executor=...)``."""
     if client is not None and executor is not None:
         raise ValueError("pass client= or executor=, not both")
@@ -103,8 +110,8 @@ def make_remote(client: Any = None, executor: Any = None, isolation: str | None 
     return ExecutorRemote(executor, level)
 
 
-def _failure(index: int, error: BaseException, host: str | None = None) -> dict[str, Any]:
-    """A task that raised instead of returning a CandidateDict."""
+def _failure(index: int, error: object, host: str | None = None) -> ZygoteResult:
+    """A task that raised instead of returning a CandidateDict (``error``: what it raised)."""
     if type(error).__name__ == "KilledWorker":  # distributed.scheduler.KilledWorker
         return synthesized(index, Verdict.CRASHED, "every worker that ran this candidate died; Dask "
                            f"gave up on it after its allowed failures (KilledWorker: {error})", host=host)
@@ -114,7 +121,7 @@ def _failure(index: int, error: BaseException, host: str | None = None) -> dict[
 
 # ----------------------------------------------------------------------------------------- Dask
 
-_started_routes: dict[str, Any] = {}  # Dask key -> the DaskRemote that submitted it
+_started_routes: dict[str, DaskRemote] = {}  # Dask key -> the DaskRemote that submitted it
 _subscribed: set[str] = set()  # ids of the clients whose STARTED_TOPIC we handle
 
 
@@ -123,19 +130,21 @@ SUBSCRIBE_TIMEOUT_S = 10.0
 PING_INTERVAL_S = 0.05
 
 
-def _route_started(event: Any) -> None:
+def _route_started(event: tuple[object, object]) -> None:
     """On a client loop: a worker began a candidate (``run_candidate(announce=True)``)."""
-    _, msg = event
-    key = msg.get("key") if isinstance(msg, dict) else None
-    if isinstance(key, str) and key in _pings:
+    _, msg = event  # (time, what was logged: any msgpack data)
+    if not isinstance(msg, dict) or not isinstance(msg.get("key"), str):
+        return
+    key: str = msg["key"]
+    if key in _pings:
         _pings[key].set()
         return
-    remote = _started_routes.get(key) if isinstance(key, str) else None
+    remote = _started_routes.get(key)
     if remote is not None:
-        remote._on_started(msg["key"], str(msg.get("worker")))
+        remote._on_started(key, str(msg.get("worker")))
 
 
-async def _subscribed_for_sure(client: Any) -> None:
+async def _subscribed_for_sure(client: DaskClient) -> None:
     """subscribe_topic returns before the scheduler knows, and events published meanwhile are lost
     (a candidate's "running" with them): publish one of our own and wait until it comes back."""
     key = f"z3sandbox-ping-{uuid.uuid4().hex}"
@@ -157,16 +166,16 @@ async def _subscribed_for_sure(client: Any) -> None:
 class DaskRemote:
     """Candidates as Dask tasks, one zygote per worker (``ZygotePlugin``)."""
 
-    def __init__(self, client: Any, isolation: str) -> None:
+    def __init__(self, client: DaskClient, isolation: str) -> None:
         self.client = client
         self.level = isolation
-        self._futures: dict[int, Any] = {}  # request id -> distributed.Future
+        self._futures: dict[int, DaskFuture] = {}  # request id -> distributed.Future
         self._requests: dict[str, tuple[int, int]] = {}  # key -> (request id, candidate index)
         self._cancelled: dict[int, str] = {}  # request id -> reason
         self._where: dict[int, str] = {}  # request id -> the worker it started on
         self._sandbox_loop: asyncio.AbstractEventLoop | None = None
         self._deliver: Deliver | None = None
-        self._as_completed: Any = None
+        self._as_completed: Any = None  # a distributed.as_completed (distributed is optional)
         self._more: asyncio.Event | None = None  # on C: futures were added
         self._pump: asyncio.Task[None] | None = None
 
@@ -174,7 +183,7 @@ class DaskRemote:
         """Candidates in flight when the run does not say: one per worker thread."""
         return max(1, sum(self.client.nthreads().values()))
 
-    def _on_client_loop(self, coroutine: Any) -> asyncio.Future[Any]:
+    def _on_client_loop(self, coroutine: Coroutine[object, object, T]) -> asyncio.Future[T]:
         loop = self.client.loop.asyncio_loop
         return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, loop))
 
@@ -196,7 +205,7 @@ class DaskRemote:
                                                       raise_errors=False)
         self._pump = asyncio.ensure_future(self._drain())
 
-    def send(self, msg: dict[str, Any]) -> bool:
+    def send(self, msg: HostRequest) -> bool:
         """On S.  Never blocks on the network: submit queues, cancel goes to C."""
         if msg["type"] == "run":
             self._submit(msg)
@@ -205,7 +214,7 @@ class DaskRemote:
             self._on_client_loop(self._cancel_on_client(self._futures[msg["id"]]))
         return True
 
-    def _submit(self, request: dict[str, Any]) -> None:
+    def _submit(self, request: RunRequest) -> None:
         key = f"{KEY_PREFIX}{uuid.uuid4().hex}"
         self._requests[key] = (request["id"], request["index"])
         _started_routes[key] = self
@@ -217,7 +226,7 @@ class DaskRemote:
         assert self._more is not None
         self.client.loop.asyncio_loop.call_soon_threadsafe(self._more.set)
 
-    async def _cancel_on_client(self, future: Any) -> None:
+    async def _cancel_on_client(self, future: DaskFuture) -> None:
         # The scheduler frees the key; the worker's transition hook kills the running candidate.
         await self.client.cancel([future], asynchronous=True)
 
@@ -225,7 +234,8 @@ class DaskRemote:
         entry = self._requests.get(key)
         if entry is not None and self._sandbox_loop is not None and self._deliver is not None:
             self._where[entry[0]] = worker
-            self._sandbox_loop.call_soon_threadsafe(self._deliver, message("started", id=entry[0]))
+            self._sandbox_loop.call_soon_threadsafe(
+                self._deliver, Started(v=PROTOCOL_VERSION, type="started", id=entry[0]))
 
     async def _drain(self) -> None:
         """On C: every finished future, as it finishes, to S.  Runs until close()."""
@@ -237,7 +247,7 @@ class DaskRemote:
             if self._as_completed.is_empty():
                 await self._more.wait()
 
-    def _finished(self, future: Any, result: Any) -> None:
+    def _finished(self, future: DaskFuture, result: object) -> None:
         entry = self._requests.pop(future.key, None)
         _started_routes.pop(future.key, None)
         if entry is None or self._sandbox_loop is None or self._deliver is None:
@@ -250,8 +260,8 @@ class DaskRemote:
             candidate = _outcome(future.status, result, index, host, reason)
         except Exception as exc:  # never leave the run waiting on a candidate
             candidate = synthesized(index, Verdict.INTERNAL_ERROR, f"bad task result: {exc!r}", host=host)
-        self._sandbox_loop.call_soon_threadsafe(self._deliver,
-                                                message("done", id=request_id, result=candidate))
+        self._sandbox_loop.call_soon_threadsafe(
+            self._deliver, Done(v=PROTOCOL_VERSION, type="done", id=request_id, result=candidate))
 
     async def close(self) -> None:
         """On S, after the run: stop the pump, cancel anything left (a run that raised)."""
@@ -273,13 +283,14 @@ class DaskRemote:
             await self.client.cancel(left, asynchronous=True)
 
 
-def _outcome(status: str, result: Any, index: int, host: str | None,
-             reason: str | None) -> dict[str, Any]:
-    """The CandidateDict for a finished Dask future (as_completed with_results, raise_errors=False)."""
+def _outcome(status: str, result: object, index: int, host: str | None,
+             reason: str | None) -> ZygoteResult:
+    """The CandidateDict for a finished Dask future (as_completed with_results, raise_errors=False):
+    ``result`` is what run_candidate returned, or (type, exception, traceback) if it raised."""
     if status == "finished":
         if not isinstance(result, dict) or result.get("index") != index:
             raise ValueError(f"expected candidate {index}'s CandidateDict, got {type(result).__name__}")
-        return result
+        return cast(ZygoteResult, result)  # run_candidate's, on a worker of this cluster
     if status == "cancelled" or reason is not None:
         reason = reason or "cancel"
         where = f" while it ran on {host}" if host else " before it started"
@@ -304,7 +315,8 @@ class ExecutorRemote:
         self.executor = executor
         self.level = isolation
         self._local = isinstance(executor, ThreadPoolExecutor)
-        self._futures: dict[int, tuple[Any, str, int]] = {}  # request id -> (future, token, index)
+        # request id -> (future, token, index)
+        self._futures: dict[int, tuple[Future[ZygoteResult], str, int]] = {}
         self._cancelled: dict[int, str] = {}
         self._sandbox_loop: asyncio.AbstractEventLoop | None = None
         self._deliver: Deliver | None = None
@@ -321,7 +333,7 @@ class ExecutorRemote:
                                                      ZygotePlugin(self.level))
         return self.send
 
-    def send(self, msg: dict[str, Any]) -> bool:
+    def send(self, msg: HostRequest) -> bool:
         if msg["type"] == "run":
             request_id, token = msg["id"], f"{KEY_PREFIX}{uuid.uuid4().hex}"
             future = self.executor.submit(run_candidate, msg, self.level, token)
@@ -332,16 +344,17 @@ class ExecutorRemote:
             self._cancel(msg["id"], msg["reason"])
         return True
 
-    def _on_done(self, request_id: int, _: Any) -> None:  # any thread, or at once if done
+    def _on_done(self, request_id: int, _: object) -> None:  # any thread, or at once if done
         self._call(self._finish, request_id)
 
-    def _call(self, function: Any, *args: Any) -> None:
+    def _call(self, function: Callable[..., object], *args: object) -> None:
         assert self._sandbox_loop is not None
         self._sandbox_loop.call_soon_threadsafe(function, *args)
 
     def _deliver_started(self, request_id: int) -> None:
         if request_id in self._futures and self._deliver is not None:
-            self._deliver(message("started", id=request_id))  # handed to the executor
+            # handed to the executor
+            self._deliver(Started(v=PROTOCOL_VERSION, type="started", id=request_id))
 
     def _cancel(self, request_id: int, reason: str) -> None:
         future, token, _ = self._futures[request_id]
@@ -366,7 +379,7 @@ class ExecutorRemote:
             candidate = _failure(index, future.exception())
         else:
             candidate = future.result()
-        self._deliver(message("done", id=request_id, result=candidate))
+        self._deliver(Done(v=PROTOCOL_VERSION, type="done", id=request_id, result=candidate))
 
     async def close(self) -> None:
         for future, _, _ in list(self._futures.values()):
@@ -374,7 +387,7 @@ class ExecutorRemote:
         self._futures.clear()
 
 
-def _dask_client_of(executor: Executor) -> Any:
+def _dask_client_of(executor: Executor) -> DaskClient | None:
     """The Client behind ``client.get_executor()``, whose workers then get the plugin."""
     if type(executor).__name__ == "ClientExecutor" and type(executor).__module__.startswith("distributed"):
         return getattr(executor, "_client", None)

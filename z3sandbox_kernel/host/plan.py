@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import get_args
 
 from ..limits import Limits
+from ..protocol import Language
 
-LANGUAGES = ("python", "smt2")
+LANGUAGES: tuple[Language, ...] = get_args(Language)
 MAX_CANDIDATES = 100_000
 
 
@@ -16,7 +18,7 @@ MAX_CANDIDATES = 100_000
 class RunPlan:
     scripts: tuple[str, ...]  # one per candidate
     random_seeds: tuple[int | None, ...]
-    language: str
+    language: Language
     limits: Limits
     seed: bytes | None
     race: bool
@@ -33,6 +35,13 @@ def as_seed(seed: object) -> bytes | None:
     if isinstance(seed, (bytes, bytearray, memoryview)):
         return bytes(seed)
     raise ValueError(f"seed must be bytes, bytearray or memoryview, not {type(seed).__name__}")
+
+
+def _language(language: str) -> Language:
+    for known in LANGUAGES:
+        if language == known:
+            return known
+    raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
 
 
 def _scripts(
@@ -83,8 +92,7 @@ def make_plan(
     limits = limits if limits is not None else Limits()
     if not isinstance(limits, Limits):
         raise ValueError(f"limits must be a Limits, not {type(limits).__name__}")
-    if language not in LANGUAGES:
-        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
+    known_language = _language(language)
     texts, seeds = _scripts(scripts, k, limits)
     if len(texts) > MAX_CANDIDATES:
         raise ValueError(f"{len(texts)} candidates is more than {MAX_CANDIDATES}")
@@ -98,5 +106,5 @@ def make_plan(
         raise ValueError(f"jobs must be a positive whole number, not {jobs!r}")
     if isinstance(require, str):
         require = (require,)
-    return RunPlan(texts, seeds, language, limits, seed_bytes, bool(race), jobs, bool(cores),
+    return RunPlan(texts, seeds, known_language, limits, seed_bytes, bool(race), jobs, bool(cores),
                    bool(verify), tuple(sorted(set(require))))

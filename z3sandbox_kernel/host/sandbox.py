@@ -16,19 +16,18 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Coroutine, Iterable
-from concurrent.futures import Future
+from concurrent.futures import Executor, Future
 from typing import Any, Protocol, TypeVar
 
 from ..limits import Limits
-from ..protocol import IsolationReport
+from ..protocol import IsolationReport, ZygoteEvent
 from ..results import CandidateResult, RunResult
-from .plan import make_plan
-from .scheduler import Run
+from .plan import RunPlan, make_plan
+from .scheduler import Run, Send
 from .zygote_client import ZygoteProcess
 
 T = TypeVar("T")
-Send = Callable[[dict[str, Any]], bool]
-Deliver = Callable[[dict[str, Any]], None]
+Deliver = Callable[[ZygoteEvent], None]
 
 
 class Remote(Protocol):
@@ -46,7 +45,6 @@ class Remote(Protocol):
 
 
 UpdateCallback = Callable[[CandidateResult], None]
-_END = object()
 _warned: set[str] = set()
 
 
@@ -78,10 +76,10 @@ class _LoopThread:
         self.thread = threading.Thread(target=self.loop.run_forever, name="z3sandbox-loop", daemon=True)
         self.thread.start()
 
-    def submit(self, coroutine: Coroutine[Any, Any, T]) -> Future[T]:
+    def submit(self, coroutine: Coroutine[object, object, T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
 
-    def call(self, function: Callable[..., Any], *args: Any) -> None:
+    def call(self, function: Callable[..., object], *args: object) -> None:
         self.loop.call_soon_threadsafe(function, *args)
 
     def stop(self) -> None:
@@ -91,7 +89,15 @@ class _LoopThread:
             self.loop.close()
 
 
-def close_zygote_and_loop(owner: Any) -> None:
+class ZygoteOwner(Protocol):
+    """What ``close_zygote_and_loop`` needs of a Sandbox or a WorkerZygote."""
+
+    _loop: _LoopThread
+    _starting: asyncio.Lock | None
+    _zygote: ZygoteProcess | None
+
+
+def close_zygote_and_loop(owner: ZygoteOwner) -> None:
     """Close the zygote ``owner`` started (after a start in progress, so that one is closed too),
     then stop its loop thread.  ``owner`` has ``_loop``, ``_starting`` and ``_zygote``."""
 
@@ -143,18 +149,17 @@ class Sandbox:
                 self._zygote = zygote
             return self._zygote
 
-    async def _connect(self, run: Run) -> Callable[[dict[str, Any]], bool]:
+    async def _connect(self, run: Run) -> Send:
         return (await self._ensure_zygote()).send
 
-    def _on_message(self, msg: dict[str, Any]) -> None:
-        kind, request_id = msg.get("type"), msg.get("id")
+    def _on_message(self, msg: ZygoteEvent) -> None:
+        request_id = msg["id"]
         for run in list(self._runs):
-            if isinstance(request_id, int) and request_id in run.in_flight:
-                if kind == "started":
+            if request_id in run.in_flight:
+                if msg["type"] == "started":
                     run.on_started(request_id)
-                elif kind == "done":
-                    result = msg.get("result")
-                    run.on_done(request_id, result if isinstance(result, dict) else {})
+                else:
+                    run.on_done(request_id, msg["result"])
                 return
 
     def _kill_wedged_zygote(self) -> None:
@@ -190,7 +195,7 @@ class Sandbox:
         if remote is None:
             run.on_unresponsive = self._kill_wedged_zygote
 
-        async def connect_remote(_: Run) -> Callable[[dict[str, Any]], bool]:
+        async def connect_remote(_: Run) -> Send:
             assert remote is not None
             return await remote.connect(self._on_message)
 
@@ -201,6 +206,7 @@ class Sandbox:
             if remote is not None:
                 await remote.close()
 
+    # kwargs: run()'s keyword arguments, of as many types as run() has arguments.
     def _remote(self, kwargs: dict[str, Any]) -> Remote | None:
         client, executor = kwargs.pop("client", None), kwargs.pop("executor", None)
         if client is None and executor is None:
@@ -212,7 +218,7 @@ class Sandbox:
             kwargs["jobs"] = remote.default_jobs()  # one per worker thread, not this machine's cores
         return remote
 
-    def _plan(self, scripts: object, kwargs: dict[str, Any]) -> Any:
+    def _plan(self, scripts: object, kwargs: dict[str, Any]) -> RunPlan:
         if self._closed:
             raise RuntimeError("this Sandbox is closed")
         isolation = kwargs.pop("isolation", None)
@@ -226,15 +232,15 @@ class Sandbox:
             **kwargs: Any) -> RunResult:
         """Run candidates and wait.  KeyboardInterrupt kills every child at once and returns the
         results so far (``interrupted=True``, the rest ``cancelled``).  See ``z3sandbox_kernel.run``."""
-        updates: queue.Queue[Any] = queue.Queue()
+        updates: queue.Queue[CandidateResult | None] = queue.Queue()  # None: the run is over
         remote = self._remote(kwargs)
         run = Run(self._plan(scripts, kwargs), updates.put)
         future = self._loop.submit(self._execute(run, remote))
-        future.add_done_callback(lambda _: updates.put(_END))
+        future.add_done_callback(lambda _: updates.put(None))
         while True:
             try:
                 item = updates.get()
-                if item is _END:
+                if item is None:
                     break
                 if on_update is not None:
                     on_update(item)
@@ -267,8 +273,8 @@ class Sandbox:
     def isolation(self) -> IsolationReport:
         """The layers this machine allows at this Sandbox's level (probed once by the zygote)."""
         zygote = self._loop.submit(self._ensure_zygote()).result()
-        report: IsolationReport = zygote.hello["isolation"]
-        return report
+        assert zygote.hello is not None  # a started zygote said hello
+        return zygote.hello["isolation"]
 
     @property
     def zygote_pid(self) -> int | None:
@@ -308,11 +314,13 @@ def _close_shared() -> None:
         sandbox.close()
 
 
+# client: a distributed.Client or a scheduler's address; distributed is optional, so its Client is
+# not a type here (distributed.resolve_client checks it).
 def run(scripts: str | list[str], *, k: int | None = None, language: str = "python",
         limits: Limits | None = None, seed: bytes | bytearray | memoryview | None = None,
         race: bool = False, jobs: int | None = None, cores: bool = False, verify: bool = True,
         on_update: UpdateCallback | None = None, isolation: str | None = None,
-        require: Iterable[str] = (), client: Any = None, executor: Any = None) -> RunResult:
+        require: Iterable[str] = (), client: Any = None, executor: Executor | None = None) -> RunResult:
     """Run one script, K seeds of one script (``k``), or a list of candidate scripts, each in a
     fresh sandboxed child, and vote over the verdicts.  ``client`` (a ``distributed.Client``) or
     ``executor`` (any ``concurrent.futures.Executor``) runs them on a cluster instead, each worker

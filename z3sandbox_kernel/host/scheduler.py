@@ -17,10 +17,16 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from ..limits import Limits
-from ..protocol import PROTOCOL_VERSION
+from ..protocol import (
+    PROTOCOL_VERSION,
+    CancelRequest,
+    HostRequest,
+    IsolationReport,
+    RunRequest,
+    ZygoteResult,
+)
 from ..results import CandidateResult, RunResult
 from ..verdicts import Verdict
 from ..zygote.payload import expand_model
@@ -30,6 +36,7 @@ WATCHDOG_GRACE_S = 10.0  # generous: on a loaded machine a zygote can lag; it ne
 CANCEL_GRACE_S = 10.0  # a zygote confirms a cancel in well under a second; a wedged one never does
 SANDBOX_DIED = "the sandbox process died"
 log = logging.getLogger("z3sandbox")
+Send = Callable[[HostRequest], bool]  # False: the zygote is gone (its exit is being handled)
 
 
 class Run:
@@ -41,16 +48,16 @@ class Run:
         self.in_flight: dict[int, int] = {}  # request id -> candidate index
         self.cancelled: str | None = None
         self.notes: list[str] = []
-        self.isolation: Any = None
+        self.isolation: IsolationReport | None = None
         self.finished = asyncio.Event()
         self.started = time.monotonic()
-        self._send: Callable[[dict[str, Any]], bool] | None = None
+        self._send: Send | None = None
         self.on_unresponsive: Callable[[], None] | None = None  # the Sandbox kills its zygote
         self._watchdogs: dict[int, asyncio.TimerHandle] = {}
 
     # ---------------------------------------------------------------------------------- driving
 
-    async def execute(self, connect: Callable[[Run], Awaitable[Callable[[dict[str, Any]], bool]]],
+    async def execute(self, connect: Callable[[Run], Awaitable[Send]],
                       next_id: Callable[[], int]) -> RunResult:
         """Fill the slots until every candidate has ended; reconnect if the zygote died."""
         while not self._complete():
@@ -78,14 +85,14 @@ class Run:
             limit = plan.limits.wall_s * (2 if plan.verify else 1) + WATCHDOG_GRACE_S
             self._watchdogs[request_id] = asyncio.get_running_loop().call_later(
                 limit, self._overdue, request_id, limit)
-        self._send({
-            "v": PROTOCOL_VERSION, "type": "run", "id": request_id, "index": index,
-            "script": plan.scripts[index], "language": plan.language,
-            "limits": plan.limits.to_dict(), "random_seed": plan.random_seeds[index],
-            "cores": plan.cores, "verify": plan.verify,
-            "seed_hex": plan.seed.hex() if plan.seed is not None else None,
-            "require": list(plan.require),
-        })
+        self._send(RunRequest(
+            v=PROTOCOL_VERSION, type="run", id=request_id, index=index,
+            script=plan.scripts[index], language=plan.language,
+            limits=plan.limits.to_dict(), random_seed=plan.random_seeds[index],
+            cores=plan.cores, verify=plan.verify,
+            seed_hex=plan.seed.hex() if plan.seed is not None else None,
+            require=list(plan.require),
+        ))
 
     def _wake(self) -> None:
         self.finished.set()
@@ -109,7 +116,7 @@ class Run:
             watchdog.cancel()
         return self.in_flight.pop(request_id, None)
 
-    def on_done(self, request_id: int, result: dict[str, Any]) -> None:
+    def on_done(self, request_id: int, result: ZygoteResult) -> None:
         index = self._end(request_id)
         if index is None:
             return
@@ -175,8 +182,8 @@ class Run:
                                                 reason=f"{reason} before it started"))
         for request_id in self.in_flight:
             if self._send is not None:
-                self._send({"v": PROTOCOL_VERSION, "type": "cancel", "id": request_id,
-                            "reason": reason})
+                self._send(CancelRequest(v=PROTOCOL_VERSION, type="cancel", id=request_id,
+                                         reason=reason))
         if self.in_flight:
             asyncio.get_running_loop().call_later(CANCEL_GRACE_S, self._cancel_overdue, reason)
         self._wake()
@@ -192,10 +199,10 @@ class Run:
         self._unresponsive()
 
 
-def _with_byte_constants(result: dict[str, Any], limits: Limits) -> dict[str, Any]:
+def _with_byte_constants(result: ZygoteResult, limits: Limits) -> ZygoteResult:
     """The zygote's result with the hex-only byte_N put back into its model (done here, not on the
     zygote's single loop: a million of them take a second)."""
-    runs = result.get("byte_runs")
-    if not runs or not isinstance(result.get("model"), dict):
+    runs, model = result.get("byte_runs"), result.get("model")
+    if not runs or not isinstance(model, dict):
         return result
-    return {**result, "model": expand_model(result["model"], runs, int(limits.payload_max_bytes))}
+    return {**result, "model": expand_model(model, runs, int(limits.payload_max_bytes))}

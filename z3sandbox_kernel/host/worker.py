@@ -31,9 +31,9 @@ import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, cast
 
-from ..protocol import message
+from ..protocol import PROTOCOL_VERSION, CancelRequest, RunRequest, ZygoteEvent, ZygoteResult
 from ..results import CandidateResult
 from ..verdicts import Verdict
 from .sandbox import _LoopThread, close_zygote_and_loop, default_isolation, warn_degraded
@@ -51,6 +51,9 @@ except ImportError:  # pragma: no cover - exercised in the test that hides distr
 RUNNING_STATES = frozenset({"executing", "long-running"})
 LEAVING_STATES = frozenset({"released", "cancelled", "forgotten"})
 STARTED_TOPIC = "z3sandbox-started"  # Dask event: a candidate began on a worker (for "running")
+# A Dask Worker.  distributed is optional, and this module also serves plain Executors without it,
+# so its classes are not types here.
+DaskWorker = Any
 
 
 def plugin_name(isolation: str) -> str:
@@ -58,9 +61,10 @@ def plugin_name(isolation: str) -> str:
 
 
 def synthesized(index: int, verdict: Verdict, reason: str, *, host: str | None = None,
-                kill: str | None = None) -> dict[str, Any]:
+                kill: str | None = None) -> ZygoteResult:
     """A CandidateDict for a candidate that has no zygote verdict (cancelled in a queue, lost)."""
-    return CandidateResult(index=index, verdict=verdict, reason=reason, kill=kill, host=host).to_dict()
+    candidate = CandidateResult(index=index, verdict=verdict, reason=reason, kill=kill, host=host)
+    return cast(ZygoteResult, candidate.to_dict())  # a CandidateDict (and its limits), no byte_runs
 
 
 class WorkerZygote:
@@ -77,7 +81,7 @@ class WorkerZygote:
         self._zygote: ZygoteProcess | None = None
         self._starting: asyncio.Lock | None = None
         self._ids = itertools.count(1)
-        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}  # zygote id -> result
+        self._waiting: dict[int, asyncio.Future[ZygoteResult]] = {}  # zygote id -> result
         self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "it started"
         self._lock = threading.Lock()  # guards the two token tables below
         self._tokens: dict[str, int | None] = {}  # token -> zygote id (None: not yet sent)
@@ -99,19 +103,19 @@ class WorkerZygote:
                 raise RuntimeError("this worker's zygote is closed")
             if self._zygote is None:
                 zygote = ZygoteProcess(self.level, self._on_message, self._on_exit)
-                await zygote.start()
-                warn_degraded(zygote.hello["isolation"])  # once, in the worker's log
+                hello = await zygote.start()
+                warn_degraded(hello["isolation"])  # once, in the worker's log
                 self._zygote = zygote
             return self._zygote
 
-    def _on_message(self, msg: dict[str, Any]) -> None:
-        if msg.get("type") == "started":
-            started = self._on_started.pop(msg.get("id", -1), None)
+    def _on_message(self, msg: ZygoteEvent) -> None:
+        if msg["type"] == "started":
+            started = self._on_started.pop(msg["id"], None)
             if started is not None:
                 started()
             return
-        waiter = self._waiting.get(msg.get("id", -1))
-        if msg.get("type") == "done" and waiter is not None and not waiter.done():
+        waiter = self._waiting.get(msg["id"])
+        if waiter is not None and not waiter.done():
             waiter.set_result(msg["result"])
 
     def _on_exit(self, zygote: ZygoteProcess, how: str) -> None:
@@ -130,8 +134,8 @@ class WorkerZygote:
         with self._lock:
             self._tokens.setdefault(token, None)
 
-    def run(self, request: dict[str, Any], token: str,
-            on_started: Callable[[], None] | None = None) -> dict[str, Any]:
+    def run(self, request: RunRequest, token: str,
+            on_started: Callable[[], None] | None = None) -> ZygoteResult:
         """Run one "run" request and wait for its CandidateDict (blocks the calling thread).
         ``on_started`` is called on the loop thread when the zygote starts it (it forks next)."""
         self.expect(token)
@@ -142,8 +146,8 @@ class WorkerZygote:
                 self._tokens.pop(token, None)
                 self._cancelled.pop(token, None)
 
-    async def _run(self, request: dict[str, Any], token: str,
-                   on_started: Callable[[], None] | None) -> dict[str, Any]:
+    async def _run(self, request: RunRequest, token: str,
+                   on_started: Callable[[], None] | None) -> ZygoteResult:
         index = int(request["index"])
         try:
             zygote = await self._ensure()
@@ -161,7 +165,7 @@ class WorkerZygote:
         if on_started is not None:
             self._on_started[zygote_id] = on_started
         try:
-            if not zygote.send({**request, "id": zygote_id}):
+            if not zygote.send({**request, "id": zygote_id}):  # this zygote's own id
                 return synthesized(index, Verdict.INTERNAL_ERROR, "the worker's zygote is gone")
             return await waiter
         except _ZygoteLost as exc:
@@ -186,7 +190,8 @@ class WorkerZygote:
 
     def _send_cancel(self, zygote_id: int, reason: str) -> None:
         if self._zygote is not None and zygote_id in self._waiting:
-            self._zygote.send(message("cancel", id=zygote_id, reason=reason))
+            self._zygote.send(CancelRequest(v=PROTOCOL_VERSION, type="cancel", id=zygote_id,
+                                            reason=reason))
 
     def close(self) -> None:
         """The zygote's shutdown ladder (zygote_client.py), then the loop thread."""
@@ -210,18 +215,18 @@ class ZygotePlugin(WorkerPlugin):
         self.name = plugin_name(self.isolation)
         self.zygote: WorkerZygote | None = None
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, str | None]:
         return {"isolation": self.isolation, "name": self.name, "zygote": None}
 
-    async def setup(self, worker: Any) -> None:
+    async def setup(self, worker: DaskWorker) -> None:
         self.zygote = WorkerZygote(self.isolation)
         await asyncio.wrap_future(self.zygote.start())
 
-    async def teardown(self, worker: Any) -> None:
+    async def teardown(self, worker: DaskWorker) -> None:
         if self.zygote is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.zygote.close)
 
-    def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
+    def transition(self, key: object, start: str, finish: str, **kwargs: object) -> None:
         """On the worker's event loop: a running candidate whose task was cancelled is killed."""
         zygote = self.zygote
         if (start in RUNNING_STATES and finish in LEAVING_STATES and zygote is not None
@@ -254,7 +259,7 @@ def close_process_zygotes() -> None:
         zygote.close()
 
 
-def _dask_worker() -> Any:
+def _dask_worker() -> DaskWorker | None:
     try:
         from distributed import get_worker
 
@@ -263,13 +268,13 @@ def _dask_worker() -> Any:
         return None
 
 
-def _task_state(worker: Any, key: str) -> str | None:
+def _task_state(worker: DaskWorker, key: str) -> str | None:
     task = worker.state.tasks.get(key)  # read from a task thread: one dict lookup, one attribute
     return getattr(task, "state", None)
 
 
-def run_candidate(request: dict[str, Any], isolation: str, token: str,
-                  announce: bool = False) -> dict[str, Any]:
+def run_candidate(request: RunRequest, isolation: str, token: str,
+                  announce: bool = False) -> ZygoteResult:
     """The task: run one "run" request here; its ``CandidateDict`` with ``host`` set.
 
     On a Dask worker the token is the task's key, which the plugin's transition hook cancels by.
@@ -278,7 +283,7 @@ def run_candidate(request: dict[str, Any], isolation: str, token: str,
     worker = _dask_worker()
     plugin = worker.plugins.get(plugin_name(isolation)) if worker is not None else None
     on_started = None
-    if plugin is not None and plugin.zygote is not None:
+    if worker is not None and plugin is not None and plugin.zygote is not None:
         token = worker.get_current_task()
         zygote = plugin.zygote
         host = str(worker.address)
@@ -296,7 +301,7 @@ def run_candidate(request: dict[str, Any], isolation: str, token: str,
     return result
 
 
-def zygote_pids(dask_worker: Any = None) -> list[int]:
+def zygote_pids(dask_worker: DaskWorker | None = None) -> list[int]:
     """The zygotes of this process (for tests and diagnostics: ``client.run(zygote_pids)``)."""
     worker = dask_worker if dask_worker is not None else _dask_worker()
     zygotes = list(_process_zygotes.values())

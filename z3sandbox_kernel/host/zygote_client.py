@@ -13,15 +13,22 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ..protocol import (
     MAX_FRAME_BYTES,
+    PROTOCOL_VERSION,
+    Done,
+    Hello,
+    HostRequest,
     ProtocolError,
+    ShutdownRequest,
+    Started,
+    ZygoteEvent,
+    ZygoteResult,
     decode_body,
     encode_frame,
     frame_length,
-    message,
 )
 from ..zygote import scratch
 
@@ -50,14 +57,40 @@ def describe_exit(returncode: int | None) -> str:
     return f"exited with code {returncode}"
 
 
+# Parsing the zygote's frames.  The zygote runs no user code and builds its messages itself (a
+# result is classify.py's, from frames it checked), so the host checks what it routes by (the kind,
+# the request id, a result being an object) and takes the rest as typed; reading a result into a
+# CandidateResult is still guarded (scheduler.Run.on_done).
+
+def parse_hello(raw: dict[str, Any]) -> Hello:
+    if raw.get("type") != "hello":
+        raise ZygoteError(f"the zygote said {raw.get('type')!r} instead of hello")
+    return cast(Hello, raw)
+
+
+def parse_event(raw: dict[str, Any]) -> ZygoteEvent | None:
+    """A started or done message; None for anything else (ignored, as an unknown id is)."""
+    kind, request_id = raw.get("type"), raw.get("id")
+    if not isinstance(request_id, int):
+        return None
+    if kind == "started":
+        return Started(v=PROTOCOL_VERSION, type="started", id=request_id)
+    if kind == "done":
+        result = raw.get("result")
+        # Not an object: an empty one, which the host cannot read, so the candidate is internal_error.
+        return Done(v=PROTOCOL_VERSION, type="done", id=request_id,
+                    result=cast(ZygoteResult, result if isinstance(result, dict) else {}))
+    return None
+
+
 class ZygoteProcess:
-    def __init__(self, level: str, on_message: Callable[[dict[str, Any]], None],
+    def __init__(self, level: str, on_message: Callable[[ZygoteEvent], None],
                  on_exit: Callable[[ZygoteProcess, str], None]) -> None:
         self.level = level
         self.on_message = on_message
         self.on_exit = on_exit
         self.process: asyncio.subprocess.Process | None = None
-        self.hello: dict[str, Any] = {}
+        self.hello: Hello | None = None  # set by start()
         self.closing = False
         self._reader: asyncio.Task[None] | None = None
 
@@ -65,7 +98,7 @@ class ZygoteProcess:
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
-    async def start(self) -> dict[str, Any]:
+    async def start(self) -> Hello:
         command = [sys.executable, "-I", "-m", "z3sandbox_kernel.zygote",
                    "--isolation", self.level, "--parent", str(os.getpid())]
         self.process = await asyncio.create_subprocess_exec(
@@ -86,13 +119,11 @@ class ZygoteProcess:
                 f"the zygote did not start ({describe_exit(self.process.returncode)}; {exc!r}); "
                 "its stderr above says why"
             ) from None
-        if hello.get("type") != "hello":
-            raise ZygoteError(f"the zygote said {hello.get('type')!r} instead of hello")
-        self.hello = hello
+        self.hello = parse_hello(hello)
         self._reader = asyncio.get_running_loop().create_task(self._read_forever())
-        return hello
+        return self.hello
 
-    async def _read_frame(self) -> dict[str, Any]:
+    async def _read_frame(self) -> dict[str, Any]:  # a JSON object, parsed by the caller
         assert self.process and self.process.stdout
         header = await self.process.stdout.readexactly(4)
         body = await self.process.stdout.readexactly(frame_length(header))
@@ -102,7 +133,9 @@ class ZygoteProcess:
         assert self.process
         try:
             while True:
-                received = await self._read_frame()
+                received = parse_event(await self._read_frame())
+                if received is None:
+                    continue
                 try:
                     self.on_message(received)
                 except Exception:  # one bad message fails its candidate at most, never the reader
@@ -130,11 +163,11 @@ class ZygoteProcess:
 
     def _remove_scratch(self) -> None:
         """A zygote killed with SIGKILL cannot clean up after itself: its parent does."""
-        folder = str(self.hello.get("scratch") or "")
+        folder = str(self.hello["scratch"] or "") if self.hello is not None else ""
         if os.path.basename(folder).startswith("z3sandbox-") and os.path.isabs(folder):
             scratch.remove(folder)
 
-    def send(self, msg: dict[str, Any]) -> bool:
+    def send(self, msg: HostRequest) -> bool:
         """Queue a request; False if the zygote is gone (its exit is being handled)."""
         if not self.process or not self.process.stdin or self.process.stdin.is_closing():
             return False
@@ -153,7 +186,7 @@ class ZygoteProcess:
         if not self.process or self.process.returncode is not None:
             return
         self.closing = True
-        self.send(message("shutdown"))
+        self.send(ShutdownRequest(v=PROTOCOL_VERSION, type="shutdown"))
         if self.process.stdin:
             self.process.stdin.close()
         try:
