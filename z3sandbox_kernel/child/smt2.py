@@ -25,6 +25,7 @@ import z3
 
 from ..protocol import ChildReport
 from . import instrument, models
+from .terms import walk_terms
 
 # z3's parser errors look like: (error "line 4 column 20: unknown constant a")
 _POSITION = re.compile(r"line (\d+) column (\d+)")
@@ -339,13 +340,7 @@ def _symbols(assertions: list[z3.BoolRef]) -> tuple[dict[str, Any], dict[str, An
     """Every declaration (constants, functions, constructors) and sort the assertions use."""
     decls: dict[str, Any] = {}
     sorts: dict[str, Any] = {}
-    seen: set[int] = set()
-    todo: list[z3.ExprRef] = list(assertions)
-    while todo:
-        term = todo.pop()
-        if term.get_id() in seen:
-            continue
-        seen.add(term.get_id())
+    for term in walk_terms(assertions):
         if z3.is_app(term):
             decl = term.decl()
             if decl.kind() in (z3.Z3_OP_UNINTERPRETED, z3.Z3_OP_DT_CONSTRUCTOR):
@@ -353,9 +348,6 @@ def _symbols(assertions: list[z3.BoolRef]) -> tuple[dict[str, Any], dict[str, An
             sort = term.sort()
             if sort.kind() in (z3.Z3_UNINTERPRETED_SORT, z3.Z3_DATATYPE_SORT):
                 sorts.setdefault(sort.name(), sort)
-            todo.extend(term.children())
-        elif z3.is_quantifier(term):
-            todo.append(term.body())
     return decls, sorts
 
 

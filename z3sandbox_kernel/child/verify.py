@@ -14,6 +14,7 @@ import z3
 
 from ..protocol import PROTOCOL_VERSION, VerifyReport
 from .smt2 import Smt2SyntaxError, error_message, split_commands
+from .terms import walk_terms
 
 MAX_TIMEOUT_MS = 4_294_967_294
 # Naming a violated assertion evaluates each one under the model: bounded, as it is only a hint.
@@ -124,19 +125,8 @@ def _evaluate(assertions: list[z3.BoolRef], fixed: list[tuple[z3.ExprRef, z3.Exp
 
 def _constants(assertions: list[z3.BoolRef]) -> dict[str, z3.ExprRef]:
     """The uninterpreted constants in the assertions, by their SMT-LIB name (as in model_smt2)."""
-    found: dict[str, z3.ExprRef] = {}
-    seen: set[int] = set()
-    stack: list[z3.ExprRef] = list(assertions)
-    while stack:
-        expr = stack.pop()
-        if expr.get_id() in seen:
-            continue
-        seen.add(expr.get_id())
-        if z3.is_const(expr) and expr.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            found[expr.sexpr()] = expr
-        elif z3.is_app(expr) or z3.is_quantifier(expr):
-            stack.extend(expr.children())
-    return found
+    return {term.sexpr(): term for term in walk_terms(assertions)
+            if z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED}
 
 
 def _is_literal(value: z3.ExprRef) -> bool:
