@@ -8,6 +8,7 @@ death takes every candidate with it; the kernel guarantees that, not this code.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -33,6 +34,7 @@ from ..protocol import (
 from ..zygote import scratch
 
 SHUTDOWN_GRACE_S = 2.0
+EXIT_GRACE_S = 2.0  # a zygote that closed its pipe exits on its own within this, or is killed
 log = logging.getLogger("z3sandbox")
 START_TIMEOUT_S = 60.0
 
@@ -83,6 +85,12 @@ def parse_event(raw: dict[str, Any]) -> ZygoteEvent | None:
     return None
 
 
+def zygote_command(level: str) -> list[str]:
+    """The zygote's command line: isolated Python (no user site, no PYTHONPATH), dying with us."""
+    return [sys.executable, "-I", "-m", "z3sandbox_kernel.zygote",
+            "--isolation", level, "--parent", str(os.getpid())]
+
+
 class ZygoteProcess:
     def __init__(self, level: str, on_message: Callable[[ZygoteEvent], None],
                  on_exit: Callable[[ZygoteProcess, str], None]) -> None:
@@ -99,10 +107,8 @@ class ZygoteProcess:
         return self.process.pid if self.process else None
 
     async def start(self) -> Hello:
-        command = [sys.executable, "-I", "-m", "z3sandbox_kernel.zygote",
-                   "--isolation", self.level, "--parent", str(os.getpid())]
         self.process = await asyncio.create_subprocess_exec(
-            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            *zygote_command(self.level), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             env=ZYGOTE_ENV, close_fds=True, limit=MAX_FRAME_BYTES,
             # Its own session: Jupyter interrupts a kernel with killpg(SIGINT), which must reach the
             # kernel (it cancels the run) but not the zygote.  The zygote dies with us regardless
@@ -140,7 +146,10 @@ class ZygoteProcess:
                     self.on_message(received)
                 except Exception:  # one bad message fails its candidate at most, never the reader
                     log.exception("z3sandbox: a message from the zygote could not be handled")
-        except (asyncio.IncompleteReadError, ProtocolError, ConnectionError):
+        except (asyncio.IncompleteReadError, ConnectionError):
+            if not self.closing:
+                await self._exit_within(EXIT_GRACE_S)
+        except ProtocolError:
             pass
         except Exception:  # whatever it is, the exit below must run: runs wait for it
             log.exception("z3sandbox: reading from the zygote failed")
@@ -160,6 +169,14 @@ class ZygoteProcess:
         except Exception:  # a folder left behind must not leave the runs waiting
             log.exception("z3sandbox: the dead zygote's scratch folder could not be removed")
         self.on_exit(self, describe_exit(self.process.returncode))
+
+    async def _exit_within(self, seconds: float) -> None:
+        """The zygote closed its pipe: it is ending.  Let it end as it does, so that the death
+        reported is its own (at the kernel level its thin outer parent removes the scratch folders,
+        then dies as the serving zygote died), not the SIGKILL the reader sends a zygote still alive."""
+        assert self.process
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.process.wait(), seconds)
 
     def _remove_scratch(self) -> None:
         """A zygote killed with SIGKILL cannot clean up after itself: its parent does."""

@@ -18,8 +18,10 @@ Start-up recipe (order matters):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
+import resource
 import signal
 import sys
 
@@ -69,7 +71,6 @@ def _mirror_child(pid: int, scratch_base: str) -> int:
         os.close(stream)
     try:
         _, status = os.waitpid(pid, 0)
-        return os.waitstatus_to_exitcode(status) & 0xFF
     except HostDied:
         os.kill(pid, signal.SIGKILL)  # PID 1 of its namespace: every candidate goes with it
         os.waitpid(pid, 0)
@@ -77,6 +78,20 @@ def _mirror_child(pid: int, scratch_base: str) -> int:
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # done: a late parent-death signal is moot
         scratch.remove(scratch_base)
+    code = os.waitstatus_to_exitcode(status)  # -N: killed by signal N
+    return _die_of(-code) if code < 0 else code
+
+
+def _die_of(signum: int) -> int:
+    """Die of the signal the serving zygote died of, so that the host reads the same death (a
+    returncode of -signum: "the zygote was killed by SIGKILL"), not an exit code.  The thin parent
+    dumps no core of its own.  If the signal cannot kill us, 128 + signum, as a shell reports it."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+    with contextlib.suppress(OSError, ValueError):  # SIGKILL has no disposition to reset
+        signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+    os.kill(os.getpid(), signum)
+    return 128 + signum
 
 
 def main(argv: list[str] | None = None) -> int:
