@@ -28,6 +28,7 @@ EVENTS = (
     "host: run() called",
     "host: request frame written",
     "zygote: run request read",
+    "candidate: request received (standby woke)",
     "zygote: run tree forked",
     "init: running",
     "candidate: forked",
@@ -40,6 +41,7 @@ EVENTS = (
     "zygote: run result EOF",
     "zygote: run status read (init reaped the child)",
     "zygote: run tree reaped",
+    "zygote: model handed to a verifier",
     "zygote: verify tree forked",
     "verify: forked",
     "verify: model received (spare woke)",
@@ -54,13 +56,18 @@ EVENTS = (
     "spare: descriptors",
     *(f"spare: layer {name}" for name in ("environment", "capabilities", "landlock", "seccomp")),
     "spare: setup frame written",
+    "zygote: standby tree forked",
+    "standby init: running",
+    "standby: forked",
+    "standby: descriptors",
+    *(f"standby: layer {name}" for name in ("environment", "capabilities", "landlock", "seccomp")),
 )
 VALUES = ("zygote: bare fork ms", "candidate: minor faults", "verify: minor faults")
 SLOTS = {name: index for index, name in enumerate(EVENTS + VALUES)}
 SIZE = 8 * len(SLOTS)
 
 _clock: mmap.mmap | None = None
-_phase = "zygote"  # in a child: candidate, verify or spare (set when it is forked)
+_phase = "zygote"  # in a child: candidate, verify, spare or standby (set when it is forked)
 
 
 def put(name: str, value: float | None = None) -> None:
@@ -88,18 +95,19 @@ def _before(function: Callable[..., Any], name: Callable[..., str]) -> Callable[
 def _become_child(original: Callable[..., Any]) -> Callable[..., Any]:
     def wrapped(job: Any, *args: Any, **kwargs: Any) -> Any:
         global _phase
-        _phase = "spare" if job.request.get("spare") else job.kind
+        _phase = "spare" if job.request.get("spare") else job.kind  # "standby" included
         put(f"{_phase}: forked")
         return original(job, *args, **kwargs)
     return wrapped
 
 
-def _spare_woke(original: Callable[..., Any]) -> Callable[..., Any]:
+def _woke(original: Callable[..., Any], phase: str, event: str) -> Callable[..., Any]:
+    """A process forked ahead (spare, standby) got its request: from now on it is ``phase``."""
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         global _phase
         result = original(*args, **kwargs)
-        _phase = "verify"
-        put("verify: model received (spare woke)")
+        _phase = phase
+        put(event)
         return result
     return wrapped
 
@@ -162,12 +170,13 @@ def _frame(original: Callable[..., Any]) -> Callable[..., Any]:
 
 def instrument() -> None:
     from z3sandbox_kernel.child import bootstrap, harness, verify
-    from z3sandbox_kernel.zygote import sandboxing, server, spawn
+    from z3sandbox_kernel.zygote import sandboxing, server, spawn, verifiers
 
     zygote: Any = server.Zygote  # methods are replaced on the class, before it is instantiated
     zygote._start = _before(zygote._start, lambda *_: "zygote: run request read")
-    zygote._spawn = _after(zygote._spawn, lambda self, cid, phase, *a, spare=False, **k:
-                           f"zygote: {phase}{' spare' if spare else ''} tree forked")
+    kinds = {spawn.SPARE_NAME: "verify spare", spawn.STANDBY_NAME: "standby"}
+    zygote._spawn = _after(zygote._spawn, lambda self, cid, phase, *a, ahead="", **k:
+                           f"zygote: {kinds.get(ahead, phase)} tree forked")
     zygote._job_ended = _job_ended(zygote._job_ended)
     zygote._on_stream = _on_stream(zygote._on_stream)
     # Before, not after: once the frame is out, the host may clear the clock for its next request.
@@ -175,12 +184,18 @@ def instrument() -> None:
     zygote.serve = _serve(zygote.serve)
     plan: Any = sandboxing.SandboxPlan
     plan.build = staticmethod(_plan_built(plan.build))
-    spawn._run_init = _before(spawn._run_init, lambda *_: "init: running")
+    spawn._run_init = _before(spawn._run_init, lambda job, *_: "standby init: running"
+                              if job.kind == "standby" else "init: running")
+    starter: Any = verifiers.Verifiers
+    starter.start = _before(starter.start, lambda *_: "zygote: model handed to a verifier")
     spawn.become_child = _become_child(spawn.become_child)
     bootstrap._redirect_descriptors = _after(bootstrap._redirect_descriptors,
                                              lambda *_: f"{_phase}: descriptors")
     bootstrap._write_frame = _frame(bootstrap._write_frame)
-    bootstrap._await_request = _spare_woke(bootstrap._await_request)
+    bootstrap._await_request = _woke(bootstrap._await_request, "verify",
+                                     "verify: model received (spare woke)")
+    bootstrap._read_request = _woke(bootstrap._read_request, "candidate",
+                                    "candidate: request received (standby woke)")
     harness.run_candidate = _after(harness.run_candidate,
                                    lambda *_, **__: "candidate: user code + harness done")
     verify.verify_model = _after(verify.verify_model, lambda *_, **__: "verify: verify_model done")

@@ -24,7 +24,8 @@ from types import ModuleType
 import pytest
 
 from z3sandbox_kernel import Sandbox
-from z3sandbox_kernel.zygote.spawn import SPARE_NAME
+from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME
+from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
 
 
 def in_ci() -> bool:
@@ -102,18 +103,35 @@ def stray_processes(sandbox: Sandbox) -> list[Proc]:
     # The serving zygote names itself z3sandbox-spare for the instant it forks a spare (the name is
     # inherited at fork, zygote/spawn.py), and the next spare is forked right after a done frame,
     # when a test looks: it is the serving zygote by its place in the tree, whatever its name.
-    names = set(expected) | ({SPARE_NAME} if expected else set())
+    names = set(expected) | ({SPARE_NAME, STANDBY_NAME} if expected else set())
     serving = [proc.pid for proc in tree if proc.ppid == pid and proc.name in names] or [pid]
     spares = 1  # the serving zygote keeps one idle verifier forked ahead (zygote/verifiers.py)
+    standbys = idle_standbys(tree, serving)
     strays = []
     for proc in tree:
         if proc.ppid == pid and proc.pid in serving and expected:
             expected.pop()
         elif proc.ppid in serving and proc.name == SPARE_NAME and spares:
             spares -= 1
-        else:
+        elif proc.pid not in standbys:
             strays.append(proc)
     return strays
+
+
+def idle_standbys(tree: list[Proc], serving: list[int]) -> set[int]:
+    """Standby candidates waiting for a request (zygote/standby.py): an init under the serving
+    zygote and at most one child, all named STANDBY_NAME (a handed-off child renames itself, so a
+    candidate's tree never passes for one), at most STANDBY_TARGET of them."""
+    children: dict[int, list[Proc]] = {}
+    for proc in tree:
+        children.setdefault(proc.ppid, []).append(proc)
+    idle: set[int] = set()
+    inits = [proc for proc in tree if proc.ppid in serving and proc.name == STANDBY_NAME]
+    for init in inits[:STANDBY_TARGET]:
+        below = children.get(init.pid, [])
+        if len(below) <= 1 and all(c.name == STANDBY_NAME and not children.get(c.pid) for c in below):
+            idle |= {init.pid, *(c.pid for c in below)}
+    return idle
 
 
 # ------------------------------------------------------------------------------------- sandboxes

@@ -64,10 +64,20 @@ KILL_REQUEST = signal.SIGUSR1
 INIT_STATUS = struct.Struct(">iddq")
 # Exit code of a child whose bootstrap failed before user code ran (no frame could be written).
 BOOTSTRAP_FAILED_EXIT = 121
-# A spare verifier, forked before any model exists, blocks reading its stdin: this byte says its
-# request (``SPARE_REQUEST_FILE`` in its scratch folder) is there; EOF says it will never come.
+# A process forked ahead of its request (a spare verifier, a standby candidate: zygote/verifiers.py,
+# zygote/standby.py) blocks reading this descriptor, its "go" pipe; EOF says no request will come.
+# Its stdin stays /dev/null, as every candidate's.
+GO_FD = 4
+# A spare verifier's go byte: its request (``SPARE_REQUEST_FILE`` in its scratch folder) is there.
 SPARE_GO = b"g"
 SPARE_REQUEST_FILE = "verify-request.json"
+# The zygote tells a standby's init that its child was handed a request: init takes a candidate's
+# name, so that only a standby still waiting carries the standby's name.
+STANDBY_TAKEN = signal.SIGUSR2
+# A standby candidate reads its ``RunRequest`` as one frame on GO_FD.  At most this large, the frame
+# is one write into the empty pipe (a pipe's default capacity), so the zygote never blocks on it; a
+# larger request takes a cold fork.
+STANDBY_REQUEST_MAX_BYTES = 1 << 16
 
 JsonValue = None | bool | int | float | str | list[Any] | dict[str, Any]
 

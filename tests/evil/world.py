@@ -37,7 +37,8 @@ import z3
 
 import z3sandbox_kernel
 from z3sandbox_kernel.zygote.scratch import REMOVER_NAME
-from z3sandbox_kernel.zygote.spawn import SPARE_NAME
+from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME
+from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 ESCAPE_MARKERS = ("ESCAPED", "PLANTED")
@@ -420,12 +421,18 @@ def leftover_processes(zygote_pid: int, level: str) -> list[str]:
     (PID 1 of the sandbox's PID namespace); candidates are below that.  At process level the
     candidates are the zygote's children."""
     own_depth = 1 if level == "kernel" else 0
+    tree = descendants(zygote_pid)
     # The serving zygote keeps one idle verifier forked ahead, named SPARE_NAME: not a leftover.
-    spares = [pid for pid, d in descendants(zygote_pid).items()
-              if d == own_depth + 1 and _comm(pid) == SPARE_NAME][:1]
+    spares = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) == SPARE_NAME][:1]
+    # Nor its standby candidates (zygote/standby.py): an init and its child, both named
+    # STANDBY_NAME until handed a request (the child renames itself then).
+    standbys = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) == STANDBY_NAME]
+    standbys = standbys[:STANDBY_TARGET]
+    standbys += [pid for pid, d in tree.items() if d == own_depth + 2 and _comm(pid) == STANDBY_NAME
+                 and parent_of(pid) in standbys]
     # A scratch-removal helper (process level) is the zygote's own; conftest waits for the folders.
     left = [f"{pid} ({_comm(pid)}, depth {d})"
-            for pid, d in descendants(zygote_pid).items()
-            if d > own_depth and pid not in spares and _comm(pid) != REMOVER_NAME]
+            for pid, d in tree.items()
+            if d > own_depth and pid not in spares + standbys and _comm(pid) != REMOVER_NAME]
     left += [f"{pid} ({EVIL_COMM}, anywhere)" for pid in all_pids() if _comm(pid) == EVIL_COMM]
     return left

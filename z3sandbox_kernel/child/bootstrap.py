@@ -16,12 +16,18 @@ a user namespace of its own (zygote/spawn.py).  Each step's position is an order
 7. The setup frame on RESULT_FD: which layers are active.  Written *before* user code, so user code
    cannot change what the zygote reports about isolation.
 
+A standby (zygote/standby.py) does steps 1-6 before any request exists, except rlimits (they come
+with the request and can only be lowered once set), then blocks on its go pipe.  Handed a request,
+it applies rlimits and checks the layers the request requires, then step 7: the same steps in the
+same order as a cold candidate, with the fork, the namespaces and most layers off the critical path.
+
 After step 7 user code runs (the harness).  Its report is the second frame.  We never return.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import json
 import os
 import signal
@@ -31,17 +37,23 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, cast
 
 from ..limits import Limits
-from ..oscalls import keep_freed_memory, prefault_heap, set_parent_death_signal
+from ..oscalls import keep_freed_memory, prefault_heap, set_parent_death_signal, set_process_name
 from ..protocol import (
     BOOTSTRAP_FAILED_EXIT,
+    GO_FD,
     PROTOCOL_VERSION,
     RESULT_FD,
     SPARE_GO,
     SPARE_REQUEST_FILE,
+    STANDBY_REQUEST_MAX_BYTES,
+    STANDBY_TAKEN,
     LayerReport,
+    ProtocolError,
     RunRequest,
     VerifyRequest,
+    decode_body,
     encode_frame,
+    frame_length,
 )
 from .layers import Layer, LayerSetupError, Policy
 
@@ -53,13 +65,15 @@ _MMAP_THRESHOLD = 32 << 20
 # A process that waits for its request (the spare verifier) touches this much heap and frees it
 # while it waits: the pages its check will use are then faulted in off the critical path.
 _PREPARED_HEAP = 16 << 20
+# The name a candidate runs under (``ps``, /proc/PID/comm), from a cold fork or a standby.
+CANDIDATE_NAME = "z3sandbox-init"
 
 
 @dataclass
 class ChildJob:
     """What the zygote hands a fresh child (in memory: it is a fork, nothing is serialised)."""
 
-    kind: str  # "candidate", "verify", or "probe" (apply the layers, report, run nothing)
+    kind: str  # "candidate", "standby" (a candidate awaiting its request), "verify", or "probe"
     request: RunRequest | VerifyRequest
     policy: Policy
     stdout_fd: int
@@ -69,7 +83,7 @@ class ChildJob:
     required: frozenset[str] = frozenset()
     in_pid_namespace: bool = False
     preset_reports: list[LayerReport] = field(default_factory=list)  # namespaces, set by the zygote
-    stdin_fd: int | None = None  # a spare verifier's "go" pipe; everyone else reads /dev/null
+    go_fd: int | None = None  # a spare's or a standby's "go" pipe, moved to GO_FD
 
 
 def _write_frame(message: dict[str, Any]) -> None:
@@ -81,23 +95,29 @@ def _write_frame(message: dict[str, Any]) -> None:
 
 
 def _redirect_descriptors(job: ChildJob) -> None:
-    stdin = os.open(os.devnull, os.O_RDONLY) if job.stdin_fd is None else job.stdin_fd
-    for source, target in ((stdin, 0), (job.stdout_fd, 1), (job.stderr_fd, 2), (job.result_fd, RESULT_FD)):
-        if source != target:
-            os.dup2(source, target)
-    os.closerange(RESULT_FD + 1, 1 << 16)
+    moves = [(os.open(os.devnull, os.O_RDONLY), 0), (job.stdout_fd, 1), (job.stderr_fd, 2),
+             (job.result_fd, RESULT_FD)]
+    if job.go_fd is not None:
+        moves.append((job.go_fd, GO_FD))
+    # Each source is first copied above every target, so no dup2 overwrites a later source.
+    moves = [(fcntl.fcntl(source, fcntl.F_DUPFD, GO_FD + 1), target) for source, target in moves]
+    for source, target in moves:
+        os.dup2(source, target)
+    os.closerange(RESULT_FD + 1 if job.go_fd is None else GO_FD + 1, 1 << 16)
     # Fresh text streams on the new descriptors; the zygote's objects may hold buffered state.
     sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
 
 
-def _apply_layers(job: ChildJob) -> tuple[list[LayerReport], str | None]:
+def _apply_layers(job: ChildJob, reports: list[LayerReport] | None = None
+                  ) -> tuple[list[LayerReport], str | None]:
     """Apply each layer; a required one that fails stops the candidate, others degrade."""
-    reports = list(job.preset_reports)
-    for preset in reports:  # namespaces, entered by the zygote and the candidate's init
-        if preset["name"] in job.required and not preset.get("active"):
-            return reports, f"required layer {preset['name']} is not active: {preset.get('error', '')}"
+    if reports is None:
+        reports = list(job.preset_reports)
+        for preset in reports:  # namespaces, entered by the zygote and the candidate's init
+            if preset["name"] in job.required and not preset.get("active"):
+                return reports, f"required layer {preset['name']} is not active: {preset.get('error', '')}"
     for layer in job.layers:
         try:
             reports.append(layer.apply(job.policy))
@@ -110,6 +130,56 @@ def _apply_layers(job: ChildJob) -> tuple[list[LayerReport], str | None]:
             if layer.NAME in job.required:
                 return reports, f"required layer {layer.NAME} failed: {exc!r}"
     return reports, None
+
+
+def _stand_by(job: ChildJob) -> tuple[ChildJob, list[LayerReport], str | None]:
+    """A standby's steps 5-7: every layer but rlimits now (none required yet: a layer that fails
+    degrades, as in a cold candidate that did not require it), then wait for the request; its
+    rlimits and its ``require`` apply once it is here, exactly as in a cold candidate."""
+    early = dataclasses.replace(job, layers=[layer for layer in job.layers if layer.NAME != "rlimits"],
+                                required=frozenset())
+    reports, _ = _apply_layers(early)
+    _prepare_heap()
+    request = _read_request()
+    if request is None:
+        os._exit(0)  # never handed a request: the zygote is shutting down or discards us
+    os.close(GO_FD)
+    limits = Limits.from_dict(request["limits"])
+    handed = dataclasses.replace(job, kind="candidate", request=request,
+                                 policy=dataclasses.replace(job.policy, limits=limits),
+                                 required=frozenset(request.get("require") or []))
+    set_process_name(CANDIDATE_NAME)
+    presets = {layer["name"] for layer in job.preset_reports}
+    failure = next((f"required layer {r['name']} "
+                    f"{'is not active' if r['name'] in presets else 'could not be applied'}: "
+                    f"{r.get('error', '')}"
+                    for r in reports if r["name"] in handed.required and not r.get("active")), None)
+    if failure:
+        return handed, reports, failure
+    deferred = dataclasses.replace(handed, layers=[layer for layer in job.layers if layer.NAME == "rlimits"])
+    reports, failure = _apply_layers(deferred, reports)
+    order = [layer["name"] for layer in job.preset_reports] + [layer.NAME for layer in job.layers]
+    reports.sort(key=lambda layer: order.index(layer["name"]))  # as a cold candidate reports them
+    return handed, reports, failure
+
+
+def _read_request() -> RunRequest | None:
+    """The standby's one request frame from GO_FD (the zygote wrote it in one piece); None on EOF
+    or anything that is not a frame the zygote writes (only the zygote holds the write end)."""
+    data = bytearray()
+    while True:
+        chunk = os.read(GO_FD, STANDBY_REQUEST_MAX_BYTES)
+        if not chunk:
+            break
+        data += chunk
+        if len(data) >= 4 and len(data) >= 4 + frame_length(bytes(data[:4])):
+            break
+    if len(data) < 4 or len(data) != 4 + frame_length(bytes(data[:4])):
+        return None
+    try:
+        return cast(RunRequest, decode_body(bytes(data[4:])))
+    except ProtocolError:
+        return None
 
 
 def _keep_freed_memory() -> None:
@@ -129,7 +199,7 @@ def become_child(job: ChildJob) -> NoReturn:
     """Turn this fresh fork into a sandboxed candidate (or verifier), run it, report, exit."""
     try:
         signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
+        for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, STANDBY_TAKEN):
             signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler)
         os.setsid()  # 1
         _redirect_descriptors(job)  # 2
@@ -137,7 +207,10 @@ def become_child(job: ChildJob) -> NoReturn:
             set_parent_death_signal(signal.SIGKILL)  # 3
         os.chdir(job.policy.scratch_dir)  # 4
         _keep_freed_memory()
-        reports, failure = _apply_layers(job)  # 4-6
+        if job.kind == "standby":
+            job, reports, failure = _stand_by(job)  # 5-6, blocked until handed a request
+        else:
+            reports, failure = _apply_layers(job)  # 4-6
         _write_frame({"type": "setup", "layers": reports, "error": failure})  # 7
         if failure or job.kind == "probe":  # a probe only proves the layers apply
             os._exit(0)
@@ -149,10 +222,10 @@ def become_child(job: ChildJob) -> NoReturn:
 
 def _await_request(job: ChildJob) -> VerifyRequest | None:
     """A spare verifier, forked before any model existed, waits for its one request: the zygote
-    writes it into our scratch folder and then says "go" on stdin.  Then the candidate's limits
+    writes it into our scratch folder and then says "go" on GO_FD.  Then the candidate's limits
     apply (rlimits can only be lowered from here, which is what they do)."""
     _prepare_heap()
-    if os.read(0, 1) != SPARE_GO:
+    if os.read(GO_FD, 1) != SPARE_GO:
         return None  # never used: the zygote is shutting down
     with open(SPARE_REQUEST_FILE, encoding="utf-8") as handle:
         request: VerifyRequest = json.load(handle)

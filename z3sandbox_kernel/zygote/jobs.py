@@ -7,7 +7,7 @@ import os
 import resource
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..protocol import RunRequest, SetupFrame, VerifyRequest
 from . import frames
@@ -15,6 +15,8 @@ from .capture import Stream
 from .classify import Observation, exit_code_of
 from .payload import expand_smt2_pairs
 from .spawn import decode_status
+
+Parsed = tuple[SetupFrame | None, dict[str, Any] | None, str | None]
 
 
 @dataclass
@@ -33,47 +35,55 @@ class Job:
     wait_status: int | None = None
     rusage: resource.struct_rusage | None = None
     ended: float = 0.0
-    stdin_fd: int | None = None  # a spare verifier's "go" pipe
+    go_fd: int | None = None  # the "go" pipe of a spare verifier or a standby candidate
     result: frames.ResultReader | None = None  # the result descriptor, under its budget
     output_cap: int = 0  # stdout and stderr together: more ends the job (Limits.output_max_mb)
+    parsed: Parsed | None = None  # parse_result's answer, until more bytes arrive
 
     @property
     def reaped(self) -> bool:
         return self.rusage is not None
 
 
-def close_stdin(job: Job) -> None:
-    """Close our end of the job's "go" pipe: EOF tells a spare that no request will come."""
-    if job.stdin_fd is not None:
-        os.close(job.stdin_fd)
-        job.stdin_fd = None
+def close_go_pipe(job: Job) -> None:
+    """Close our end of the job's "go" pipe: EOF tells a spare or a standby that no request will come."""
+    if job.go_fd is not None:
+        os.close(job.go_fd)
+        job.go_fd = None
 
 
 @dataclass
 class Candidate:
     request: RunRequest
     observation: Observation
-    job: Job | None = None
+    job: Job | None = None  # the job the candidate waits for: its run, then its verifier
+    verifier: Job | None = None  # started when its report arrived, or when its run ended
 
 
-def parse_result(job: Job, phase: str) -> tuple[SetupFrame | None, dict[str, Any] | None, str | None]:
+def parse_result(job: Job, phase: str) -> Parsed:
     """(setup frame, checked result, error) from the job's result descriptor (frames.py).  The
-    setup frame is the first, written before user code ran; the second is the candidate's word."""
+    setup frame is the first, written before user code ran; the second is the candidate's word.
+    Parsed once: a report can be read as soon as it is whole, and again when the job ends."""
     assert job.result is not None
-    return frames.parse(job.result, phase)
+    if job.parsed is None:
+        job.parsed = frames.parse(job.result, phase)
+    return job.parsed
+
+
+def may_need_verification(candidate: Candidate, report: dict[str, Any] | None) -> bool:
+    """What the report alone says: a sat model with assertions to check it against, asked for."""
+    return bool(candidate.request.get("verify") and report and report.get("outcome") == "sat"
+                and report.get("assertions_smt2"))
 
 
 def wants_verification(candidate: Candidate) -> bool:
+    """Once the run has ended: its report asks for it and the run ended by itself, not killed."""
     obs = candidate.observation
-    return bool(
-        candidate.request.get("verify") and obs.kill is None and obs.report
-        and obs.report.get("outcome") == "sat" and obs.report.get("assertions_smt2")
-        and exit_code_of(obs.wait_status) is not None
-    )
+    return (may_need_verification(candidate, cast(dict[str, Any], obs.report)) and obs.kill is None
+            and exit_code_of(obs.wait_status) is not None)
 
 
-def verify_request(candidate: Candidate) -> VerifyRequest:
-    report = candidate.observation.report or {}
+def verify_request(candidate: Candidate, report: dict[str, Any]) -> VerifyRequest:
     pairs = expand_smt2_pairs(report.get("model_smt2") or [], report.get("model") or {},
                               report.get("byte_runs") or [],
                               int(candidate.observation.limits.payload_max_bytes),

@@ -21,6 +21,7 @@ from ..child.bootstrap import ChildJob
 from ..limits import Limits
 from ..protocol import (
     KILL_REQUEST,
+    STANDBY_TAKEN,
     ProtocolError,
     RunRequest,
     VerifyRequest,
@@ -35,7 +36,8 @@ from .classify import Observation, classify, failed
 from .jobs import (
     Candidate,
     Job,
-    close_stdin,
+    close_go_pipe,
+    may_need_verification,
     observe_run,
     observe_verification,
     parse_result,
@@ -43,7 +45,8 @@ from .jobs import (
     wants_verification,
 )
 from .sandboxing import SandboxPlan
-from .spawn import ZYGOTE_NAME, spawn
+from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, spawn
+from .standby import STANDBY_ID, Standbys
 from .verifiers import Verifiers
 
 READ_CHUNK = 1 << 16
@@ -59,6 +62,7 @@ class Zygote:
         self.selector = selectors.DefaultSelector()
         self.candidates: dict[int, Candidate] = {}
         self.verifiers = Verifiers(self._spawn_verifier, self._kill)
+        self.standbys = Standbys(self._spawn_standby, self._kill, enabled=plan.pid_ns_fd is not None)
         self.jobs_by_pid: dict[int, Job] = {}
         self.control_buffer = bytearray()
         self.scratch_base = scratch_base
@@ -69,6 +73,7 @@ class Zygote:
         self.wake_r = wake_r
         signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.signal(STANDBY_TAKEN, signal.SIG_IGN)  # for a standby's init only (standby.py)
         self.selector.register(wake_r, selectors.EVENT_READ, ("wake", None))
         self.selector.register(control_in, selectors.EVENT_READ, ("control", None))
 
@@ -163,33 +168,38 @@ class Zygote:
             self._finish(candidate)
             return
         self.send(message("started", id=int(request["id"])))
-        candidate.job = self._spawn(int(request["id"]), "run", request, limits)
+        candidate.job = (self.standbys.take(int(request["id"]), request, limits)
+                         or self._spawn(int(request["id"]), "run", request, limits))
         if request.get("verify"):
             self.verifiers.wanted = True
-            self._refill()
+        self._refill()
 
     def _spawn(self, candidate_id: int, phase: str, request: RunRequest | VerifyRequest, limits: Limits,
-               spare: bool = False) -> Job:
-        folder = scratch.make(self.scratch_base, f"{phase}-{candidate_id}")
+               ahead: str = "") -> Job:
+        """Fork one tree.  ``ahead`` (SPARE_NAME, STANDBY_NAME): forked before its request, it
+        waits on a go pipe with no deadline (standby.py, verifiers.py)."""
+        label = {SPARE_NAME: "spare", STANDBY_NAME: "standby"}.get(ahead, f"{phase}-{candidate_id}")
+        folder = scratch.make(self.scratch_base, label)
         layers = self.plan.layers
         required = frozenset(request.get("require") or [])
-        if spare:  # its rlimits come with its request (they can only be lowered once applied)
+        if ahead == SPARE_NAME:  # its rlimits come with its request (they can only be lowered once applied)
             layers = [layer for layer in layers if layer.NAME != "rlimits"]
             required = frozenset(layer.NAME for layer in layers)
+        kind = "standby" if ahead == STANDBY_NAME else {"run": "candidate"}.get(phase, phase)
 
-        def make_job(out_w: int, err_w: int, res_w: int, stdin_r: int | None, in_pid_ns: bool) -> ChildJob:
+        def make_job(out_w: int, err_w: int, res_w: int, go_r: int | None, in_pid_ns: bool) -> ChildJob:
             return ChildJob(
-                kind={"run": "candidate"}.get(phase, phase), request=request,
+                kind=kind, request=request,
                 policy=self.plan.policy(folder, limits, in_pid_ns), stdout_fd=out_w,
                 stderr_fd=err_w, result_fd=res_w, layers=layers, required=required,
                 in_pid_namespace=in_pid_ns,
-                preset_reports=self.plan.namespace_reports, stdin_fd=stdin_r,
+                preset_reports=self.plan.namespace_reports, go_fd=go_r,
             )
 
         started = time.monotonic()
         # Only user code needs a PID namespace of its own (and its init); a verifier or the probe
         # runs none and cannot fork (seccomp), so it saves a fork and a namespace teardown.
-        spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None, with_stdin=spare)
+        spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None, ahead=ahead)
         keep = int(limits.output_kb) * 1024
         streams = {
             "stdout": Stream("stdout", spawned.stdout_fd, keep),
@@ -199,8 +209,8 @@ class Zygote:
         if spawned.status_fd is not None:
             streams["status"] = Stream("status", spawned.status_fd, 64)
         job = Job(candidate_id, phase, spawned.pid, folder, started,
-                  math.inf if spare else started + float(limits.wall_s), streams,
-                  stdin_fd=spawned.stdin_fd,
+                  math.inf if ahead else started + float(limits.wall_s), streams,
+                  go_fd=spawned.go_fd,
                   result=frames.ResultReader(report_budget(int(limits.payload_max_bytes))),
                   output_cap=int(limits.output_max_mb) << 20)
         for stream in streams.values():
@@ -211,7 +221,11 @@ class Zygote:
 
     def _spawn_verifier(self, candidate_id: int, request: VerifyRequest, limits: Limits,
                         spare: bool) -> Job:
-        return self._spawn(candidate_id, "verify", request, limits, spare=spare)
+        return self._spawn(candidate_id, "verify", request, limits, ahead=SPARE_NAME if spare else "")
+
+    def _spawn_standby(self) -> Job:
+        # Its request comes at hand-off; the placeholder is never read (bootstrap._stand_by).
+        return self._spawn(STANDBY_ID, "run", cast(RunRequest, {}), Limits(), ahead=STANDBY_NAME)
 
     def _cancel(self, candidate_id: int, reason: str) -> None:
         candidate = self.candidates.get(candidate_id)
@@ -246,9 +260,12 @@ class Zygote:
         hard cap are checked as bytes arrive (frames.py); parsing waits until the job has ended."""
         if stream.name == "result":
             assert job.result is not None
+            job.parsed = None
             violation = job.result.feed(chunk)
             if violation and job.kill is None:
                 self._kill(job, "report", violation)
+            elif len(job.result.frames) == 2 and job.phase == "run":
+                self._verify_early(job)
             return
         stream.take(chunk)
         if stream.name == "status":
@@ -257,6 +274,20 @@ class Zygote:
         if out + err > job.output_cap and job.kill is None:
             self._kill(job, "output", f"stdout and stderr passed the hard cap of {job.output_cap >> 20} "
                                       f"MB together ({out} bytes on stdout, {err} on stderr)")
+
+    def _verify_early(self, job: Job) -> None:
+        """The candidate's report is whole: start its verifier now, while the candidate exits and
+        its tree is torn down (about 5 ms).  Whether the verdict uses it is decided when the run
+        has ended (``_job_ended``); the report cannot change (a third frame ends the candidate)."""
+        candidate = self.candidates.get(job.candidate_id)
+        if (candidate is None or candidate.job is not job or candidate.verifier is not None
+                or job.kill is not None or not self.running):
+            return
+        _, report, _ = parse_result(job, "run")
+        if may_need_verification(candidate, report):
+            assert report is not None
+            candidate.verifier = self.verifiers.start(
+                job.candidate_id, verify_request(candidate, report), candidate.observation.limits)
 
     def _close(self, stream: Stream) -> None:
         if stream.fd is not None:
@@ -306,16 +337,18 @@ class Zygote:
             traceback.print_exc()
             candidate = self.candidates.get(job.candidate_id)
             if candidate is not None:
-                if candidate.job is not None and candidate.job is not job and not candidate.job.reaped:
-                    self._kill(candidate.job, "cancel")  # its verifier: the result is decided
+                for other in (candidate.job, candidate.verifier):
+                    if other is not None and other is not job and not other.reaped:
+                        self._kill(other, "cancel")  # the result is decided
                 candidate.job = None
                 result = failed(candidate.observation, f"the zygote could not handle its result: {exc!r}")
                 self.candidates.pop(job.candidate_id, None)
                 self._write(encode_frame(message("done", id=job.candidate_id, result=result)))
 
     def _job_ended(self, job: Job) -> None:
-        close_stdin(job)
+        close_go_pipe(job)
         self.verifiers.ended(job)
+        self.standbys.ended(job)
         if "status" not in job.streams:  # no PID namespace took the tree down with its init
             _kill_group(job.pid)
             if job.phase == "run":  # only user code can have left processes behind
@@ -327,17 +360,37 @@ class Zygote:
             self._refill()
             return
         if job.phase == "run":
-            observe_run(candidate.observation, job, self.plan.baseline_rss_mb)
-            if self.running and wants_verification(candidate):
-                candidate.job = self.verifiers.start(job.candidate_id, verify_request(candidate),
-                                                     candidate.observation.limits)
+            self._run_ended(candidate, job)
+            return
+        if candidate.job is not job:  # verified before its run ended: the run's end decides
+            return
+        if candidate.verifier is job:  # not one discarded by _run_ended
+            observe_verification(candidate.observation, job)
+        self._finish(candidate)
+
+    def _run_ended(self, candidate: Candidate, job: Job) -> None:
+        """Finish the candidate, or wait for its verifier (started early, or now)."""
+        observe_run(candidate.observation, job, self.plan.baseline_rss_mb)
+        verifier = candidate.verifier
+        if self.running and wants_verification(candidate):
+            if verifier is None:
+                report = cast(dict[str, Any], candidate.observation.report)
+                verifier = candidate.verifier = self.verifiers.start(
+                    job.candidate_id, verify_request(candidate, report), candidate.observation.limits)
+            if not verifier.reaped:
+                candidate.job = verifier
                 return
-            report = candidate.observation.report or {}
-            if not report.get("assertions_smt2"):
+            observe_verification(candidate.observation, verifier)
+        else:
+            reported = candidate.observation.report or {}
+            if not reported.get("assertions_smt2"):
                 candidate.observation.verify_reason = (
                     "no assertions to check it against (over 4 MB as SMT-LIB, or not reported)")
-        else:
-            observe_verification(candidate.observation, job)
+            candidate.verifier = None
+            if verifier is not None and not verifier.reaped:  # started early, not needed: the
+                candidate.job = verifier  # run was killed or crashed after its report; the
+                self._kill(verifier, "cancel", grace=False)  # candidate ends once it is reaped
+                return
         self._finish(candidate)
 
     def _finish(self, candidate: Candidate) -> None:
@@ -358,11 +411,14 @@ class Zygote:
         self._refill()
 
     def _refill(self) -> None:
-        """Fork the spare verifier now unless a killed tree is still dying: its teardown takes
-        CPU, and its init is reaped at once rather than after a fork (the next done frame or
-        start refills)."""
-        if not any(job.kill is not None for job in self.jobs_by_pid.values()):
-            self.verifiers.refill(self.running, len(self.jobs_by_pid))
+        """Fork the standby candidate and the spare verifier now unless a killed tree is still
+        dying: its teardown takes CPU, and its init is reaped at once rather than after a fork
+        (the next done frame or start refills)."""
+        jobs = self.jobs_by_pid.values()
+        if not any(job.kill is not None for job in jobs):
+            busy = sum(1 for job in jobs if job.candidate_id >= 0)  # not the idle spare, standbys
+            self.standbys.refill(self.running, busy)
+            self.verifiers.refill(self.running, busy)
 
     # ------------------------------------------------------------------------------ deadlines, kills
 

@@ -23,18 +23,19 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..child.bootstrap import ChildJob, become_child
+from ..child.bootstrap import CANDIDATE_NAME, ChildJob, become_child
 from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
-from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST
+from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST, STANDBY_TAKEN
 from .mounts import enter_candidate_view
 from .namespaces import drop_to, enter_candidate_user_namespace, fork_in_new_pid_namespace
 
 ZYGOTE_NAME = "z3sandbox-zyg"
-SPARE_NAME = "z3sandbox-spare"  # an idle verifier forked ahead (see server.py), visible as such
+SPARE_NAME = "z3sandbox-spare"  # an idle verifier forked ahead (verifiers.py), visible as such
+STANDBY_NAME = "z3sandbox-stby"  # a standby candidate's init and child until handed a request
 
 # Builds the ChildJob once its pipe ends exist:
-# (stdout_w, stderr_w, result_w, stdin_r or None, in_pid_namespace).
+# (stdout_w, stderr_w, result_w, go_r or None, in_pid_namespace).
 ChildJobFactory = Callable[[int, int, int, "int | None", bool], ChildJob]
 
 
@@ -45,7 +46,7 @@ class Spawned:
     stderr_fd: int
     result_fd: int
     status_fd: int | None  # init's report of the child's wait status (PID-namespace mode only)
-    stdin_fd: int | None = None  # the write end of the child's stdin, when asked for
+    go_fd: int | None = None  # the write end of the child's go pipe, when asked for
 
 
 def _pipe() -> tuple[int, int]:
@@ -54,19 +55,21 @@ def _pipe() -> tuple[int, int]:
     return read_end, write_end
 
 
-def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, with_stdin: bool = False) -> Spawned:
-    """Fork the tree for one job; returns the read ends, non-blocking, owned by the caller."""
+def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "") -> Spawned:
+    """Fork the tree for one job; returns the read ends, non-blocking, owned by the caller.
+    ``ahead``: the name of a process forked before its request (SPARE_NAME, STANDBY_NAME); it gets
+    a go pipe and carries the name from its first instant (a name is inherited at fork)."""
     out_r, out_w = _pipe()
     err_r, err_w = _pipe()
     res_r, res_w = _pipe()
     status_r, status_w = _pipe() if pid_ns_fd is not None else (None, None)
-    stdin_r, stdin_w = os.pipe() if with_stdin else (None, None)
-    job = job_factory(out_w, err_w, res_w, stdin_r, pid_ns_fd is not None)
-    if with_stdin:  # the spare is named from its first instant: it inherits the name at fork
-        set_process_name(SPARE_NAME)
+    go_r, go_w = os.pipe() if ahead else (None, None)
+    job = job_factory(out_w, err_w, res_w, go_r, pid_ns_fd is not None)
+    if ahead:
+        set_process_name(ahead)
     zygote = os.getpid()
     pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
-    if with_stdin and pid != 0:
+    if ahead and pid != 0:
         set_process_name(ZYGOTE_NAME)
     if pid == 0:  # never return into the zygote's code from here
         try:
@@ -81,10 +84,10 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, with_stdin: bool 
             traceback.print_exc()
         finally:
             os._exit(BOOTSTRAP_FAILED_EXIT)
-    for fd in (out_w, err_w, res_w, status_w, stdin_r):
+    for fd in (out_w, err_w, res_w, status_w, go_r):
         if fd is not None:
             os.close(fd)
-    return Spawned(pid, out_r, err_r, res_r, status_r, stdin_w)
+    return Spawned(pid, out_r, err_r, res_r, status_r, go_w)
 
 
 def _run_init(job: ChildJob, status_w: int) -> None:
@@ -98,7 +101,10 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    set_process_name("z3sandbox-init")
+    if job.kind == "standby":  # named as one until the zygote hands its child a request
+        signal.signal(STANDBY_TAKEN, lambda *_: set_process_name(CANDIDATE_NAME))
+    else:
+        set_process_name(CANDIDATE_NAME)
     set_parent_death_signal(signal.SIGKILL)
     child_box: list[int] = []
 
@@ -117,7 +123,7 @@ def _run_init(job: ChildJob, status_w: int) -> None:
         become_child(job)
     child_box.append(child)
     # init holds no pipe but its status pipe: EOF on the others means the child tree closed them.
-    for fd in (job.stdout_fd, job.stderr_fd, job.result_fd, job.stdin_fd):
+    for fd in (job.stdout_fd, job.stderr_fd, job.result_fd, job.go_fd):
         if fd is not None:
             os.close(fd)
     report = None

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from ..limits import Limits
 from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, VerifyRequest
-from .jobs import Job, close_stdin
+from .jobs import Job, close_go_pipe
 
 SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
 CORES = os.cpu_count() or 1
@@ -43,18 +43,18 @@ class Verifiers:
         """Hand ``request`` to the spare (it serves this one model), or fork a verifier now.
         The next spare is forked after the done frame (``refill``), not here."""
         spare, self.spare = self.spare, None
-        if spare is not None and not spare.reaped and spare.kill is None and spare.stdin_fd is not None:
+        if spare is not None and not spare.reaped and spare.kill is None and spare.go_fd is not None:
             try:
                 path = os.path.join(spare.scratch, SPARE_REQUEST_FILE)
                 with open(path, "w", encoding="utf-8") as out:
                     json.dump({**request, "limits": limits.to_dict()}, out)
-                os.write(spare.stdin_fd, SPARE_GO)
+                os.write(spare.go_fd, SPARE_GO)
                 spare.candidate_id, spare.deadline = candidate_id, time.monotonic() + float(limits.wall_s)
                 return spare
             except OSError:
                 self._kill(spare, "cancel")
             finally:
-                close_stdin(spare)
+                close_go_pipe(spare)
         return self._spawn(candidate_id, request, limits, False)
 
     def ended(self, job: Job) -> None:

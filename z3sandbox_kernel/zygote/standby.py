@@ -1,0 +1,98 @@
+"""Standby candidates: trees forked and sandboxed before their request exists (bench/PROFILE.md).
+
+A standby has done everything a cold candidate does before user code runs: its init entered the
+PID, mount, IPC and UTS namespaces, mounted the scratch tmpfs (of the default ``disk_mb``) and took
+the candidate's uid; the child applied every layer but rlimits and blocks on its go pipe
+(child/bootstrap.py, ``_stand_by``).  Handing it a request is one write into that pipe, so the two
+forks, the namespaces and the layers leave the critical path.  The child then applies the
+request's rlimits, checks its ``require``, writes the setup frame and runs the script: the steps of
+a cold candidate in the same order, so what it reports and what the script sees are the same.
+
+A request that a standby cannot take as it is (another ``disk_mb``, a frame larger than a pipe
+holds) takes a cold fork, as does every request at the process level, which has no init to name a
+standby by (the suite's leftover checks tell a standby from a stray by its init).  The pool is
+refilled only while fewer jobs than cores are running, after a hand-off or a done frame.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+
+from ..limits import Limits
+from ..protocol import STANDBY_REQUEST_MAX_BYTES, STANDBY_TAKEN, RunRequest, encode_frame, report_budget
+from . import frames
+from .jobs import Job, close_go_pipe
+from .verifiers import CORES
+
+STANDBY_ID = -3  # the candidate id of a standby until it is handed a request
+TARGET = 1  # standbys kept ready: each holds two processes and a mounted tmpfs while it waits
+
+Spawner = Callable[[], Job]
+Killer = Callable[[Job, str], None]
+
+
+class Standbys:
+    def __init__(self, spawn: Spawner, kill: Killer, enabled: bool) -> None:
+        self._spawn = spawn
+        self._kill = kill
+        self.enabled = enabled
+        self.wanted = False  # a run request came: keep standbys from then on
+        self.ready: list[Job] = []
+
+    def refill(self, running: bool, busy: int) -> None:
+        """Fork standbys up to TARGET while fewer than CORES jobs run (they would wait for CPU)."""
+        while (self.enabled and self.wanted and running and busy < CORES
+               and len(self.ready) < TARGET):
+            self.ready.append(self._spawn())
+            busy += 1
+
+    def take(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job | None:
+        """Hand ``request`` to a ready standby and return its job, or None: fork cold."""
+        self.wanted = True
+        if not self.ready or limits.disk_mb != Limits().disk_mb:
+            return None
+        frame = encode_frame(dict(request))
+        if len(frame) > STANDBY_REQUEST_MAX_BYTES:
+            return None
+        job = self.ready.pop(0)
+        if job.reaped or job.kill is not None or job.go_fd is None:
+            return None
+        try:
+            os.write(job.go_fd, frame)  # into an empty pipe that holds it whole: never blocks
+        except OSError:
+            self._kill(job, "cancel")
+            return None
+        finally:
+            close_go_pipe(job)
+        _hand(job, candidate_id, limits)
+        try:
+            os.kill(job.pid, STANDBY_TAKEN)  # its init takes a candidate's name
+        except ProcessLookupError:
+            pass  # the tree is ending; its end is handled like any candidate's
+        return job
+
+    def ended(self, job: Job) -> None:
+        """A standby that ended before its hand-off.  Killed by us, it is simply gone; otherwise
+        something in its set-up fails here, and standbys stop (every request forks cold)."""
+        if job not in self.ready:
+            return
+        self.ready.remove(job)
+        if job.kill is None:
+            self.enabled = False
+            print(f"z3sandbox zygote: a standby candidate ended before its request "
+                  f"(status {job.wait_status}); candidates are forked cold from now on", file=sys.stderr)
+
+
+def _hand(job: Job, candidate_id: int, limits: Limits) -> None:
+    """The job is now the candidate's: its clock starts, and its limits are the request's."""
+    job.candidate_id = candidate_id
+    job.started = time.monotonic()
+    job.deadline = job.started + float(limits.wall_s)
+    keep = int(limits.output_kb) * 1024
+    for name in ("stdout", "stderr"):
+        job.streams[name].keep = keep
+    job.result = frames.ResultReader(report_budget(int(limits.payload_max_bytes)))
+    job.output_cap = int(limits.output_max_mb) << 20
