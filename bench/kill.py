@@ -3,13 +3,15 @@
 A candidate that spins forever runs under ``Limits(wall_s=KILL_WALL_S)``.  Two numbers per sample:
 
 * **host**: submit to verdict minus the wall limit.  The zygote's deadline starts when it forks the
-  tree, which is after the submit, so this over-states the deadline-to-result time by the launch
-  hop (about a millisecond): it is the conservative number, judged against the target.
+  tree or hands the request to a standby, which is after the submit, so this over-states the
+  deadline-to-result time by the launch hop (about a millisecond): it is the conservative number,
+  judged against the target.
 * **zygote**: the candidate's ``wall_s`` (fork to reaped, measured by the zygote) minus the limit:
   deadline to reaped, without the host's hops.
 
 After each sample every descendant of the zygote is listed from ``/proc``: anything but the zygote
-processes themselves and an idle spare verifier (a zombie included) is a process the kill left.
+processes themselves, an idle spare verifier and an idle standby candidate's tree (a zombie
+included) is a process the kill left.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from typing import Any
 from designs import BadAnswer, Engine
 
 from z3sandbox_kernel import Limits
+from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME
 
 KILL_SCRIPT = "while True:\n    pass\n"
 KILL_WALL_S = 0.1
-# The zygote (outer and PID-1 halves) and an idle spare verifier: what may outlive a candidate.
-EXPECTED_NAMES = frozenset({"z3sandbox-zyg", "z3sandbox-spare"})
+# The zygote (outer and PID-1 halves), an idle spare verifier and an idle standby (init and child,
+# named so until handed a request): what may outlive a candidate.
+EXPECTED_NAMES = frozenset({ZYGOTE_NAME, SPARE_NAME, STANDBY_NAME})
 
 
 def _children(pid: int) -> list[int]:
@@ -47,7 +51,7 @@ def _describe(pid: int) -> tuple[str, str] | None:
 
 
 def leftovers(root: int) -> list[str]:
-    """Descendants of ``root`` that are neither zygote nor idle spare, as "pid name state"."""
+    """Descendants of ``root`` that are neither zygote nor idle spare or standby, as "pid name state"."""
     found, todo = [], _children(root)
     while todo:
         pid = todo.pop()
