@@ -33,6 +33,7 @@ import errno
 import os
 import pwd
 import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -153,6 +154,22 @@ def run_case(sandbox: Sandbox, world: World, case: Case, level: str,
     return row, result.reason.split("\n", 1)[0][:100], escaped
 
 
+def measure(world: World, level: str) -> tuple[list[list[str]], list[str]]:
+    """Every script of the table at ``level``: the CSV rows and the names of those that escaped."""
+    rows, escapes = [], []
+    with Sandbox(isolation=level) as sandbox:
+        active = {layer["name"] for layer in sandbox.isolation()["layers"] if layer.get("active")}
+        for case in CASES:
+            if case.for_(level, USER) is None:
+                continue  # not run at this level (see cases.py)
+            row, reason, escaped = run_case(sandbox, world, case, level, active)
+            rows.append(row)
+            print(" | ".join([*row, reason]), f"<-- ESCAPED: {escaped}" if escaped else "", flush=True)
+            if escaped:
+                escapes.append(case.name)
+    return rows, escapes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
@@ -160,19 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     user = pwd.getpwuid(os.geteuid()).pw_name
     world = World(Path(tempfile.mkdtemp(prefix="z3sb-containment-")))
-    world.start_listeners()
-    rows, escapes = [], []
-    with Sandbox(isolation=args.level) as sandbox:
-        active = {layer["name"] for layer in sandbox.isolation()["layers"] if layer.get("active")}
-        for case in CASES:
-            if case.for_(args.level, USER) is None:
-                continue  # not run at this level (see cases.py)
-            row, reason, escaped = run_case(sandbox, world, case, args.level, active)
-            rows.append(row)
-            print(" | ".join([*row, reason]), f"<-- ESCAPED: {escaped}" if escaped else "", flush=True)
-            if escaped:
-                escapes.append(case.name)
-    world.stop_listeners()
+    try:
+        world.start_listeners()
+        rows, escapes = measure(world, args.level)
+    finally:  # nothing of the world outlives the run: its listeners, SysV segment and folder
+        world.stop_listeners()
+        world.close()
+        shutil.rmtree(world.root, ignore_errors=True)
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "" if args.level == "kernel" else f"-{args.level}"
     path = args.out / f"containment-{user}{suffix}.csv"
