@@ -225,6 +225,9 @@ def _await_request(job: ChildJob) -> VerifyRequest | None:
     writes it into our scratch folder and then says "go" on GO_FD.  Then the candidate's limits
     apply (rlimits can only be lowered from here, which is what they do)."""
     _prepare_heap()
+    from . import verify  # imported by the zygote already: a dictionary lookup
+
+    verify.rehearse()
     if os.read(GO_FD, 1) != SPARE_GO:
         return None  # never used: the zygote is shutting down
     with open(SPARE_REQUEST_FILE, encoding="utf-8") as handle:
