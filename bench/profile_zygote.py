@@ -187,15 +187,16 @@ def _frame(original: Callable[..., Any]) -> Callable[..., Any]:
 
 def instrument() -> None:
     from z3sandbox_kernel.child import bootstrap, harness, verify
-    from z3sandbox_kernel.zygote import sandboxing, server, spawn, verifiers
+    from z3sandbox_kernel.zygote import sandboxing, server, spawn, trees, verifiers
 
     zygote: Any = server.Zygote  # methods are replaced on the class, before it is instantiated
     zygote._start = _before(zygote._start, lambda *_: "zygote: run request read")
+    forks: Any = trees.Trees
     kinds = {spawn.SPARE_NAME: "verify spare", spawn.STANDBY_NAME: "standby"}
-    zygote._spawn = _after(zygote._spawn, lambda self, cid, phase, *a, ahead="", **k:
-                           f"zygote: {kinds.get(ahead, phase)} tree forked")
+    forks.spawn = _after(forks.spawn, lambda self, cid, phase, *a, ahead="", **k:
+                         f"zygote: {kinds.get(ahead, phase)} tree forked")
+    forks._on_stream = _on_stream(forks._on_stream)
     zygote._job_ended = _job_ended(zygote._job_ended)
-    zygote._on_stream = _on_stream(zygote._on_stream)
     # Before, not after: once the frame is out, the host may clear the clock for its next request.
     zygote._finish = _before(zygote._finish, lambda *_: "zygote: finishing (classify, done frame)")
     zygote.serve = _serve(zygote.serve)

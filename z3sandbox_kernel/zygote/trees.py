@@ -1,0 +1,256 @@
+"""The zygote's forked trees: fork one (spawn.py), take its pipes' bytes under their caps, enforce
+its wall deadline, kill it, reap it with rusage.
+
+This is the process side of the event loop; server.py decides what the trees are for (a
+candidate's run, its verification, a standby, the probe) and what their ends mean.  Everything
+runs on the zygote's one thread: a forked copy of a threaded process can deadlock.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import selectors
+import signal
+import time
+import traceback
+from collections.abc import Callable
+
+from ..child.bootstrap import ChildJob
+from ..limits import Limits
+from ..protocol import KILL_REQUEST, STANDBY_TAKEN, RunRequest, VerifyRequest, report_budget
+from . import frames, scratch
+from .capture import Stream
+from .jobs import Job, close_go_pipe
+from .sandboxing import SandboxPlan
+from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, spawn
+
+READ_CHUNK = 1 << 16
+KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
+
+
+class Trees:
+    """The live trees by pid.  ``ended(job)`` is called once per reaped job (``release`` it
+    first); ``report_whole(job)`` when a run's result descriptor holds both of its frames."""
+
+    def __init__(self, plan: SandboxPlan, scratch_base: str, selector: selectors.BaseSelector,
+                 ended: Callable[[Job], None], report_whole: Callable[[Job], None]) -> None:
+        self.plan = plan
+        self.scratch_base = scratch_base
+        self.selector = selector
+        self.ended = ended
+        self.report_whole = report_whole
+        self.jobs_by_pid: dict[int, Job] = {}
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        self.wake_r = wake_r
+        signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.signal(STANDBY_TAKEN, signal.SIG_IGN)  # for a standby's init only (standby.py)
+        selector.register(wake_r, selectors.EVENT_READ, ("wake", None))
+
+    # ------------------------------------------------------------------------------------ forking
+
+    def spawn(self, candidate_id: int, phase: str, request: RunRequest | VerifyRequest, limits: Limits,
+              ahead: str = "") -> Job:
+        """Fork one tree.  ``ahead`` (SPARE_NAME, STANDBY_NAME): forked before its request, it
+        waits on a go pipe with no deadline (standby.py, verifiers.py)."""
+        label = {SPARE_NAME: "spare", STANDBY_NAME: "standby"}.get(ahead, f"{phase}-{candidate_id}")
+        folder = scratch.make(self.scratch_base, label)
+        layers = self.plan.layers
+        required = frozenset(request.get("require") or [])
+        if ahead == SPARE_NAME:  # its rlimits come with its request (they can only be lowered once applied)
+            layers = [layer for layer in layers if layer.NAME != "rlimits"]
+            required = frozenset(layer.NAME for layer in layers)
+        kind = "standby" if ahead == STANDBY_NAME else {"run": "candidate"}.get(phase, phase)
+
+        def make_job(out_w: int, err_w: int, res_w: int, go_r: int | None, in_pid_ns: bool) -> ChildJob:
+            return ChildJob(
+                kind=kind, request=request,
+                policy=self.plan.policy(folder, limits, in_pid_ns), stdout_fd=out_w,
+                stderr_fd=err_w, result_fd=res_w, layers=layers, required=required,
+                in_pid_namespace=in_pid_ns,
+                preset_reports=self.plan.namespace_reports, go_fd=go_r,
+            )
+
+        started = time.monotonic()
+        # Only user code needs a PID namespace of its own (and its init); a verifier or the probe
+        # runs none and cannot fork (seccomp), so it saves a fork and a namespace teardown.
+        spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None, ahead=ahead)
+        keep = int(limits.output_kb) * 1024
+        streams = {
+            "stdout": Stream("stdout", spawned.stdout_fd, keep),
+            "stderr": Stream("stderr", spawned.stderr_fd, keep),
+            "result": Stream("result", spawned.result_fd, 0),
+        }
+        if spawned.status_fd is not None:
+            streams["status"] = Stream("status", spawned.status_fd, 64)
+        job = Job(candidate_id, phase, spawned.pid, folder, started,
+                  math.inf if ahead else started + float(limits.wall_s), streams,
+                  go_fd=spawned.go_fd,
+                  result=frames.ResultReader(report_budget(int(limits.payload_max_bytes))),
+                  output_cap=int(limits.output_max_mb) << 20)
+        for stream in streams.values():
+            assert stream.fd is not None
+            self.selector.register(stream.fd, selectors.EVENT_READ, ("stream", (job, stream)))
+        self.jobs_by_pid[spawned.pid] = job
+        return job
+
+    # ------------------------------------------------------------------------------------- pipes
+
+    def on_stream(self, job: Job, stream: Stream) -> None:
+        """A failure while taking one job's bytes ends that job, not the zygote."""
+        try:
+            self._on_stream(job, stream)
+        except Exception as exc:
+            traceback.print_exc()
+            self._close(stream)
+            if job.kill is None:
+                self.kill(job, "report", f"the zygote could not read its {stream.name}: {exc!r}")
+
+    def _on_stream(self, job: Job, stream: Stream) -> None:
+        assert stream.fd is not None
+        try:
+            chunk = os.read(stream.fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        if chunk:
+            self._take(job, stream, chunk)
+        else:
+            self._close(stream)
+
+    def _take(self, job: Job, stream: Stream, chunk: bytes) -> None:
+        """Bounded work per chunk: the result descriptor's budget and frame count, the output's
+        hard cap are checked as bytes arrive (frames.py); parsing waits until the report is whole."""
+        if stream.name == "result":
+            assert job.result is not None
+            job.parsed = None
+            violation = job.result.feed(chunk)
+            if violation and job.kill is None:
+                self.kill(job, "report", violation)
+            elif len(job.result.frames) == 2 and job.phase == "run":
+                self.report_whole(job)
+            return
+        stream.take(chunk)
+        if stream.name == "status":
+            return
+        out, err = job.streams["stdout"].total, job.streams["stderr"].total
+        if out + err > job.output_cap and job.kill is None:
+            self.kill(job, "output", f"stdout and stderr passed the hard cap of {job.output_cap >> 20} "
+                                     f"MB together ({out} bytes on stdout, {err} on stderr)")
+
+    def _close(self, stream: Stream) -> None:
+        if stream.fd is not None:
+            self.selector.unregister(stream.fd)
+            os.close(stream.fd)
+            stream.fd = None
+
+    def _drain(self, job: Job) -> None:
+        """After the job's process ended: take what is buffered, then close, without waiting for
+        EOF (a grandchild that called setsid may still hold the pipes)."""
+        for stream in job.streams.values():
+            while stream.fd is not None:
+                try:
+                    chunk = os.read(stream.fd, READ_CHUNK)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                self._take(job, stream, chunk)
+            self._close(stream)
+
+    # ------------------------------------------------------------------------------------ reaping
+
+    def on_wake(self) -> None:
+        try:
+            while os.read(self.wake_r, 4096):
+                pass
+        except BlockingIOError:
+            pass
+        while True:
+            try:
+                pid, status, rusage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            job = self.jobs_by_pid.pop(pid, None)
+            if job is not None:  # any other pid is an orphan we inherited as subreaper: now reaped
+                job.wait_status, job.rusage, job.ended = status, rusage, time.monotonic()
+                self.ended(job)
+
+    def release(self, job: Job) -> None:
+        """What a reaped job leaves: its go pipe, its process group and (without a PID namespace)
+        the orphans of user code, the bytes still in its pipes, its scratch folder."""
+        close_go_pipe(job)
+        if "status" not in job.streams:  # no PID namespace took the tree down with its init
+            _kill_group(job.pid)
+            if job.phase == "run":  # only user code can have left processes behind
+                self.plan.kill_orphans(set(self.jobs_by_pid))
+        self._drain(job)
+        scratch.remove_soon(job.scratch, ZYGOTE_NAME)  # a small folder at once, a tree in a helper
+
+    # ---------------------------------------------------------------------------- deadlines, kills
+
+    def next_timeout(self) -> float | None:
+        # A killed job's deadline is the end of its kill grace (math.inf once SIGKILLed).
+        deadlines = [job.deadline for job in self.jobs_by_pid.values() if job.deadline != math.inf]
+        if not deadlines:
+            return None
+        return max(0.0, min(deadlines) - time.monotonic())
+
+    def enforce_deadlines(self) -> None:
+        now = time.monotonic()
+        for job in list(self.jobs_by_pid.values()):
+            if job.kill is None and now >= job.deadline:
+                self.kill(job, "wall")
+            elif job.kill is not None and now >= job.deadline:  # the init's grace is over
+                job.deadline = math.inf
+                _kill_group(job.pid)
+
+    def kill(self, job: Job, reason: str, detail: str = "", grace: bool = True) -> None:
+        """End the job's tree.  With an init (a PID namespace), ask it to kill the candidate and
+        report the candidate's own status and rusage, and SIGKILL the tree ``KILL_GRACE_S`` later
+        whatever it did; otherwise SIGKILL its process group now."""
+        job.kill, job.kill_detail = reason, detail
+        if grace and "status" in job.streams and not job.reaped:
+            try:
+                os.kill(job.pid, KILL_REQUEST)
+                job.deadline = time.monotonic() + KILL_GRACE_S
+                return
+            except ProcessLookupError:
+                pass
+        job.deadline = math.inf
+        _kill_group(job.pid)
+
+    def kill_all(self, reason: str, detail: str = "") -> None:
+        """Kill every tree and reap them all now (each reaped job is ``ended`` as usual)."""
+        for job in list(self.jobs_by_pid.values()):
+            if job.kill is None:
+                self.kill(job, reason, detail, grace=False)  # waited for below: no grace
+        while self.jobs_by_pid:
+            try:
+                pid, status, rusage = os.wait4(-1, 0)
+            except ChildProcessError:
+                break
+            ended = self.jobs_by_pid.pop(pid, None)
+            if ended is not None:
+                ended.wait_status, ended.rusage, ended.ended = status, rusage, time.monotonic()
+                self.ended(ended)
+
+    def dying(self) -> bool:
+        """A killed tree is still being torn down (its teardown takes CPU)."""
+        return any(job.kill is not None for job in self.jobs_by_pid.values())
+
+    def busy(self) -> int:
+        """Trees that serve a candidate (not an idle spare or standby, not the probe)."""
+        return sum(1 for job in self.jobs_by_pid.values() if job.candidate_id >= 0)
+
+
+def _kill_group(pid: int) -> None:
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
