@@ -7,7 +7,7 @@ Each side is an interpreter whose ``sys.path`` finds one snapshot of the package
 a ``.pth`` file naming the snapshot, then this venv's site-packages): its Sandbox's zygote runs that
 snapshot's code, the host side is this tree's (so the host <-> zygote protocol must not differ).
 Every side's Sandbox stays alive and ``launch.measure`` runs one candidate per side per round, in a
-rotating order, so load that comes and goes hits every side alike: on a shared box, only sides of
+fresh order every round, so load that comes and goes hits every side alike: on a shared box, only sides of
 one run compare.
 """
 

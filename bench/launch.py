@@ -4,7 +4,7 @@ designs it replaces, measured interleaved in one run, with issue 12's targets st
     python bench/launch.py [--quick] [--runs N] [--out bench/results] [--only KEY ...]
 
 Every design is built first and stays alive; then each round times one candidate of every design
-(the order rotates from round to round) and one kill past a wall limit, and records the load
+(in a fresh order every round) and one kill past a wall limit, and records the load
 average, so load that changes during the run hits every row alike.  The K=1/4/16 batches are
 interleaved the same way.  Writes ``launch.json`` (every sample, the load of every round, the
 machine, the isolation report) and ``launch.md`` (the table and the targets), prints the table and,
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import sys
 from collections.abc import Callable
@@ -43,9 +44,12 @@ DESIGNS: dict[str, Callable[[], Design]] = {  # in table order
 }
 
 
-def _rotated(keys: list[str], shift: int) -> list[str]:
-    shift %= len(keys)
-    return keys[shift:] + keys[:shift]
+def _shuffled(keys: list[str], round_index: int) -> list[str]:
+    """This round's order: a fresh permutation (seeded, so a run can be repeated).  A rotation kept
+    each design behind the same neighbour in all but one round of len(keys), and what a design
+    does after its verdict (a zygote forking its next standby or spare) landed on that neighbour
+    every time: the engine's verify=False row measured slower than its verify-on row."""
+    return random.Random(round_index).sample(keys, len(keys))
 
 
 def measure(designs: dict[str, Design], kill: KillProbe | None, runs: int, warmup: int,
@@ -57,7 +61,7 @@ def measure(designs: dict[str, Design], kill: KillProbe | None, runs: int, warmu
             design.one()
     single: dict[str, list[tuple[float, float]]] = {key: [] for key in keys}
     for index in range(runs):
-        for key in _rotated(keys, index):
+        for key in _shuffled(keys, index):
             single[key].append(designs[key].timed())
         if kill is not None:
             kill.sample()
@@ -67,7 +71,7 @@ def measure(designs: dict[str, Design], kill: KillProbe | None, runs: int, warmu
         for design in designs.values():
             design.batch(k)  # warm-up for this K (a pool's threads, the zygote's free lists)
         for index in range(batches):
-            for key in _rotated(keys, index):
+            for key in _shuffled(keys, index):
                 per_k[key].setdefault(k, []).append(designs[key].timed(k))
             load.append(os.getloadavg()[0])
     rows = {}
