@@ -337,8 +337,3 @@ HostRequest = RunRequest | CancelRequest | ShutdownRequest
 # What the zygote sends the host after its Hello, per candidate:
 ZygoteEvent = Started | Done
 Language = Literal["python", "smt2"]  # RunRequest.language
-
-
-def message(kind: str, **fields: Any) -> dict[str, Any]:
-    """A message of this protocol version."""
-    return {"v": PROTOCOL_VERSION, "type": kind, **fields}

@@ -16,7 +16,18 @@ import traceback
 from typing import Any, cast
 
 from ..limits import Limits
-from ..protocol import ProtocolError, RunRequest, VerifyRequest, encode_frame, message, split_frames
+from ..protocol import (
+    PROTOCOL_VERSION,
+    Done,
+    Hello,
+    ProtocolError,
+    RunRequest,
+    Started,
+    VerifyRequest,
+    ZygoteResult,
+    encode_frame,
+    split_frames,
+)
 from . import scratch
 from .classify import Observation, classify, failed
 from .jobs import (
@@ -54,7 +65,7 @@ class Zygote:
 
     # ------------------------------------------------------------------------------ host messages
 
-    def send(self, msg: dict[str, Any]) -> None:
+    def send(self, msg: Hello | Started) -> None:
         self._write(encode_frame(msg))
 
     def _write(self, frame: bytes) -> None:
@@ -75,8 +86,8 @@ class Zygote:
 
     def serve(self) -> None:
         self.probe_layers()
-        self.send(message("hello", pid=os.getpid(), z3_version=self.plan.z3_version,
-                          isolation=self.plan.isolation_report(), scratch=self.scratch_base))
+        self.send(Hello(v=PROTOCOL_VERSION, type="hello", pid=os.getpid(), z3_version=self.plan.z3_version,
+                        isolation=self.plan.isolation_report(), scratch=self.scratch_base))
         failure = ""
         trees = self.trees
         try:
@@ -143,7 +154,7 @@ class Zygote:
             obs.report_error = missing
             self._finish(candidate)
             return
-        self.send(message("started", id=int(request["id"])))
+        self.send(Started(v=PROTOCOL_VERSION, type="started", id=int(request["id"])))
         candidate.job = (self.standbys.take(int(request["id"]), request, limits)
                          or self.trees.spawn(int(request["id"]), "run", request, limits))
         if request.get("verify"):
@@ -195,7 +206,7 @@ class Zygote:
                 candidate.job = None
                 result = failed(candidate.observation, f"the zygote could not handle its result: {exc!r}")
                 self.candidates.pop(job.candidate_id, None)
-                self._write(encode_frame(message("done", id=job.candidate_id, result=result)))
+                self._write(_done(job.candidate_id, result))
 
     def _job_ended(self, job: Job) -> None:
         self.trees.release(job)
@@ -246,11 +257,11 @@ class Zygote:
         self.candidates.pop(candidate_id, None)
         try:
             try:
-                frame = encode_frame(message("done", id=candidate_id, result=classify(candidate.observation)))
+                frame = _done(candidate_id, classify(candidate.observation))
             except (ProtocolError, ValueError, TypeError, MemoryError, RecursionError) as exc:
                 fallback = failed(candidate.observation,
                                    f"its result could not be sent: {type(exc).__name__}: {exc}")
-                frame = encode_frame(message("done", id=candidate_id, result=fallback))
+                frame = _done(candidate_id, fallback)
             self._write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
             self.running = False
@@ -268,3 +279,7 @@ class Zygote:
     def _kill_everything(self, reason: str = "cancel", detail: str = "") -> None:
         self.running = False  # the end: no spare, standby or verifier is forked while we reap
         self.trees.kill_all(reason, detail)
+
+
+def _done(candidate_id: int, result: ZygoteResult) -> bytes:
+    return encode_frame(Done(v=PROTOCOL_VERSION, type="done", id=candidate_id, result=result))
