@@ -201,6 +201,7 @@ def become_child(job: ChildJob) -> NoReturn:
         signal.set_wakeup_fd(-1)
         for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, STANDBY_TAKEN):
             signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the zygote blocks STANDBY_TAKEN
         os.setsid()  # 1
         _redirect_descriptors(job)  # 2
         if not job.in_pid_namespace and sys.platform == "linux":

@@ -4,6 +4,12 @@ It reads requests from the host on stdin, has a tree forked per candidate (trees
 deadlines, kills, reaping), hands requests to standbys and models to verifiers, and sends the host
 one finished ``CandidateDict`` per candidate.  Selectors, not threads: a forked copy of a threaded
 process can deadlock, and a kernel has threads -- which is why the zygote exists.
+
+A fork copies everything the zygote holds, so forks happen where the stack holds nothing of
+another candidate (requests wait in ``pending`` and start one by one from the loop; standbys and
+spares are forked from the loop's top), and a fresh child's first act is ``_forget``: it drops the
+zygote's references to every other candidate (see SECURITY.md for the bytes that freed memory
+still holds).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import selectors
 import signal
 import sys
 import traceback
+from collections import deque
 from typing import Any, cast
 
 from ..limits import Limits
@@ -54,11 +61,14 @@ class Zygote:
         self.control_in = control_in
         self.control_out = control_out
         self.selector = selectors.DefaultSelector()
-        self.trees = Trees(plan, scratch_base, self.selector, self._job_ended_safely, self._verify_early)
+        self.trees = Trees(plan, scratch_base, self.selector, self._job_ended_safely, self._verify_early,
+                           self._forget)
         self.candidates: dict[int, Candidate] = {}
         self.verifiers = Verifiers(self._spawn_verifier, self.trees.kill)
         self.standbys = Standbys(self._spawn_standby, self.trees.kill, enabled=plan.pid_ns_fd is not None)
         self.control_buffer = bytearray()
+        self.pending: deque[dict[str, Any]] = deque()  # host messages read, not yet acted on
+        self.refill_wanted = False
         self.scratch_base = scratch_base
         self.running = True
         self.selector.register(control_in, selectors.EVENT_READ, ("control", None))
@@ -92,15 +102,10 @@ class Zygote:
         trees = self.trees
         try:
             while self.running or trees.jobs_by_pid:
-                for key, _ in self.selector.select(trees.next_timeout()):
-                    kind, payload = key.data
-                    if kind == "control":
-                        self._on_control()
-                    elif kind == "wake":
-                        trees.on_wake()
-                    elif payload[1].fd is not None:
-                        trees.on_stream(*payload)
-                    trees.enforce_deadlines()  # between events: one job's work delays no deadline
+                self._dispatch(self.selector.select(trees.next_timeout()))
+                self._act_on_pending()
+                if self.refill_wanted:
+                    self._refill_now()
                 trees.enforce_deadlines()
         except Exception as exc:  # a zygote bug: its candidates are told, never "cancelled"
             failure = f"{type(exc).__name__}: {exc}"
@@ -113,6 +118,18 @@ class Zygote:
             self._kill_everything("died" if failure else "cancel", failure)
             scratch.remove(self.scratch_base)
 
+    def _dispatch(self, events: list[tuple[selectors.SelectorKey, int]]) -> None:
+        """One select's events; a method, so that no job stays referenced from the loop's frame."""
+        for key, _ in events:
+            kind, payload = key.data
+            if kind == "control":
+                self._on_control()
+            elif kind == "wake":
+                self.trees.on_wake()
+            elif payload[1].fd is not None:
+                self.trees.on_stream(*payload)
+            self.trees.enforce_deadlines()  # between events: one job's work delays no deadline
+
     def _on_control(self) -> None:
         chunk = os.read(self.control_in, READ_CHUNK)
         if not chunk:  # the host went away: nothing may outlive it
@@ -123,12 +140,15 @@ class Zygote:
             return
         self.control_buffer.extend(chunk)
         try:
-            requests = split_frames(self.control_buffer)
+            self.pending.extend(split_frames(self.control_buffer))
         except ProtocolError as exc:
             print(f"z3sandbox zygote: bad request from host: {exc}", file=sys.stderr)
             self.running = False
-            return
-        for request in requests:
+
+    def _act_on_pending(self) -> None:
+        """One host message at a time: a fork in ``_start`` then holds this request, no other."""
+        while self.pending and self.running:
+            request = self.pending.popleft()
             kind = request.get("type")
             if kind == "run":
                 self._start(cast(RunRequest, request))  # the host is trusted; candidates are not
@@ -155,11 +175,16 @@ class Zygote:
             self._finish(candidate)
             return
         self.send(Started(v=PROTOCOL_VERSION, type="started", id=int(request["id"])))
-        candidate.job = (self.standbys.take(int(request["id"]), request, limits)
-                         or self.trees.spawn(int(request["id"]), "run", request, limits))
+        try:
+            candidate.job = (self.standbys.take(int(request["id"]), request, limits)
+                             or self.trees.spawn(int(request["id"]), "run", request, limits))
+        except OSError as exc:  # no memory or no process slot: this candidate's error, not ours
+            obs.report_error = f"the sandbox could not start its process: {exc}"
+            self._finish(candidate)
+            return
         if request.get("verify"):
             self.verifiers.wanted = True
-        self._refill()
+        self.refill_wanted = True
 
     def _spawn_verifier(self, candidate_id: int, request: VerifyRequest, limits: Limits,
                         spare: bool) -> Job:
@@ -214,7 +239,7 @@ class Zygote:
         self.standbys.ended(job)
         candidate = self.candidates.get(job.candidate_id)
         if candidate is None:  # the start-up probe, or a candidate already finished
-            self._refill()
+            self.refill_wanted = True
             return
         if job.phase == "run":
             self._run_ended(candidate, job)
@@ -265,16 +290,32 @@ class Zygote:
             self._write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
             self.running = False
-        self._refill()
+        self.refill_wanted = True
 
-    def _refill(self) -> None:
-        """Fork the standby candidate and the spare verifier now unless a killed tree is still
-        dying: its teardown takes CPU, and its init is reaped at once rather than after a fork
-        (the next done frame or start refills)."""
-        if not self.trees.dying():
-            busy = self.trees.busy()
-            self.standbys.refill(self.running, busy)
+    def _refill_now(self) -> None:
+        """Fork the standby candidate and the spare verifier, from the loop's top (nothing of a
+        candidate on the stack), unless a killed tree is still dying: its teardown takes CPU, and
+        its init is reaped at once rather than after a fork (the next event refills).  A fork that
+        fails (no memory, no process slot) is tried again at the next event, never fatal."""
+        self.refill_wanted = False
+        if self.trees.dying():
+            return
+        try:
+            busy = self.standbys.refill(self.running, self.trees.busy())
             self.verifiers.refill(self.running, busy)
+        except OSError as exc:
+            print(f"z3sandbox zygote: could not fork ahead: {exc}", file=sys.stderr)
+
+    def _forget(self) -> None:
+        """In a freshly forked child, first thing: drop the zygote's references to every other
+        candidate's request, output and report, so that user code cannot reach them from its stack
+        or through ``gc`` (it is a fork: this changes only the child's copy)."""
+        self.candidates.clear()
+        self.pending.clear()
+        del self.control_buffer[:]
+        self.verifiers.spare = None
+        self.standbys.ready.clear()
+        self.trees.forget()
 
     def _kill_everything(self, reason: str = "cancel", detail: str = "") -> None:
         self.running = False  # the end: no spare, standby or verifier is forked while we reap

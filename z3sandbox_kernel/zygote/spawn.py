@@ -49,26 +49,47 @@ class Spawned:
     go_fd: int | None = None  # the write end of the child's go pipe, when asked for
 
 
-def _pipe() -> tuple[int, int]:
+def _go_pipe(ends: list[int]) -> tuple[int, int]:
+    """(read end, write end): ours is the write end, non-blocking, so that a hand-off that does
+    not fit is refused at once instead of stalling the loop (standby.py)."""
     read_end, write_end = os.pipe()
+    ends += [read_end, write_end]
+    os.set_blocking(write_end, False)
+    return read_end, write_end
+
+
+def _pipe(ends: list[int]) -> tuple[int, int]:
+    """A pipe whose first end (ours) is non-blocking; both ends are listed in ``ends``."""
+    read_end, write_end = os.pipe()
+    ends += [read_end, write_end]
     os.set_blocking(read_end, False)
     return read_end, write_end
 
 
-def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "") -> Spawned:
+def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "",
+          forget: Callable[[], None] = lambda: None) -> Spawned:
     """Fork the tree for one job; returns the read ends, non-blocking, owned by the caller.
     ``ahead``: the name of a process forked before its request (SPARE_NAME, STANDBY_NAME); it gets
-    a go pipe and carries the name from its first instant (a name is inherited at fork)."""
-    out_r, out_w = _pipe()
-    err_r, err_w = _pipe()
-    res_r, res_w = _pipe()
-    status_r, status_w = _pipe() if pid_ns_fd is not None else (None, None)
-    go_r, go_w = os.pipe() if ahead else (None, None)
-    job = job_factory(out_w, err_w, res_w, go_r, pid_ns_fd is not None)
-    if ahead:
-        set_process_name(ahead)
-    zygote = os.getpid()
-    pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
+    a go pipe (its write end non-blocking) and carries the name from its first instant (a name is
+    inherited at fork).  ``forget`` runs first in the child: it drops the zygote's state."""
+    ends: list[int] = []
+    try:
+        out_r, out_w = _pipe(ends)
+        err_r, err_w = _pipe(ends)
+        res_r, res_w = _pipe(ends)
+        status_r, status_w = _pipe(ends) if pid_ns_fd is not None else (None, None)
+        go_r, go_w = _go_pipe(ends) if ahead else (None, None)
+        job = job_factory(out_w, err_w, res_w, go_r, pid_ns_fd is not None)
+        if ahead:
+            set_process_name(ahead)
+        zygote = os.getpid()
+        pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
+    except BaseException:  # no fork (no memory, no process slot): no descriptor left behind
+        for fd in ends:
+            os.close(fd)
+        if ahead:
+            set_process_name(ZYGOTE_NAME)
+        raise
     if ahead and pid != 0:
         set_process_name(ZYGOTE_NAME)
     if pid == 0:  # never return into the zygote's code from here
@@ -77,6 +98,7 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "") 
                 set_parent_death_signal(signal.SIGKILL)  # even if stopped before bootstrap (a
                 if os.getppid() != zygote:  # wedged zygote is SIGKILLed with its tree stopped)
                     os._exit(BOOTSTRAP_FAILED_EXIT)
+            forget()
             if status_w is not None:
                 _run_init(job, status_w)
             become_child(job)
@@ -84,9 +106,9 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "") 
             traceback.print_exc()
         finally:
             os._exit(BOOTSTRAP_FAILED_EXIT)
-    for fd in (out_w, err_w, res_w, status_w, go_r):
-        if fd is not None:
-            os.close(fd)
+    for child_end in (out_w, err_w, res_w, status_w, go_r):
+        if child_end is not None:
+            os.close(child_end)
     return Spawned(pid, out_r, err_r, res_r, status_r, go_w)
 
 
@@ -101,10 +123,12 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _close_all_but({2, status_w, job.stdout_fd, job.stderr_fd, job.result_fd, job.go_fd})
     if job.kind == "standby":  # named as one until the zygote hands its child a request
         signal.signal(STANDBY_TAKEN, lambda *_: set_process_name(CANDIDATE_NAME))
     else:
         set_process_name(CANDIDATE_NAME)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {STANDBY_TAKEN})  # blocked in the zygote: delivered now
     set_parent_death_signal(signal.SIGKILL)
     child_box: list[int] = []
 
@@ -139,6 +163,18 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     except ChildProcessError:
         pass
     os._exit(0)
+
+
+def _close_all_but(keep: set[int | None]) -> None:
+    """init keeps what it hands the child, its status pipe and stderr: not the host's control
+    pipes, nor any other tree's pipe ends, which a candidate that reached its init's descriptors
+    could use (a go pipe's write end would hand the next standby a request of its choosing)."""
+    low = 0
+    for fd in sorted(fd for fd in keep if fd is not None):
+        if fd > low:
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
 
 
 def _enter_view(job: ChildJob) -> None:

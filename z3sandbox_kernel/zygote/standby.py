@@ -42,17 +42,20 @@ class Standbys:
         self.wanted = False  # a run request came: keep standbys from then on
         self.ready: list[Job] = []
 
-    def refill(self, running: bool, busy: int) -> None:
-        """Fork standbys up to TARGET while fewer than CORES jobs run (they would wait for CPU)."""
+    def refill(self, running: bool, busy: int) -> int:
+        """Fork standbys up to TARGET while fewer than CORES jobs run (they would wait for CPU);
+        the jobs running now, the new standbys counted (the spare verifier's refill reads it)."""
         while (self.enabled and self.wanted and running and busy < CORES
                and len(self.ready) < TARGET):
             self.ready.append(self._spawn())
             busy += 1
+        return busy
 
     def take(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job | None:
         """Hand ``request`` to a ready standby and return its job, or None: fork cold."""
         self.wanted = True
-        if not self.ready or limits.disk_mb != Limits().disk_mb:
+        if (not self.ready or limits.disk_mb != Limits().disk_mb
+                or len(request["script"]) > STANDBY_REQUEST_MAX_BYTES):
             return None
         frame = encode_frame(dict(request))
         if len(frame) > STANDBY_REQUEST_MAX_BYTES:
@@ -60,13 +63,15 @@ class Standbys:
         job = self.ready.pop(0)
         if job.reaped or job.kill is not None or job.go_fd is None:
             return None
-        try:
-            os.write(job.go_fd, frame)  # into an empty pipe that holds it whole: never blocks
+        try:  # non-blocking: a pipe smaller than the frame (a user over pipe-user-pages-soft gets
+            written = os.write(job.go_fd, frame)  # 8 KB pipes) refuses it whole or in part
         except OSError:
-            self._kill(job, "cancel")
-            return None
+            written = 0
         finally:
             close_go_pipe(job)
+        if written != len(frame):  # the standby reads a cut frame as none, and exits
+            self._kill(job, "cancel")
+            return None
         _hand(job, candidate_id, limits)
         try:
             os.kill(job.pid, STANDBY_TAKEN)  # its init takes a candidate's name

@@ -31,15 +31,18 @@ KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before
 
 class Trees:
     """The live trees by pid.  ``ended(job)`` is called once per reaped job (``release`` it
-    first); ``report_whole(job)`` when a run's result descriptor holds both of its frames."""
+    first); ``report_whole(job)`` when a run's result descriptor holds both of its frames;
+    ``forget()`` first thing in every freshly forked child (server.py)."""
 
     def __init__(self, plan: SandboxPlan, scratch_base: str, selector: selectors.BaseSelector,
-                 ended: Callable[[Job], None], report_whole: Callable[[Job], None]) -> None:
+                 ended: Callable[[Job], None], report_whole: Callable[[Job], None],
+                 forget: Callable[[], None]) -> None:
         self.plan = plan
         self.scratch_base = scratch_base
         self.selector = selector
         self.ended = ended
         self.report_whole = report_whole
+        self.forget_all = forget
         self.jobs_by_pid: dict[int, Job] = {}
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
@@ -47,7 +50,9 @@ class Trees:
         self.wake_r = wake_r
         signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         signal.signal(signal.SIGCHLD, lambda *_: None)
-        signal.signal(STANDBY_TAKEN, signal.SIG_IGN)  # for a standby's init only (standby.py)
+        # For a standby's init only (standby.py), which unblocks it once its handler is set: a
+        # blocked signal waits, where an ignored one sent before that would be lost.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {STANDBY_TAKEN})
         selector.register(wake_r, selectors.EVENT_READ, ("wake", None))
 
     # ------------------------------------------------------------------------------------ forking
@@ -77,7 +82,8 @@ class Trees:
         started = time.monotonic()
         # Only user code needs a PID namespace of its own (and its init); a verifier or the probe
         # runs none and cannot fork (seccomp), so it saves a fork and a namespace teardown.
-        spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None, ahead=ahead)
+        spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None, ahead=ahead,
+                        forget=self.forget_all)
         keep = int(limits.output_kb) * 1024
         streams = {
             "stdout": Stream("stdout", spawned.stdout_fd, keep),
@@ -238,6 +244,12 @@ class Trees:
             if ended is not None:
                 ended.wait_status, ended.rusage, ended.ended = status, rusage, time.monotonic()
                 self.ended(ended)
+
+    def forget(self) -> None:
+        """In a freshly forked child: drop the other trees (the selector's keys hold every job,
+        its output and its report)."""
+        self.jobs_by_pid.clear()
+        self.selector.close()
 
     def dying(self) -> bool:
         """A killed tree is still being torn down (its teardown takes CPU)."""
