@@ -171,8 +171,7 @@ class Sandbox:
             return
         self._detached.add(zygote)
         zygote.closing = True  # its exit is handled here, not again by its reader
-        if zygote.process is not None and zygote.process.returncode is None:
-            zygote.process.kill()
+        zygote.kill()
         self.restarts += 1
         for run in list(self._runs):
             run.on_zygote_died("was unresponsive and was killed")

@@ -118,8 +118,7 @@ class ZygoteProcess:
         try:
             hello = await asyncio.wait_for(self._read_frame(), START_TIMEOUT_S)
         except (asyncio.TimeoutError, asyncio.IncompleteReadError, ProtocolError) as exc:
-            if self.process.returncode is None:
-                self.process.kill()
+            self.kill()
             await self.process.wait()
             raise ZygoteError(
                 f"the zygote did not start ({describe_exit(self.process.returncode)}; {exc!r}); "
@@ -153,11 +152,8 @@ class ZygoteProcess:
             pass
         except Exception:  # whatever it is, the exit below must run: runs wait for it
             log.exception("z3sandbox: reading from the zygote failed")
-        if not self.closing and self.process.returncode is None:
-            try:
-                self.process.kill()
-            except ProcessLookupError:
-                pass
+        if not self.closing:
+            self.kill()
         await self.process.wait()
         # The process is gone: close its pipes now, on this loop (a transport left for the garbage
         # collector may meet a closed loop).  asyncio.subprocess.Process has no public close().
@@ -169,6 +165,17 @@ class ZygoteProcess:
         except Exception:  # a folder left behind must not leave the runs waiting
             log.exception("z3sandbox: the dead zygote's scratch folder could not be removed")
         self.on_exit(self, describe_exit(self.process.returncode))
+
+    def kill(self) -> None:
+        """SIGKILL the zygote and its process group (its own session): a child it forked an
+        instant before, stopped or not yet at its parent-death signal and its own session (a wedged
+        zygote's tree is often both), is in that group and goes too."""
+        if self.process is None or self.process.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
 
     async def _exit_within(self, seconds: float) -> None:
         """The zygote closed its pipe: it is ending.  Let it end as it does, so that the death
@@ -209,7 +216,7 @@ class ZygoteProcess:
         try:
             await asyncio.wait_for(self.process.wait(), SHUTDOWN_GRACE_S)
         except asyncio.TimeoutError:
-            self.process.kill()
+            self.kill()
             await self.process.wait()
         if self._reader:
             await self._reader
