@@ -23,12 +23,10 @@ from designs import BadAnswer, Engine
 
 from z3sandbox_kernel import Limits
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME
+from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
 
 KILL_SCRIPT = "while True:\n    pass\n"
 KILL_WALL_S = 0.1
-# The zygote (outer and PID-1 halves), an idle spare verifier and an idle standby (init and child,
-# named so until handed a request): what may outlive a candidate.
-EXPECTED_NAMES = frozenset({ZYGOTE_NAME, SPARE_NAME, STANDBY_NAME})
 
 
 def _children(pid: int) -> list[int]:
@@ -50,19 +48,36 @@ def _describe(pid: int) -> tuple[str, str] | None:
     return name, text[text.rindex(")") + 2]
 
 
-def leftovers(root: int) -> list[str]:
-    """Descendants of ``root`` that are neither zygote nor idle spare or standby, as "pid name state"."""
-    found, todo = [], _children(root)
+def leftovers(root: int, kernel: bool) -> list[str]:
+    """Descendants of ``root`` beyond the idle shape, as "pid name state".  The idle shape, by
+    place and name: at the kernel level the serving zygote under ``root``, under it one spare and
+    one standby init whose only child is the standby; at the process level ``root`` serves, with
+    one spare under it.  A zombie is never idle."""
+    found: list[str] = []
+    serving = [pid for pid in _children(root) if _is(pid, ZYGOTE_NAME)][:1] if kernel else [root]
+    allowed: dict[int, str] = {pid: ZYGOTE_NAME for pid in serving}
+    for parent in serving:
+        below = _children(parent)
+        for pid in [pid for pid in below if _is(pid, SPARE_NAME)][:1]:
+            allowed[pid] = SPARE_NAME
+        for init in [pid for pid in below if _is(pid, STANDBY_NAME)][:STANDBY_TARGET] if kernel else []:
+            children = _children(init)
+            if len(children) <= 1 and all(_is(child, STANDBY_NAME) for child in children):
+                allowed.update({init: STANDBY_NAME, **{child: STANDBY_NAME for child in children}})
+    todo = _children(root)
     while todo:
         pid = todo.pop()
         todo.extend(_children(pid))
         described = _describe(pid)
-        if described is None:
-            continue
-        name, state = described
-        if name not in EXPECTED_NAMES or state == "Z":
-            found.append(f"{pid} {name} {state}")
+        if described is not None and pid not in allowed:
+            found.append(f"{pid} {described[0]} {described[1]}")
     return found
+
+
+def _is(pid: int, name: str) -> bool:
+    """Alive (not a zombie) and called ``name``."""
+    described = _describe(pid)
+    return described is not None and described[0] == name and described[1] != "Z"
 
 
 class KillProbe:
@@ -86,7 +101,8 @@ class KillProbe:
         self.host_ms.append((elapsed - KILL_WALL_S) * 1000)
         self.zygote_ms.append((candidate.wall_s - KILL_WALL_S) * 1000)
         root = self.engine.sandbox.zygote_pid
-        self.left.append(leftovers(root) if root is not None else ["zygote pid unknown"])
+        kernel = self.engine.isolation_level == "kernel"
+        self.left.append(leftovers(root, kernel) if root is not None else ["zygote pid unknown"])
 
     def result(self) -> dict[str, Any]:
         return {"script": KILL_SCRIPT, "wall_limit_s": KILL_WALL_S, "host_ms": self.host_ms,

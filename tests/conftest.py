@@ -106,7 +106,8 @@ def stray_processes(sandbox: Sandbox) -> list[Proc]:
     names = set(expected) | ({SPARE_NAME, STANDBY_NAME} if expected else set())
     serving = [proc.pid for proc in tree if proc.ppid == pid and proc.name in names] or [pid]
     spares = 1  # the serving zygote keeps one idle verifier forked ahead (zygote/verifiers.py)
-    standbys = idle_standbys(tree, serving)
+    # Standbys exist at the kernel level only (with PID namespaces: an init names one).
+    standbys = idle_standbys(tree, serving) if expected else set()
     strays = []
     for proc in tree:
         if proc.ppid == pid and proc.pid in serving and expected:

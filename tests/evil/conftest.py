@@ -24,6 +24,7 @@ import pytest
 
 from tests.conftest import in_ci
 from z3sandbox_kernel import CandidateResult, Sandbox
+from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
 
 from .world import ESCAPE_MARKERS, EVIL_COMM, World, leftover_processes
 
@@ -115,7 +116,11 @@ def leftover_scratch(sandbox: Sandbox, grace_s: float = 60.0) -> list[str]:
     deadline = time.monotonic() + grace_s
     while True:
         try:
-            left = sorted(name for name in os.listdir(base) if name.startswith("run-"))
+            names = sorted(os.listdir(base))
+            # A candidate's folder is run-N-... (a cold fork) or standby-... (handed to a
+            # standby); the idle standby's own folder is not a leftover (zygote/standby.py).
+            standbys = [name for name in names if name.startswith("standby-")]
+            left = [name for name in names if name.startswith("run-")] + standbys[STANDBY_TARGET:]
         except OSError:
             left = []
         if not left or time.monotonic() > deadline:

@@ -424,12 +424,14 @@ def leftover_processes(zygote_pid: int, level: str) -> list[str]:
     tree = descendants(zygote_pid)
     # The serving zygote keeps one idle verifier forked ahead, named SPARE_NAME: not a leftover.
     spares = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) == SPARE_NAME][:1]
-    # Nor its standby candidates (zygote/standby.py): an init and its child, both named
-    # STANDBY_NAME until handed a request (the child renames itself then).
-    standbys = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) == STANDBY_NAME]
-    standbys = standbys[:STANDBY_TARGET]
-    standbys += [pid for pid, d in tree.items() if d == own_depth + 2 and _comm(pid) == STANDBY_NAME
-                 and parent_of(pid) in standbys]
+    # Nor its standby candidates (zygote/standby.py, kernel level only): an init and its one
+    # child, both named STANDBY_NAME until handed a request (both rename themselves then).
+    inits = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) == STANDBY_NAME]
+    standbys: list[int] = []
+    for init in inits[:STANDBY_TARGET] if level == "kernel" else []:
+        below = [pid for pid in tree if parent_of(pid) == init]
+        if len(below) <= 1 and all(_comm(pid) == STANDBY_NAME for pid in below):
+            standbys += [init, *below]
     # A scratch-removal helper (process level) is the zygote's own; conftest waits for the folders.
     left = [f"{pid} ({_comm(pid)}, depth {d})"
             for pid, d in tree.items()

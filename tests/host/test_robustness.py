@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LEVELS, all_processes, process_tree_of
+from tests.conftest import LEVELS, all_processes, process_tree_of, stray_processes
 from z3sandbox_kernel import Limits, Sandbox, Verdict
 from z3sandbox_kernel.host.scheduler import CANCEL_GRACE_S, WATCHDOG_GRACE_S
-from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("zygote_is_clean")]
 
@@ -207,8 +206,7 @@ def test_cancelling_the_awaiting_task_kills_the_candidates(sandbox):
     asyncio.run(main())
     # the candidate is gone: the next run on the same Sandbox gets the slot at once
     assert sandbox.run(SAT, jobs=1)[0].verdict is Verdict.SAT
-    assert ended_within([p.pid for p in process_tree_of(sandbox.zygote_pid)
-                         if p.name not in ("z3sandbox-zyg", SPARE_NAME, STANDBY_NAME)], 5) == []
+    assert ended_within([p.pid for p in stray_processes(sandbox)], 5) == []
     # Ended is not yet reaped: one more run makes the zygote go round its loop (and reap) before
     # zygote_is_clean looks for zombies, however late the cancelled tree's init exited.
     assert sandbox.run(SAT, jobs=1)[0].verdict is Verdict.SAT
