@@ -62,7 +62,7 @@ from .layers import Layer, LayerSetupError, Policy
 # again: two thirds of its page faults (bench/PROFILE.md, finding 1).
 _TRIM_THRESHOLD = 256 << 20
 _MMAP_THRESHOLD = 32 << 20
-# A process that waits for its request (the spare verifier) touches this much heap and frees it
+# A process that waits for its request (a spare verifier, a standby) touches this much heap and frees it
 # while it waits: the pages its check will use are then faulted in off the critical path.
 _PREPARED_HEAP = 16 << 20
 # The name a candidate runs under (``ps``, /proc/PID/comm), from a cold fork or a standby.

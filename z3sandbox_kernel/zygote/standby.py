@@ -11,7 +11,8 @@ a cold candidate in the same order, so what it reports and what the script sees 
 A request that a standby cannot take as it is (another ``disk_mb``, a frame larger than a pipe
 holds) takes a cold fork, as does every request at the process level, which has no init to name a
 standby by (the suite's leftover checks tell a standby from a stray by its init).  The pool is
-refilled only while fewer jobs than cores are running, after a hand-off or a done frame.
+refilled only while fewer jobs than cores are running, from the event loop's top after a hand-off
+or a done frame (server.py: no fork holds another candidate's data on its stack).
 """
 
 from __future__ import annotations
