@@ -32,7 +32,7 @@ import z3
 
 from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
-from . import errors, instrument, models, smt2
+from . import errors, instrument, models, observer, smt2
 
 SCRIPT_NAME = "candidate.py"  # sys.argv[0]; __file__ is its path in the working directory
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -149,15 +149,15 @@ def _finish(failure: BaseException | None) -> ChildReport:
         return {"outcome": "blocked", "reason": f"the sandbox denied {run.denials[0]}{more}"}
     if failure is not None:
         return errors.exception_report(failure, run.filename)
-    if run.last_check is None and run.last_asserted is not None:
-        try:
-            run.last_asserted.check()  # asserted but never checked: check it for the script
-        except BaseException as exc:
-            return errors.exception_report(exc, run.filename)
-    record = instrument.last_check()
+    try:
+        kept = observer.check_unchecked()  # asserted but never checked: check it for the script
+    except BaseException as exc:
+        return errors.exception_report(exc, run.filename)
+    record = observer.finish()
+    del kept
     if record is None:
         return {"outcome": "no_check"}
-    return models.check_report(record, run.tracked, frozenset(run.our_ids), run.cores)
+    return models.check_report(record, run.cores)
 
 
 def _run_smt2(script: str) -> ChildReport:
@@ -168,5 +168,5 @@ def _run_smt2(script: str) -> ChildReport:
     if report is not None:
         return report
     # smt2.run already checked whatever asserts something; loading declarations is not asserting.
-    instrument.RUN.last_asserted = None
+    instrument.RUN.observer.last_asserted = None
     return _finish(None)

@@ -7,8 +7,8 @@ of an exception, because the report must always be built.  The zygote applies th
 
 from __future__ import annotations
 
+import ctypes
 import re
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -156,7 +156,22 @@ def _smt2_pair(decl: z3.FuncDeclRef, value: z3.ExprRef) -> list[str] | None:
     basic = sort.kind() in _SMT2_SORT_KINDS or z3.is_string_sort(sort)
     if not basic or z3.is_algebraic_value(value):
         return None  # (root-obj ...) and non-basic values are left free during verification
-    return [decl().sexpr(), value.sexpr()]
+    return [_symbol(decl), value.sexpr()]
+
+
+def _symbol(decl: z3.FuncDeclRef) -> str:
+    """A constant's name as z3 prints it in SMT-LIB (``|a b|`` quoted), read from its declaration:
+    ``decl().sexpr()`` would make the application term, and no term is made in a script's context
+    while it runs (observer.py)."""
+    text = z3.Z3_func_decl_to_string(decl.ctx_ref(), decl.ast)[len("(declare-fun "):]
+    if text.startswith("|"):
+        return text[: text.index("|", 1) + 1]
+    return text.split(" ", 1)[0]
+
+
+def decl_id(constant: z3.ExprRef) -> int:
+    return int(z3.Z3_get_ast_id(constant.ctx_ref(), z3.Z3_get_app_decl(constant.ctx_ref(),
+                                                                       constant.as_ast())))
 
 
 def read_model(model: z3.ModelRef, skip_ids: frozenset[int] = frozenset()) -> ModelFields:
@@ -217,18 +232,16 @@ def _read_constant(model: z3.ModelRef, index: int, skip_ids: frozenset[int],
         return
 
 
-def assertions_smt2(assertions: Iterable[z3.BoolRef], ctx: z3.Context) -> str | None:
-    """The assertions as an SMT-LIB 2 script with declarations and no (check-sat), or None when it
-    is larger than ``MAX_ASSERTIONS_SMT2`` or cannot be printed."""
+def benchmark(ctx: Any, formulas: list[int]) -> str | None:
+    """Formulas (raw pointers of ``ctx``) as an SMT-LIB 2 script of declarations and one assert
+    each, no (check-sat); None when larger than ``MAX_ASSERTIONS_SMT2`` or not printable.  The last
+    formula is z3's "formula" argument, so no ``true`` term is asked for."""
+    if not formulas:
+        return ""
     try:
-        formulas = list(assertions)
-        vector = (z3.Ast * len(formulas))()
-        for index, formula in enumerate(formulas):
-            vector[index] = formula.as_ast()
-        text = z3.Z3_benchmark_to_smtlib_string(
-            ctx.ref(), "z3sandbox candidate", "", "unknown", "", len(formulas), vector,
-            z3.BoolVal(True, ctx).as_ast(),
-        )
+        vector = ctypes.cast((ctypes.c_void_p * len(formulas))(*formulas), ctypes.POINTER(z3.Ast))
+        text = z3.Z3_benchmark_to_smtlib_string(ctx, "z3sandbox candidate", "", "unknown", "",
+                                               len(formulas) - 1, vector, formulas[-1])
     except (Exception, MemoryError):
         return None
     if len(text) > MAX_ASSERTIONS_SMT2:
@@ -236,82 +249,35 @@ def assertions_smt2(assertions: Iterable[z3.BoolRef], ctx: z3.Context) -> str | 
     return clean_text(text.replace("(check-sat)\n", ""))
 
 
-class CheckRecord:
-    """One check() as it ended: what a report needs, taken before the script changes the solver
-    (a model or core is gone after the next add())."""
+@dataclass
+class CheckReport:
+    """What a report says of a check: its result, and what was taken for it."""
 
-    __slots__ = ("assertions", "core", "model", "reason", "result", "solver")
-
-    def __init__(self, solver: Any, result: z3.CheckSatResult) -> None:
-        self.solver = solver
-        self.result = result
-        self.model: z3.ModelRef | None = None
-        self.assertions: z3.AstVector | None = None
-        self.core: z3.AstVector | None = None
-        self.reason = ""
-
-    @classmethod
-    def take(cls, solver: Any, result: z3.CheckSatResult,
-             unsat_core: Callable[[Any], z3.AstVector] | None) -> CheckRecord:
-        record = cls(solver, result)
-        try:
-            if result == z3.sat:
-                record.model = solver.model()
-                record.assertions = solver.assertions()
-            elif result == z3.unsat:
-                if unsat_core is not None:
-                    record.core = unsat_core(solver)
-            else:
-                record.reason = str(solver.reason_unknown())
-        except Exception:  # the result itself is still worth reporting
-            pass
-        return record
+    result: int  # z3.Z3_L_TRUE, Z3_L_FALSE or Z3_L_UNDEF
+    reason: str = ""
+    fields: ModelFields | None = None
+    assertions: str | None = None
+    core: list[list[Any]] = field(default_factory=list)
 
 
-def check_report(record: CheckRecord, tracked: dict[int, tuple[Any, int | None, str]],
-                 our_ids: frozenset[int], cores: bool) -> ChildReport:
-    """The report for a script whose last check is ``record``.  ``tracked`` maps tracking literals
-    to script lines (cores=True); ``our_ids`` are the literals the harness added, never reported."""
-    if record.result == z3.sat:
+def check_report(record: CheckReport, cores: bool) -> ChildReport:
+    """The report for a script whose last check is ``record``."""
+    if record.result == z3.Z3_L_TRUE:
         report: ChildReport = {"outcome": "sat"}
-        ours = frozenset(tracked[i][0].decl().get_id() for i in our_ids)  # decls, not terms
-        fields = read_model(record.model, ours) if record.model is not None else ModelFields()
+        fields = record.fields or ModelFields()
         report["model"] = fields.model
         report["byte_constants"] = fields.byte_constants
         report["byte_runs"] = fields.byte_runs()
         if record.assertions is not None:
-            formulas = _untracked(record.assertions, our_ids)
-            text = assertions_smt2(formulas, record.solver.ctx)
-            if text is not None:
-                report["assertions_smt2"] = text
-                report["model_smt2"] = fields.model_smt2
+            report["assertions_smt2"] = record.assertions
+            report["model_smt2"] = fields.model_smt2
         return report
-    if record.result == z3.unsat:
+    if record.result == z3.Z3_L_FALSE:
         report = {"outcome": "unsat"}
         if cores:
-            report["unsat_core"] = core_lines(record.core, tracked)
+            report["unsat_core"] = record.core
         return report
     reason = clean_text(record.reason, 2000)
     if any(word in reason for word in MEMORY_WORDS):
         return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
     return {"outcome": "unknown", "reason": reason, "solver_timeout": reason in TIMEOUT_REASONS}
-
-
-def _untracked(assertions: z3.AstVector, our_ids: frozenset[int]) -> list[z3.BoolRef]:
-    """The assertions as the script wrote them: ``Implies(literal, f)`` from cores=True is ``f``."""
-    formulas = list(assertions)
-    if not our_ids:
-        return formulas
-    return [f.arg(1) if z3.is_implies(f) and f.arg(0).get_id() in our_ids else f
-            for f in formulas]
-
-
-def core_lines(core: z3.AstVector | None,
-               tracked: dict[int, tuple[Any, int | None, str]]) -> list[list[Any]]:
-    """[[line, source], ...] for the core's tracked literals: unique, sorted by line."""
-    lines: set[tuple[int, str]] = set()
-    for literal in core if core is not None else []:
-        entry = tracked.get(literal.get_id())
-        if entry is not None and entry[1] is not None:
-            lines.add((entry[1], clean_text(entry[2], 500)))
-    return [[line, text] for line, text in sorted(lines)]

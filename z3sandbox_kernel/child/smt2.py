@@ -24,7 +24,7 @@ from typing import Any
 import z3
 
 from ..protocol import ChildReport
-from . import instrument, models
+from . import instrument, models, observer
 from .terms import walk_terms
 
 # z3's parser errors look like: (error "line 4 column 20: unknown constant a")
@@ -245,19 +245,21 @@ def _sat_report(before_check: str, model_text: str, optimize: bool,
     z3's front end printed, read back as z3 values.  If the front end has no model left (the
     script's later commands dropped it), the assertions are checked again for one."""
     solver = _loaded(plan_check(before_check + "(check-sat)").text, optimize, logic)
-    record = models.CheckRecord(solver, z3.sat)
-    record.assertions = solver.assertions()
-    record.model = _model_from_text(model_text, list(record.assertions), solver.ctx)
-    if record.model is None and solver.check() == z3.sat:
-        record.model = solver.model()
-    return models.check_report(record, {}, frozenset(), False)
+    assertions = solver.assertions()
+    model = _model_from_text(model_text, list(assertions), solver.ctx)
+    if model is None and solver.check() == z3.sat:
+        model = solver.model()
+    fields = models.read_model(model) if model is not None else None
+    text = models.benchmark(solver.ctx.ref(), [f.as_ast() for f in assertions])
+    return models.check_report(models.CheckReport(z3.Z3_L_TRUE, fields=fields, assertions=text), False)
 
 
 def _loaded(text: str, optimize: bool, logic: str | None) -> Any:
-    """A solver with the assertions of ``text``, loaded by the unwrapped from_string: this is the
+    """A solver with the assertions of ``text``, loaded by z3's own from_string: this is the
     harness reading the script, not the script asserting."""
     solver = z3.Optimize() if optimize else _solver_for(logic)
-    instrument.ORIGINAL[(type(solver), "from_string")](solver, text)
+    kind = "optimize" if optimize else "solver"
+    observer.unobserved(f"Z3_{kind}_from_string")(solver.ctx.ref(), getattr(solver, kind), text)
     return solver
 
 

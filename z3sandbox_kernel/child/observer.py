@@ -1,0 +1,484 @@
+"""What the harness learns of a script's solvers, observed at z3's C API boundary without changing z3.
+
+The rule (a candidate prints what ``python script.py`` prints): between the script's own calls,
+the harness leaves z3 exactly as a plain run would.
+
+1. No call into the script's solvers that it did not make: ``assertions()`` makes a QF_FD solver
+   drop its model (the SAT solver converts its clauses back to formulas), and asking a solver for
+   a model runs model conversion, which makes terms.
+2. No term made in the script's contexts: a new term takes an id, and z3's search follows ids.
+3. No object of the script's kept alive longer than the script keeps it: a solver or model kept
+   alive keeps its terms alive, so the next search meets other ids and caches.
+
+So z3's Python classes are left as they are (``help(s.check)``, their names and doctests too), and
+the C functions that z3.py calls by their names in its own module (``Z3_solver_assert``,
+``Z3_solver_check_assumptions``, ``Z3_solver_dec_ref``...) are rebound there to observers that call
+through and remember raw pointers, never Python objects of the script's:
+
+- a solver's assertions are mirrored as SMT-LIB text, printed as the script asserts each formula
+  (a reference to the formula would keep it alive: a simplifying solver such as SimpleSolver keeps
+  only its own rewritten form, and a plain run frees the script's);
+- a check is a ``Record``: its result and reason, and a mark of the mirror (how many assertions each
+  scope held then), not a copy; a pop, a reset or the solver's end turns the mark into text;
+- the model the script asked for is read before its model object ends.  Printing and reading walk
+  what exists: no term is made, no reference outlives the call;
+- after the script, what is still alive is read the same way (a model is asked for only then).
+
+A script that calls z3's C functions itself (``Z3_solver_assert(...)`` from ``from z3 import *``)
+bypasses the observers, as it bypasses z3.py: the report then knows less, the script runs the same.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from . import models
+
+SAT, UNSAT = z3.Z3_L_TRUE, z3.Z3_L_FALSE
+
+
+def _address(pointer: Any) -> int:
+    value = pointer.value if isinstance(pointer, ctypes.c_void_p) else pointer
+    return int(value or 0)
+
+
+class BorrowedContext(z3.Context):
+    """A z3 ``Context`` around a raw context pointer, for wrapping what the harness reads (the
+    script's own ``Context`` object is not reachable from a C call, and keeping it would keep it
+    alive).  It owns nothing: it never deletes the context."""
+
+    def __init__(self, raw: Any) -> None:  # no z3.Context.__init__: the context exists
+        self.ctx = raw
+        self.eh = None
+
+    def __del__(self) -> None:
+        pass
+
+
+@dataclass
+class Mirror:
+    """The assertions a solver holds, as the script asserted them: per push scope, each one's
+    SMT-LIB assert command, with the declarations they need."""
+
+    ctx: Any
+    kind: str  # "solver" or "optimize"
+    scopes: list[list[str]] = field(default_factory=lambda: [[]])
+    declarations: dict[str, None] = field(default_factory=dict)  # in order, each once
+    complete: bool = True  # False once assertions came from text (from_string) or a copy
+    refs: int = 0
+
+
+@dataclass(kw_only=True)
+class Record(models.CheckReport):
+    """One check as it ended (``CheckReport``), and where to take the rest from while it lasts."""
+
+    solver: int
+    ctx: Any
+    kind: str
+    timed_out: bool = False
+    mark: tuple[int, ...] | None = None  # scope sizes at the check; None: the mirror was incomplete
+    changed: bool = False  # the script changed the solver since: its model is not this check's
+    model: int = 0  # the model object the script asked for, while it lives
+
+
+class Observer:
+    """The observers' state for one candidate (one per process)."""
+
+    def __init__(self, cores: bool, script_line: Callable[[], tuple[int | None, str]]) -> None:
+        self.cores = cores
+        self.script_line = script_line
+        self.mirrors: dict[int, Mirror] = {}
+        self.last: Record | None = None
+        self.last_asserted: tuple[Any, int, str] | None = None  # (ctx, solver, kind) of a later add()
+        self.unchecked_text: str | None = None  # the assertions of an unchecked solver that ended
+        # cores=True: tracking literal id -> (script line, source); our literals are kept alive
+        self.tracked: dict[int, tuple[int | None, str]] = {}
+        self.our_literals: dict[int, z3.BoolRef] = {}
+        self._contexts: dict[int, BorrowedContext] = {}
+        self.on_check: Callable[[Any], int] = lambda ctx: 0  # the watchdog's start, set by install
+        self.after_check: Callable[[int], bool] = lambda token: False
+
+    def context(self, raw: Any) -> z3.Context:
+        main = z3.z3._main_ctx
+        if main is not None and _address(main.ref()) == _address(raw):
+            return main
+        return self._contexts.setdefault(_address(raw), BorrowedContext(raw))
+
+
+OBSERVER = Observer(False, lambda: (None, ""))
+# The C functions as z3.py found them, before install().
+C: dict[str, Callable[..., Any]] = {}
+
+
+# ------------------------------------------------------------------------------ what is observed
+
+def _created(name: str) -> Callable[..., Any]:
+    def created(*args: Any) -> Any:
+        pointer = C[name](*args)
+        OBSERVER.mirrors[_address(pointer)] = Mirror(args[0], _kind(name))
+        return pointer
+    return created
+
+
+def _inc_ref(name: str) -> Callable[..., Any]:
+    kind = _kind(name)
+
+    def inc_ref(ctx: Any, solver: Any) -> None:
+        C[name](ctx, solver)
+        address = _address(solver)
+        mirror = OBSERVER.mirrors.get(address)
+        if mirror is None:  # a solver the observers did not see made (a translate, a copy)
+            mirror = OBSERVER.mirrors[address] = Mirror(ctx, kind, complete=False)
+        mirror.refs += 1
+    return inc_ref
+
+
+def _dec_ref(name: str) -> Callable[..., Any]:
+    def dec_ref(ctx: Any, solver: Any) -> None:
+        address = _address(solver)
+        mirror = OBSERVER.mirrors.get(address)
+        if mirror is not None:
+            mirror.refs -= 1
+            if mirror.refs <= 0:  # the script lets go: take what the report needs, then forget it
+                _settle(address, mirror)
+                del OBSERVER.mirrors[address]
+        C[name](ctx, solver)
+    return dec_ref
+
+
+def _asserted(name: str) -> Callable[..., Any]:
+    tracked = name.endswith("_and_track")
+    track_name = name if tracked else name.replace("assert", "assert_and_track")
+
+    def asserted(ctx: Any, solver: Any, formula: Any, literal: Any = None) -> None:
+        address = _address(solver)
+        mirror = OBSERVER.mirrors.get(address)
+        if OBSERVER.cores:
+            literal = _core_literal(ctx, literal)
+            C[track_name](ctx, solver, formula, literal)
+        elif tracked:
+            C[name](ctx, solver, formula, literal)
+        else:
+            C[name](ctx, solver, formula)
+        if mirror is not None:
+            ours = OBSERVER.cores and _address(literal) in OBSERVER.our_literals
+            _mirror(mirror, formula, None if ours or not tracked else literal)
+            _changed(address)
+            OBSERVER.last_asserted = (ctx, address, mirror.kind)
+    return asserted
+
+
+def _core_literal(ctx: Any, literal: Any) -> Any:
+    """cores=True: the script line of each assertion, tracked by a literal (a fresh one of ours
+    for a plain add(), never reported; the script's own for assert_and_track)."""
+    line, text = OBSERVER.script_line()
+    if literal is None:
+        made = z3.FreshBool("z3sb_core", OBSERVER.context(ctx))
+        OBSERVER.our_literals[_address(made.as_ast())] = made
+        literal = made.as_ast()
+    OBSERVER.tracked[_address(literal)] = (line, text)
+    return literal
+
+
+def _pushed(name: str) -> Callable[..., Any]:
+    def pushed(ctx: Any, solver: Any) -> None:
+        C[name](ctx, solver)
+        mirror = OBSERVER.mirrors.get(_address(solver))
+        if mirror is not None:
+            mirror.scopes.append([])
+            _changed(_address(solver))
+    return pushed
+
+
+def _popped(name: str) -> Callable[..., Any]:
+    def popped(ctx: Any, solver: Any, count: Any = 1) -> None:
+        address = _address(solver)
+        mirror = OBSERVER.mirrors.get(address)
+        if mirror is not None:
+            _settle(address, mirror)  # before z3 drops what the record's assertions point to
+            keep = max(1, len(mirror.scopes) - int(count))
+            if len(mirror.scopes) > int(count):
+                del mirror.scopes[keep:]
+            _changed(address)
+        if name == "Z3_optimize_pop":
+            C[name](ctx, solver)
+        else:
+            C[name](ctx, solver, count)
+    return popped
+
+
+def _reset(name: str) -> Callable[..., Any]:
+    def reset(ctx: Any, solver: Any) -> None:
+        address = _address(solver)
+        mirror = OBSERVER.mirrors.get(address)
+        if mirror is not None:
+            _settle(address, mirror)
+            mirror.scopes, mirror.complete = [[]], True
+            _changed(address)
+        C[name](ctx, solver)
+    return reset
+
+
+def _loaded(name: str) -> Callable[..., Any]:
+    def loaded(ctx: Any, solver: Any, text: Any) -> None:
+        C[name](ctx, solver, text)
+        mirror = OBSERVER.mirrors.get(_address(solver))
+        if mirror is not None:
+            mirror.complete = False  # only z3 knows what the text asserted
+            _changed(_address(solver))
+            OBSERVER.last_asserted = (ctx, _address(solver), mirror.kind)
+    return loaded
+
+
+def _checked(name: str) -> Callable[..., Any]:
+    kind = _kind(name)
+
+    def checked(ctx: Any, solver: Any, count: Any, assumptions: Any) -> Any:
+        token = OBSERVER.on_check(ctx)
+        try:
+            result = C[name](ctx, solver, count, assumptions)
+        finally:
+            timed_out = OBSERVER.after_check(token)
+        address = _address(solver)
+        mirror = OBSERVER.mirrors.get(address)
+        record = Record(result=int(result), solver=address, ctx=ctx, kind=kind, timed_out=timed_out)
+        if mirror is not None and mirror.complete:
+            record.mark = tuple(len(scope) for scope in mirror.scopes)
+        if record.result == UNSAT and OBSERVER.cores:
+            record.core = _core(ctx, solver, kind)
+        elif record.result not in (SAT, UNSAT):
+            try:  # z3's own word for an interrupt is "interrupted": the script sees that unchanged
+                reason = C[f"Z3_{kind}_get_reason_unknown"]
+                record.reason = "timeout" if timed_out else str(reason(ctx, solver))
+            except Exception:
+                record.reason = "unknown"
+        OBSERVER.last = record
+        OBSERVER.last_asserted = None
+        return result
+    return checked
+
+
+def _core(ctx: Any, solver: Any, kind: str) -> list[list[Any]]:
+    try:
+        core = z3.AstVector(C[f"Z3_{kind}_get_unsat_core"](ctx, solver), OBSERVER.context(ctx))
+        lines = {OBSERVER.tracked[_address(literal.as_ast())] for literal in core
+                 if _address(literal.as_ast()) in OBSERVER.tracked}
+    except Exception:
+        return []
+    return [[line, models.clean_text(text, 500)] for line, text in sorted(lines, key=str)
+            if line is not None]
+
+
+def _unsat_core(name: str) -> Callable[..., Any]:
+    def unsat_core(ctx: Any, solver: Any) -> Any:
+        """The script's core, without the literals the harness added for cores=True."""
+        vector = C[name](ctx, solver)
+        if not OBSERVER.our_literals:
+            return vector
+        borrowed = OBSERVER.context(ctx)
+        core = z3.AstVector(vector, borrowed)  # first: z3 frees an unreferenced result at the next call
+        kept = z3.AstVector(ctx=borrowed)
+        for literal in core:
+            if _address(literal.as_ast()) not in OBSERVER.our_literals:
+                kept.push(literal)
+        z3.Z3_ast_vector_inc_ref(ctx, kept.vector)  # the caller's wrapper takes its own reference
+        return kept.vector
+    return unsat_core
+
+
+def _got_model(name: str) -> Callable[..., Any]:
+    def got_model(ctx: Any, solver: Any) -> Any:
+        model = C[name](ctx, solver)
+        record = OBSERVER.last
+        if (record is not None and record.solver == _address(solver) and record.result == SAT
+                and not record.changed and record.fields is None and not record.model):
+            record.model = _address(model)
+        return model
+    return got_model
+
+
+def _model_dec_ref(ctx: Any, model: Any) -> None:
+    record = OBSERVER.last
+    if record is not None and record.model and record.model == _address(model):
+        record.model = 0  # the script lets go of the model it asked for: read it first
+        if _alone():
+            record.fields = _read_model(ctx, model)
+    C["Z3_model_dec_ref"](ctx, model)
+
+
+def _alone() -> bool:
+    """True when only the script's main thread runs z3: z3's printer shares state between contexts,
+    and printing while a thread of the script makes a context crashed z3.  With threads, the
+    harness takes nothing between the script's calls, and what it misses is not verified."""
+    return threading.active_count() == 1
+
+
+def _kind(name: str) -> str:
+    return "optimize" if "optimize" in name else "solver"
+
+
+# Each observed C function of z3.py by name, and what observes it.
+OBSERVED: dict[str, Callable[[str], Callable[..., Any]]] = {
+    **dict.fromkeys(("Z3_mk_solver", "Z3_mk_simple_solver", "Z3_mk_solver_for_logic",
+                     "Z3_mk_solver_from_tactic", "Z3_mk_optimize"), _created),
+    **{f"Z3_{kind}_{what}": maker for kind in ("solver", "optimize") for what, maker in (
+        ("inc_ref", _inc_ref), ("dec_ref", _dec_ref), ("push", _pushed), ("pop", _popped),
+        ("from_string", _loaded), ("from_file", _loaded), ("get_model", _got_model),
+        ("get_unsat_core", _unsat_core), ("assert", _asserted), ("assert_and_track", _asserted))},
+    "Z3_solver_reset": _reset,
+    "Z3_solver_check_assumptions": _checked,
+    "Z3_optimize_check": _checked,
+    "Z3_model_dec_ref": lambda name: _model_dec_ref,
+}
+
+
+def install(observer: Observer) -> None:
+    """Rebind the observed C functions in z3.py's module (where its classes look them up).  Nothing
+    is restored: the process ends after the report."""
+    global OBSERVER
+    OBSERVER = observer
+    names = z3.z3.__dict__
+    for name, maker in OBSERVED.items():
+        C.setdefault(name, names[name])
+        names[name] = maker(name)
+    for name in ("Z3_solver_get_reason_unknown", "Z3_optimize_get_reason_unknown",
+                 "Z3_solver_get_assertions", "Z3_optimize_get_assertions"):
+        C.setdefault(name, names[name])
+
+
+# ---------------------------------------------------------------------- taking what a report needs
+
+def _changed(solver: int) -> None:
+    record = OBSERVER.last
+    if record is not None and record.solver == solver:
+        record.changed = True
+
+
+def _mirror(mirror: Mirror, formula: Any, literal: Any) -> None:
+    """Add an assertion to the mirror as text (``(=> literal formula)`` for assert_and_track)."""
+    if not mirror.complete or not _alone():
+        mirror.complete = False
+        return
+    text = models.benchmark(mirror.ctx, [_address(formula)] + ([_address(literal)] if literal else []))
+    commands = None if text is None else _commands(text)
+    asserts = [c for c in commands or () if c.startswith("(assert")]
+    if commands is None or len(asserts) != (2 if literal else 1):
+        mirror.complete = False  # too large or not printable: this solver is not verified
+        return
+    for command in commands:
+        if not command.startswith(("(assert", "(set-info", "(check-sat", ";")):
+            mirror.declarations.setdefault(command)
+    body = _asserted_term(asserts[0])
+    if literal:
+        body = f"(=> {_asserted_term(asserts[1])} {body})"
+    mirror.scopes[-1].append(f"(assert {body})\n")
+
+
+def _asserted_term(command: str) -> str:
+    return command.rstrip()[len("(assert"):-1].strip()
+
+
+def _commands(text: str) -> list[str] | None:
+    """The top-level commands of z3's benchmark text: each starts a line (z3 indents the rest).  A
+    string or symbol with a line break that starts with "(" would break that rule: then None."""
+    commands = [c.rstrip("\n") + "\n" for c in text.split("\n(")]
+    commands[1:] = ["(" + c for c in commands[1:]]
+    if any(c.count("(") != c.count(")") for c in commands if c.startswith("(")):
+        return None
+    return commands
+
+
+def _settle(solver: int, mirror: Mirror) -> None:
+    """Before the last record's solver pops, resets or ends: its assertions as text."""
+    record = OBSERVER.last
+    if record is not None and record.solver == solver:
+        if record.result == SAT and record.assertions is None and record.mark is not None:
+            record.assertions = _print(mirror, record.mark)
+        record.mark = None
+    asserted = OBSERVER.last_asserted
+    if asserted is not None and asserted[1] == solver and mirror.refs <= 0:
+        if mirror.complete:
+            OBSERVER.unchecked_text = _print(mirror, tuple(len(scope) for scope in mirror.scopes))
+        OBSERVER.last_asserted = None
+
+
+def _print(mirror: Mirror, mark: tuple[int, ...]) -> str | None:
+    """The marked assertions as one SMT-LIB script (declarations, then the asserts), or None."""
+    asserts = [text for scope, size in zip(mirror.scopes, mark, strict=False) for text in scope[:size]]
+    text = "".join(mirror.declarations) + "".join(asserts)
+    return None if len(text) > models.MAX_ASSERTIONS_SMT2 else models.clean_text(text)
+
+
+def _read_model(ctx: Any, model: Any) -> models.ModelFields:
+    """The fields of a model object of the script's, read without making a term."""
+    borrowed = z3.ModelRef(model, OBSERVER.context(ctx))  # a reference of ours, dropped at return
+    try:
+        skip = frozenset(models.decl_id(literal) for literal in OBSERVER.our_literals.values())
+        return models.read_model(borrowed, skip)
+    finally:
+        del borrowed
+
+
+def finish() -> Record | None:
+    """After the script: the last record with what its report needs, read from what is still alive
+    (the model asked for now if the script never asked and never changed the solver since)."""
+    record = OBSERVER.last
+    if record is None or record.result != SAT:
+        return record
+    mirror = OBSERVER.mirrors.get(record.solver)
+    if record.fields is None and record.model:
+        record.fields = _read_model(record.ctx, record.model)
+    elif record.fields is None and mirror is not None and not record.changed:
+        try:
+            model = C[f"Z3_{record.kind}_get_model"](record.ctx, record.solver)
+            z3.Z3_model_inc_ref(record.ctx, model)
+            record.fields = _read_model(record.ctx, model)
+            z3.Z3_model_dec_ref(record.ctx, model)
+        except Exception:  # no model left: the report has none
+            pass
+    if record.assertions is None and mirror is not None:
+        if record.mark is not None:
+            record.assertions = _print(mirror, record.mark)
+        elif not record.changed:  # assertions from text: only z3 knows them, and may tell now
+            record.assertions = _z3_assertions(record)
+    return record
+
+
+def _z3_assertions(record: Record) -> str | None:
+    try:
+        vector = z3.AstVector(C[f"Z3_{record.kind}_get_assertions"](record.ctx, record.solver),
+                              OBSERVER.context(record.ctx))
+        return models.benchmark(record.ctx, [_address(f.as_ast()) for f in vector])
+    except Exception:
+        return None
+
+
+def check_unchecked() -> Any:
+    """A script that asserted and never checked: check for it the solver it asserted into last
+    (through the observers, so that it is recorded as a check), or, if that solver has ended, its
+    assertions in a solver of ours, which is returned to be kept until the report is built."""
+    if OBSERVER.last is not None:
+        return None
+    asserted = OBSERVER.last_asserted
+    if asserted is not None and asserted[1] in OBSERVER.mirrors:
+        ctx, solver, kind = asserted
+        check = z3.z3.__dict__[f"Z3_{kind}_check" if kind == "optimize" else "Z3_solver_check_assumptions"]
+        check(ctx, ctypes.c_void_p(solver), 0, (z3.Ast * 0)())
+        return None
+    if OBSERVER.unchecked_text is None:
+        return None
+    ours = z3.Solver()
+    ours.from_string(OBSERVER.unchecked_text)
+    ours.check()
+    return ours
+
+
+def unobserved(name: str) -> Callable[..., Any]:
+    """z3's C function itself, for the harness's own solvers (reading an SMT-LIB script)."""
+    return C.get(name) or z3.z3.__dict__[name]
