@@ -16,7 +16,10 @@ What is on it, and why:
   a C extension imported later needs the same ones; and ``/etc/ld.so.cache`` to find them by name;
 * ``/etc/localtime`` and ``/usr/share/zoneinfo`` (``time.localtime``, ``zoneinfo``).
 
-Not on it: ``/usr`` as a whole, ``/etc`` as a whole, any home folder, ``/proc``, ``/sys``.
+Not on it: ``/usr`` as a whole, ``/etc`` as a whole, any home folder, ``/proc``, ``/sys``.  The
+folders above a path on the list exist in the view only to reach it: they can be passed through,
+not listed (zygote/mounts.py), so a venv in ``/home/alice/project/.venv`` shows that path and
+nothing else of ``/home``.
 """
 
 from __future__ import annotations
@@ -68,14 +71,22 @@ def _covered(path: str, chosen: list[str]) -> bool:
     return any(path == c or path.startswith(c.rstrip("/") + "/") for c in chosen)
 
 
+def project_root() -> str | None:
+    """The checkout of an editable install (the folder holding this package, with ``.git`` and
+    ``.env``), or None for a regular install, whose package folder sits in a site-packages folder
+    that the candidate must see whole (the venv's other packages, and source lines for tracebacks)."""
+    parent = os.path.dirname(PACKAGE_DIR)
+    return None if os.path.basename(parent) in _PACKAGE_FOLDERS else parent
+
+
 def read_only_paths() -> tuple[str, ...]:
     """Resolved, existing, de-duplicated paths; a path beneath another on the list is left out,
     and so is anything at or above the project root of an editable install."""
-    project_root = os.path.dirname(PACKAGE_DIR)
+    root = project_root()
     wanted = [*_python_paths(), *_mapped_library_folders(), *_FILES]
     result: list[str] = []
     for path in sorted({os.path.realpath(p) for p in wanted}, key=len):
-        holds_project = path == project_root or project_root.startswith(path.rstrip("/") + "/")
+        holds_project = root is not None and (path == root or root.startswith(path.rstrip("/") + "/"))
         if path == "/" or holds_project or not os.path.exists(path) or _covered(path, result):
             continue
         result.append(path)

@@ -168,7 +168,7 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",)) -> ChildR
     _eval_segment(text[done:], None)  # (get-model), (get-value ...), (echo ...) after it
     if first_error is not None:
         return _error_report(first_error, memory_words)
-    verdict = result.strip().splitlines()[-1] if result.strip() else ""
+    verdict = _answer(result)
     if verdict == "unsat":
         return {"outcome": "unsat"}
     if verdict == "sat":
@@ -237,6 +237,13 @@ def _error_report(message: str, memory_words: tuple[str, ...]) -> ChildReport:
         return {"outcome": "memory_error", "reason": message}
     line, column = error_position(message)
     return {"outcome": "syntax_error", "reason": message[:3000], "line": line, "column": column}
+
+
+def _answer(output: str) -> str:
+    """The (check-sat) answer in the output of the segment it ends: its last line that is one.
+    Output options print more after it (:dump-models prints the model) or before (:trace)."""
+    answers = [line for line in output.splitlines() if line.strip() in ("sat", "unsat", "unknown")]
+    return answers[-1].strip() if answers else ""
 
 
 def _sat_report(before_check: str, model_text: str, optimize: bool,

@@ -59,6 +59,7 @@ from ..readable import DEVICES, read_only_paths
 
 SHM_FOLDER = ".dev-shm"  # beside the candidate's folder on its tmpfs, bound on /dev/shm
 ZYGOTE_SCRATCH_MB = 64  # the zygote's own tmpfs: verifiers' and the probe's folders only
+PASSAGE_MODE = 0o711  # folders of the view above a bound path: pass through, never list
 INODE_BYTES = 8192  # one inode per 8 KB of disk_mb: 64 MB gives 8,192 files and folders
 _SYMLINK_CANDIDATES = ("/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc/localtime")
 # statvfs flags a user namespace locks on a bind mount: a read-only remount must repeat them.
@@ -85,11 +86,22 @@ def _locked_flags(path: str) -> int:
     return sum(ms for st, ms in _LOCKED if flags & st)
 
 
+def _passage(folder: str) -> None:
+    """Make ``folder`` and the missing folders above it traverse-only (0711): a candidate can reach
+    what is bound below them, and can neither list them nor learn what else the host keeps there."""
+    if os.path.isdir(folder):
+        return
+    _passage(os.path.dirname(folder))
+    os.mkdir(folder, PASSAGE_MODE)
+    os.chmod(folder, PASSAGE_MODE)  # the umask may have taken bits: set exactly
+
+
 def _bind(source: str, target: str, read_only: bool, extra: int = 0) -> None:
     if os.path.isdir(source):
+        _passage(os.path.dirname(target))
         os.makedirs(target, exist_ok=True)
     else:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
+        _passage(os.path.dirname(target))
         os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
     mount(source, target, None, MS_BIND)
     flags = MS_REMOUNT | MS_BIND | MS_NOSUID | extra | _locked_flags(source)
@@ -117,6 +129,7 @@ def build_view(scratch_base: str) -> View:
     try:
         for path in paths:
             _bind(path, root + path, read_only=True)
+        os.makedirs(root + "/dev", mode=0o755, exist_ok=True)  # a /dev to list, unlike passages
         for device, writable in DEVICES:
             _bind(device, root + device, read_only=not writable, extra=MS_NOEXEC)
         os.makedirs(root + "/dev/shm", mode=0o755)
