@@ -41,7 +41,7 @@ SEED_PARAMS = ("smt.random_seed", "sat.random_seed", "nlsat.seed", "sls.random_s
                "fp.spacer.random_seed")
 
 _MAIN: types.ModuleType | None = None  # the script's module, filled by prepare()
-# Main contexts made ahead, untouched (instrument.spare_main_context), one per language: the SMT-LIB
+# Main contexts made ahead, untouched (instrument.adopt_spare_contexts), one per language: the SMT-LIB
 # one has z3's command interpreter already set up (the first thing `z3 file.smt2` does too).
 _SPARES: dict[str, list[z3.Context]] = {"python": [], "smt2": []}
 
@@ -55,7 +55,7 @@ def prepare() -> None:
 
     What costs a child time is making z3's main context (milliseconds): spare contexts are made
     here and left untouched, and the child adopts one at the script's first term
-    (instrument.spare_main_context).  Warming a further context with a check, a model and the
+    (instrument.adopt_spare_contexts).  Warming a further context with a check, a model and the
     parser measured no faster child (within the noise of 10-13 ms of CPU) and cost 19 MB, so it is
     not done.  No thread is started: threads do not survive the fork.
 
@@ -87,7 +87,7 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         for name in SEED_PARAMS if random_seed else ():
             z3.set_param(name, random_seed)
         instrument.install(run)
-        instrument.spare_main_context(_SPARES.get(language, []), _MAIN)
+        instrument.adopt_spare_contexts(_SPARES.get(language, []))
         report = _run_smt2(script) if language == "smt2" else _run_python(script, filename)
     except BaseException as exc:  # a harness bug (or a script that broke z3 for us)
         report = {"outcome": "internal_error", "reason": f"the harness failed: {errors.describe(exc)}"}

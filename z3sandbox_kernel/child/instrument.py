@@ -112,32 +112,44 @@ def install(run: Run) -> None:
     observer.install(run.observer)
 
 
-def spare_main_context(spare: list[z3.Context], *modules: types.ModuleType | None) -> None:
-    """Let z3's main context be ``spare[0]``, made in the zygote and never used there: making a
-    context costs milliseconds, and an unused one is what a plain run would make at the script's
-    first term, unless global parameters changed before that (z3 reads them when a context is
-    made).  So the spare is adopted at the first ``main_ctx()`` and dropped if the script calls
-    ``set_param``/``set_option``/``reset_params`` before it.  ``main_ctx`` and those are
-    rebound in z3, its package and the script's module (``from z3 import *`` copied them)."""
-    original_main, original_set, original_reset = z3.z3.main_ctx, z3.z3.set_param, z3.z3.reset_params
+_ADOPTED: list[z3.Context] = []  # spares handed out, kept: the script's Context owns their context
 
-    def main_ctx() -> z3.Context:
-        if z3.z3._main_ctx is None and spare:
-            z3.z3._main_ctx = spare.pop()
-        return original_main()
 
-    def set_param(*args: Any, **keys: Any) -> None:
-        spare.clear()
-        original_set(*args, **keys)
+def adopt_spare_contexts(spares: list[z3.Context]) -> None:
+    """Let the script's first context be one of ``spares``, made in the zygote and never used:
+    making a context costs milliseconds, and an unused one is what a plain run makes at the
+    script's first term (``main_ctx()``) or ``Context()``, unless global parameters changed before
+    (z3 reads them when a context is made) or the context has parameters of its own.  Done where
+    z3.py makes a context, at its C calls (as observer.py does), so ``main_ctx`` and ``set_param``
+    stay z3's own functions."""
+    names = z3.z3.__dict__
+    original = {name: names[name] for name in ("Z3_set_param_value", "Z3_mk_context_rc",
+                                                "Z3_global_param_set", "Z3_global_param_reset_all")}
+    configured: set[int] = set()  # configs given parameters: their context is not a plain one
 
-    def reset_params() -> None:
-        spare.clear()
-        original_reset()
+    def set_param_value(config: Any, key: Any, value: Any) -> None:
+        configured.add(observer.address(config))
+        original["Z3_set_param_value"](config, key, value)
 
-    for module in (z3.z3, z3, *modules):
-        if module is not None:
-            module.__dict__.update(main_ctx=main_ctx, set_param=set_param,
-                                   reset_params=reset_params)
+    def mk_context_rc(config: Any) -> Any:
+        plain = observer.address(config) not in configured
+        configured.discard(observer.address(config))
+        if plain and spares:
+            _ADOPTED.append(spares.pop())
+            return _ADOPTED[-1].ctx
+        return original["Z3_mk_context_rc"](config)
+
+    def global_param_set(key: Any, value: Any) -> None:
+        spares.clear()
+        original["Z3_global_param_set"](key, value)
+
+    def global_param_reset_all() -> None:
+        spares.clear()
+        original["Z3_global_param_reset_all"]()
+
+    names.update(Z3_set_param_value=set_param_value, Z3_mk_context_rc=mk_context_rc,
+                 Z3_global_param_set=global_param_set,
+                 Z3_global_param_reset_all=global_param_reset_all)
 
 
 class LazySolver(z3.Solver):

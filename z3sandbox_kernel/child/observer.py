@@ -43,7 +43,7 @@ from . import models
 SAT, UNSAT = z3.Z3_L_TRUE, z3.Z3_L_FALSE
 
 
-def _address(pointer: Any) -> int:
+def address(pointer: Any) -> int:
     value = pointer.value if isinstance(pointer, ctypes.c_void_p) else pointer
     return int(value or 0)
 
@@ -106,9 +106,9 @@ class Observer:
 
     def context(self, raw: Any) -> z3.Context:
         main = z3.z3._main_ctx
-        if main is not None and _address(main.ref()) == _address(raw):
+        if main is not None and address(main.ref()) == address(raw):
             return main
-        return self._contexts.setdefault(_address(raw), BorrowedContext(raw))
+        return self._contexts.setdefault(address(raw), BorrowedContext(raw))
 
 
 OBSERVER = Observer(False, lambda: (None, ""))
@@ -121,7 +121,7 @@ C: dict[str, Callable[..., Any]] = {}
 def _created(name: str) -> Callable[..., Any]:
     def created(*args: Any) -> Any:
         pointer = C[name](*args)
-        OBSERVER.mirrors[_address(pointer)] = Mirror(args[0], _kind(name))
+        OBSERVER.mirrors[address(pointer)] = Mirror(args[0], _kind(name))
         return pointer
     return created
 
@@ -131,23 +131,23 @@ def _inc_ref(name: str) -> Callable[..., Any]:
 
     def inc_ref(ctx: Any, solver: Any) -> None:
         C[name](ctx, solver)
-        address = _address(solver)
-        mirror = OBSERVER.mirrors.get(address)
+        key = address(solver)
+        mirror = OBSERVER.mirrors.get(key)
         if mirror is None:  # a solver the observers did not see made (a translate, a copy)
-            mirror = OBSERVER.mirrors[address] = Mirror(ctx, kind, complete=False)
+            mirror = OBSERVER.mirrors[key] = Mirror(ctx, kind, complete=False)
         mirror.refs += 1
     return inc_ref
 
 
 def _dec_ref(name: str) -> Callable[..., Any]:
     def dec_ref(ctx: Any, solver: Any) -> None:
-        address = _address(solver)
-        mirror = OBSERVER.mirrors.get(address)
+        key = address(solver)
+        mirror = OBSERVER.mirrors.get(key)
         if mirror is not None:
             mirror.refs -= 1
             if mirror.refs <= 0:  # the script lets go: take what the report needs, then forget it
-                _settle(address, mirror)
-                del OBSERVER.mirrors[address]
+                _settle(key, mirror)
+                del OBSERVER.mirrors[key]
         C[name](ctx, solver)
     return dec_ref
 
@@ -157,8 +157,8 @@ def _asserted(name: str) -> Callable[..., Any]:
     track_name = name if tracked else name.replace("assert", "assert_and_track")
 
     def asserted(ctx: Any, solver: Any, formula: Any, literal: Any = None) -> None:
-        address = _address(solver)
-        mirror = OBSERVER.mirrors.get(address)
+        key = address(solver)
+        mirror = OBSERVER.mirrors.get(key)
         if OBSERVER.cores:
             literal = _core_literal(ctx, literal)
             C[track_name](ctx, solver, formula, literal)
@@ -167,10 +167,10 @@ def _asserted(name: str) -> Callable[..., Any]:
         else:
             C[name](ctx, solver, formula)
         if mirror is not None:
-            ours = OBSERVER.cores and _address(literal) in OBSERVER.our_literals
+            ours = OBSERVER.cores and address(literal) in OBSERVER.our_literals
             _mirror(mirror, formula, None if ours or not tracked else literal)
-            _changed(address)
-            OBSERVER.last_asserted = (ctx, address, mirror.kind)
+            _changed(key)
+            OBSERVER.last_asserted = (ctx, key, mirror.kind)
     return asserted
 
 
@@ -180,32 +180,32 @@ def _core_literal(ctx: Any, literal: Any) -> Any:
     line, text = OBSERVER.script_line()
     if literal is None:
         made = z3.FreshBool("z3sb_core", OBSERVER.context(ctx))
-        OBSERVER.our_literals[_address(made.as_ast())] = made
+        OBSERVER.our_literals[address(made.as_ast())] = made
         literal = made.as_ast()
-    OBSERVER.tracked[_address(literal)] = (line, text)
+    OBSERVER.tracked[address(literal)] = (line, text)
     return literal
 
 
 def _pushed(name: str) -> Callable[..., Any]:
     def pushed(ctx: Any, solver: Any) -> None:
         C[name](ctx, solver)
-        mirror = OBSERVER.mirrors.get(_address(solver))
+        mirror = OBSERVER.mirrors.get(address(solver))
         if mirror is not None:
             mirror.scopes.append([])
-            _changed(_address(solver))
+            _changed(address(solver))
     return pushed
 
 
 def _popped(name: str) -> Callable[..., Any]:
     def popped(ctx: Any, solver: Any, count: Any = 1) -> None:
-        address = _address(solver)
-        mirror = OBSERVER.mirrors.get(address)
+        key = address(solver)
+        mirror = OBSERVER.mirrors.get(key)
         if mirror is not None:
-            _settle(address, mirror)  # before z3 drops what the record's assertions point to
+            _settle(key, mirror)  # before z3 drops what the record's assertions point to
             keep = max(1, len(mirror.scopes) - int(count))
             if len(mirror.scopes) > int(count):
                 del mirror.scopes[keep:]
-            _changed(address)
+            _changed(key)
         if name == "Z3_optimize_pop":
             C[name](ctx, solver)
         else:
@@ -215,12 +215,12 @@ def _popped(name: str) -> Callable[..., Any]:
 
 def _reset(name: str) -> Callable[..., Any]:
     def reset(ctx: Any, solver: Any) -> None:
-        address = _address(solver)
-        mirror = OBSERVER.mirrors.get(address)
+        key = address(solver)
+        mirror = OBSERVER.mirrors.get(key)
         if mirror is not None:
-            _settle(address, mirror)
+            _settle(key, mirror)
             mirror.scopes, mirror.complete = [[]], True
-            _changed(address)
+            _changed(key)
         C[name](ctx, solver)
     return reset
 
@@ -228,11 +228,11 @@ def _reset(name: str) -> Callable[..., Any]:
 def _loaded(name: str) -> Callable[..., Any]:
     def loaded(ctx: Any, solver: Any, text: Any) -> None:
         C[name](ctx, solver, text)
-        mirror = OBSERVER.mirrors.get(_address(solver))
+        mirror = OBSERVER.mirrors.get(address(solver))
         if mirror is not None:
             mirror.complete = False  # only z3 knows what the text asserted
-            _changed(_address(solver))
-            OBSERVER.last_asserted = (ctx, _address(solver), mirror.kind)
+            _changed(address(solver))
+            OBSERVER.last_asserted = (ctx, address(solver), mirror.kind)
     return loaded
 
 
@@ -245,9 +245,9 @@ def _checked(name: str) -> Callable[..., Any]:
             result = C[name](ctx, solver, count, assumptions)
         finally:
             timed_out = OBSERVER.after_check(token)
-        address = _address(solver)
-        mirror = OBSERVER.mirrors.get(address)
-        record = Record(result=int(result), solver=address, ctx=ctx, kind=kind, timed_out=timed_out)
+        key = address(solver)
+        mirror = OBSERVER.mirrors.get(key)
+        record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out)
         if mirror is not None and mirror.complete:
             record.mark = tuple(len(scope) for scope in mirror.scopes)
         if record.result == UNSAT and OBSERVER.cores:
@@ -267,12 +267,12 @@ def _checked(name: str) -> Callable[..., Any]:
 def _core(ctx: Any, solver: Any, kind: str) -> list[list[Any]]:
     try:
         core = z3.AstVector(C[f"Z3_{kind}_get_unsat_core"](ctx, solver), OBSERVER.context(ctx))
-        lines = {OBSERVER.tracked[_address(literal.as_ast())] for literal in core
-                 if _address(literal.as_ast()) in OBSERVER.tracked}
+        lines = {OBSERVER.tracked[address(literal.as_ast())] for literal in core
+                 if address(literal.as_ast()) in OBSERVER.tracked}
     except Exception:
         return []
-    return [[line, models.clean_text(text, 500)] for line, text in sorted(lines, key=str)
-            if line is not None]
+    return [[line, models.clean_text(text, 500)]
+            for line, text in sorted((line, text) for line, text in lines if line is not None)]
 
 
 def _unsat_core(name: str) -> Callable[..., Any]:
@@ -285,7 +285,7 @@ def _unsat_core(name: str) -> Callable[..., Any]:
         core = z3.AstVector(vector, borrowed)  # first: z3 frees an unreferenced result at the next call
         kept = z3.AstVector(ctx=borrowed)
         for literal in core:
-            if _address(literal.as_ast()) not in OBSERVER.our_literals:
+            if address(literal.as_ast()) not in OBSERVER.our_literals:
                 kept.push(literal)
         z3.Z3_ast_vector_inc_ref(ctx, kept.vector)  # the caller's wrapper takes its own reference
         return kept.vector
@@ -296,16 +296,16 @@ def _got_model(name: str) -> Callable[..., Any]:
     def got_model(ctx: Any, solver: Any) -> Any:
         model = C[name](ctx, solver)
         record = OBSERVER.last
-        if (record is not None and record.solver == _address(solver) and record.result == SAT
+        if (record is not None and record.solver == address(solver) and record.result == SAT
                 and not record.changed and record.fields is None and not record.model):
-            record.model = _address(model)
+            record.model = address(model)
         return model
     return got_model
 
 
 def _model_dec_ref(ctx: Any, model: Any) -> None:
     record = OBSERVER.last
-    if record is not None and record.model and record.model == _address(model):
+    if record is not None and record.model and record.model == address(model):
         record.model = 0  # the script lets go of the model it asked for: read it first
         if _alone():
             record.fields = _read_model(ctx, model)
@@ -365,7 +365,7 @@ def _mirror(mirror: Mirror, formula: Any, literal: Any) -> None:
     if not mirror.complete or not _alone():
         mirror.complete = False
         return
-    text = models.benchmark(mirror.ctx, [_address(formula)] + ([_address(literal)] if literal else []))
+    text = models.benchmark(mirror.ctx, [address(formula)] + ([address(literal)] if literal else []))
     commands = None if text is None else _commands(text)
     asserts = [c for c in commands or () if c.startswith("(assert")]
     if commands is None or len(asserts) != (2 if literal else 1):
@@ -454,7 +454,7 @@ def _z3_assertions(record: Record) -> str | None:
     try:
         vector = z3.AstVector(C[f"Z3_{record.kind}_get_assertions"](record.ctx, record.solver),
                               OBSERVER.context(record.ctx))
-        return models.benchmark(record.ctx, [_address(f.as_ast()) for f in vector])
+        return models.benchmark(record.ctx, [address(f.as_ast()) for f in vector])
     except Exception:
         return None
 
