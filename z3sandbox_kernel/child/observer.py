@@ -33,12 +33,13 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import z3
 
 from . import models
+from .mirror import Mark, Mirror
 
 SAT, UNSAT = z3.Z3_L_TRUE, z3.Z3_L_FALSE
 
@@ -61,19 +62,6 @@ class BorrowedContext(z3.Context):
         pass
 
 
-@dataclass
-class Mirror:
-    """The assertions a solver holds, as the script asserted them: per push scope, each one's
-    SMT-LIB assert command, with the declarations they need."""
-
-    ctx: Any
-    kind: str  # "solver" or "optimize"
-    scopes: list[list[str]] = field(default_factory=lambda: [[]])
-    declarations: dict[str, None] = field(default_factory=dict)  # in order, each once
-    complete: bool = True  # False once assertions came from text (from_string) or a copy
-    refs: int = 0
-
-
 @dataclass(kw_only=True)
 class Record(models.CheckReport):
     """One check as it ended (``CheckReport``), and where to take the rest from while it lasts."""
@@ -82,7 +70,7 @@ class Record(models.CheckReport):
     ctx: Any
     kind: str
     timed_out: bool = False
-    mark: tuple[int, ...] | None = None  # scope sizes at the check; None: the mirror was incomplete
+    mark: Mark | None = None  # the mirror's scope sizes at the check; None: it was incomplete
     changed: bool = False  # the script changed the solver since: its model is not this check's
     model: int = 0  # the model object the script asked for, while it lives
 
@@ -168,7 +156,10 @@ def _asserted(name: str) -> Callable[..., Any]:
             C[name](ctx, solver, formula)
         if mirror is not None:
             ours = OBSERVER.cores and address(literal) in OBSERVER.our_literals
-            _mirror(mirror, formula, None if ours or not tracked else literal)
+            if _alone():
+                mirror.add(address(formula), 0 if ours or not tracked else address(literal))
+            else:
+                mirror.give_up()
             _changed(key)
             OBSERVER.last_asserted = (ctx, key, mirror.kind)
     return asserted
@@ -191,7 +182,7 @@ def _pushed(name: str) -> Callable[..., Any]:
         C[name](ctx, solver)
         mirror = OBSERVER.mirrors.get(address(solver))
         if mirror is not None:
-            mirror.scopes.append([])
+            mirror.push()
             _changed(address(solver))
     return pushed
 
@@ -202,9 +193,7 @@ def _popped(name: str) -> Callable[..., Any]:
         mirror = OBSERVER.mirrors.get(key)
         if mirror is not None:
             _settle(key, mirror)  # before z3 drops what the record's assertions point to
-            keep = max(1, len(mirror.scopes) - int(count))
-            if len(mirror.scopes) > int(count):
-                del mirror.scopes[keep:]
+            mirror.pop(int(count))
             _changed(key)
         if name == "Z3_optimize_pop":
             C[name](ctx, solver)
@@ -219,7 +208,7 @@ def _reset(name: str) -> Callable[..., Any]:
         mirror = OBSERVER.mirrors.get(key)
         if mirror is not None:
             _settle(key, mirror)
-            mirror.scopes, mirror.complete = [[]], True
+            mirror.reset()
             _changed(key)
         C[name](ctx, solver)
     return reset
@@ -230,7 +219,7 @@ def _loaded(name: str) -> Callable[..., Any]:
         C[name](ctx, solver, text)
         mirror = OBSERVER.mirrors.get(address(solver))
         if mirror is not None:
-            mirror.complete = False  # only z3 knows what the text asserted
+            mirror.give_up()  # only z3 knows what the text asserted
             _changed(address(solver))
             OBSERVER.last_asserted = (ctx, address(solver), mirror.kind)
     return loaded
@@ -248,8 +237,7 @@ def _checked(name: str) -> Callable[..., Any]:
         key = address(solver)
         mirror = OBSERVER.mirrors.get(key)
         record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out)
-        if mirror is not None and mirror.complete:
-            record.mark = tuple(len(scope) for scope in mirror.scopes)
+        record.mark = mirror.mark() if mirror is not None else None
         if record.result == UNSAT and OBSERVER.cores:
             record.core = _core(ctx, solver, kind)
         elif record.result not in (SAT, UNSAT):
@@ -360,59 +348,18 @@ def _changed(solver: int) -> None:
         record.changed = True
 
 
-def _mirror(mirror: Mirror, formula: Any, literal: Any) -> None:
-    """Add an assertion to the mirror as text (``(=> literal formula)`` for assert_and_track)."""
-    if not mirror.complete or not _alone():
-        mirror.complete = False
-        return
-    text = models.benchmark(mirror.ctx, [address(formula)] + ([address(literal)] if literal else []))
-    commands = None if text is None else _commands(text)
-    asserts = [c for c in commands or () if c.startswith("(assert")]
-    if commands is None or len(asserts) != (2 if literal else 1):
-        mirror.complete = False  # too large or not printable: this solver is not verified
-        return
-    for command in commands:
-        if not command.startswith(("(assert", "(set-info", "(check-sat", ";")):
-            mirror.declarations.setdefault(command)
-    body = _asserted_term(asserts[0])
-    if literal:
-        body = f"(=> {_asserted_term(asserts[1])} {body})"
-    mirror.scopes[-1].append(f"(assert {body})\n")
-
-
-def _asserted_term(command: str) -> str:
-    return command.rstrip()[len("(assert"):-1].strip()
-
-
-def _commands(text: str) -> list[str] | None:
-    """The top-level commands of z3's benchmark text: each starts a line (z3 indents the rest).  A
-    string or symbol with a line break that starts with "(" would break that rule: then None."""
-    commands = [c.rstrip("\n") + "\n" for c in text.split("\n(")]
-    commands[1:] = ["(" + c for c in commands[1:]]
-    if any(c.count("(") != c.count(")") for c in commands if c.startswith("(")):
-        return None
-    return commands
-
-
 def _settle(solver: int, mirror: Mirror) -> None:
     """Before the last record's solver pops, resets or ends: its assertions as text."""
     record = OBSERVER.last
     if record is not None and record.solver == solver:
         if record.result == SAT and record.assertions is None and record.mark is not None:
-            record.assertions = _print(mirror, record.mark)
+            record.assertions = mirror.text(record.mark)
         record.mark = None
     asserted = OBSERVER.last_asserted
     if asserted is not None and asserted[1] == solver and mirror.refs <= 0:
         if mirror.complete:
-            OBSERVER.unchecked_text = _print(mirror, tuple(len(scope) for scope in mirror.scopes))
+            OBSERVER.unchecked_text = mirror.text(mirror.mark() or ())
         OBSERVER.last_asserted = None
-
-
-def _print(mirror: Mirror, mark: tuple[int, ...]) -> str | None:
-    """The marked assertions as one SMT-LIB script (declarations, then the asserts), or None."""
-    asserts = [text for scope, size in zip(mirror.scopes, mark, strict=False) for text in scope[:size]]
-    text = "".join(mirror.declarations) + "".join(asserts)
-    return None if len(text) > models.MAX_ASSERTIONS_SMT2 else models.clean_text(text)
 
 
 def _read_model(ctx: Any, model: Any) -> models.ModelFields:
@@ -444,7 +391,7 @@ def finish() -> Record | None:
             pass
     if record.assertions is None and mirror is not None:
         if record.mark is not None:
-            record.assertions = _print(mirror, record.mark)
+            record.assertions = mirror.text(record.mark)
         elif not record.changed:  # assertions from text: only z3 knows them, and may tell now
             record.assertions = _z3_assertions(record)
     return record

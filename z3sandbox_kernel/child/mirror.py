@@ -1,0 +1,86 @@
+"""A solver's assertions as the script made them, kept as SMT-LIB text (observer.py says why text).
+
+Each assertion is printed by z3's own benchmark printer when the script asserts it (printing walks
+what exists: it makes no term), split into its declarations (kept once each, in order) and its
+assert command, and kept per push scope.  A check marks how many assertions each scope held, so
+the report's assertions are those of the check even if the script adds more afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import models
+
+Mark = tuple[int, ...]
+
+
+@dataclass
+class Mirror:
+    """The assertions one solver holds."""
+
+    ctx: Any  # the solver's raw context
+    kind: str  # "solver" or "optimize"
+    scopes: list[list[str]] = field(default_factory=lambda: [[]])
+    declarations: dict[str, None] = field(default_factory=dict)  # in order, each once
+    complete: bool = True  # False once only z3 knows them (text, a copy, threads, too large)
+    refs: int = 0  # the script's Python objects holding the solver
+    size: int = 0  # characters held
+
+    def add(self, formula: int, literal: int = 0) -> None:
+        """Mirror ``formula`` (``(=> literal formula)`` for an assert_and_track of the script's)."""
+        if not self.complete:
+            return
+        text = models.benchmark(self.ctx, [formula, literal] if literal else [formula])
+        commands = None if text is None else _commands(text)
+        asserts = [c for c in commands or () if c.startswith("(assert")]
+        if commands is None or len(asserts) != (2 if literal else 1):
+            self.give_up()  # too large or not printable: this solver's models are not verified
+            return
+        for command in commands:
+            if not command.startswith(("(assert", "(set-info", "(check-sat", ";")):
+                self.declarations.setdefault(command)
+        body = _term(asserts[0])
+        if literal:
+            body = f"(=> {_term(asserts[1])} {body})"
+        self.scopes[-1].append(f"(assert {body})\n")
+        self.size += len(text or "")
+        if self.size > models.MAX_ASSERTIONS_SMT2:
+            self.give_up()
+
+    def give_up(self) -> None:
+        self.complete, self.scopes, self.declarations = False, [[]], {}
+
+    def push(self) -> None:
+        self.scopes.append([])
+
+    def pop(self, count: int) -> None:
+        del self.scopes[max(1, len(self.scopes) - count):]
+
+    def reset(self) -> None:
+        self.scopes, self.declarations, self.complete, self.size = [[]], {}, True, 0
+
+    def mark(self) -> Mark | None:
+        return tuple(len(scope) for scope in self.scopes) if self.complete else None
+
+    def text(self, mark: Mark) -> str | None:
+        """The marked assertions as one SMT-LIB script (declarations, then the asserts), or None."""
+        if not self.complete:
+            return None
+        asserts = [text for scope, size in zip(self.scopes, mark, strict=False) for text in scope[:size]]
+        return models.clean_text("".join(self.declarations) + "".join(asserts))
+
+
+def _term(command: str) -> str:
+    return command.rstrip()[len("(assert"):-1].strip()
+
+
+def _commands(text: str) -> list[str] | None:
+    """The top-level commands of z3's benchmark text: each starts a line (z3 indents the rest).  A
+    string or symbol with a line break followed by "(" would break that rule: then None."""
+    commands = [c.rstrip("\n") + "\n" for c in text.split("\n(")]
+    commands[1:] = ["(" + c for c in commands[1:]]
+    if any(c.count("(") != c.count(")") for c in commands if c.startswith("(")):
+        return None
+    return commands
