@@ -3,7 +3,8 @@
     python bench/solve.py [PATH ...] [--repeats 3] [--budget 20] [--skip-over 30] [--out bench/results]
 
 PATHs are files or folders of ``.smt2`` and ``.py`` files; by default the SMT-LIB corpus in
-``../shared/corpus/smt2`` and the fidelity scripts in ``tests/fidelity/scripts`` (where they exist).
+``../shared/corpus/smt2``, the real Z3Py models of ``../shared/corpus/z3py`` and the fidelity scripts in
+``tests/fidelity/scripts`` (where they exist).
 
 * **in-process**: a fresh interpreter per sample imports z3 (not timed), then times the work alone:
   for ``.smt2``, the text through z3's own SMT-LIB front end (``Z3_eval_smtlib2_string``: what
@@ -43,7 +44,8 @@ from report import git_revision
 from z3sandbox_kernel import Limits, Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PATHS = (ROOT.parent / "shared" / "corpus" / "smt2", ROOT / "tests" / "fidelity" / "scripts")
+DEFAULT_PATHS = (ROOT.parent / "shared" / "corpus" / "smt2", ROOT.parent / "shared" / "corpus" / "z3py",
+                 ROOT / "tests" / "fidelity" / "scripts")
 GOAL_OVER_S = 0.1  # the goal applies to files that solve in over 100 ms in-process
 GOAL_RATIO = 1.05  # within 5%
 
@@ -92,13 +94,15 @@ def files(paths: list[Path]) -> list[Path]:
 
 
 def manifest_seconds(folder: Path) -> dict[str, float]:
-    """parse_s + check_s per file from a corpus manifest.tsv, if the folder has one."""
+    """Seconds per file from a corpus manifest.tsv, if the folder has one: parse_s + check_s (the
+    SMT-LIB corpus) or plain_seconds (the Z3Py corpus)."""
     manifest = folder / "manifest.tsv"
     if not manifest.exists():
         return {}
     with manifest.open() as handle:
         rows = csv.DictReader(handle, delimiter="\t")
-        return {row["file"]: float(row["parse_s"] or 0) + float(row["check_s"] or 0) for row in rows}
+        return {row["file"]: float(row.get("plain_seconds") or 0) + float(row.get("parse_s") or 0)
+                + float(row.get("check_s") or 0) for row in rows}
 
 
 def in_process(path: Path, timeout_s: float) -> dict[str, Any] | None:
