@@ -8,6 +8,8 @@ of an exception, because the report must always be built.  The zygote applies th
 from __future__ import annotations
 
 import re
+import sys
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -35,6 +37,9 @@ MAX_INT_DIGITS = 4000
 # Above this the assertions are left out of the report and the zygote skips verification.
 MAX_ASSERTIONS_SMT2 = MAX_ASSERTIONS_REPORT_BYTES
 
+# The script's name in its code objects, so tracebacks, faulthandler and warnings say `candidate.py`,
+# not a scratch path (``__file__`` is still the file's full path in its folder, as a plain run's).
+SCRIPT_NAME = "candidate.py"
 # reason_unknown() when a solver's own timeout expired (Solver: "timeout", Optimize: "canceled").
 TIMEOUT_REASONS = frozenset({"timeout", "canceled"})
 MEMORY_WORDS = ("out of memory", "max. memory exceeded")
@@ -240,7 +245,7 @@ class CheckRecord:
     """One check() as it ended: what a report needs, taken before the script changes the solver
     (a model or core is gone after the next add())."""
 
-    __slots__ = ("assertions", "core", "model", "reason", "result", "solver")
+    __slots__ = ("assertions", "core", "line", "model", "reason", "result", "solver")
 
     def __init__(self, solver: Any, result: z3.CheckSatResult) -> None:
         self.solver = solver
@@ -249,6 +254,7 @@ class CheckRecord:
         self.assertions: z3.AstVector | None = None
         self.core: z3.AstVector | None = None
         self.reason = ""
+        self.line = _calling_line()  # the script's line that checked (a timeout names it)
 
     @classmethod
     def take(cls, solver: Any, result: z3.CheckSatResult,
@@ -294,7 +300,20 @@ def check_report(record: CheckRecord, tracked: dict[int, tuple[Any, int | None, 
     reason = clean_text(record.reason, 2000)
     if any(word in reason for word in MEMORY_WORDS):
         return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
-    return {"outcome": "unknown", "reason": reason, "solver_timeout": reason in TIMEOUT_REASONS}
+    return {"outcome": "unknown", "reason": reason, "solver_timeout": reason in TIMEOUT_REASONS,
+            "line": record.line}
+
+
+def _calling_line() -> int | None:
+    """The innermost line of the script on the stack (its frames' file is ``SCRIPT_NAME``): a
+    walk over frames, which touches nothing of the script's."""
+    try:
+        frame: types.FrameType | None = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != SCRIPT_NAME:
+            frame = frame.f_back
+        return frame.f_lineno if frame is not None else None
+    except Exception:  # never fail a check for its line
+        return None
 
 
 def _untracked(assertions: z3.AstVector, our_ids: frozenset[int]) -> list[z3.BoolRef]:
