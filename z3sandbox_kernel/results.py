@@ -213,7 +213,10 @@ class RunResult:
         data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
         data, metadata = _display_document(data)
         if data.get("schema") == DISPLAY_SCHEMA:
-            return _from_display_document(data, metadata)
+            try:
+                return _from_display_document(data, metadata)
+            except (KeyError, TypeError) as exc:
+                raise ValueError(f"not a saved z3sandbox run: its display document lacks {exc}") from None
         if data.get("schema") != RESULT_SCHEMA:
             raise ValueError(f"not a saved z3sandbox run (schema {data.get('schema')!r})")
         limits = Limits.from_dict(data["limits"])

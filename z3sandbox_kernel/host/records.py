@@ -92,7 +92,7 @@ class RunRecorder:
             "seed_sha256": hashlib.sha256(plan.seed).hexdigest() if plan.seed is not None else None,
             "candidates": [
                 {"index": i, "sha256": sha256(script), "random_seed": plan.random_seeds[i],
-                 "label": _label(labels, i, len(plan.scripts))}
+                 "label": _label(labels, i)}
                 for i, script in enumerate(plan.scripts)],
         })
 
@@ -121,11 +121,11 @@ class RunRecorder:
                 self._file.flush()  # a reader (or a crash) sees each verdict as it lands
 
 
-def _label(labels: list[str | None], index: int, count: int) -> str | None:
+def _label(labels: list[str | None], index: int) -> str | None:
     """One label per candidate, or one for every K seed of one script."""
-    if len(labels) == count:
-        return labels[index]
-    return labels[0] if len(labels) == 1 else None
+    if len(labels) == 1:
+        return labels[0]
+    return labels[index] if 0 <= index < len(labels) else None
 
 
 class Recording:
@@ -137,9 +137,9 @@ class Recording:
         self.labels = list(labels) if labels is not None else []
         self.recorder = RunRecorder(record_dir, self.run_id) if record_dir else None
 
-    def label(self, candidate: CandidateResult, count: int | None = None) -> CandidateResult:
+    def label(self, candidate: CandidateResult) -> CandidateResult:
         if candidate.label is None and self.labels:
-            candidate.label = _label(self.labels, candidate.index, count or len(self.labels))
+            candidate.label = _label(self.labels, candidate.index)
         return candidate
 
     def wrap(self, emit: Callable[[CandidateResult], None]) -> Callable[[CandidateResult], None]:
@@ -159,7 +159,7 @@ class Recording:
     def finish(self, result: RunResult) -> None:
         result.run_id = self.run_id
         for candidate in result.candidates:
-            self.label(candidate, len(result.candidates))
+            self.label(candidate)
         if self.recorder is not None:
             self.recorder.finish(result)
 
@@ -232,7 +232,10 @@ def load_runs(path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -
         raise ImportError("load_runs() needs pandas, which is not installed: pip install pandas "
                           "(the [records] extra); the files are JSON Lines") from None
     rows = [row for file in record_files(path) for row in candidate_rows(file)]
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if "error_line" in frame:
+        frame["error_line"] = frame["error_line"].astype("Int64")  # whole numbers, or <NA>
+    return frame
 
 
 def run_from_record(path: str | os.PathLike[str]) -> RunResult:
