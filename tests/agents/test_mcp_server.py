@@ -118,3 +118,30 @@ def test_http_serves_on_loopback_unless_told():
     assert parse_address("[::1]:9") == ("::1", 9)
     with pytest.raises(ValueError):
         parse_address("host:")
+
+
+def test_http_serves_the_same_tool_on_loopback():
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "z3sandbox_kernel", "mcp", "--http", str(port)],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stderr is not None
+        for line in server.stderr:  # uvicorn says when it listens
+            if "Uvicorn running on" in line:
+                assert f"http://127.0.0.1:{port}" in line
+                break
+
+        async def main() -> Any:
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                return await client.call_tool("run_candidates", {"scripts": [SAT, UNSAT]})
+
+        result = asyncio.run(main())
+        assert result.structured_content["counts"] == {"sat": 1, "unsat": 1}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

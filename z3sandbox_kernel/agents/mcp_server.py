@@ -22,6 +22,7 @@ import dataclasses
 import functools
 import inspect
 import json
+import logging
 import re
 import sys
 from collections.abc import Awaitable, Callable
@@ -42,6 +43,7 @@ OUTPUT_CAP_CHARS = 4096  # of each of stdout and stderr in the tool's result: he
 _RUN_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 Progress = Callable[[float, float, str], Awaitable[None]]
+log = logging.getLogger("z3sandbox")
 
 
 def ceiling_flag(name: str) -> str:
@@ -264,15 +266,18 @@ class Service:
 
 
 async def _report(queue: asyncio.Queue[CandidateResult], total: int, progress: Progress | None) -> None:
-    """One progress notification per verdict, in the order they land."""
+    """One progress notification per verdict, in the order they land.  A notification that cannot
+    be sent (the client went away) is dropped: the run and its result go on."""
     done = 0
     while True:
         candidate = await queue.get()
         done += 1
+        name = f" ({candidate.label})" if candidate.label else ""
         try:
             if progress is not None:
-                name = f" ({candidate.label})" if candidate.label else ""
                 await progress(done, total, f"candidate {candidate.index}{name}: {candidate.verdict}")
+        except Exception:
+            log.debug("z3sandbox mcp: a progress notification was not sent", exc_info=True)
         finally:
             queue.task_done()
 
