@@ -3,8 +3,9 @@
 A record file ``<record_dir>/<run_id>.jsonl`` holds, one JSON object a line:
 
 1. the header, ``{"record": "run", ...}``: run id, UTC time, package, z3 and Python versions, the
-   host, language, limits, run options, the isolation report, the seed's sha256, and per candidate
-   its script's sha256, random seed and label;
+   host, language, limits, run options, the isolation report (the local zygote's; null, with the z3
+   version, for a run on a cluster, whose candidates each carry their own), the seed's sha256, and
+   per candidate its script's sha256, random seed and label;
 2. one ``{"record": "candidate", "run_id": ..., <CandidateResult.to_dict()>}`` per candidate, in
    the order their verdicts land (a crash of the host leaves the ones already known);
 3. the end, ``{"record": "end", ...}``: the vote, counts, tie, elapsed time, notes.
