@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits
+from ..options import argparse_specs
 from ..protocol import encode_value
 from ..render import number
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from ..results import CandidateResult, RunResult
 
 DEFAULT_MAX_CANDIDATES = 64
+OPERATOR_OPTIONS = ("isolation", "jobs")  # run options the operator sets; a client sets the others
 OUTPUT_CAP_CHARS = 4096  # of each of stdout and stderr in the tool's result: head and tail
 _RUN_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -88,11 +90,11 @@ def add_cli_command(subparsers: Any) -> None:
                              "there is no authentication, so name another host only on purpose)")
     parser.add_argument("--record", type=Path, metavar="DIR",
                         help="record every run in DIR/<run_id>.jsonl, served as z3sandbox://runs/<run_id>")
-    parser.add_argument("--isolation", choices=("kernel", "process"),
-                        help="isolation level (default: the best available)")
+    for flags, keywords in argparse_specs("cli"):  # the operator's run options, from the options model
+        if keywords["dest"] in OPERATOR_OPTIONS:
+            parser.add_argument(*flags, **keywords)
     parser.add_argument("--require", action="append", default=[], metavar="LAYER",
                         help="an isolation layer that must be active, or no candidate runs (repeatable)")
-    parser.add_argument("--jobs", type=int, metavar="N", help="candidates run at once (default: one per CPU)")
     group = parser.add_argument_group("ceilings (a client may ask for less, never for more)")
     group.add_argument("--max-candidates", type=int, default=DEFAULT_MAX_CANDIDATES, metavar="N",
                        help=f"candidates in one call, scripts times k (default {DEFAULT_MAX_CANDIDATES})")
