@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._version import __version__
+    from .agents.repair import repair
+    from .host.records import diff_runs, load_runs
     from .host.sandbox import Sandbox, run
     from .limits import Limits
     from .results import CandidateResult, RunResult
@@ -28,6 +30,9 @@ _LAZY = {
     "Sandbox": ".host.sandbox",
     "Verdict": ".verdicts",
     "__version__": "._version",
+    "diff_runs": ".host.records",
+    "load_runs": ".host.records",
+    "repair": ".agents.repair",
     "run": ".host.sandbox",
 }
 
@@ -38,7 +43,10 @@ __all__ = [
     "Sandbox",
     "Verdict",
     "__version__",
+    "diff_runs",
     "load_ipython_extension",
+    "load_runs",
+    "repair",
     "run",
 ]
 

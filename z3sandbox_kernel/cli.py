@@ -44,6 +44,8 @@ def _add_run_command(subparsers: Any) -> None:
     run.add_argument("-v", "--verbose", action="store_true",
                      help="after the table, each candidate in full: reason, model, core, limits")
     run.add_argument("--show-output", action="store_true", help="print each script's stdout and stderr")
+    run.add_argument("--record", type=Path, metavar="DIR",
+                     help="append the run's record to DIR/<run_id>.jsonl (load_runs reads it)")
     _add_limit_options(run)
     run.set_defaults(func=_run_command)
 
@@ -88,7 +90,8 @@ def _run_command(args: argparse.Namespace) -> int:
         result = run(texts if len(texts) > 1 else texts[0], k=chosen["k"], language=language,
                      limits=limits, seed=seed, race=chosen["race"], jobs=chosen["jobs"],
                      cores=chosen["cores"], verify=chosen["verify"], isolation=chosen["isolation"],
-                     on_update=view.update if view else None)
+                     on_update=view.update if view else None, record_dir=args.record,
+                     labels=[path.name for path in paths])
     except (OSError, ValueError) as exc:
         print(f"z3sandbox: error: {limit_error(str(exc))}", file=sys.stderr)
         return 2
@@ -142,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="z3sandbox", description=__doc__.splitlines()[0])
     subparsers = parser.add_subparsers(dest="command", required=True)
     _add_run_command(subparsers)
+    from .agents.mcp_server import add_cli_command as add_mcp_command  # imports mcp only to serve
+
+    add_mcp_command(subparsers)
     try:
         from .jupyter.kernelspec import add_cli_commands
     except ImportError:  # the Jupyter side is optional for the engine

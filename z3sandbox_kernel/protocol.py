@@ -290,6 +290,18 @@ class Started(TypedDict):
     id: int
 
 
+class CandidateError(TypedDict):
+    """A failed candidate's error, for agents and people alike (``CandidateResult.error``): the
+    escaped exception's class name (``SyntaxError``, ``NameError`` ...), or the verdict when no
+    exception escaped (``timeout``, ``crashed`` ...); the line of the script it happened on, where
+    it can be told (a solver timeout: the line of the check(); a crash: the Python line faulthandler
+    printed); and the message."""
+
+    type: str
+    line: int | None
+    message: str
+
+
 class CandidateDict(TypedDict):
     """A finished candidate: ``CandidateResult`` as JSON.  Also the per-candidate part of the
     ``application/vnd.z3sandbox.run+json`` schema."""
@@ -315,6 +327,7 @@ class CandidateDict(TypedDict):
     verified: bool | None
     isolation: IsolationReport | None
     host: str | None  # the worker that ran it, for distributed runs; None for this machine
+    error: CandidateError | None  # None when it did not fail (sat, unsat, unknown, no_check, cancelled)
 
 
 class ZygoteResult(CandidateDict, total=False):

@@ -27,11 +27,12 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
           "payload_hex": "4142" | null, "payload_error": null,
           "unsat_core": [[3, "s.add(x > 2)"]] | null,
           "stdout": "", "stderr": "", "stdout_truncated": false, "stderr_truncated": false,
+          "error": null | {"type": "NameError", "line": 3, "message": "..."},   # when it failed
           "kill": null, "exit_code": 0, "signal": null, "verified": true } ]
     }
 
 Additive changes keep version 1: a reader ignores fields it does not know, and label,
-source_preview, state, finished, progress, tie, view and columns were added that way.
+source_preview, state, finished, progress, tie, view, columns and error were added that way.
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
 MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}``, so

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .limits import Limits
-from .protocol import CandidateDict, IsolationReport, decode_value, encode_value
+from .protocol import CandidateDict, CandidateError, IsolationReport, decode_value, encode_value
 from .verdicts import Verdict
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
+DISPLAY_SCHEMA = "z3sandbox.run"  # the display document's schema (render.py), which from_json reads too
+DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (not imported: render is heavy)
 
 
 @dataclass
@@ -45,6 +47,13 @@ class CandidateResult:
     limits: Limits | None = None  # the limits it ran under (set when its run is done)
     label: str | None = None  # its name: "# %% candidate NAME", the dict key, the file name
     source_preview: str | None = None  # the first meaningful line of its source
+    # {type, line, message} when it failed (protocol.CandidateError), else None; one the host
+    # made itself (a watchdog, a dead worker) gets its verdict as type and its reason as message.
+    error: CandidateError | None = None
+
+    def __post_init__(self) -> None:
+        if self.error is None and self.verdict is not None and Verdict(self.verdict).failed:
+            self.error = {"type": Verdict(self.verdict).value, "line": None, "message": self.reason}
 
     @classmethod
     def from_dict(cls, data: CandidateDict | dict[str, Any]) -> CandidateResult:
@@ -101,6 +110,8 @@ class RunResult:
     notes: list[str] = field(default_factory=list)  # e.g. "the zygote died (SIGKILL) and was restarted"
     interrupted: bool = False
     elapsed_s: float = 0.0
+    run_id: str = ""  # names its record file, when recorded (Sandbox(record_dir=...))
+    rounds: list[RunResult] = field(default_factory=list)  # repair(): every round's result, in order
 
     def __len__(self) -> int:
         return len(self.candidates)
@@ -190,13 +201,22 @@ class RunResult:
         return json.dumps({
             "schema": RESULT_SCHEMA, "version": 1, "language": self.language,
             "limits": self.limits.to_dict(), "isolation": self.isolation, "notes": list(self.notes),
-            "interrupted": self.interrupted, "elapsed_s": self.elapsed_s,
+            "interrupted": self.interrupted, "elapsed_s": self.elapsed_s, "run_id": self.run_id,
             "candidates": [c.to_dict() for c in self.candidates],
         }, **dumps)
 
     @classmethod
-    def from_json(cls, text: str) -> RunResult:
-        data = json.loads(text)
+    def from_json(cls, text: str | bytes | dict[str, Any]) -> RunResult:
+        """A run back from ``to_json()``'s text, or from what a saved notebook holds: the
+        ``application/vnd.z3sandbox.run+json`` document of its output (or the whole output, or
+        its ``data`` bundle; the figures come from the output's metadata when it is there)."""
+        data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
+        data, metadata = _display_document(data)
+        if data.get("schema") == DISPLAY_SCHEMA:
+            try:
+                return _from_display_document(data, metadata)
+            except (KeyError, TypeError) as exc:
+                raise ValueError(f"not a saved z3sandbox run: its display document lacks {exc}") from None
         if data.get("schema") != RESULT_SCHEMA:
             raise ValueError(f"not a saved z3sandbox run (schema {data.get('schema')!r})")
         limits = Limits.from_dict(data["limits"])
@@ -205,7 +225,8 @@ class RunResult:
             candidate.limits = Limits.from_dict(raw["limits"]) if raw.get("limits") else None
         return cls(candidates=candidates, limits=limits, language=data["language"],
                    isolation=data["isolation"], notes=data["notes"],
-                   interrupted=data["interrupted"], elapsed_s=data["elapsed_s"])
+                   interrupted=data["interrupted"], elapsed_s=data["elapsed_s"],
+                   run_id=data.get("run_id") or "")
 
     def table_rows(self) -> list[dict[str, Any]]:
         """One dict per candidate, keyed by the table's columns (``render.TABLE_COLUMNS``)."""
@@ -233,3 +254,30 @@ class RunResult:
         from .render import run_text
 
         return run_text(self)
+
+
+def _display_document(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(document, metadata) of a saved notebook's output ``{"data": {mime: doc}, "metadata":
+    {mime: figures}}``, of its ``data`` bundle alone, or of a document as it is."""
+    bundle = data.get("data", data)
+    if isinstance(bundle, dict) and DISPLAY_MIME in bundle:
+        metadata = data.get("metadata", {}) if "data" in data else {}
+        return dict(bundle[DISPLAY_MIME]), dict(metadata.get(DISPLAY_MIME) or {})
+    return data, {}
+
+
+def _from_display_document(data: dict[str, Any], metadata: dict[str, Any]) -> RunResult:
+    """The display document (render.run_json) has every candidate field but the volatile figures,
+    which the output's metadata holds (``timings``, ``elapsed_s``)."""
+    limits = Limits.from_dict(data["limits"])
+    timings = {row["index"]: row for row in metadata.get("timings", [])}
+    candidates = []
+    for raw in data["candidates"]:
+        figures = {k: v for k, v in timings.get(raw["index"], {}).items() if k != "index"}
+        candidate = CandidateResult.from_dict({**raw, **figures})
+        candidate.limits = limits
+        candidates.append(candidate)
+    return RunResult(candidates=candidates, limits=limits, language=data.get("language", "python"),
+                     isolation=data.get("isolation"), notes=list(data.get("notes", [])),
+                     interrupted=bool(data.get("interrupted")),
+                     elapsed_s=float(metadata.get("elapsed_s", 0.0)), run_id=data.get("run_id") or "")

@@ -35,6 +35,13 @@ class Verdict(str, enum.Enum):
         """sat and unsat settle a question; everything else does not."""
         return self in (Verdict.SAT, Verdict.UNSAT)
 
+    @property
+    def failed(self) -> bool:
+        """The script (or the sandbox) failed: the candidate has a structured ``error``.  Not
+        for an answer (sat, unsat, unknown), a script that checked nothing, or a cancel."""
+        return self not in (Verdict.SAT, Verdict.UNSAT, Verdict.UNKNOWN, Verdict.NO_CHECK,
+                            Verdict.CANCELLED)
+
 
 # Labels, descriptions and badge colours live in verdicts.json, shared with the labextension.
 VERDICTS_JSON = Path(__file__).with_name("verdicts.json")

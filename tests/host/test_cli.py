@@ -166,3 +166,23 @@ def test_the_demo_candidates_run_with_their_file_names():
     verdicts = dict((row[1], row[2]) for row in rows)
     assert verdicts["03_syntax_error.py"] == "syntax_error"
     assert verdicts["04_loops.py"] in ("timeout", "cpu_limit")
+
+
+def test_record_writes_the_run_with_each_file_name(files):
+    done = cli("sat.py", "unsat.py", "--record", "runs", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    (record,) = (files / "runs").glob("*.jsonl")
+    header, *rest = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [c["label"] for c in header["candidates"]] == ["sat.py", "unsat.py"]
+    assert sorted(line["verdict"] for line in rest if line["record"] == "candidate") == ["sat", "unsat"]
+
+
+def test_mcp_help_lists_a_ceiling_per_limit(tmp_path):
+    from z3sandbox_kernel.limits import LIMIT_FIELDS
+
+    done = subprocess.run([sys.executable, "-m", "z3sandbox_kernel", "mcp", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=100)
+    assert done.returncode == 0, done.stderr
+    for spec in LIMIT_FIELDS:
+        assert "--max-" + spec.name.replace("_", "-") in done.stdout
+    assert "--max-candidates" in done.stdout and "--http" in done.stdout

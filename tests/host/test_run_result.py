@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 
 import pytest
 
@@ -119,7 +119,9 @@ def test_a_run_survives_to_json_and_from_json():
 
 def test_from_json_refuses_other_documents():
     with pytest.raises(ValueError, match="not a saved z3sandbox run"):
-        RunResult.from_json('{"schema": "z3sandbox.run"}')
+        RunResult.from_json('{"schema": "z3sandbox.other"}')
+    with pytest.raises(ValueError, match="not a saved z3sandbox run"):
+        RunResult.from_json('{"schema": "z3sandbox.run"}')  # a display document, but empty
 
 
 def test_table_rows_have_the_table_columns_and_the_figures():
@@ -130,10 +132,14 @@ def test_table_rows_have_the_table_columns_and_the_figures():
     assert rows[1]["peak_rss_mb"] == 300.0 and rows[1]["reason"] == "wall limit (10 s)"
 
 
-def test_to_dataframe_without_pandas_says_what_to_install():
-    assert importlib.util.find_spec("pandas") is None  # pandas is optional and not installed here
+def test_to_dataframe_without_pandas_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # pandas is optional (the [records] extra)
     with pytest.raises(ImportError, match="needs pandas, which is not installed: pip install pandas"):
         result(V.SAT).to_dataframe()
+    from z3sandbox_kernel import load_runs
+
+    with pytest.raises(ImportError, match="load_runs\\(\\) needs pandas"):
+        load_runs("no-such-folder")
 
 
 def test_tie_names_its_rule():

@@ -324,3 +324,26 @@ def test_run_options_come_from_one_model(shell: InteractiveShell) -> None:
         assert traits[option.name].default_value == option.default, option.name
         assert option.help in traits[option.name].help
     assert {option.flag for option in options_for("cli")} <= cli_flags
+
+
+def test_config_record_dir_records_each_run_with_its_candidate_names(shell: InteractiveShell,
+                                                                      tmp_path: Path) -> None:
+    import json
+
+    shell.run_line_magic("config", f"Z3Sandbox.record_dir = {str(tmp_path)!r}")
+    try:
+        run_cell(shell, f"--quiet {FAST}", f"# %% candidate yes\n{SAT}# %% candidate no\n{UNSAT}")
+    finally:
+        shell.run_line_magic("config", "Z3Sandbox.record_dir = None")
+    (record,) = tmp_path.glob("*.jsonl")
+    header = json.loads(record.read_text().splitlines()[0])
+    assert header["run_id"] == shell.user_ns["_z3"].run_id == record.stem
+    assert [c["label"] for c in header["candidates"]] == ["yes", "no"]
+
+
+def test_a_name_error_on_a_notebook_variable_says_so(shell: InteractiveShell) -> None:
+    shell.user_ns["bound"] = 3
+    run_cell(shell, f"--quiet {FAST}", 'x = Int("x")\ns.add(x > bound)\n')
+    candidate = shell.user_ns["_z3"][0]
+    assert candidate.verdict is Verdict.RUNTIME_ERROR
+    assert "notebook variables are not visible inside the sandbox" in candidate.error["message"]

@@ -1,15 +1,21 @@
-"""What a failed script reports: syntax errors and escaped exceptions as report fields, and on the
-candidate's stderr the traceback (or ``sys.exit`` message) Python itself would print.
+"""What a failed script reports: syntax errors and escaped exceptions as report fields (the
+``exception`` field, ``{type, message, line}``, from which the zygote makes the candidate's
+structured ``error``), and on the candidate's stderr the traceback (or ``sys.exit`` message) Python
+itself would print, its frames naming ``candidate.py``.
 
-Every function here runs after user code and must not raise: the report must always be built.
+``watch_crashes`` runs before user code (faulthandler: a crash or the CPU limit prints the Python
+line it died on); every other function here runs after user code and must not raise: the report
+must always be built.
 """
 
 from __future__ import annotations
 
 import errno
+import faulthandler
 import itertools
 import linecache
 import os
+import signal
 import sys
 import traceback
 import types
@@ -27,15 +33,30 @@ TRACEBACK_LINES = 5
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
+def watch_crashes() -> None:
+    """Before user code: a fatal signal (SIGSEGV, SIGABRT, ...) or the CPU limit's SIGXCPU prints
+    the Python stack on stderr first (faulthandler; the zygote reads the script's line from it).
+    SIGXCPU is chained to its default action, so the candidate still dies of it."""
+    try:
+        faulthandler.enable(file=sys.stderr, all_threads=True)
+        if hasattr(signal, "SIGXCPU"):
+            faulthandler.register(signal.SIGXCPU, file=sys.stderr, all_threads=True, chain=True)
+    except (OSError, RuntimeError, ValueError):  # no usable stderr: the verdict still comes
+        return
+
+
 def syntax_report(exc: BaseException) -> ChildReport:
     if isinstance(exc, SyntaxError):
         line, column = exc.lineno, exc.offset
         source = models.clean_text((exc.text or "").strip(), 200)
         where = f" (line {line}, column {column}: `{source}`)" if line else ""
-        reason = f"{type(exc).__name__}: {message_of(exc.msg)}{where}"
-        return {"outcome": "syntax_error", "reason": reason, "line": line, "column": column}
+        message = message_of(exc.msg)
+        reason = f"{type(exc).__name__}: {message}{where}"
+        return {"outcome": "syntax_error", "reason": reason, "line": line, "column": column,
+                "exception": {"type": type(exc).__name__, "message": message, "line": line}}
     reason = "nested too deeply to compile" if isinstance(exc, RecursionError) else describe(exc)
-    return {"outcome": "syntax_error", "reason": reason, "line": None, "column": None}
+    return {"outcome": "syntax_error", "reason": reason, "line": None, "column": None,
+            "exception": {"type": type(exc).__name__, "message": reason, "line": None}}
 
 
 def exception_report(exc: BaseException, filename: str) -> ChildReport:

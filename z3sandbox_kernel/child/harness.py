@@ -34,7 +34,7 @@ from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
 from . import errors, instrument, models, observer, smt2
 
-SCRIPT_NAME = "candidate.py"  # sys.argv[0]; __file__ is its path in the working directory
+SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its path in the working folder
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
 # Seed 0 is every engine's default, so a candidate run with seed 0 sets nothing.
 SEED_PARAMS = ("smt.random_seed", "sat.random_seed", "nlsat.seed", "sls.random_seed",
@@ -81,7 +81,7 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
     """Run ``script`` and report its last check.  Never raises: a harness failure becomes an
     ``internal_error`` report, which the zygote's schema check turns into that verdict."""
     try:
-        filename = os.path.join(os.getcwd(), SCRIPT_NAME)
+        filename = SCRIPT_NAME  # as code objects name it: tracebacks say candidate.py
         run = instrument.Run(max(float(timeout_s), 0.001), cores and language == "python",
                              filename)
         for name in SEED_PARAMS if random_seed else ():
@@ -118,16 +118,18 @@ def _run_python(script: str, filename: str) -> ChildReport:
     linecache.cache[filename] = (len(script), None, script.splitlines(True), filename)
     global _MAIN
     module, _MAIN = _MAIN or _build_main(), None  # one candidate per process: used once
-    module.__dict__.update(__file__=filename, __cached__=None, s=instrument.LazySolver())
+    path = os.path.join(os.getcwd(), filename)
+    module.__dict__.update(__file__=path, __cached__=None, s=instrument.LazySolver())
     sys.modules["__main__"] = module  # so dataclasses, pickle and inspect find the script
     sys.argv[:] = [SCRIPT_NAME]  # as `python candidate.py` gives, in its own folder
-    sys.path.insert(0, os.path.dirname(filename))
+    sys.path.insert(0, os.path.dirname(path))
     recursion_limit = sys.getrecursionlimit()
     failure: BaseException | None = None
     # Hooks cannot be removed (one candidate per process); the set and the denial function are bound
     # now, so a script that rebinds the module's names does not switch the hook off.
     sys.addaudithook(functools.partial(instrument.audit, _denied=instrument.DENIED_EVENTS,
                                        _deny_it=instrument.deny))
+    errors.watch_crashes()
     # ------------------------------------------------------------------ user code runs from here on
     try:
         exec(code, module.__dict__)

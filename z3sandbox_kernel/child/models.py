@@ -35,6 +35,9 @@ MAX_INT_DIGITS = 4000
 # Above this the assertions are left out of the report and the zygote skips verification.
 MAX_ASSERTIONS_SMT2 = MAX_ASSERTIONS_REPORT_BYTES
 
+# The script's name in its code objects, so tracebacks, faulthandler and warnings say `candidate.py`,
+# not a scratch path (``__file__`` is still the file's full path in its folder, as a plain run's).
+SCRIPT_NAME = "candidate.py"
 # reason_unknown() when a solver's own timeout expired (Solver: "timeout", Optimize: "canceled").
 TIMEOUT_REASONS = frozenset({"timeout", "canceled"})
 MEMORY_WORDS = ("out of memory", "max. memory exceeded")
@@ -258,6 +261,7 @@ class CheckReport:
     fields: ModelFields | None = None
     assertions: str | None = None
     core: list[list[Any]] = field(default_factory=list)
+    line: int | None = None  # the script line that checked (a timeout names it)
 
 
 def check_report(record: CheckReport, cores: bool) -> ChildReport:
@@ -280,4 +284,5 @@ def check_report(record: CheckReport, cores: bool) -> ChildReport:
     reason = clean_text(record.reason, 2000)
     if any(word in reason for word in MEMORY_WORDS):
         return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
-    return {"outcome": "unknown", "reason": reason, "solver_timeout": reason in TIMEOUT_REASONS}
+    return {"outcome": "unknown", "reason": reason, "solver_timeout": reason in TIMEOUT_REASONS,
+            "line": record.line}

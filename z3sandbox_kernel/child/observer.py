@@ -241,6 +241,7 @@ def _checked(name: str) -> Callable[..., Any]:
         if record.result == UNSAT and OBSERVER.cores:
             record.core = _core(ctx, solver, kind)
         elif record.result not in (SAT, UNSAT):
+            record.line = OBSERVER.script_line()[0]  # a timeout names the line that checked
             try:  # z3's own word for an interrupt is "interrupted": the script sees that unchanged
                 reason = C[f"Z3_{kind}_get_reason_unknown"]
                 record.reason = "timeout" if timed_out else str(reason(ctx, solver))

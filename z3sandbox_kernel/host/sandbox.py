@@ -11,6 +11,7 @@ import asyncio
 import atexit
 import contextlib
 import itertools
+import os
 import queue
 import sys
 import threading
@@ -23,6 +24,7 @@ from ..limits import Limits
 from ..protocol import IsolationReport, ZygoteEvent
 from ..results import CandidateResult, RunResult
 from .plan import RunPlan, make_plan
+from .records import Recording
 from .scheduler import Run, Send
 from .zygote_client import ZygoteProcess
 
@@ -121,13 +123,16 @@ class Sandbox:
     """Runs candidates in sandboxed children of one zygote.  Thread-safe; close() when done."""
 
     def __init__(self, isolation: str | None = None, require: Iterable[str] = (),
-                 jobs: int | None = None) -> None:
+                 jobs: int | None = None, record_dir: str | os.PathLike[str] | None = None) -> None:
+        """``record_dir``: write every run's record there (``<run_id>.jsonl``, host/records.py);
+        a run's own ``record_dir=`` overrides it."""
         level = isolation or default_isolation()
         if level not in ("kernel", "process"):
             raise ValueError(f"isolation must be 'kernel' or 'process', not {isolation!r}")
         self.level = level
         self.require = tuple(require)
         self.jobs = jobs
+        self.record_dir = record_dir
         self.restarts = 0
         self._loop = _LoopThread()
         self._zygote: ZygoteProcess | None = None
@@ -188,8 +193,22 @@ class Sandbox:
 
     # ------------------------------------------------------------------------------------ runs
 
-    async def _execute(self, run: Run, remote: Remote | None = None) -> RunResult:
-        """Run on the local zygote, or on a cluster when ``remote`` is given (same scheduler)."""
+    async def _execute(self, run: Run, remote: Remote | None = None,
+                       recording: Recording | None = None) -> RunResult:
+        """Run on the local zygote, or on a cluster when ``remote`` is given (same scheduler);
+        the run's record is started first (with the local zygote's isolation report) and ended
+        with the result."""
+        if recording is None:
+            return await self._scheduled(run, remote)
+        try:
+            recording.start(run.plan, None if remote else (await self._ensure_zygote()).hello)
+            result = await self._scheduled(run, remote)
+            recording.finish(result)
+            return result
+        finally:
+            recording.close()
+
+    async def _scheduled(self, run: Run, remote: Remote | None) -> RunResult:
         self._runs.add(run)
         if remote is None:
             run.on_unresponsive = self._kill_wedged_zygote
@@ -217,6 +236,11 @@ class Sandbox:
             kwargs["jobs"] = remote.default_jobs()  # one per worker thread, not this machine's cores
         return remote
 
+    def _recording(self, kwargs: dict[str, Any], emit: UpdateCallback) -> tuple[Recording, UpdateCallback]:
+        """The run's id, labels and record (``record_dir``, if any), and ``emit`` that records too."""
+        recording = Recording(kwargs.pop("record_dir", None) or self.record_dir, kwargs.pop("labels", None))
+        return recording, recording.wrap(emit)
+
     def _plan(self, scripts: object, kwargs: dict[str, Any]) -> RunPlan:
         if self._closed:
             raise RuntimeError("this Sandbox is closed")
@@ -230,11 +254,14 @@ class Sandbox:
     def run(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
             **kwargs: Any) -> RunResult:
         """Run candidates and wait.  KeyboardInterrupt kills every child at once and returns the
-        results so far (``interrupted=True``, the rest ``cancelled``).  See ``z3sandbox_kernel.run``."""
+        results so far (``interrupted=True``, the rest ``cancelled``).  Takes ``run()``'s keywords,
+        and ``record_dir`` (record this run there) and ``labels`` (a name per candidate, for the
+        result and the record).  See ``z3sandbox_kernel.run``."""
         updates: queue.Queue[CandidateResult | None] = queue.Queue()  # None: the run is over
         remote = self._remote(kwargs)
-        run = Run(self._plan(scripts, kwargs), updates.put)
-        future = self._loop.submit(self._execute(run, remote))
+        recording, emit = self._recording(kwargs, updates.put)
+        run = Run(self._plan(scripts, kwargs), emit)
+        future = self._loop.submit(self._execute(run, remote, recording))
         future.add_done_callback(lambda _: updates.put(None))
         while True:
             try:
@@ -257,9 +284,11 @@ class Sandbox:
                 caller.call_soon_threadsafe(on_update, candidate)
 
         remote = self._remote(kwargs)
-        run = Run(self._plan(scripts, kwargs), emit)
+        recording, recorded_emit = self._recording(kwargs, emit)
+        run = Run(self._plan(scripts, kwargs), recorded_emit)
         try:
-            return _warned_about(await asyncio.wrap_future(self._loop.submit(self._execute(run, remote))))
+            return _warned_about(await asyncio.wrap_future(
+                self._loop.submit(self._execute(run, remote, recording))))
         except asyncio.CancelledError:
             self._loop.call(run.cancel, "cancel")
             raise
@@ -319,12 +348,16 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
         limits: Limits | None = None, seed: bytes | bytearray | memoryview | None = None,
         race: bool = False, jobs: int | None = None, cores: bool = False, verify: bool = True,
         on_update: UpdateCallback | None = None, isolation: str | None = None,
-        require: Iterable[str] = (), client: Any = None, executor: Executor | None = None) -> RunResult:
+        require: Iterable[str] = (), client: Any = None, executor: Executor | None = None,
+        record_dir: str | os.PathLike[str] | None = None,
+        labels: list[str | None] | None = None) -> RunResult:
     """Run one script, K seeds of one script (``k``), or a list of candidate scripts, each in a
     fresh sandboxed child, and vote over the verdicts.  ``client`` (a ``distributed.Client``) or
     ``executor`` (any ``concurrent.futures.Executor``) runs them on a cluster instead, each worker
-    with its own zygote.  See the README for every argument."""
+    with its own zygote.  ``record_dir`` writes the run's record there (``load_runs`` reads it);
+    ``labels`` name the candidates.  See the README for every argument."""
     sandbox = shared_sandbox(isolation)
     return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
                        jobs=jobs, cores=cores, verify=verify, on_update=on_update,
-                       require=tuple(require), client=client, executor=executor)
+                       require=tuple(require), client=client, executor=executor,
+                       record_dir=record_dir, labels=labels)

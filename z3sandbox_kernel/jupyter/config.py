@@ -53,6 +53,11 @@ class _Z3SandboxOptions(Configurable):
     require = List(
         Unicode(), help="isolation layers that must be active, or no candidate runs"
     ).tag(config=True)
+    record_dir = Unicode(
+        None, allow_none=True,
+        help="write a record of every run to this folder (<run_id>.jsonl; z3sandbox_kernel.load_runs "
+             "reads them back)",
+    ).tag(config=True)
     updates_per_s = Float(
         10.0, min=0.5, help="most refreshes a second of the live display (updates are batched)"
     ).tag(config=True)

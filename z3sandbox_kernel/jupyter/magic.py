@@ -160,6 +160,8 @@ class Z3SandboxMagics(Magics):
             "cores": chosen["cores"],
             "verify": chosen["verify"],
             "require": tuple(self.options.require),
+            "record_dir": self.options.record_dir or None,
+            "labels": [script.label for script in scripts],
         }
         if client is not None:
             run_kwargs["client"] = client
@@ -258,7 +260,7 @@ class Z3SandboxMagics(Magics):
         """Steps 5 and 6: start (or reuse) the sandbox, run with the live view.  Returns the
         result and whether the live view already shows it (in place of the live table)."""
         sandbox = self.sandbox(isolation)
-        annotate = annotator(scripts, run_kwargs["k"])
+        annotate = annotator(scripts, run_kwargs["k"], self.shell.user_ns if self.shell else None)
         sources = [script.source for script in scripts]
         view = self._view(quiet, annotate)
         if view is None:

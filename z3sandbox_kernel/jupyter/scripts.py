@@ -5,7 +5,7 @@ is labelled and its reason's line numbers counted in the cell."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,10 +63,33 @@ def cell_lines(reason: str, first_line: int) -> str:
     return _LINE.sub(lambda m: f"line {int(m[1]) + first_line - 1} [candidate line {m[1]}]", reason)
 
 
-def annotator(scripts: list[Script], k: int | None) -> Callable[[CandidateResult], CandidateResult]:
-    """Name a candidate, give it a source preview, and count its reason's lines in the cell."""
+# NameError's message: "name 'x' is not defined" (3.10+ may add ". Did you mean: 'y'?").
+_UNDEFINED = re.compile(r"name '(\w+)' is not defined")
+
+
+def notebook_name_hint(candidate: CandidateResult, namespace: Mapping[str, Any]) -> None:
+    """A NameError on a name the notebook defines: say that the sandbox does not see it."""
+    error = candidate.error
+    if error is None or error["type"] != "NameError":
+        return
+    match = _UNDEFINED.search(error["message"])
+    if match is None or match.group(1) not in namespace:
+        return
+    hint = (f" ({match.group(1)!r} is a notebook variable: notebook variables are not visible inside "
+            "the sandbox, where each candidate runs alone in a fresh process; define it in the script)")
+    if hint not in error["message"]:
+        candidate.error = {"type": error["type"], "line": error["line"], "message": error["message"] + hint}
+        candidate.reason += hint
+
+
+def annotator(scripts: list[Script], k: int | None,
+              namespace: Mapping[str, Any] | None = None) -> Callable[[CandidateResult], CandidateResult]:
+    """Name a candidate, give it a source preview, count its reason's lines in the cell, and
+    explain a NameError on a name of the notebook's ``namespace``."""
 
     def annotate(candidate: CandidateResult) -> CandidateResult:
+        if namespace is not None:
+            notebook_name_hint(candidate, namespace)
         if len(scripts) == 1:
             script: Script | None = scripts[0]
         else:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ..limits import Limits
 from ..protocol import ChildReport, IsolationReport, LayerReport, SetupFrame, ZygoteResult
 from ..verdicts import Verdict
+from .failures import error_of
 from .payload import build_payload, cut_runs
 
 REASON_CAP = 2000
@@ -219,11 +220,13 @@ def classify(obs: Observation) -> ZygoteResult:
         "cpu_s": round(obs.cpu_s, 6),
         "peak_rss_mb": round(obs.peak_rss_mb, 2),
         "kill": kill,
-        "exit_code": exit_code_of(obs.wait_status),
+        # A script that failed exits through the harness, whose code says nothing about it.
+        "exit_code": None if obs.report is not None and verdict.failed else exit_code_of(obs.wait_status),
         "signal": _signal(obs),
         "verified": obs.verified if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None,
         "isolation": _isolation(obs),
         "host": None,
+        "error": error_of(verdict, reason, kill, report, obs.stderr),
         # The byte_N that travelled as hex only: the host puts them back into the model (a million
         # of them would hold up this loop, and every other candidate's deadline, for seconds).
         "byte_runs": cut_runs(report.get("byte_runs") or [], int(obs.limits.payload_max_bytes))
@@ -238,4 +241,5 @@ def failed(obs: Observation, reason: str) -> ZygoteResult:
     result = classify(obs)
     result["reason"] = cap(reason)
     result["verdict"] = Verdict.INTERNAL_ERROR.value
+    result["error"] = {"type": Verdict.INTERNAL_ERROR.value, "line": None, "message": result["reason"]}
     return result

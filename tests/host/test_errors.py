@@ -1,0 +1,91 @@
+"""Structured errors: every failed candidate says {type, line, message} about the script it was sent.
+
+Real candidates in a real zygote, at both isolation levels (the ``sandbox`` fixture).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from z3sandbox_kernel import Limits, Sandbox, Verdict
+from z3sandbox_kernel.jupyter.scripts import notebook_name_hint
+from z3sandbox_kernel.results import CandidateResult
+
+pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("zygote_is_clean")]
+
+QUICK = Limits(timeout_s=1, wall_s=5, cpu_s=2, memory_mb=256, output_kb=8)
+HARD = "x, y, z = Ints('x y z')\ns.add(x > 0, y > 0, z > 0)\ns.add(x**3 + y**3 == z**3)\nr = s.check()\n"
+
+
+def one(sandbox: Sandbox, script: str) -> CandidateResult:
+    return sandbox.run(script, limits=QUICK)[0]
+
+
+def test_an_answer_has_no_error(sandbox):
+    candidate = one(sandbox, "x = Int('x')\ns.add(x > 1)\ns.check()\n")
+    assert candidate.verdict is Verdict.SAT
+    assert candidate.error is None
+
+
+def test_a_syntax_error_names_its_line(sandbox):
+    candidate = one(sandbox, "x = Int('x')\ns.add(x > 1\n\n")
+    assert candidate.verdict is Verdict.SYNTAX_ERROR
+    assert candidate.error["type"] == "SyntaxError"
+    assert candidate.error["line"] == 2
+    assert "never closed" in candidate.error["message"]
+
+
+def test_an_exception_names_its_type_and_line_and_its_traceback_names_candidate_py(sandbox):
+    candidate = one(sandbox, "x = Int('x')\ns.add(x > 1)\nundefined_helper(x)\n")
+    assert candidate.verdict is Verdict.RUNTIME_ERROR
+    assert candidate.error == {"type": "NameError", "line": 3,
+                               "message": "name 'undefined_helper' is not defined"}
+    assert 'File "candidate.py", line 3, in <module>' in candidate.stderr
+    assert "z3sandbox-" not in candidate.stderr  # no scratch path
+
+
+def test_a_failed_script_shows_no_exit_code(sandbox):
+    candidate = one(sandbox, "raise ValueError('no')\n")
+    assert candidate.verdict is Verdict.RUNTIME_ERROR
+    assert candidate.exit_code is None
+
+
+def test_a_solver_timeout_names_the_check_line(sandbox):
+    candidate = one(sandbox, HARD)
+    assert candidate.verdict is Verdict.TIMEOUT and candidate.kill == "solver"
+    assert candidate.error["type"] == "timeout"
+    assert candidate.error["line"] == 4
+    assert "check() on line 4" in candidate.error["message"]
+    assert candidate.exit_code is None
+
+
+def test_a_crash_names_the_python_line_it_died_on(sandbox):
+    candidate = one(sandbox, "import ctypes\nx = 1\nctypes.string_at(0)\n")
+    assert candidate.verdict is Verdict.CRASHED
+    assert candidate.error["type"] == "crashed"
+    assert candidate.error["line"] == 3
+    assert 'File "candidate.py", line 3' in candidate.stderr  # faulthandler's dump
+
+
+def test_the_cpu_limit_names_the_python_line(sandbox):
+    candidate = one(sandbox, "n = 0\nwhile True:\n    n += 1\n")
+    assert candidate.verdict is Verdict.CPU_LIMIT
+    assert candidate.error["line"] in (2, 3)
+
+
+def test_a_host_made_failure_has_an_error_too():
+    candidate = CandidateResult(index=0, verdict=Verdict.INTERNAL_ERROR, reason="the zygote died")
+    assert candidate.error == {"type": "internal_error", "line": None, "message": "the zygote died"}
+    assert CandidateResult(index=0, verdict=Verdict.CANCELLED).error is None
+
+
+def test_a_name_error_on_a_notebook_variable_says_the_sandbox_cannot_see_it():
+    error = {"type": "NameError", "line": 2, "message": "name 'limit' is not defined"}
+    candidate = CandidateResult(index=0, verdict=Verdict.RUNTIME_ERROR, reason="NameError: ...",
+                                error=dict(error))
+    notebook_name_hint(candidate, {"limit": 5})
+    assert "notebook variables are not visible inside the sandbox" in candidate.error["message"]
+    assert "notebook variables" in candidate.reason
+    other = CandidateResult(index=0, verdict=Verdict.RUNTIME_ERROR, error=dict(error))
+    notebook_name_hint(other, {"something_else": 1})
+    assert other.error == error

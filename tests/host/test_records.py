@@ -1,0 +1,104 @@
+"""Run records: one JSON Lines file per run, written as verdicts land; load_runs, diff_runs, and a
+result saved in a notebook read back with RunResult.from_json."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import require_extra
+from z3sandbox_kernel import Limits, RunResult, Sandbox, Verdict, diff_runs, load_runs
+from z3sandbox_kernel.host.records import VERDICT_RANK, read_record, sha256
+from z3sandbox_kernel.render import run_mimebundle
+from z3sandbox_kernel.results import CandidateResult
+
+pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("zygote_is_clean")]
+
+SAT = "x = Int('x')\ns.add(x > 1)\ns.check()\n"
+UNSAT = "x = Int('x')\ns.add(x > 1, x < 0)\ns.check()\n"
+BROKEN = "x = Int('x')\nhelper(x)\n"
+QUICK = Limits(timeout_s=2, wall_s=5, cpu_s=4)
+
+
+def test_a_recorded_run_has_a_header_a_line_per_candidate_and_an_end(kernel_sandbox: Sandbox, tmp_path):
+    result = kernel_sandbox.run([SAT, BROKEN], limits=QUICK, record_dir=tmp_path, labels=["good", "bad"])
+    path = tmp_path / f"{result.run_id}.jsonl"
+    header, *candidates, end = read_record(path)
+    assert header["record"] == "run" and header["run_id"] == result.run_id
+    assert header["limits"] == QUICK.to_dict()
+    assert header["isolation"]["level"] == "kernel"
+    assert header["z3_version"] and header["package_version"] and header["host"]
+    assert [c["sha256"] for c in header["candidates"]] == [sha256(SAT), sha256(BROKEN)]
+    assert [c["label"] for c in header["candidates"]] == ["good", "bad"]
+    assert sorted(c["index"] for c in candidates) == [0, 1]
+    assert {c["record"] for c in candidates} == {"candidate"}
+    assert end["record"] == "end" and end["verdict"] == "sat"
+    assert [c.label for c in result] == ["good", "bad"]
+
+
+def test_a_sandbox_records_every_run_in_its_record_dir(tmp_path):
+    with Sandbox(isolation="process", record_dir=tmp_path) as sandbox:
+        first = sandbox.run(SAT, limits=QUICK)
+        second = sandbox.run(UNSAT, limits=QUICK)
+    assert sorted(p.stem for p in tmp_path.glob("*.jsonl")) == sorted([first.run_id, second.run_id])
+
+
+def test_load_runs_gives_one_row_per_candidate_with_its_run_id(kernel_sandbox: Sandbox, tmp_path):
+    require_extra("pandas", "records")
+    first = kernel_sandbox.run([SAT, BROKEN], limits=QUICK, record_dir=tmp_path)
+    second = kernel_sandbox.run(UNSAT, k=2, limits=QUICK, record_dir=tmp_path)
+    frame = load_runs(tmp_path)
+    assert len(frame) == 4
+    assert set(frame["run_id"]) == {first.run_id, second.run_id}
+    broken = frame[(frame["run_id"] == first.run_id) & (frame["index"] == 1)].iloc[0]
+    assert broken["verdict"] == "runtime_error"
+    assert broken["error_type"] == "NameError" and broken["error_line"] == 2
+    assert broken["sha256"] == sha256(BROKEN)
+    assert list(frame[frame["run_id"] == second.run_id]["random_seed"]) == [0, 1]
+    assert len(load_runs(tmp_path / f"{first.run_id}.jsonl")) == 2
+
+
+def test_a_record_cut_short_loads_what_it_holds(kernel_sandbox: Sandbox, tmp_path):
+    require_extra("pandas", "records")
+    result = kernel_sandbox.run([SAT, UNSAT], limits=QUICK, record_dir=tmp_path)
+    path = tmp_path / f"{result.run_id}.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:2]) + lines[2][:20])  # the writer died mid-line
+    assert len(load_runs(path)) == 1
+
+
+def test_diff_runs_says_a_change_that_is_not_strictly_better_is_a_regression(kernel_sandbox, tmp_path):
+    before = kernel_sandbox.run([SAT, BROKEN, SAT], limits=QUICK, record_dir=tmp_path)
+    after = kernel_sandbox.run([UNSAT, SAT, SAT], limits=QUICK, record_dir=tmp_path)
+    diff = diff_runs(before, after)
+    assert [(c.index, c.before, c.after, c.kind) for c in diff.changes] == [
+        (0, "sat", "unsat", "regression"), (1, "runtime_error", "sat", "improvement")]
+    assert diff.unchanged == 1
+    from_files = diff_runs(tmp_path / f"{before.run_id}.jsonl", tmp_path / f"{after.run_id}.jsonl")
+    assert from_files.changes == diff.changes
+    assert "1 regressions, 1 improvements" in str(diff)
+
+
+def test_the_verdict_ranks_follow_benchexec():
+    assert VERDICT_RANK[Verdict.SAT] > VERDICT_RANK[Verdict.TIMEOUT] > VERDICT_RANK[Verdict.RUNTIME_ERROR]
+    assert VERDICT_RANK[Verdict.RUNTIME_ERROR] > VERDICT_RANK[Verdict.INVALID_MODEL]
+
+
+def test_from_json_reads_the_document_a_saved_notebook_holds(kernel_sandbox: Sandbox):
+    result = kernel_sandbox.run([SAT, BROKEN], limits=QUICK)
+    data, metadata = run_mimebundle(result)
+    output = json.loads(json.dumps({"output_type": "display_data", "data": data, "metadata": metadata}))
+    for saved in (output, output["data"], output["data"]["application/vnd.z3sandbox.run+json"],
+                  json.dumps(output)):
+        again = RunResult.from_json(saved)
+        assert again.verdict is Verdict.SAT
+        assert [c.verdict for c in again] == [c.verdict for c in result]
+        assert again[0].model == result[0].model
+        assert again[1].error == result[1].error
+    assert RunResult.from_json(output)[0].wall_s == round(result[0].wall_s, 4)  # from the metadata
+
+
+def test_to_json_keeps_the_run_id():
+    result = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.SAT)], run_id="r1")
+    assert RunResult.from_json(result.to_json()).run_id == "r1"
