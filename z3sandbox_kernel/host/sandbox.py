@@ -22,7 +22,7 @@ from typing import Any, Protocol, TypeVar
 from ..limits import Limits
 from ..protocol import IsolationReport, ZygoteEvent
 from ..results import CandidateResult, RunResult
-from .plan import RunPlan, make_plan
+from .plan import RunPlan, make_plan, required_layers
 from .scheduler import Run, Send
 from .zygote_client import ZygoteProcess
 
@@ -126,7 +126,7 @@ class Sandbox:
         if level not in ("kernel", "process"):
             raise ValueError(f"isolation must be 'kernel' or 'process', not {isolation!r}")
         self.level = level
-        self.require = tuple(require)
+        self.require = required_layers(require)
         self.jobs = jobs
         self.restarts = 0
         self._loop = _LoopThread()
@@ -224,7 +224,7 @@ class Sandbox:
         if isolation not in (None, self.level):
             raise ValueError(f"this Sandbox runs at isolation {self.level!r}; make another for {isolation!r}")
         kwargs.setdefault("jobs", self.jobs)
-        kwargs["require"] = tuple(kwargs.get("require", ())) + self.require
+        kwargs["require"] = required_layers(kwargs.get("require", ())) + self.require
         return make_plan(scripts, **kwargs)
 
     def run(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
@@ -327,4 +327,4 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
     sandbox = shared_sandbox(isolation)
     return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
                        jobs=jobs, cores=cores, verify=verify, on_update=on_update,
-                       require=tuple(require), client=client, executor=executor)
+                       require=require, client=client, executor=executor)
