@@ -17,6 +17,7 @@ Order and reasons:
 from __future__ import annotations
 
 import os
+import pwd
 from dataclasses import dataclass, field
 
 from ..oscalls import (
@@ -77,6 +78,68 @@ def _map_ids(uid: int, gid: int) -> str:
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
     return f"uid {uid}, gid {gid} mapped to themselves"
+
+
+# A normal user's supplementary groups.  The kernel lets an unprivileged process write its gid map
+# only after denying setgroups(2) in the namespace for good (user_namespaces(7)), so a process
+# cannot drop the groups it was started with: they keep their access on host files, shown as the
+# overflow gid.  Only the setuid helper newgidmap (Debian's uidmap package) may write a gid map that
+# leaves setgroups allowed, and only for a user with a range in /etc/subgid; then the zygote drops
+# every group before anything else runs.  Root drops them in drop_to.
+NEWGIDMAP = "/usr/bin/newgidmap"
+KEEPS_GROUPS = ("supplementary groups kept (only newgidmap, from Debian's uidmap package, with a "
+                "range in /etc/subgid, lets a normal user drop them)")
+
+
+def _subordinate_gid(uid: int) -> int | None:
+    """The first gid of the user's range in /etc/subgid (``name:start:count`` or ``uid:...``)."""
+    try:
+        name = pwd.getpwuid(uid).pw_name
+        with open("/etc/subgid", encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (KeyError, OSError):
+        return None
+    for line in lines:
+        owner, start, count = [*line.split(":"), "", ""][:3]
+        if owner in (name, str(uid)) and start.isdigit() and count.isdigit() and int(count) > 0:
+            return int(start)
+    return None
+
+
+def _unshare_user_dropping_groups(uid: int, gid: int) -> str:
+    """A normal user's user namespace with no supplementary groups where newgidmap allows it (its
+    map names the user's gid and one gid of its /etc/subgid range, which keeps setgroups allowed;
+    a helper forked before the unshare runs it, as for root); else ``_map_ids`` and the groups kept."""
+    kept = "" if set(os.getgroups()) <= {gid} else f"; {KEEPS_GROUPS}"  # none beyond its own gid
+    subordinate = _subordinate_gid(uid) if os.getgroups() and os.access(NEWGIDMAP, os.X_OK) else None
+    if subordinate is None:
+        unshare(CLONE_NEWUSER)
+        return _map_ids(uid, gid) + kept
+    ready_r, ready_w = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        try:
+            os.close(ready_w)
+            if os.read(ready_r, 1) == b"u":
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 1)
+                os.dup2(null, 2)
+                os.execv(NEWGIDMAP, [NEWGIDMAP, str(os.getppid()), str(gid), str(gid), "1",
+                                     str(subordinate), str(subordinate), "1"])
+        finally:
+            os._exit(1)
+    os.close(ready_r)
+    try:
+        unshare(CLONE_NEWUSER)
+        os.write(ready_w, b"u")
+    finally:
+        os.close(ready_w)
+        _, status = os.waitpid(helper, 0)
+    if os.waitstatus_to_exitcode(status) != 0:  # no gid map was written: the plain way still works
+        return _map_ids(uid, gid) + (f"{kept}: newgidmap failed" if kept else "")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    os.setgroups([])
+    return f"uid {uid}, gid {gid} mapped to themselves; supplementary groups dropped"
 
 
 def _unshare_user_as_root() -> str:
@@ -150,8 +213,7 @@ def enter_sandbox_namespaces() -> NamespaceState:
             state.uid_map = _unshare_user_as_root()
             state.candidate_uid = True
         else:
-            unshare(CLONE_NEWUSER)
-            state.uid_map = _map_ids(uid, gid)
+            state.uid_map = _unshare_user_dropping_groups(uid, gid)
         state.user = True
     except OSError as exc:
         state.errors["userns"] = (
