@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import pwd
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..oscalls import (
@@ -109,52 +110,39 @@ def _subordinate_gid(uid: int) -> int | None:
 def _unshare_user_dropping_groups(uid: int, gid: int) -> str:
     """A normal user's user namespace with no supplementary groups where newgidmap allows it (its
     map names the user's gid and one gid of its /etc/subgid range, which keeps setgroups allowed;
-    a helper forked before the unshare runs it, as for root); else ``_map_ids`` and the groups kept."""
+    a helper runs it, as for root); else ``_map_ids`` and the groups kept."""
     kept = "" if set(os.getgroups()) <= {gid} else f"; {KEEPS_GROUPS}"  # none beyond its own gid
     subordinate = _subordinate_gid(uid) if os.getgroups() and os.access(NEWGIDMAP, os.X_OK) else None
     if subordinate is None:
         unshare(CLONE_NEWUSER)
         return _map_ids(uid, gid) + kept
-    ready_r, ready_w = os.pipe()
-    helper = os.fork()
-    if helper == 0:
-        try:
-            os.close(ready_w)
-            if os.read(ready_r, 1) == b"u":
-                null = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(null, 1)
-                os.dup2(null, 2)
-                os.execv(NEWGIDMAP, [NEWGIDMAP, str(os.getppid()), str(gid), str(gid), "1",
-                                     str(subordinate), str(subordinate), "1"])
-        finally:
-            os._exit(1)
-    os.close(ready_r)
-    try:
-        unshare(CLONE_NEWUSER)
-        os.write(ready_w, b"u")
-    finally:
-        os.close(ready_w)
-        _, status = os.waitpid(helper, 0)
-    if os.waitstatus_to_exitcode(status) != 0:  # no gid map was written: the plain way still works
+
+    def newgidmap(pid: int) -> None:  # in the helper: never returns
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        os.execv(NEWGIDMAP, [NEWGIDMAP, str(pid), str(gid), str(gid), "1",
+                             str(subordinate), str(subordinate), "1"])
+
+    if not _unshare_user_mapped_by_helper(newgidmap):  # no gid map written: the plain way works
         return _map_ids(uid, gid) + (f"{kept}: newgidmap failed" if kept else "")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     os.setgroups([])
     return f"uid {uid}, gid {gid} mapped to themselves; supplementary groups dropped"
 
 
-def _unshare_user_as_root() -> str:
-    """Root's user namespace maps 0 to itself and ``CANDIDATE_UID``/``CANDIDATE_GID`` too (the ids
-    its candidates run as, ``drop_to``).  A map of two lines needs CAP_SETUID in the *parent*
-    namespace, which we lose by unsharing: a helper forked before writes it (as newuidmap does)."""
+def _unshare_user_mapped_by_helper(write_maps: Callable[[int], None]) -> bool:
+    """unshare(CLONE_NEWUSER), the maps written by ``write_maps(our pid)`` in a helper forked
+    before, which stays outside: a map beyond our own ids needs privileges in the *parent*
+    namespace, which we lose by unsharing (as newuidmap does).  Whether the helper succeeded; the
+    unshare's OSError if it failed."""
     ready_r, ready_w = os.pipe()
     helper = os.fork()
     if helper == 0:
         try:
             os.close(ready_w)
             if os.read(ready_r, 1) == b"u":  # EOF: the unshare failed, nothing to map
-                target = f"/proc/{os.getppid()}"
-                _write(f"{target}/uid_map", f"0 0 1\n{CANDIDATE_UID} {CANDIDATE_UID} 1")
-                _write(f"{target}/gid_map", f"0 0 1\n{CANDIDATE_GID} {CANDIDATE_GID} 1")
+                write_maps(os.getppid())
                 os._exit(0)
         finally:
             os._exit(1)
@@ -165,7 +153,18 @@ def _unshare_user_as_root() -> str:
     finally:
         os.close(ready_w)
         _, status = os.waitpid(helper, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def _write_root_maps(pid: int) -> None:
+    _write(f"/proc/{pid}/uid_map", f"0 0 1\n{CANDIDATE_UID} {CANDIDATE_UID} 1")
+    _write(f"/proc/{pid}/gid_map", f"0 0 1\n{CANDIDATE_GID} {CANDIDATE_GID} 1")
+
+
+def _unshare_user_as_root() -> str:
+    """Root's user namespace maps 0 to itself and ``CANDIDATE_UID``/``CANDIDATE_GID`` too (the ids
+    its candidates run as, ``drop_to``): a map of two lines, written by a helper."""
+    if not _unshare_user_mapped_by_helper(_write_root_maps):
         raise OSError(1, "the helper could not write the uid and gid maps")
     return f"uid 0 mapped to itself; candidates run as uid {CANDIDATE_UID}, gid {CANDIDATE_GID}"
 
