@@ -16,6 +16,16 @@ failed=()  # the names of the steps that failed, for the summary at the end
 step() { current=$*; current_failed=false; printf '\n==> %s\n' "$*"; }
 fail_step() { $current_failed || failed+=("$current"); current_failed=true; }
 run() { "$@" || fail_step; }
+summary() {
+  printf '\n'
+  if [ ${#failed[@]} = 0 ]; then
+    echo "make test: every step passed"
+    exit 0
+  fi
+  echo "make test: ${#failed[@]} step(s) failed (their output is above, after each '==>'):"
+  printf '  - %s\n' "${failed[@]}"
+  exit 1
+}
 
 # What `git status` shows (tracked and untracked files, and the content of local changes): a test
 # run that rewrites a tracked file, or leaves an output that is not ignored, changes it.
@@ -30,6 +40,7 @@ fi
 
 step "install: make install (npm ci: the lock is installed as it is)"
 run make --no-print-directory install VENV="$VENV"
+$current_failed && summary  # nothing else can run without the virtualenv
 
 ensure_chromium() {
   command -v chromium >/dev/null 2>&1 && return 0
@@ -75,11 +86,4 @@ if $in_git; then
   fi
 fi
 
-printf '\n'
-if [ ${#failed[@]} = 0 ]; then
-  echo "make test: every step passed"
-  exit 0
-fi
-echo "make test: ${#failed[@]} step(s) failed (their output is above, after each '==>'):"
-printf '  - %s\n' "${failed[@]}"
-exit 1
+summary
