@@ -166,6 +166,20 @@ def test_the_candidate_keeps_none_of_the_users_supplementary_groups() -> None:
         assert set(groups) <= {os.getgid()}
 
 
+def test_the_isolation_report_says_whether_the_groups_were_dropped(kernel_sandbox) -> None:
+    """The same through a Sandbox: the candidate's groups, and the userns entry saying so."""
+    result = kernel_sandbox.run("import os\nprint(os.getgroups())\n")[0]
+    userns = next(layer for layer in result.isolation["layers"] if layer["name"] == "userns")
+    if not userns.get("active"):
+        missing_feature(f"userns: {userns.get('error')}")
+    if "supplementary groups kept" in userns.get("detail", ""):
+        missing_feature(userns["detail"])
+    if os.getuid() == 0 or "supplementary groups dropped" in userns.get("detail", ""):
+        assert result.stdout == "[]\n"
+    else:  # the user's only group is its own gid, mapped to itself: nothing to drop
+        assert set(json.loads(result.stdout)) <= {os.getgid()}
+
+
 def test_scratch_is_a_tmpfs_of_disk_mb() -> None:
     def fill() -> int:
         written = 0
