@@ -7,6 +7,7 @@ Ctrl-C and 143 after SIGTERM (each prints the partial table first).
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import re
@@ -193,9 +194,12 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
                     print("\n".join(printable(line) for line in text.rstrip("\n").splitlines()))
 
 
+def _sub_parser_action(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
 def _sub_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
-    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    sub: argparse.ArgumentParser = subparsers.choices[command]
+    sub: argparse.ArgumentParser = _sub_parser_action(parser).choices[command]
     return sub
 
 
@@ -212,8 +216,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_command(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """A misspelt sub-command: the usage error says which one was meant."""
+    commands = list(_sub_parser_action(parser).choices)
+    word = next((arg for arg in argv if not arg.startswith("-")), None)
+    if word is not None and word not in commands:
+        close = difflib.get_close_matches(word, commands, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        parser.error(f"unknown command {word!r}{hint}; the commands are {', '.join(commands)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    _check_command(parser, sys.argv[1:] if argv is None else argv)
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # the sub-command's usage and flags, not the top level's
         sub = _sub_parser(parser, args.command)

@@ -214,7 +214,7 @@ def test_ctrl_c_and_sigterm_print_the_partial_table_and_exit_128_plus_the_signal
     assert f"z3sandbox: stopped by {signal.Signals(signum).name}" in stderr
 
 
-def test_help_is_plain_text_and_a_typo_gets_the_sub_commands_usage(files):
+def test_help_is_plain_text_and_typos_get_the_right_usage_and_a_suggestion(files):
     for args in ([], ["run"], ["install"]):
         shown = subprocess.run([sys.executable, "-m", "z3sandbox_kernel", *args, "--help"],
                                capture_output=True, text=True, timeout=60)
@@ -227,6 +227,10 @@ def test_help_is_plain_text_and_a_typo_gets_the_sub_commands_usage(files):
     assert install.returncode == 2
     assert install.stderr.startswith("usage: z3sandbox install ")
     assert "(did you mean --user?)" in install.stderr
+    command = subprocess.run([sys.executable, "-m", "z3sandbox_kernel", "rn", "sat.py"], cwd=files,
+                             capture_output=True, text=True, timeout=60)
+    assert command.returncode == 2
+    assert "error: unknown command 'rn' (did you mean run?)" in command.stderr
 
 
 def test_progress_is_a_line_now_and_then_when_stderr_is_not_a_terminal():
