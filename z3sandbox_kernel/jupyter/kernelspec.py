@@ -176,7 +176,9 @@ def _install(args: argparse.Namespace) -> int:
             name=args.name, display_name=args.display_name,
         )
     except OSError as exc:
-        print(f"z3sandbox: cannot install the kernelspec: {exc}", file=sys.stderr)
+        hint = "" if args.user or args.sys_prefix or args.prefix or not isinstance(
+            exc, PermissionError) else " (the system-wide folder needs root: --user installs for you alone)"
+        print(f"z3sandbox: cannot install the kernelspec: {exc}{hint}", file=sys.stderr)
         return 1
     print(f"Installed kernelspec {args.name} in {path}")
     return 0
