@@ -16,13 +16,17 @@ function installed() {
     return false;
   }
   const since = statSync(hidden).mtimeMs;
-  return ['package.json', 'package-lock.json'].every(f => statSync(f).mtimeMs <= since);
+  return ['package.json', 'package-lock.json'].every(
+    f => statSync(f).mtimeMs <= since
+  );
 }
 
 let command = args;
 if (args.length === 1 && args[0] === 'install') {
   if (installed()) {
-    console.log('npm.mjs: node_modules matches package-lock.json: no npm ci needed');
+    console.log(
+      'npm.mjs: node_modules matches package-lock.json: no npm ci needed'
+    );
     process.exit(0);
   }
   command = ['ci', '--no-audit', '--no-fund'];
