@@ -136,3 +136,17 @@ def test_cli_uninstall_without_a_place_says_what_it_removed_and_kept(
     assert not target.exists()
     assert cli("uninstall") == 1
     assert "no kernelspec named z3sandbox that install made for" in capsys.readouterr().err
+
+
+def test_cli_install_points_out_stale_specs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stale = Path(install_kernelspec(prefix=str(tmp_path / "old"), name="z3old"))
+    spec = json.loads((stale / "kernel.json").read_text())
+    spec["argv"][0] = str(tmp_path / "gone" / "bin" / "python")
+    (stale / "kernel.json").write_text(json.dumps(spec))
+    monkeypatch.setattr(kernelspec, "installed_kernelspecs",
+                        lambda kernel_dirs=None: installed_kernelspecs([_kernels(tmp_path / "old")]))
+    assert cli("install", "--prefix", str(tmp_path / "new")) == 0
+    assert (f"note: {stale} is stale: {spec['argv'][0]} no longer has z3sandbox_kernel "
+            "(python -m z3sandbox_kernel uninstall removes it)") in capsys.readouterr().err
