@@ -163,7 +163,7 @@ def _dask_scratch_in_a_folder_of_the_run(tmp_path_factory: pytest.TempPathFactor
     os.environ["DASK_TEMPORARY_DIRECTORY"] = folder  # read by workers in new processes too
     config = sys.modules.get("dask.config")
     if config is not None:
-        config.refresh()  # type: ignore[attr-defined]
+        config.refresh()
     yield
     if before is None:
         os.environ.pop("DASK_TEMPORARY_DIRECTORY", None)
