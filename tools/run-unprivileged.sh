@@ -11,6 +11,7 @@
 # This user replaces the earlier run as nobody: nobody is unprivileged too, but it has no home, no
 # groups and ran from /tmp, so it never met what an ordinary user's candidates see and are.
 set -euo pipefail
+exec </dev/null  # nothing here asks: no prompt can wait for an answer
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3.11 || command -v python3)}
 user=${Z3SANDBOX_TEST_USER:-z3user}
@@ -33,6 +34,7 @@ if ! [ -x /usr/bin/newgidmap ]; then
 fi
 home=$(getent passwd "$user" | cut -d: -f6)
 uid=$(id -u "$user")
+[ -d "$home" ] || install -d -m 755 -o "$user" -g "$(id -g "$user")" "$home"  # a user made without one
 
 # The user's own groups (initgroups), no capabilities, a login-like environment; pip's settings
 # and proxies pass through, for the user's virtualenv.
