@@ -8,6 +8,7 @@
 # checkout, the run (the install included) must leave `git status` as it found it: every output
 # goes under test-output/ (gitignored).  The last lines list the steps that failed.
 set -euo pipefail
+exec </dev/null  # runs unattended: nothing may wait for an answer
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 BIN=$VENV/bin
