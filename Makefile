@@ -10,7 +10,10 @@ BIN := $(VENV)/bin
 
 install: $(VENV)/.installed
 
+# node first: the editable install builds the JupyterLab extension (tools/check-node.sh says what
+# to install rather than leaving it to pip's traceback).
 $(VENV)/.installed: pyproject.toml
+	bash tools/check-node.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
@@ -29,10 +32,11 @@ demo: install
 	$(BIN)/jupyter nbconvert --to notebook --execute --stdout notebooks/01-quickstart.ipynb \
 		--ExecutePreprocessor.kernel_name=z3sandbox \
 		--KernelManager.transport=ipc --KernelManager.ip="$$sockets/kernel" > /dev/null
-	@echo "Notebook executed on the Z3 Sandbox kernel. Open it with: $(BIN)/jupyter lab notebooks/"
+	@echo "Notebook executed on the Z3 Sandbox kernel. Open it with: $(BIN)/jupyter lab notebooks/$$( [ "$$(id -u)" = 0 ] && echo ' --allow-root')"
 
-test: install
-	VENV=$(VENV) bash tools/run-tests.sh
+# No `install` prerequisite: tools/run-tests.sh notes the checkout's state first, then installs.
+test:
+	VENV=$(VENV) PYTHON=$(PYTHON) bash tools/run-tests.sh
 
 lint: install
 	$(BIN)/ruff check z3sandbox_kernel tests bench tools

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import os
 import socket
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
@@ -151,6 +152,23 @@ def _close_sandboxes() -> Iterator[None]:
     yield
     for sandbox in _SANDBOXES.values():
         sandbox.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _dask_scratch_in_a_folder_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Dask's workers keep their files in <temporary-directory>/dask-scratch-space, which they
+    never remove (/tmp by default): a folder of this run instead, which pytest cleans up."""
+    folder = str(tmp_path_factory.mktemp("dask"))
+    before = os.environ.get("DASK_TEMPORARY_DIRECTORY")
+    os.environ["DASK_TEMPORARY_DIRECTORY"] = folder  # read by workers in new processes too
+    config = sys.modules.get("dask.config")
+    if config is not None:
+        config.refresh()
+    yield
+    if before is None:
+        os.environ.pop("DASK_TEMPORARY_DIRECTORY", None)
+    else:
+        os.environ["DASK_TEMPORARY_DIRECTORY"] = before
 
 
 @pytest.fixture(scope="session", params=LEVELS)

@@ -1,15 +1,20 @@
 """``z3sandbox`` / ``python -m z3sandbox_kernel``: run candidates from files, manage the kernelspec.
 
-Exit status: 0 when the candidates ran (whatever their verdicts), 2 for a usage error.
+Exit status: 0 when the candidates ran (whatever their verdicts), 2 for a usage error, 130 after
+Ctrl-C and 143 after SIGTERM (each prints the partial table first).
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import re
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +22,10 @@ from .limits import LIMIT_FIELDS, Limits
 from .options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
 from .render import candidate_alone_text, printable, run_text, source_preview
 from .results import CandidateResult, RunResult
+
+DESCRIPTION = "z3sandbox (or python -m z3sandbox_kernel): run candidates from files, manage the kernelspec."
+RUN_EPILOG = ("Exit status: 0 when the candidates ran, whatever their verdicts; 2 for a usage error; "
+              "130 after Ctrl-C, 143 after SIGTERM (the candidates that finished are shown).")
 
 # A file that starts like SMT-LIB: a comment or an s-expression naming an SMT-LIB command.
 _SMTLIB_START = re.compile(
@@ -32,14 +41,17 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_run_command(subparsers: Any) -> None:
-    run = subparsers.add_parser("run", help="run candidate scripts in the sandbox")
+    run = subparsers.add_parser("run", help="run candidate scripts in the sandbox",
+                                description="Run candidate scripts in the sandbox.", epilog=RUN_EPILOG)
     run.add_argument("scripts", nargs="+", metavar="FILE",
                      help="candidate scripts: Z3Py, or SMT-LIB for *.smt2 files (or with --smt2)")
     group = run.add_argument_group("run options")
     for flags, keywords in argparse_specs("cli"):
         group.add_argument(*flags, **keywords)
-    run.add_argument("--seed-file", type=Path, help="input that byte_N models are overlaid on")
-    run.add_argument("--payload-dir", type=Path, help="write each SAT payload to DIR/candidate-<i>.bin")
+    run.add_argument("--seed-file", type=Path, metavar="FILE",
+                     help="input that byte_N models are overlaid on")
+    run.add_argument("--payload-dir", type=Path, metavar="DIR",
+                     help="write each SAT payload to DIR/candidate-<i>.bin (made if missing)")
     run.add_argument("--json", action="store_true", help="one JSON object per candidate")
     run.add_argument("-v", "--verbose", action="store_true",
                      help="after the table, each candidate in full: reason, model, core, limits")
@@ -71,27 +83,73 @@ def _language(args: argparse.Namespace, paths: list[Path], texts: list[str]) -> 
     return "python"
 
 
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                         f"{exc.start}); a candidate is a Z3Py or SMT-LIB script") from None
+
+
+def _check_payload_dir(folder: Path | None) -> None:
+    """Before the run: the payload folder exists (made here if missing) and takes files."""
+    if folder is None:
+        return
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--payload-dir {folder}: not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--payload-dir {folder}: cannot make it ({exc.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--payload-dir {folder}: not writable")
+
+
+class Terminated(Exception):
+    """SIGTERM arrived: the run stops as on Ctrl-C (see ``_stop_on_sigterm``)."""
+
+
+@contextmanager
+def _stop_on_sigterm() -> Iterator[list[int]]:
+    """While the run goes, SIGTERM stops it as Ctrl-C does (KeyboardInterrupt in the waiting
+    thread: every candidate killed, the finished ones kept); the list says which signal came."""
+    seen: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _run_command(args: argparse.Namespace) -> int:
     from .host.sandbox import run
     from .progress import ProgressLine
 
     chosen = resolve(args)
-    view = None if chosen["quiet"] else ProgressLine()
+    # Not on a terminal (a log): a progress line every 10 s, so long runs show they are alive.
+    view = None if chosen["quiet"] else ProgressLine(lines_s=10.0)
     try:
         paths = [Path(f) for f in args.scripts]
-        texts = [path.read_text(encoding="utf-8") for path in paths]
+        texts = [_read_text(path) for path in paths]
         seed = args.seed_file.read_bytes() if args.seed_file else None
+        _check_payload_dir(args.payload_dir)
         language = _language(args, paths, texts)
         limits = Limits().replace(**{spec.name: getattr(args, spec.name) for spec in LIMIT_FIELDS})
         if view is not None:
             count = chosen["k"] or len(texts)
             view.start(RunResult(candidates=[CandidateResult(index=i, verdict=None, state="queued")
                                              for i in range(count)]))
-        result = run(texts if len(texts) > 1 else texts[0], k=chosen["k"], language=language,
-                     limits=limits, seed=seed, race=chosen["race"], jobs=chosen["jobs"],
-                     cores=chosen["cores"], verify=chosen["verify"], isolation=chosen["isolation"],
-                     on_update=view.update if view else None, record_dir=args.record,
-                     labels=[path.name for path in paths])
+        with _stop_on_sigterm() as signals:
+            result = run(texts if len(texts) > 1 else texts[0], k=chosen["k"], language=language,
+                         limits=limits, seed=seed, race=chosen["race"], jobs=chosen["jobs"],
+                         cores=chosen["cores"], verify=chosen["verify"],
+                         isolation=chosen["isolation"], on_update=view.update if view else None,
+                         record_dir=args.record, labels=[path.name for path in paths])
     except (OSError, ValueError) as exc:
         print(f"z3sandbox: error: {limit_error(str(exc))}", file=sys.stderr)
         return 2
@@ -100,6 +158,11 @@ def _run_command(args: argparse.Namespace) -> int:
             view.finish(None)  # erase the progress line before the table
     _name(result, paths, texts)
     _report(args, result)
+    if result.interrupted:  # as a shell expects of a command ended by a signal: 128 + its number
+        stopped_by = signals[0] if signals else signal.SIGINT
+        print(f"z3sandbox: stopped by {signal.Signals(stopped_by).name}: the finished candidates are "
+              "above, the rest cancelled", file=sys.stderr)
+        return 128 + stopped_by
     return 0
 
 
@@ -114,7 +177,6 @@ def _name(result: RunResult, paths: list[Path], texts: list[str]) -> None:
 
 def _report(args: argparse.Namespace, result: RunResult) -> None:
     if args.payload_dir:
-        os.makedirs(args.payload_dir, exist_ok=True)
         for candidate in result:
             if candidate.payload is not None:
                 (args.payload_dir / f"candidate-{candidate.index}.bin").write_bytes(candidate.payload)
@@ -135,14 +197,17 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
                     print("\n".join(printable(line) for line in text.rstrip("\n").splitlines()))
 
 
-def _run_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    run: argparse.ArgumentParser = subparsers.choices["run"]
-    return run
+def _sub_parser_action(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def _sub_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    sub: argparse.ArgumentParser = _sub_parser_action(parser).choices[command]
+    return sub
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="z3sandbox", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="z3sandbox", description=DESCRIPTION)
     subparsers = parser.add_subparsers(dest="command", required=True)
     _add_run_command(subparsers)
     from .agents.mcp_server import add_cli_command as add_mcp_command  # imports mcp only to serve
@@ -157,15 +222,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_command(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """A misspelt sub-command: the usage error says which one was meant."""
+    commands = list(_sub_parser_action(parser).choices)
+    word = next((arg for arg in argv if not arg.startswith("-")), None)
+    if word is not None and word not in commands:
+        close = difflib.get_close_matches(word, commands, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        parser.error(f"unknown command {word!r}{hint}; the commands are {', '.join(commands)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    _check_command(parser, sys.argv[1:] if argv is None else argv)
     args, unknown = parser.parse_known_args(argv)
-    if unknown:
+    if unknown:  # the sub-command's usage and flags, not the top level's
+        sub = _sub_parser(parser, args.command)
         message = f"unrecognized arguments: {' '.join(unknown)}"
-        flags = [flag for action in _run_parser(parser)._actions for flag in action.option_strings]
-        parser.error(message + did_you_mean(message, flags))
+        flags = [flag for action in sub._actions for flag in action.option_strings]
+        sub.error(message + did_you_mean(message, flags))
     try:
         return int(args.func(args))
+    except KeyboardInterrupt:  # Ctrl-C outside a run (a run returns its partial result)
+        print("z3sandbox: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
     except BrokenPipeError:  # e.g. piped into head: not an error of ours
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (stops the flush at exit from failing too)
         return 0

@@ -1,8 +1,9 @@
 """A one-line progress bar on stderr for terminal IPython and the CLI (tqdm-style, no dependency).
 
 It only draws on a terminal (stderr is a TTY) and only once a run has lasted ``delay_s``: short
-runs and piped output see nothing.  The line is redrawn in place (``\\r``) every ``interval_s``
-and erased when the run ends, so the final table prints on a clean line.
+runs see nothing.  The line is redrawn in place (``\\r``) every ``interval_s`` and erased when the
+run ends, so the final table prints on a clean line.  Not on a terminal (a log, a pipe), it is
+silent, or with ``lines_s`` (the CLI) writes the same text as a new line every ``lines_s``.
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ class ProgressLine:
     redraws it while nothing reports, so the elapsed time moves; ``finish`` joins it."""
 
     def __init__(self, stream: TextIO | None = None, *, delay_s: float = 1.0,
-                 interval_s: float = 0.5, force: bool = False) -> None:
+                 interval_s: float = 0.5, force: bool = False, lines_s: float | None = None) -> None:
         self._stream = stream or sys.stderr
-        self._enabled = force or self._stream.isatty()
-        self._delay_s = delay_s
-        self._interval_s = interval_s
+        self._in_place = force or self._stream.isatty()
+        self._enabled = self._in_place or lines_s is not None
+        self._delay_s = delay_s if self._in_place else float(lines_s or 0)
+        self._interval_s = interval_s if self._in_place else float(lines_s or 0)
         self._started = 0.0
         self._rows: list[CandidateResult] = []
         self._drawn = False
@@ -70,7 +72,12 @@ class ProgressLine:
             elapsed = time.monotonic() - self._started
             if elapsed >= self._delay_s:
                 with self._lock:
-                    self._draw(progress_text(RunResult(candidates=list(self._rows)), elapsed))
+                    text = progress_text(RunResult(candidates=list(self._rows)), elapsed)
+                if self._in_place:
+                    self._draw(text)
+                else:
+                    self._stream.write(text + "\n")
+                    self._stream.flush()
 
     def _draw(self, text: str) -> None:
         self._stream.write("\r\x1b[K" + text)

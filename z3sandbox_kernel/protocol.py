@@ -236,6 +236,14 @@ class VerifyRequest(TypedDict, total=False):
     limits: dict[str, float]
 
 
+# The layers an isolation report names, in application order (child/bootstrap.py says why this
+# order): the names ``require`` accepts.
+PROCESS_LAYERS = ("environment", "rlimits")
+KERNEL_LAYERS = ("environment", "rlimits", "capabilities", "landlock", "seccomp")
+NAMESPACE_LAYERS = ("userns", "netns", "pidns", "mountns", "ipcns", "utsns")
+KNOWN_LAYERS = frozenset(KERNEL_LAYERS + NAMESPACE_LAYERS)
+
+
 class LayerReport(TypedDict, total=False):
     name: str  # "userns", "netns", "pidns", "rlimits", "landlock", "seccomp", "environment"
     active: bool

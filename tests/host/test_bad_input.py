@@ -68,8 +68,13 @@ def test_unknown_limit_names_are_refused():
     ("solve()", {"seed": "abc"}, r"seed must be bytes, bytearray or memoryview, not str"),
     ("solve()", {"limits": {"wall_s": 1}}, r"limits must be a Limits, not dict"),
     ("solve()", {"isolation": "kernel"}, r"this Sandbox runs at isolation 'process'"),
+    ("solve()", {"require": {"landlok"}}, r"require: unknown layer 'landlok' \(did you mean 'landlock'\?\)"),
+    ("solve()", {"require": "bogus"}, r"require: unknown layer 'bogus'; the layers are capabilities, "),
+    ("solve()", {"require": 7}, r"require must be a layer name or a set of them, not int"),
+    ("solve()", {"require": [b"seccomp"]}, r"require holds layer names \(str\), not bytes"),
 ], ids=["int", "bytes", "empty-list", "non-str-item", "blank", "k-with-list", "k-zero", "k-bool",
-        "k-float", "jobs-zero", "jobs-negative", "language", "str-seed", "limits-dict", "isolation"])
+        "k-float", "jobs-zero", "jobs-negative", "language", "str-seed", "limits-dict", "isolation",
+        "require-typo", "require-str-unknown", "require-int", "require-bytes"])
 def test_bad_run_arguments_raise_value_error_and_start_nothing(fresh, scripts, kwargs, message):
     with pytest.raises(ValueError, match=message):
         fresh.run(scripts, **kwargs)
@@ -105,10 +110,21 @@ def test_closed_sandbox_refuses_to_run():
     assert sandbox.zygote_pid is None
 
 
+def test_require_takes_one_layer_name_as_a_str_or_a_set_of_names():
+    from z3sandbox_kernel.host.plan import make_plan
+
+    assert make_plan("solve()", require="seccomp").require == ("seccomp",)
+    assert make_plan("solve()", require=["seccomp", "landlock", "seccomp"]).require == ("landlock", "seccomp")
+    with pytest.raises(ValueError, match="did you mean 'seccomp'"):
+        Sandbox(isolation="process", require="secomp")
+
+
 def test_module_level_run_refuses_bad_input_before_any_process():
     from z3sandbox_kernel import run
 
     before = {p.pid for p in process_tree_of(os.getpid())}
+    with pytest.raises(ValueError, match="unknown layer 'landlok'"):
+        run("solve()", require={"landlok"})
     with pytest.raises(ValueError, match="jobs must be a positive whole number"):
         run("solve()", jobs=0, isolation="process")
     with pytest.raises(ValueError, match="memory_mb"):

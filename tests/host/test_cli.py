@@ -1,12 +1,16 @@
-"""``python -m z3sandbox_kernel run``: JSON lines, the table, and exit codes (0 ran, 2 usage error)."""
+"""``python -m z3sandbox_kernel run``: JSON lines, the table, and exit codes (0 ran, 2 usage error,
+130/143 after Ctrl-C/SIGTERM)."""
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -186,3 +190,80 @@ def test_mcp_help_lists_a_ceiling_per_limit(tmp_path):
     for spec in LIMIT_FIELDS:
         assert "--max-" + spec.name.replace("_", "-") in done.stdout
     assert "--max-candidates" in done.stdout and "--http" in done.stdout
+
+def test_a_payload_dir_that_cannot_take_files_is_a_usage_error_before_the_run(files):
+    (files / "taken").write_text("a file")
+    done = cli("bytes.py", "--isolation", "process", "--payload-dir", "taken", cwd=files)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "z3sandbox: error: --payload-dir taken: not a folder" in done.stderr
+    done = cli("bytes.py", "--isolation", "process", "--payload-dir", "taken/inside", cwd=files)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "--payload-dir taken/inside: cannot make it" in done.stderr
+
+
+def test_a_binary_input_file_is_named_in_the_error(files):
+    (files / "blob.py").write_bytes(b"x = 1\n\xff\xfe\x00")
+    done = cli("sat.py", "blob.py", "--isolation", "process", cwd=files)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "z3sandbox: error: blob.py: not UTF-8 text (byte 0xff at offset 6)" in done.stderr
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_and_sigterm_print_the_partial_table_and_exit_128_plus_the_signal(files, signum, status):
+    """--jobs 1: sat.py has its verdict before loop.py starts, and loop.py says it started by
+    making a file (at the process level a candidate can write where the user can)."""
+    started = files / "started"
+    (files / "loop.py").write_text(f"open({str(started)!r}, 'w').close()\nwhile True: pass\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "z3sandbox_kernel", "run", "sat.py", "loop.py", "--jobs", "1",
+         "--isolation", "process", "--wall", "60", "--cpu", "60"],
+        cwd=files, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # polling a condition, not a timing
+        assert started.exists(), process.communicate(timeout=10)
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == status, stderr
+    rows = [line.split() for line in stdout.splitlines() if line.lstrip()[:1].isdigit()]
+    assert [row[:3] for row in rows] == [["0", "sat.py", "sat"], ["1", "loop.py", "cancelled"]]
+    assert f"z3sandbox: stopped by {signal.Signals(signum).name}" in stderr
+
+
+def test_help_is_plain_text_and_typos_get_the_right_usage_and_a_suggestion(files):
+    for args in ([], ["run"], ["install"]):
+        shown = subprocess.run([sys.executable, "-m", "z3sandbox_kernel", *args, "--help"],
+                               capture_output=True, text=True, timeout=60)
+        assert shown.returncode == 0
+        assert "``" not in shown.stdout
+    typo = cli("sat.py", "--memroy", "100", cwd=files)
+    assert typo.stderr.startswith("usage: z3sandbox run ")
+    install = subprocess.run([sys.executable, "-m", "z3sandbox_kernel", "install", "--usr"],
+                             capture_output=True, text=True, timeout=60)
+    assert install.returncode == 2
+    assert install.stderr.startswith("usage: z3sandbox install ")
+    assert "(did you mean --user?)" in install.stderr
+    command = subprocess.run([sys.executable, "-m", "z3sandbox_kernel", "rn", "sat.py"], cwd=files,
+                             capture_output=True, text=True, timeout=60)
+    assert command.returncode == 2
+    assert "error: unknown command 'rn' (did you mean run?)" in command.stderr
+
+
+def test_progress_is_a_line_now_and_then_when_stderr_is_not_a_terminal():
+    from z3sandbox_kernel.progress import ProgressLine
+    from z3sandbox_kernel.results import RunResult
+
+    stream = io.StringIO()
+    line = ProgressLine(stream, lines_s=0.01)
+    line.start(RunResult(candidates=[CandidateResult(index=i, verdict=None, state="queued")
+                                     for i in range(3)]))
+    deadline = time.monotonic() + 30
+    while stream.getvalue().count("\n") < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)  # polling a condition, not a timing
+    line.finish(None)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) >= 2 and "\r" not in stream.getvalue()
+    assert lines[0].startswith("z3sandbox [........................] 0/3 done, ")

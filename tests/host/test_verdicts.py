@@ -110,8 +110,14 @@ def test_wall_limit_ends_a_sleeping_script(sandbox):
     assert candidate.kill == "wall"
 
 
+# A CPU limit is time on a core, however long the wait for one: on a loaded machine a 1 s CPU limit
+# can take many seconds of wall time, so these tests give the wall limit no chance to come first.
+CPU_BOUND = QUICK.replace(cpu_s=1, wall_s=240)
+
+
+@pytest.mark.timeout(300)
 def test_cpu_limit_is_cpu_limit_with_kill_cpu(sandbox):
-    candidate = one(sandbox, "while True: pass", limits=QUICK.replace(cpu_s=1, wall_s=20))
+    candidate = one(sandbox, "while True: pass", limits=CPU_BOUND)
     assert candidate.verdict is Verdict.CPU_LIMIT
     assert candidate.kill == "cpu"
     assert candidate.reason == "CPU-time limit of 1 s (SIGXCPU)"
@@ -119,11 +125,12 @@ def test_cpu_limit_is_cpu_limit_with_kill_cpu(sandbox):
     assert candidate.cpu_s > 0.5  # from rusage, not the child's word
 
 
+@pytest.mark.timeout(300)
 def test_cpu_limit_holds_when_the_script_ignores_sigxcpu(sandbox):
     candidate = one(sandbox, (
         "import signal\n"
         "signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
-        "while True: pass\n"), limits=QUICK.replace(cpu_s=1, wall_s=20))
+        "while True: pass\n"), limits=CPU_BOUND)
     assert candidate.verdict is Verdict.CPU_LIMIT
     assert candidate.kill == "cpu"
     assert candidate.signal == signal.SIGKILL

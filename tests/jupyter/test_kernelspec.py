@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
+from z3sandbox_kernel.jupyter import kernelspec
 from z3sandbox_kernel.jupyter.kernelspec import (
     RESOURCES,
     add_cli_commands,
     install_kernelspec,
+    installed_kernelspecs,
+    remove_made_by_install,
     uninstall_kernelspec,
 )
 
@@ -88,3 +91,62 @@ def test_cli_places_are_mutually_exclusive(tmp_path: Path) -> None:
         cli("install", "--user", "--prefix", str(tmp_path))
     assert exit_info.value.code == 2
     assert not (tmp_path / "share").exists()
+
+
+def test_an_installed_spec_is_readable_by_other_users(tmp_path: Path) -> None:
+    path = Path(install_kernelspec(prefix=str(tmp_path)))
+    assert path.stat().st_mode & 0o777 == 0o755
+    assert {p.name: p.stat().st_mode & 0o777 for p in path.iterdir()} == dict.fromkeys(
+        ("kernel.json", "logo-32x32.png", "logo-64x64.png", "logo-svg.svg"), 0o644)
+
+
+def _kernels(prefix: Path) -> str:
+    return str(prefix / "share" / "jupyter" / "kernels")
+
+
+def test_uninstall_without_a_place_removes_what_install_made_and_stale_specs_never_pips_copy(
+    tmp_path: Path,
+) -> None:
+    pip_copy = tmp_path / "env"
+    shipped = Path(_kernels(pip_copy)) / "z3sandbox"
+    shipped.mkdir(parents=True)
+    (shipped / "kernel.json").write_text((RESOURCES / "kernel.json").read_text())
+    mine = install_kernelspec(prefix=str(tmp_path / "user"))
+    other = install_kernelspec(prefix=str(tmp_path / "user"), name="z3other")
+    stale = install_kernelspec(prefix=str(tmp_path / "old"), name="z3old")
+    spec = json.loads((Path(stale) / "kernel.json").read_text())
+    spec["argv"][0] = str(tmp_path / "gone" / "bin" / "python")  # its environment was removed
+    (Path(stale) / "kernel.json").write_text(json.dumps(spec))
+    dirs = [_kernels(pip_copy), _kernels(tmp_path / "user"), _kernels(tmp_path / "old")]
+    removed = remove_made_by_install("z3sandbox", dirs)
+    assert sorted(removed) == sorted([mine, stale])
+    assert (shipped / "kernel.json").exists() and Path(other).exists()
+    assert [directory for directory, _ in installed_kernelspecs(dirs)] == [other]
+
+
+def test_cli_uninstall_without_a_place_says_what_it_removed_and_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Only this test's folder is looked at: never this machine's own kernelspecs.
+    monkeypatch.setattr(kernelspec, "installed_kernelspecs",
+                        lambda kernel_dirs=None: installed_kernelspecs([_kernels(tmp_path / "prefix")]))
+    target = Path(install_kernelspec(prefix=str(tmp_path / "prefix")))
+    assert cli("uninstall") == 0
+    assert f"Removed kernelspec z3sandbox from {target}" in capsys.readouterr().out
+    assert not target.exists()
+    assert cli("uninstall") == 1
+    assert "no kernelspec named z3sandbox that install made for" in capsys.readouterr().err
+
+
+def test_cli_install_points_out_stale_specs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stale = Path(install_kernelspec(prefix=str(tmp_path / "old"), name="z3old"))
+    spec = json.loads((stale / "kernel.json").read_text())
+    spec["argv"][0] = str(tmp_path / "gone" / "bin" / "python")
+    (stale / "kernel.json").write_text(json.dumps(spec))
+    monkeypatch.setattr(kernelspec, "installed_kernelspecs",
+                        lambda kernel_dirs=None: installed_kernelspecs([_kernels(tmp_path / "old")]))
+    assert cli("install", "--prefix", str(tmp_path / "new")) == 0
+    assert (f"note: {stale} is stale: {spec['argv'][0]} no longer has z3sandbox_kernel "
+            "(python -m z3sandbox_kernel uninstall removes it)") in capsys.readouterr().err

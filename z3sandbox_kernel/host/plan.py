@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
 from ..limits import Limits
-from ..protocol import Language
+from ..protocol import KNOWN_LAYERS, Language
 
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 MAX_CANDIDATES = 100_000
@@ -104,7 +105,24 @@ def make_plan(
         jobs = os.cpu_count() or 1
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive whole number, not {jobs!r}")
+    return RunPlan(texts, seeds, known_language, limits, seed_bytes, bool(race), jobs, bool(cores),
+                   bool(verify), required_layers(require))
+
+
+def required_layers(require: object) -> tuple[str, ...]:
+    """``require`` as sorted layer names: one name (a str) or an iterable of names, each a layer an
+    isolation report names; a ValueError (with a did-you-mean) otherwise."""
     if isinstance(require, str):
         require = (require,)
-    return RunPlan(texts, seeds, known_language, limits, seed_bytes, bool(race), jobs, bool(cores),
-                   bool(verify), tuple(sorted(set(require))))
+    if not isinstance(require, Iterable):
+        raise ValueError(f"require must be a layer name or a set of them, not {type(require).__name__}")
+    names = list(require)
+    for name in names:
+        if not isinstance(name, str):
+            raise ValueError(f"require holds layer names (str), not {type(name).__name__}")
+        if name not in KNOWN_LAYERS:
+            close = difflib.get_close_matches(name, sorted(KNOWN_LAYERS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"require: unknown layer {name!r}{hint}; the layers are "
+                             f"{', '.join(sorted(KNOWN_LAYERS))}")
+    return tuple(sorted(set(names)))

@@ -232,10 +232,13 @@ def load_runs(path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -
     except ImportError:
         raise ImportError("load_runs() needs pandas, which is not installed: pip install pandas "
                           "(the [records] extra); the files are JSON Lines") from None
-    rows = [row for file in record_files(path) for row in candidate_rows(file)]
+    # a run's candidates in index order (a record holds them in the order their verdicts landed)
+    rows = [row for file in record_files(path)
+            for row in sorted(candidate_rows(file), key=lambda row: row.get("index", 0))]
     frame = pd.DataFrame(rows)
-    if "error_line" in frame:
-        frame["error_line"] = frame["error_line"].astype("Int64")  # whole numbers, or <NA>
+    for column in ("error_line", "random_seed"):
+        if column in frame:
+            frame[column] = frame[column].astype("Int64")  # whole numbers, or <NA>
     return frame
 
 

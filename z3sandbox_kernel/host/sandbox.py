@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeVar
 from ..limits import Limits
 from ..protocol import IsolationReport, ZygoteEvent
 from ..results import CandidateResult, RunResult
-from .plan import RunPlan, make_plan
+from .plan import RunPlan, make_plan, required_layers
 from .records import Recording
 from .scheduler import Run, Send
 from .zygote_client import ZygoteProcess
@@ -130,7 +130,7 @@ class Sandbox:
         if level not in ("kernel", "process"):
             raise ValueError(f"isolation must be 'kernel' or 'process', not {isolation!r}")
         self.level = level
-        self.require = tuple(require)
+        self.require = required_layers(require)
         self.jobs = jobs
         self.record_dir = record_dir
         self.restarts = 0
@@ -248,7 +248,7 @@ class Sandbox:
         if isolation not in (None, self.level):
             raise ValueError(f"this Sandbox runs at isolation {self.level!r}; make another for {isolation!r}")
         kwargs.setdefault("jobs", self.jobs)
-        kwargs["require"] = tuple(kwargs.get("require", ())) + self.require
+        kwargs["require"] = required_layers(kwargs.get("require", ())) + self.require
         return make_plan(scripts, **kwargs)
 
     def run(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
@@ -359,5 +359,5 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
     sandbox = shared_sandbox(isolation)
     return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
                        jobs=jobs, cores=cores, verify=verify, on_update=on_update,
-                       require=tuple(require), client=client, executor=executor,
+                       require=require, client=client, executor=executor,
                        record_dir=record_dir, labels=labels)

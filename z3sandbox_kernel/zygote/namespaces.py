@@ -17,6 +17,8 @@ Order and reasons:
 from __future__ import annotations
 
 import os
+import pwd
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..oscalls import (
@@ -79,19 +81,68 @@ def _map_ids(uid: int, gid: int) -> str:
     return f"uid {uid}, gid {gid} mapped to themselves"
 
 
-def _unshare_user_as_root() -> str:
-    """Root's user namespace maps 0 to itself and ``CANDIDATE_UID``/``CANDIDATE_GID`` too (the ids
-    its candidates run as, ``drop_to``).  A map of two lines needs CAP_SETUID in the *parent*
-    namespace, which we lose by unsharing: a helper forked before writes it (as newuidmap does)."""
+# A normal user's supplementary groups.  The kernel lets an unprivileged process write its gid map
+# only after denying setgroups(2) in the namespace for good (user_namespaces(7)), so a process
+# cannot drop the groups it was started with: they keep their access on host files, shown as the
+# overflow gid.  Only the setuid helper newgidmap (Debian's uidmap package) may write a gid map that
+# leaves setgroups allowed, and only for a user with a range in /etc/subgid; then the zygote drops
+# every group before anything else runs.  Root drops them in drop_to.
+NEWGIDMAP = "/usr/bin/newgidmap"
+KEEPS_GROUPS = ("supplementary groups kept (only newgidmap, from Debian's uidmap package, with a "
+                "range in /etc/subgid, lets a normal user drop them)")
+
+
+def _subordinate_gid(uid: int) -> int | None:
+    """The first gid of the user's range in /etc/subgid (``name:start:count`` or ``uid:...``)."""
+    try:
+        name = pwd.getpwuid(uid).pw_name
+        with open("/etc/subgid", encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (KeyError, OSError):
+        return None
+    for line in lines:
+        owner, start, count = [*line.split(":"), "", ""][:3]
+        if owner in (name, str(uid)) and start.isdigit() and count.isdigit() and int(count) > 0:
+            return int(start)
+    return None
+
+
+def _unshare_user_dropping_groups(uid: int, gid: int) -> str:
+    """A normal user's user namespace with no supplementary groups where newgidmap allows it (its
+    map names the user's gid and one gid of its /etc/subgid range, which keeps setgroups allowed;
+    a helper runs it, as for root); else ``_map_ids`` and the groups kept."""
+    kept = "" if set(os.getgroups()) <= {gid} else f"; {KEEPS_GROUPS}"  # none beyond its own gid
+    subordinate = _subordinate_gid(uid) if os.getgroups() and os.access(NEWGIDMAP, os.X_OK) else None
+    if subordinate is None:
+        unshare(CLONE_NEWUSER)
+        return _map_ids(uid, gid) + kept
+
+    def newgidmap(pid: int) -> None:  # in the helper: never returns
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        os.execv(NEWGIDMAP, [NEWGIDMAP, str(pid), str(gid), str(gid), "1",
+                             str(subordinate), str(subordinate), "1"])
+
+    if not _unshare_user_mapped_by_helper(newgidmap):  # no gid map written: the plain way works
+        return _map_ids(uid, gid) + (f"{kept}: newgidmap failed" if kept else "")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    os.setgroups([])
+    return f"uid {uid}, gid {gid} mapped to themselves; supplementary groups dropped"
+
+
+def _unshare_user_mapped_by_helper(write_maps: Callable[[int], None]) -> bool:
+    """unshare(CLONE_NEWUSER), the maps written by ``write_maps(our pid)`` in a helper forked
+    before, which stays outside: a map beyond our own ids needs privileges in the *parent*
+    namespace, which we lose by unsharing (as newuidmap does).  Whether the helper succeeded; the
+    unshare's OSError if it failed."""
     ready_r, ready_w = os.pipe()
     helper = os.fork()
     if helper == 0:
         try:
             os.close(ready_w)
             if os.read(ready_r, 1) == b"u":  # EOF: the unshare failed, nothing to map
-                target = f"/proc/{os.getppid()}"
-                _write(f"{target}/uid_map", f"0 0 1\n{CANDIDATE_UID} {CANDIDATE_UID} 1")
-                _write(f"{target}/gid_map", f"0 0 1\n{CANDIDATE_GID} {CANDIDATE_GID} 1")
+                write_maps(os.getppid())
                 os._exit(0)
         finally:
             os._exit(1)
@@ -102,7 +153,18 @@ def _unshare_user_as_root() -> str:
     finally:
         os.close(ready_w)
         _, status = os.waitpid(helper, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def _write_root_maps(pid: int) -> None:
+    _write(f"/proc/{pid}/uid_map", f"0 0 1\n{CANDIDATE_UID} {CANDIDATE_UID} 1")
+    _write(f"/proc/{pid}/gid_map", f"0 0 1\n{CANDIDATE_GID} {CANDIDATE_GID} 1")
+
+
+def _unshare_user_as_root() -> str:
+    """Root's user namespace maps 0 to itself and ``CANDIDATE_UID``/``CANDIDATE_GID`` too (the ids
+    its candidates run as, ``drop_to``): a map of two lines, written by a helper."""
+    if not _unshare_user_mapped_by_helper(_write_root_maps):
         raise OSError(1, "the helper could not write the uid and gid maps")
     return f"uid 0 mapped to itself; candidates run as uid {CANDIDATE_UID}, gid {CANDIDATE_GID}"
 
@@ -150,8 +212,7 @@ def enter_sandbox_namespaces() -> NamespaceState:
             state.uid_map = _unshare_user_as_root()
             state.candidate_uid = True
         else:
-            unshare(CLONE_NEWUSER)
-            state.uid_map = _map_ids(uid, gid)
+            state.uid_map = _unshare_user_dropping_groups(uid, gid)
         state.user = True
     except OSError as exc:
         state.errors["userns"] = (

@@ -14,19 +14,20 @@ from types import ModuleType
 
 from ..child.layers import Layer, Policy, report
 from ..limits import Limits
-from ..protocol import IsolationReport, LayerReport
+from ..protocol import (
+    KERNEL_LAYERS,
+    KNOWN_LAYERS,
+    NAMESPACE_LAYERS,
+    PROCESS_LAYERS,
+    IsolationReport,
+    LayerReport,
+)
 from ..readable import read_only_paths
 from . import scratch
 from .namespaces import NamespaceState, candidate_ids
 
 MAX_ORPHAN_ROUNDS = 64
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-# In application order (see child/bootstrap.py for why this order).
-PROCESS_LAYERS = ("environment", "rlimits")
-KERNEL_LAYERS = ("environment", "rlimits", "capabilities", "landlock", "seccomp")
-NAMESPACE_LAYERS = ("userns", "netns", "pidns", "mountns", "ipcns", "utsns")
-KNOWN_LAYERS = frozenset(KERNEL_LAYERS + NAMESPACE_LAYERS)
 
 
 def _load_layer(name: str) -> ModuleType | LayerReport:

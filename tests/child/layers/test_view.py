@@ -24,7 +24,7 @@ import z3
 
 import z3sandbox_kernel
 from z3sandbox_kernel.readable import read_only_paths
-from z3sandbox_kernel.zygote import mounts, scratch
+from z3sandbox_kernel.zygote import mounts, namespaces, scratch
 from z3sandbox_kernel.zygote.namespaces import (
     CANDIDATE_UID,
     candidate_ids,
@@ -159,9 +159,37 @@ def test_metadata_and_writes_outside_scratch_fail_with_erofs(change: str) -> Non
 
 
 def test_the_candidate_never_runs_as_a_uid_that_owns_host_files() -> None:
-    ids = in_view(lambda: [os.getuid(), os.geteuid(), os.getgroups()])["value"]
+    ids = in_view(lambda: [os.getuid(), os.geteuid()])["value"]
     expected = CANDIDATE_UID if os.getuid() == 0 else os.getuid()
-    assert ids == [expected, expected, []]
+    assert ids == [expected, expected]
+
+
+def test_the_candidate_keeps_none_of_the_users_supplementary_groups() -> None:
+    """Root's candidates drop them in drop_to; a normal user's zygote drops them through newgidmap
+    (Debian's uidmap, a range in /etc/subgid): without it the kernel lets no one drop them."""
+    groups = in_view(os.getgroups)["value"]
+    droppable = os.getuid() == 0 or (os.access(namespaces.NEWGIDMAP, os.X_OK)
+                                     and namespaces._subordinate_gid(os.getuid()) is not None)
+    if droppable:
+        assert groups == []
+    elif set(os.getgroups()) - {os.getgid()}:
+        missing_feature(f"{namespaces.KEEPS_GROUPS}: the candidate has {groups}")
+    else:  # the user's only group is its own gid: nothing beyond it
+        assert set(groups) <= {os.getgid()}
+
+
+def test_the_isolation_report_says_whether_the_groups_were_dropped(kernel_sandbox) -> None:
+    """The same through a Sandbox: the candidate's groups, and the userns entry saying so."""
+    result = kernel_sandbox.run("import os\nprint(os.getgroups())\n")[0]
+    userns = next(layer for layer in result.isolation["layers"] if layer["name"] == "userns")
+    if not userns.get("active"):
+        missing_feature(f"userns: {userns.get('error')}")
+    if "supplementary groups kept" in userns.get("detail", ""):
+        missing_feature(userns["detail"])
+    if os.getuid() == 0 or "supplementary groups dropped" in userns.get("detail", ""):
+        assert result.stdout == "[]\n"
+    else:  # the user's only group is its own gid, mapped to itself: nothing to drop
+        assert set(json.loads(result.stdout)) <= {os.getgid()}
 
 
 def test_scratch_is_a_tmpfs_of_disk_mb() -> None:

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Before `make install` (an editable install builds the JupyterLab extension from its source): is
+# there a node recent enough, with npm?  Says what to install instead of pip's long traceback.
+# The range is labextension/package.json's "engines".
+set -euo pipefail
+need="Node.js 20.19+ or 22.12+ with npm"
+how="Debian 12's nodejs package is 18, too old: install one from https://nodejs.org/en/download
+(or NodeSource's packages, or nvm: nvm install 22), then rerun.  No node at hand: build a wheel
+where node is (python -m build) and pip install it here: a wheel needs no node (README, Installing)."
+fail() { printf 'make install needs %s to build the JupyterLab extension: %s.\n%s\n' "$need" "$1" "$how" >&2; exit 1; }
+command -v node >/dev/null 2>&1 || fail "node is not on PATH"
+command -v npm >/dev/null 2>&1 || fail "npm is not on PATH (node is $(node --version))"
+version=$(node --version)
+IFS=. read -r major minor _ <<<"${version#v}"
+if ! { [ "$major" -eq 20 ] && [ "$minor" -ge 19 ]; } && ! { [ "$major" -eq 22 ] && [ "$minor" -ge 12 ]; } &&
+  ! [ "$major" -gt 22 ]; then
+  fail "this node is $version"
+fi
