@@ -59,7 +59,7 @@ from ..readable import DEVICES, read_only_paths
 
 SHM_FOLDER = ".dev-shm"  # beside the candidate's folder on its tmpfs, bound on /dev/shm
 ZYGOTE_SCRATCH_MB = 64  # the zygote's own tmpfs: verifiers' and the probe's folders only
-PASSAGE_MODE = 0o711  # folders of the view above a bound path: pass through, never list
+PASSAGE_MODE = 0o111  # folders of the view above a bound path: pass through, never list (owner too)
 INODE_BYTES = 8192  # one inode per 8 KB of disk_mb: 64 MB gives 8,192 files and folders
 _SYMLINK_CANDIDATES = ("/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc/localtime")
 # statvfs flags a user namespace locks on a bind mount: a read-only remount must repeat them.
@@ -86,22 +86,22 @@ def _locked_flags(path: str) -> int:
     return sum(ms for st, ms in _LOCKED if flags & st)
 
 
-def _passage(folder: str) -> None:
-    """Make ``folder`` and the missing folders above it traverse-only (0711): a candidate can reach
-    what is bound below them, and can neither list them nor learn what else the host keeps there."""
+def _passage(folder: str, made: list[str]) -> None:
+    """Make ``folder`` and the missing folders above it, and list them in ``made``: they become
+    traverse-only (``PASSAGE_MODE``) once the view is built, so that a candidate can reach what
+    is bound below them and can neither list them nor learn what else the host keeps there."""
     if os.path.isdir(folder):
         return
-    _passage(os.path.dirname(folder))
-    os.mkdir(folder, PASSAGE_MODE)
-    os.chmod(folder, PASSAGE_MODE)  # the umask may have taken bits: set exactly
+    _passage(os.path.dirname(folder), made)
+    os.mkdir(folder, 0o755)
+    made.append(folder)
 
 
-def _bind(source: str, target: str, read_only: bool, extra: int = 0) -> None:
+def _bind(source: str, target: str, read_only: bool, passages: list[str], extra: int = 0) -> None:
+    _passage(os.path.dirname(target), passages)
     if os.path.isdir(source):
-        _passage(os.path.dirname(target))
         os.makedirs(target, exist_ok=True)
     else:
-        _passage(os.path.dirname(target))
         os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
     mount(source, target, None, MS_BIND)
     flags = MS_REMOUNT | MS_BIND | MS_NOSUID | extra | _locked_flags(source)
@@ -127,11 +127,12 @@ def build_view(scratch_base: str) -> View:
     root = scratch_base
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
     try:
+        passages: list[str] = []
         for path in paths:
-            _bind(path, root + path, read_only=True)
+            _bind(path, root + path, True, passages)
         os.makedirs(root + "/dev", mode=0o755, exist_ok=True)  # a /dev to list, unlike passages
         for device, writable in DEVICES:
-            _bind(device, root + device, read_only=not writable, extra=MS_NOEXEC)
+            _bind(device, root + device, not writable, [], extra=MS_NOEXEC)
         os.makedirs(root + "/dev/shm", mode=0o755)
         os.makedirs(root + "/proc")
         mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -139,6 +140,8 @@ def build_view(scratch_base: str) -> View:
         mount("tmpfs", root + scratch_base, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
               f"size={ZYGOTE_SCRATCH_MB}m,nr_inodes=4096,mode=0700")
         _symlinks(root)
+        for folder in passages:  # last: the zygote no longer makes anything inside them
+            os.chmod(folder, PASSAGE_MODE)
         os.chdir(root)
         pivot_root(".", ".")  # the old root now lies on top of the new one: detach it
         umount2(".", MNT_DETACH)

@@ -129,14 +129,14 @@ HIDDEN = (os.path.join(PROJECT_ROOT, ".git"), os.path.join(PROJECT_ROOT, "pyproj
 
 @pytest.mark.parametrize("path", HIDDEN)
 def test_host_paths_are_not_visible(path: str) -> None:
-    """A host path off the view does not exist; one above a path of the view (a passage) can be
-    passed through but not listed, so nothing else the host keeps there shows."""
+    """A host path off the view does not exist; one above a path of the view (a passage) is
+    traverse-only, so nothing else the host keeps there shows."""
     if not _passage(path):
         assert in_view(lambda: os.stat(path).st_size)["errno"] == errno.ENOENT
         return
     mode = in_view(lambda: oct(os.stat(path).st_mode & 0o7777))["value"]
-    assert mode == oct(mounts.PASSAGE_MODE)
-    assert in_view(lambda: os.listdir(path))["errno"] == errno.EACCES
+    assert mode == oct(mounts.PASSAGE_MODE)  # a candidate, with no capability, cannot list it:
+    # tests/host/test_what_a_candidate_sees.py (here the child keeps its user namespace's)
 
 
 @pytest.mark.parametrize("change", ["chmod", "chown", "utime", "setxattr", "write"])
