@@ -2,7 +2,8 @@
 # Install as a Python user does, with no node: build the sdist from this checkout and a wheel from
 # that sdist (python -m build), install the wheel with the [lab] extra into a fresh virtualenv, all
 # with node and npm off PATH; then check that Jupyter lists the kernel and the labextension (enabled,
-# at the package's version) and that `z3sandbox run` works from that virtualenv.
+# at the package's version), that `z3sandbox run` works from that virtualenv, and that the fidelity
+# suite passes against that regular install.
 # A step of `make test` (tools/run-tests.sh).  Needs the labextension built once (`make install`
 # builds it); pip's cache makes a rerun quick.  Everything goes under test-output/install-check; the
 # virtualenv is removed after a successful check.
@@ -59,6 +60,16 @@ printf "x = Int('x')\ns.add(x > 1)\n" >candidate.py
 "$bin/z3sandbox" run --json candidate.py >run.json
 "$bin/python" -c 'import json, sys; r = json.loads(open("run.json").readline()); print("z3sandbox run:", r["verdict"], r["model"]); sys.exit(r["verdict"] != "sat")' ||
   fail "z3sandbox run from the fresh virtualenv did not give sat"
+# The fidelity suite and what a candidate sees, against this regular install (make test's other
+# stages use the editable one): pytest appends the checkout to sys.path, after site-packages, so the
+# tests import the installed package (checked first) and only the tests themselves from the checkout.
+"$bin/python" -c 'import sys, z3sandbox_kernel.readable as r; sys.exit(r.project_root() is not None)' ||
+  fail "the fresh virtualenv's z3sandbox_kernel is not a regular install"
+"$bin/python" -m pip install --quiet pytest pytest-timeout hypothesis
+corpus=$(cd "$root/.." && pwd)/shared/corpus/z3py
+Z3SB_CORPUS=$corpus "$bin/python" -m pytest -p no:cacheprovider --import-mode=append --rootdir "$root" \
+  -c "$root/pyproject.toml" -q "$root/tests/fidelity" "$root/tests/host/test_what_a_candidate_sees.py" ||
+  fail "the fidelity suite failed against the regular install"
 cd "$root"
 rm -rf "$work/venv" "$work/path"  # 340 MB; the logs and listings stay for reading
 echo "check-install: installed without node: the kernel, the labextension (v$version) and the CLI work"
