@@ -101,6 +101,8 @@ class RunResult:
     notes: list[str] = field(default_factory=list)  # e.g. "the zygote died (SIGKILL) and was restarted"
     interrupted: bool = False
     elapsed_s: float = 0.0
+    # Set by %%z3sandbox: runs some of its candidates again (see ``rerun``); not saved.
+    _rerun: Any = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.candidates)
@@ -212,6 +214,30 @@ class RunResult:
         from .render import TABLE_COLUMNS
 
         return [{column.key: column.value(c) for column in TABLE_COLUMNS} for c in self.candidates]
+
+    def save_payloads(self, folder: Any) -> list[Any]:
+        """Write every sat candidate's payload into ``folder`` (created if need be), each distinct
+        payload once, atomically: ``payload-LABEL-sha256:HASH.bin``.  Returns the new files."""
+        from .payloads import save_payloads
+
+        return save_payloads(
+            ((c.label or f"candidate-{c.index}", c.payload) for c in self.candidates
+             if c.verdict is Verdict.SAT and c.payload is not None), folder)
+
+    @property
+    def unfinished(self) -> list[int]:
+        """The candidates an interrupt (or a cancel) stopped or kept from starting."""
+        stopped = (None, "interrupt", "cancel")  # not "race": another candidate won
+        return [c.index for c in self.candidates
+                if c.verdict is None or (c.verdict is Verdict.CANCELLED and c.kill in stopped)]
+
+    def rerun(self, which: list[int] | None = None) -> RunResult:
+        """Run ``which`` candidates again (default: ``unfinished``) as this run ran them, and
+        return this run with their rows replaced.  Only for a run made by ``%%z3sandbox`` (it
+        knows the scripts); elsewhere, run the scripts again."""
+        if self._rerun is None:
+            raise ValueError("this result cannot rerun its candidates: run the scripts again")
+        return self._rerun(self, self.unfinished if which is None else list(which))
 
     def to_dataframe(self) -> Any:
         """``table_rows()`` as a pandas DataFrame indexed by candidate (pandas is optional)."""

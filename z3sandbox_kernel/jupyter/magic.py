@@ -16,7 +16,12 @@ The order of one run, each step before the next::
 
 An interrupt in step 6 makes the engine kill every candidate and return the partial result
 (``interrupted=True``, the rest ``cancelled``), which goes through step 7 like any other; step 8
-then ends the cell as an interrupted cell ends, so that Jupyter's "Run All" stops there.
+then ends the cell as an interrupted cell ends, so that Jupyter's "Run All" stops there, with one
+line saying what was kept and what never started (``RunInterrupted``: no traceback into this
+package); ``NAME.rerun()`` runs the unfinished candidates and puts them in their rows.
+
+``--afl-sync DIR`` writes each new sat payload, as its candidate finishes, into an AFL++ sync
+folder (payloads.py: atomically, once per distinct payload).
 
 The line magic is the cell magic without a body: ``%z3sandbox --candidates VAR [options]`` runs the
 scripts in VAR, binds NAME and displays the result; it returns None (read the result from NAME).
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import dataclasses
 import keyword
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +50,35 @@ from .scripts import Script, annotated, annotator, scripts_from, split_cell
 from .table import LiveDisplay, LiveView
 
 # ------------------------------------------------------------------------------------------ options
+
+class RunInterrupted(KeyboardInterrupt):
+    """How an interrupted run ends its cell: as a KeyboardInterrupt (the reply's ``ename``, so
+    "Run All" stops and tools see an interrupt), shown as one line, not a traceback into the
+    magic (IPython renders an exception's ``_render_traceback_`` instead of its traceback)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
+
+
+RunInterrupted.__name__ = RunInterrupted.__qualname__ = "KeyboardInterrupt"
+
+
+def interrupted_line(result: RunResult, name: str) -> str:
+    """``z3sandbox: interrupted: kept 2 finished candidates in _z3 (2 sat); 1 stopped and 3
+    never started: _z3.rerun() runs them``."""
+    from ..render import counts_summary
+    from ..verdicts import Verdict
+
+    cancelled = [c for c in result.candidates if c.verdict is Verdict.CANCELLED]
+    stopped = sum(1 for c in cancelled if c.kill is not None)
+    never = len(cancelled) - stopped
+    kept = RunResult(candidates=[c for c in result.candidates if c.verdict is not Verdict.CANCELLED])
+    text = (f"z3sandbox: interrupted: kept {len(kept)} finished candidate{'s' if len(kept) != 1 else ''} "
+            f"in {name}" + (f" ({counts_summary(kept)})" if len(kept) else ""))
+    if cancelled:
+        text += f"; {stopped} stopped and {never} never started: {name}.rerun() runs them"
+    return text
+
 
 def _run_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """One option per run option of the magic, from ``options.RUN_OPTIONS``."""
@@ -117,6 +152,9 @@ class Z3SandboxMagics(Magics):
               help="run on a Dask cluster: a distributed.Client in VAR, or a scheduler address")
     @argument("--out", metavar="NAME", default="_z3",
               help="bind the RunResult to NAME in the namespace (default _z3)")
+    @argument("--afl-sync", metavar="DIR", dest="afl_sync",
+              help="write each new sat payload into the AFL++ sync folder DIR (afl-fuzz -o DIR), "
+              "as DIR/z3sandbox/queue/id:N,sha256:HASH, atomically and once per distinct payload")
     @_run_options
     @_limit_options
     @line_cell_magic
@@ -163,14 +201,37 @@ class Z3SandboxMagics(Magics):
         }
         if client is not None:
             run_kwargs["client"] = client
+        run_kwargs["afl_sync"] = args.afl_sync
         result, shown = self.run(scripts, chosen["isolation"], chosen["quiet"], run_kwargs)
+        result._rerun = self._rerunner(scripts, chosen, run_kwargs, args.out)
         namespace[args.out] = result
         if not shown:
             display(result)
         if result.interrupted:
             # End the cell as an interrupted cell ends, so that "Run All" stops here; the
             # partial result is bound and shown above.
-            raise KeyboardInterrupt(f"z3sandbox: interrupted; the partial result is in {args.out}")
+            raise RunInterrupted(interrupted_line(result, args.out))
+
+    def _rerunner(self, scripts: list[Script], chosen: dict[str, Any], run_kwargs: dict[str, Any],
+                  name: str) -> Callable[[RunResult, list[int]], RunResult]:
+        """``RunResult.rerun``: the chosen candidates again, as this run ran them, merged into a
+        copy of the result that is bound to ``name`` again."""
+
+        def rerun(result: RunResult, which: list[int]) -> RunResult:
+            if run_kwargs["k"] is not None and len(scripts) == 1:
+                raise ValueError("rerun() needs the candidates' own scripts; with -k, run the cell again")
+            again, _ = self.run([scripts[i] for i in which], chosen["isolation"], chosen["quiet"],
+                                run_kwargs)
+            rows = list(result.candidates)
+            for index, candidate in zip(which, again.candidates, strict=True):
+                rows[index] = dataclasses.replace(candidate, index=index)
+            merged = dataclasses.replace(result, candidates=rows, interrupted=again.interrupted,
+                                         notes=result.notes + again.notes)
+            assert self.shell is not None
+            self.shell.user_ns[name] = merged
+            return merged
+
+        return rerun
 
     # -- the steps
 
@@ -258,11 +319,14 @@ class Z3SandboxMagics(Magics):
         """Steps 5 and 6: start (or reuse) the sandbox, run with the live view.  Returns the
         result and whether the live view already shows it (in place of the live table)."""
         sandbox = self.sandbox(isolation)
+        run_kwargs = dict(run_kwargs)
+        afl = run_kwargs.pop("afl_sync", None)
         annotate = annotator(scripts, run_kwargs["k"])
         sources = [script.source for script in scripts]
         view = self._view(quiet, annotate)
         if view is None:
-            return annotated(self._engine_run(sandbox, sources, None, run_kwargs), annotate), False
+            on_update = _afl_writer(afl, None)
+            return annotated(self._engine_run(sandbox, sources, on_update, run_kwargs), annotate), False
         count = len(scripts) if run_kwargs["k"] is None else (
             run_kwargs["k"] if len(scripts) == 1 else 0  # unknown: rows appear as they report
         )
@@ -274,7 +338,8 @@ class Z3SandboxMagics(Magics):
         ))
         done: RunResult | None = None
         try:
-            done = annotated(self._engine_run(sandbox, sources, view.update, run_kwargs), annotate)
+            on_update = _afl_writer(afl, view.update)
+            done = annotated(self._engine_run(sandbox, sources, on_update, run_kwargs), annotate)
         finally:
             # Also on an error: the view's timer thread must end before the cell does.
             shown = view.finish(done)
@@ -292,6 +357,25 @@ class Z3SandboxMagics(Magics):
         return result
 
 
+def _afl_writer(
+    sync_dir: str | None, then: Callable[[CandidateResult], None] | None
+) -> Callable[[CandidateResult], None] | None:
+    """With ``--afl-sync DIR``: an update callback that writes each sat payload as its candidate
+    finishes (a fuzzer picks it up while the run goes), then calls ``then``."""
+    if sync_dir is None:
+        return then
+    from ..payloads import afl_sync
+    from ..verdicts import Verdict
+
+    def on_update(candidate: CandidateResult) -> None:
+        if candidate.verdict is Verdict.SAT and candidate.payload is not None:
+            afl_sync([candidate.payload], sync_dir)
+        if then is not None:
+            then(candidate)
+
+    return on_update
+
+
 # magic_arguments writes the usage as reStructuredText ("::" and an indented block): plain text.
 Z3SandboxMagics.z3sandbox.__doc__ = (Z3SandboxMagics.z3sandbox.__doc__ or "").removeprefix("::\n\n")
 
@@ -302,6 +386,12 @@ def empty_body_as_line_magic(lines: list[str]) -> list[str]:
     if lines and lines[0].startswith("%%z3sandbox") and not "".join(lines[1:]).strip():
         return [lines[0][1:].rstrip("\n") + "\n"]
     return lines
+
+
+# Applied when a cell runs, never when terminal IPython asks whether what was typed is complete
+# (IPython skips transformers with side effects there): so a half-typed "%%z3sandbox --cores" + Enter
+# waits for its body, as any cell magic does, instead of running at once as the line magic.
+empty_body_as_line_magic.has_side_effects = True  # type: ignore[attr-defined]
 
 
 def load_ipython_extension(ipython: Any) -> None:

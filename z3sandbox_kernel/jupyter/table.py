@@ -9,9 +9,13 @@ calls in the cell's own thread.  Two shapes, one interface (``start``, ``update`
   ``finish`` replaces it with the final bundle, so a saved notebook holds exactly one output per
   run and no widget (no "model not found" on reopen, no placeholder in nbconvert HTML).
   Refreshes are batched by a ``Throttle``: at most ``updates_per_s`` a second, so K = 1000 does
-  not flood the frontend.  A refresh due while the engine has nothing to report (every candidate
-  busy) is sent by a small timer thread that runs in the cell's context (so its messages carry
-  the cell's parent header); ``finish`` joins it before the cell ends.
+  not flood the frontend.  A refresh is a delta (``render.live_mimebundle``): the rows that
+  changed since the last one (the labextension merges them into the table it holds), a full
+  document at least every ``KEYFRAME_S`` (what a notebook saved mid-run keeps), and HTML and
+  text of bounded size; the whole table is sent once, at the end.  A refresh due while the
+  engine has nothing to report (every candidate busy) is sent by a small timer thread that runs
+  in the cell's context (so its messages carry the cell's parent header); ``finish`` joins it
+  before the cell ends.
 * ``progress.ProgressLine`` (terminal IPython, the CLI): a one-line progress bar on stderr.
 """
 
@@ -26,11 +30,13 @@ from typing import Any, Protocol
 
 from IPython.display import display
 
-from ..render import run_mimebundle
+from ..render import live_mimebundle, run_mimebundle
 from ..results import CandidateResult, RunResult
 
 # With nothing new to show, the elapsed time in a live display still moves this often.
 ELAPSED_REFRESH_S = 1.0
+# A live refresh carries every row (not only those that changed) at least this often.
+KEYFRAME_S = 2.0
 
 
 class LiveView(Protocol):
@@ -114,6 +120,9 @@ class LiveDisplay:
         self._started = 0.0
         self._handle: Any = None
         self._throttle: Throttle | None = None
+        self._changed: set[int] = set()  # rows changed since the last refresh
+        self._running_since: dict[int, float] = {}  # when each running row was first seen
+        self._keyframe = 0.0
 
     @property
     def display_id(self) -> str | None:
@@ -127,7 +136,8 @@ class LiveDisplay:
         )
         for candidate in result.candidates:
             self._store(dataclasses.replace(candidate))
-        data, metadata = self._bundle()
+        self._keyframe = self._started
+        data, metadata = run_mimebundle(self._result)
         self._handle = display(data, raw=True, metadata=metadata, display_id=True)
         self._throttle = Throttle(self._refresh, self._interval, idle=ELAPSED_REFRESH_S)
 
@@ -152,12 +162,22 @@ class LiveDisplay:
     def _store(self, candidate: CandidateResult) -> None:
         while len(self._rows) <= candidate.index:
             self._rows.append(CandidateResult(index=len(self._rows), verdict=None, state="queued"))
+            self._changed.add(len(self._rows) - 1)
         self._rows[candidate.index] = self._annotate(candidate)
-
-    def _bundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        self._result.elapsed_s = time.monotonic() - self._started
-        return run_mimebundle(self._result)
+        self._changed.add(candidate.index)
+        if candidate.verdict is None and candidate.state == "running":
+            self._running_since.setdefault(candidate.index, time.monotonic())
+        else:
+            self._running_since.pop(candidate.index, None)
 
     def _refresh(self) -> None:
-        data, metadata = self._bundle()
+        now = time.monotonic()
+        self._result.elapsed_s = now - self._started
+        running = {index: now - since for index, since in self._running_since.items()}
+        full = now - self._keyframe >= KEYFRAME_S
+        if full:
+            self._keyframe = now
+        changed = None if full else sorted(self._changed)
+        self._changed = set()
+        data, metadata = live_mimebundle(self._result, changed, running)
         self._handle.update(data, raw=True, metadata=metadata)
