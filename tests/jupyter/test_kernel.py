@@ -157,6 +157,22 @@ def test_live_display_refreshes_are_throttled(
     assert document(final)["counts"] == {"sat": 60}
 
 
+def test_a_run_of_200_candidates_sends_under_4_mb_of_messages(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    """Live refreshes carry the rows that changed (and a full document every 2 s), not the
+    whole table in three forms each time; the whole table goes out once, at the end."""
+    _, kc = z3kernel
+    _, messages = execute(kc, f"%%z3sandbox -k 200 --no-verify {FAST}\n{SAT}")
+    sent = sum(len(json.dumps(m["content"])) + len(json.dumps(m["metadata"])) for m in messages)
+    refreshes = of_type(messages, "update_display_data")
+    print(f"K=200: {len(refreshes)} refreshes, {sent / 1e6:.2f} MB")
+    assert document(refreshes[-1])["counts"] == {"sat": 200}
+    assert "delta" not in document(refreshes[-1])  # the final one is whole
+    assert any(document(m).get("delta") for m in refreshes)
+    assert sent < 4_000_000
+
+
 def test_one_display_per_run_with_three_mime_types_and_figures_only_in_metadata(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from IPython.display import display
 
-from ..render import live_mimebundle, run_mimebundle
+from ..render import LIVE_ROWS, live_mimebundle, run_mimebundle
 from ..results import CandidateResult, RunResult
 
 # With nothing new to show, the elapsed time in a live display still moves this often.
@@ -174,7 +174,8 @@ class LiveDisplay:
         now = time.monotonic()
         self._result.elapsed_s = now - self._started
         running = {index: now - since for index, since in self._running_since.items()}
-        full = now - self._keyframe >= KEYFRAME_S
+        # A small run is sent whole each time: its document is as small as a delta would be.
+        full = len(self._rows) <= LIVE_ROWS or now - self._keyframe >= KEYFRAME_S
         if full:
             self._keyframe = now
         changed = None if full else sorted(self._changed)
