@@ -12,6 +12,7 @@ import {
   ITiming,
   ModelValue,
   candidateLabel,
+  naturalCompare,
   sourcePreview
 } from './schema';
 import { IViewState } from './view';
@@ -39,12 +40,24 @@ export function modelPreview(candidate: ICandidate, width = 40): string {
   if (typeof candidate.payload_hex === 'string') {
     text = (candidate.payload_hex.match(/../g) ?? []).join(' ');
   } else if (candidate.model && typeof candidate.model === 'object') {
-    text = Object.entries(candidate.model)
+    text = modelEntries(candidate)
       .map(([name, value]) => `${name}=${formatModelValue(value)}`)
       .join(', ');
   }
   return shorten(text, width);
 }
+
+/** The model's entries in natural order (`byte_2` before `byte_10`). */
+export function modelEntries(candidate: ICandidate): [string, ModelValue][] {
+  const model = candidate.model;
+  if (!model || typeof model !== 'object') {
+    return [];
+  }
+  return Object.entries(model).sort(([a], [b]) => naturalCompare(a, b));
+}
+
+/** A model with more entries than this shows its first ones; one click shows all. */
+export const MODEL_PREVIEW_ROWS = 16;
 
 export function shorten(text: unknown, width = 60): string {
   const flat = String(text ?? '')
@@ -96,14 +109,16 @@ function pre(text: string, className = 'jp-Z3Run-pre'): HTMLPreElement {
   return el('pre', className, text);
 }
 
-function modelSection(candidate: ICandidate): HTMLElement | null {
-  const model = candidate.model;
-  if (!model || typeof model !== 'object' || Object.keys(model).length === 0) {
-    return null;
-  }
-  const rows: [string, string][] = Object.entries(model).map(
+function modelSection(
+  candidate: ICandidate,
+  state: IViewState
+): HTMLElement | null {
+  const rows: [string, string][] = modelEntries(candidate).map(
     ([name, value]) => [name, formatModelValue(value)]
   );
+  if (rows.length === 0) {
+    return null;
+  }
   const copy = actionButton(
     'Copy as JSON',
     'jp-Z3Run-copyModel',
@@ -111,7 +126,35 @@ function modelSection(candidate: ICandidate): HTMLElement | null {
     'Copied'
   );
   copy.title = 'Copy this model to the clipboard as JSON';
-  return section('Model', keyValueTable(rows, 'jp-Z3Run-model'), copy);
+  const title = `Model (${rows.length})`;
+  if (rows.length <= MODEL_PREVIEW_ROWS) {
+    return section(title, keyValueTable(rows, 'jp-Z3Run-model'), copy);
+  }
+  // A long model (a 1500-byte payload's byte_N) is folded: the payload above says it all.
+  const body = el('div');
+  const key = `${candidate.index}:model`;
+  const toggle = control('button', 'jp-Z3Run-action jp-Z3Run-expandModel');
+  const show = (all: boolean): void => {
+    body.replaceChildren(
+      keyValueTable(
+        all ? rows : rows.slice(0, MODEL_PREVIEW_ROWS),
+        'jp-Z3Run-model'
+      )
+    );
+    toggle.textContent = all ? 'Show less' : `Show all ${rows.length}`;
+    toggle.setAttribute('aria-expanded', String(all));
+  };
+  toggle.addEventListener('click', () => {
+    const all = !state.fullStreams.has(key);
+    if (all) {
+      state.fullStreams.add(key);
+    } else {
+      state.fullStreams.delete(key);
+    }
+    show(all);
+  });
+  show(state.fullStreams.has(key));
+  return section(title, body, copy, toggle);
 }
 
 function payloadSection(candidate: ICandidate): HTMLElement | null {
@@ -238,8 +281,8 @@ export function candidateDetail(
   const detail = el('div', 'jp-Z3Run-detail');
   const sections = [
     factsSection(candidate, timing),
-    modelSection(candidate),
-    payloadSection(candidate),
+    payloadSection(candidate), // the payload first: for a fuzzer, it is the answer
+    modelSection(candidate, state),
     coreSection(candidate),
     streamSection('stdout', candidate, state),
     streamSection('stderr', candidate, state)

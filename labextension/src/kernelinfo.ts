@@ -36,6 +36,9 @@ export function sandboxInfo(reply?: KernelMessage.IInfoReply): IZ3SandboxInfo {
   return typeof info === 'object' && info !== null ? info : {};
 }
 
+/** The status-bar text while the kernel starts and probes its sandbox (no reply yet). */
+export const CHECKING_TEXT = 'isolation: checking…';
+
 /** The status-bar text, e.g. "isolation: kernel (userns, netns, seccomp)". */
 export function isolationText(reply?: KernelMessage.IInfoReply): string {
   const isolation = sandboxInfo(reply).isolation;
