@@ -109,6 +109,29 @@ function pre(text: string, className = 'jp-Z3Run-pre'): HTMLPreElement {
   return el('pre', className, text);
 }
 
+/** A "Show all" button: `show(all)` draws the folded or the whole body; the choice is kept. */
+function foldToggle(
+  toggle: HTMLButtonElement,
+  state: IViewState,
+  key: string,
+  show: (all: boolean) => void
+): void {
+  const draw = (all: boolean): void => {
+    show(all);
+    toggle.setAttribute('aria-expanded', String(all));
+  };
+  toggle.addEventListener('click', () => {
+    const all = !state.fullStreams.has(key);
+    if (all) {
+      state.fullStreams.add(key);
+    } else {
+      state.fullStreams.delete(key);
+    }
+    draw(all);
+  });
+  draw(state.fullStreams.has(key));
+}
+
 function modelSection(
   candidate: ICandidate,
   state: IViewState
@@ -132,9 +155,8 @@ function modelSection(
   }
   // A long model (a 1500-byte payload's byte_N) is folded: the payload above says it all.
   const body = el('div');
-  const key = `${candidate.index}:model`;
   const toggle = control('button', 'jp-Z3Run-action jp-Z3Run-expandModel');
-  const show = (all: boolean): void => {
+  foldToggle(toggle, state, `${candidate.index}:model`, all => {
     body.replaceChildren(
       keyValueTable(
         all ? rows : rows.slice(0, MODEL_PREVIEW_ROWS),
@@ -142,18 +164,7 @@ function modelSection(
       )
     );
     toggle.textContent = all ? 'Show less' : `Show all ${rows.length}`;
-    toggle.setAttribute('aria-expanded', String(all));
-  };
-  toggle.addEventListener('click', () => {
-    const all = !state.fullStreams.has(key);
-    if (all) {
-      state.fullStreams.add(key);
-    } else {
-      state.fullStreams.delete(key);
-    }
-    show(all);
   });
-  show(state.fullStreams.has(key));
   return section(title, body, copy, toggle);
 }
 
@@ -221,25 +232,13 @@ function streamSection(
   if (lines.length <= STREAM_PREVIEW_LINES) {
     return section(name, body);
   }
-  const key = `${candidate.index}:${name}`;
   const folded = `${lines.slice(0, STREAM_PREVIEW_LINES).join('\n')}\n…`;
   const toggle = control('button', 'jp-Z3Run-action jp-Z3Run-expandStream');
-  const show = (all: boolean): void => {
+  foldToggle(toggle, state, `${candidate.index}:${name}`, all => {
     body.textContent = all ? full : folded;
     body.classList.toggle('jp-Z3Run-full', all);
     toggle.textContent = all ? 'Show less' : `Show all ${lines.length} lines`;
-    toggle.setAttribute('aria-expanded', String(all));
-  };
-  toggle.addEventListener('click', () => {
-    const all = !state.fullStreams.has(key);
-    if (all) {
-      state.fullStreams.add(key);
-    } else {
-      state.fullStreams.delete(key);
-    }
-    show(all);
   });
-  show(state.fullStreams.has(key));
   return section(`${name} (${lines.length} lines)`, body, toggle);
 }
 
