@@ -19,6 +19,7 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
       "columns": [{"key": "index", "title": "#"}, ...],   # TABLE_COLUMNS, in order (volatile too)
       "delta": true,                          # only in a live refresh: "candidates" holds only
                                               # the rows that changed since the previous one
+      "control": "DISPLAY_ID",                # only live: what a Stop button's request names
       "candidates": [ {                       # CandidateDict without the volatile figures
           "index": 0, "verdict": "sat", "reason": "",
           "label": "NAME" | null,             # "# %% candidate NAME", the dict key, the file name
@@ -36,8 +37,8 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
     }
 
 Additive changes keep version 1: a reader ignores fields it does not know, and label,
-source_preview, state, finished, progress, tie, view, columns, shown, core_answer and
-show_output were added that way.
+source_preview, state, finished, progress, tie, view, columns, shown, core_answer,
+show_output, delta and control were added that way.
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
 MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}``, so

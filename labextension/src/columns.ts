@@ -4,6 +4,7 @@
  */
 
 import { modelPreview, shorten, shortenReason } from './candidate';
+import { stopButton } from './control';
 import { el, formatNumber } from './dom';
 import {
   ICandidate,
@@ -29,7 +30,8 @@ export interface IColumn {
   cell: (
     candidate: ICandidate,
     timing: ITiming | undefined,
-    group: HTMLElement
+    group: HTMLElement,
+    run: IRun
   ) => HTMLElement;
 }
 
@@ -114,10 +116,14 @@ const COLUMNS: Record<string, IColumn> = {
     key: 'verdict',
     title: 'verdict',
     sort: 'verdict',
-    cell: candidate => {
+    cell: (candidate, _t, _g, run) => {
       const cell = el('td', 'jp-Z3Run-verdictCell');
       const label = shownLabel(candidate);
       cell.appendChild(verdictBadge(label, shownStyle(label)));
+      const stop = run.finished ? null : stopButton(candidate, run.control);
+      if (stop) {
+        cell.append(' ', stop);
+      }
       return cell;
     }
   },

@@ -57,3 +57,12 @@ export function isolationTitle(reply?: KernelMessage.IInfoReply): string {
   );
   return `${isolationText(reply)}\n${about.join(' · ')}`;
 }
+
+/** The DOM event a result's Stop button raises; the plugin sends it to the notebook's kernel. */
+export const STOP_EVENT = 'z3sandbox-stop';
+
+/** What the stop request names: the live document's `control` id and the candidate. */
+export interface IStopRequest {
+  control: string;
+  index: number;
+}

@@ -79,6 +79,8 @@ export interface IRun {
   columns?: IColumnSpec[];
   /** A live refresh: `candidates` holds only the rows that changed since the previous one. */
   delta?: boolean;
+  /** A live run that can stop one candidate: the id the kernel's stop request names. */
+  control?: string | null;
 }
 
 export interface ITie {

@@ -109,6 +109,7 @@ function rowPair(
   candidate: ICandidate,
   columns: IColumn[],
   state: IViewState,
+  run: IRun,
   timing?: ITiming
 ): IRowPair {
   const row = el('tr', 'jp-Z3Run-row');
@@ -122,7 +123,7 @@ function rowPair(
   const group = el('span', 'jp-Z3Run-group');
   const toggle = toggleButton(candidate, detail, state, timing);
   for (const column of columns) {
-    const cell = column.cell(candidate, timing, group);
+    const cell = column.cell(candidate, timing, group, run);
     if (column.key === 'index') {
       cell.appendChild(toggle);
     }
@@ -273,7 +274,7 @@ export function verdictTable(
   const pairOf = (c: ICandidate): IRowPair => {
     let pair = pairs.get(c.index);
     if (!pair) {
-      pair = rowPair(c, columns, state, timings.get(c.index));
+      pair = rowPair(c, columns, state, run, timings.get(c.index));
       pairs.set(c.index, pair);
     }
     return pair;

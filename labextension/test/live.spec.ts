@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { IStopRequest, STOP_EVENT, stopButton } from '../src/control';
 import { LiveRows } from '../src/live';
 import { crc32, zipStore } from '../src/zip';
 import { candidate, run } from './fixtures';
@@ -50,5 +51,22 @@ describe('zipStore', () => {
     expect(view.getUint32(0, true)).toBe(0x04034b50);
     expect(view.getUint32(archive.length - 22, true)).toBe(0x06054b50);
     expect(archive.length).toBe(30 + 5 + 2 + 46 + 5 + 22);
+  });
+});
+
+describe('stopButton', () => {
+  it('raises a stop event for a running row of a live run, and nothing else', () => {
+    const running = candidate({ index: 2, verdict: null, state: 'running' });
+    expect(stopButton(candidate(), 'display-1')).toBeNull(); // done
+    expect(stopButton(running, null)).toBeNull(); // no control: a saved output
+    const button = stopButton(running, 'display-1')!;
+    const seen: IStopRequest[] = [];
+    document.body.appendChild(button);
+    document.body.addEventListener(STOP_EVENT, event =>
+      seen.push((event as CustomEvent<IStopRequest>).detail)
+    );
+    button.click();
+    expect(seen).toEqual([{ control: 'display-1', index: 2 }]);
+    expect(button.disabled).toBe(true);
   });
 });

@@ -280,6 +280,35 @@ def test_interrupt_keeps_finished_rows_binds_them_and_ends_the_cell_as_interrupt
     assert expression(again, "run") == "('sat', [])"
 
 
+def test_stop_one_candidate_over_the_control_channel_while_the_cell_runs(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    """The labextension's Stop button: one candidate stops, the run goes on and ends normally."""
+    _, kc = z3kernel
+    sent: list[str] = []
+
+    def stop_the_looper(message: Message) -> None:
+        live = document(message)
+        if not sent and live.get("control") and states(message) == ["sat", "running", "queued"]:
+            request = kc.session.msg("z3sandbox_stop_request", {"control": live["control"], "index": 1})
+            kc.control_channel.send(request)
+            sent.append(request["header"]["msg_id"])
+
+    execute(kc, f"three = [{SAT!r}, 'while True:\\n    pass\\n', {SAT!r}]")
+    reply, messages = execute(
+        kc, "%z3sandbox --candidates three --jobs 1 --wall 30 --cpu 30 --timeout 30",
+        on_message=stop_the_looper,
+    )
+    assert sent, "the live display never showed the looper running"
+    answer = kc.get_control_msg(timeout=TIMEOUT)
+    assert answer["parent_header"]["msg_id"] == sent[0]
+    assert answer["content"] == {"status": "ok", "stopped": True}
+    assert reply["content"]["status"] == "ok"  # not an interrupt: the run went on
+    final = [m for m in messages if document(m)][-1]
+    assert states(final) == ["sat", "cancelled", "sat"]
+    assert "control" not in document(final)  # a saved result has no control
+
+
 def test_interrupt_stops_the_queued_cells(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:

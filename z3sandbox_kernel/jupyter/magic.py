@@ -122,6 +122,7 @@ class Z3SandboxMagics(Magics):
         if self.options not in shell.configurables:
             shell.configurables.append(self.options)  # %config Z3Sandbox lists and sets it
         self._sandboxes: dict[str | None, Any] = {}
+        self._running: tuple[Any, LiveView] | None = None  # the sandbox and view of the run going
         atexit.register(self.close)
 
     def sandbox(self, isolation: str | None) -> Any:
@@ -337,13 +338,23 @@ class Z3SandboxMagics(Magics):
             isolation=sandbox.isolation(),
         ))
         done: RunResult | None = None
+        self._running = (sandbox, view)
         try:
             on_update = _afl_writer(afl, view.update)
             done = annotated(self._engine_run(sandbox, sources, on_update, run_kwargs), annotate)
         finally:
             # Also on an error: the view's timer thread must end before the cell does.
+            self._running = None
             shown = view.finish(done)
         return done, shown
+
+    def stop_candidate(self, display_id: str | None, index: int) -> bool:
+        """Stop (or skip) one candidate of the run going now, if ``display_id`` is its live
+        display's: the kernel's control channel calls this while the cell runs (kernel.py)."""
+        running = self._running
+        if running is None or getattr(running[1], "display_id", None) != display_id:
+            return False
+        return bool(running[0].stop_candidate(index))
 
     @staticmethod
     def _engine_run(

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from IPython.display import display
 
-from ..render import LIVE_ROWS, live_mimebundle, run_mimebundle
+from ..render import LIVE_ROWS, MIME_TYPE, live_mimebundle, run_mimebundle
 from ..results import CandidateResult, RunResult
 
 # With nothing new to show, the elapsed time in a live display still moves this often.
@@ -139,6 +139,7 @@ class LiveDisplay:
         self._keyframe = self._started
         data, metadata = run_mimebundle(self._result)
         self._handle = display(data, raw=True, metadata=metadata, display_id=True)
+        self._changed.update(range(len(self._rows)))  # the first refresh sends the control too
         self._throttle = Throttle(self._refresh, self._interval, idle=ELAPSED_REFRESH_S)
 
     def update(self, candidate: CandidateResult) -> None:
@@ -181,4 +182,7 @@ class LiveDisplay:
         changed = None if full else sorted(self._changed)
         self._changed = set()
         data, metadata = live_mimebundle(self._result, changed, running)
+        # Where the labextension's Stop buttons send their requests (kernel.py): only in live
+        # documents, so a saved final one has no control.
+        data[MIME_TYPE]["control"] = self.display_id
         self._handle.update(data, raw=True, metadata=metadata)
