@@ -374,7 +374,7 @@ def test_text_columns_fit_their_widest_cell() -> None:
 
 
 def test_a_live_refresh_sends_only_changed_rows_and_running_times() -> None:
-    from z3sandbox_kernel.render import live_mimebundle
+    from z3sandbox_kernel.live import live_mimebundle
 
     rows = [CandidateResult(index=i, verdict=None, state="queued") for i in range(200)]
     rows[5] = CandidateResult(index=5, verdict=Verdict.SAT, model={"x": 1}, wall_s=0.2)

@@ -198,7 +198,7 @@ def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
 
 
 def live_html(result: RunResult, rows: list[CandidateResult]) -> str:
-    """A live refresh: the caption (progress, counts) and only ``rows`` (``render.live_rows``)."""
+    """A live refresh: the caption (progress, counts) and only ``rows`` (``live.live_rows``)."""
     head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
     body = [candidate_row(c) for c in rows]
     hidden = len(result.candidates) - len(rows)

@@ -272,6 +272,7 @@ def check_rows_show_what_matters(panel: Locator) -> None:
     assert name["width"] <= 320, name  # capped (22em)
     assert reason["width"] >= 200, reason  # never squeezed to a letter a line
     assert reason["height"] <= 120, reason
+    several.screenshot(path=str(REPO / "test-output" / "browser" / "2-rows-show-what-matters.png"))
 
 
 def check_interrupted_live_output_says_incomplete(panel: Locator) -> None:

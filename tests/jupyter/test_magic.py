@@ -139,7 +139,7 @@ def test_an_interrupted_run_ends_with_one_line_and_rerun_picks_up_the_rest(
     shell: InteractiveShell,
 ) -> None:
     from z3sandbox_kernel import CandidateResult, Limits
-    from z3sandbox_kernel.jupyter.magic import RunInterrupted, interrupted_line
+    from z3sandbox_kernel.jupyter.outcome import RunInterrupted, interrupted_line
 
     partial = RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.SAT),

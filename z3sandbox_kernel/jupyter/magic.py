@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import dataclasses
 import keyword
 from collections.abc import Callable
 from typing import Any
@@ -46,39 +45,11 @@ from ..options import argparse_specs, did_you_mean, limit_error, limit_specs, re
 from ..progress import ProgressLine
 from ..results import CandidateResult, RunResult
 from .config import Z3Sandbox
+from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun
 from .scripts import Script, annotated, annotator, scripts_from, split_cell
 from .table import LiveDisplay, LiveView
 
 # ------------------------------------------------------------------------------------------ options
-
-class RunInterrupted(KeyboardInterrupt):
-    """How an interrupted run ends its cell: as a KeyboardInterrupt (the reply's ``ename``, so
-    "Run All" stops and tools see an interrupt), shown as one line, not a traceback into the
-    magic (IPython renders an exception's ``_render_traceback_`` instead of its traceback)."""
-
-    def _render_traceback_(self) -> list[str]:
-        return [str(self)]
-
-
-RunInterrupted.__name__ = RunInterrupted.__qualname__ = "KeyboardInterrupt"
-
-
-def interrupted_line(result: RunResult, name: str) -> str:
-    """``z3sandbox: interrupted: kept 2 finished candidates in _z3 (2 sat); 1 stopped and 3
-    never started: _z3.rerun() runs them``."""
-    from ..render import counts_summary
-    from ..verdicts import Verdict
-
-    cancelled = [c for c in result.candidates if c.verdict is Verdict.CANCELLED]
-    stopped = sum(1 for c in cancelled if c.kill is not None)
-    never = len(cancelled) - stopped
-    kept = RunResult(candidates=[c for c in result.candidates if c.verdict is not Verdict.CANCELLED])
-    text = (f"z3sandbox: interrupted: kept {len(kept)} finished candidate{'s' if len(kept) != 1 else ''} "
-            f"in {name}" + (f" ({counts_summary(kept)})" if len(kept) else ""))
-    if cancelled:
-        text += f"; {stopped} stopped and {never} never started: {name}.rerun() runs them"
-    return text
-
 
 def _run_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """One option per run option of the magic, from ``options.RUN_OPTIONS``."""
@@ -223,11 +194,7 @@ class Z3SandboxMagics(Magics):
                 raise ValueError("rerun() needs the candidates' own scripts; with -k, run the cell again")
             again, _ = self.run([scripts[i] for i in which], chosen["isolation"], chosen["quiet"],
                                 run_kwargs)
-            rows = list(result.candidates)
-            for index, candidate in zip(which, again.candidates, strict=True):
-                rows[index] = dataclasses.replace(candidate, index=index)
-            merged = dataclasses.replace(result, candidates=rows, interrupted=again.interrupted,
-                                         notes=result.notes + again.notes)
+            merged = merged_rerun(result, which, again)
             assert self.shell is not None
             self.shell.user_ns[name] = merged
             return merged
@@ -326,7 +293,7 @@ class Z3SandboxMagics(Magics):
         sources = [script.source for script in scripts]
         view = self._view(quiet, annotate)
         if view is None:
-            on_update = _afl_writer(afl, None)
+            on_update = afl_writer(afl, None)
             return annotated(self._engine_run(sandbox, sources, on_update, run_kwargs), annotate), False
         count = len(scripts) if run_kwargs["k"] is None else (
             run_kwargs["k"] if len(scripts) == 1 else 0  # unknown: rows appear as they report
@@ -340,7 +307,7 @@ class Z3SandboxMagics(Magics):
         done: RunResult | None = None
         self._running = (sandbox, view)
         try:
-            on_update = _afl_writer(afl, view.update)
+            on_update = afl_writer(afl, view.update)
             done = annotated(self._engine_run(sandbox, sources, on_update, run_kwargs), annotate)
         finally:
             # Also on an error: the view's timer thread must end before the cell does.
@@ -366,25 +333,6 @@ class Z3SandboxMagics(Magics):
         except ValueError as exc:  # the engine's own input checks: one line, no traceback
             raise UsageError(str(exc).splitlines()[0] if str(exc) else repr(exc)) from None
         return result
-
-
-def _afl_writer(
-    sync_dir: str | None, then: Callable[[CandidateResult], None] | None
-) -> Callable[[CandidateResult], None] | None:
-    """With ``--afl-sync DIR``: an update callback that writes each sat payload as its candidate
-    finishes (a fuzzer picks it up while the run goes), then calls ``then``."""
-    if sync_dir is None:
-        return then
-    from ..payloads import afl_sync
-    from ..verdicts import Verdict
-
-    def on_update(candidate: CandidateResult) -> None:
-        if candidate.verdict is Verdict.SAT and candidate.payload is not None:
-            afl_sync([candidate.payload], sync_dir)
-        if then is not None:
-            then(candidate)
-
-    return on_update
 
 
 # magic_arguments writes the usage as reStructuredText ("::" and an indented block): plain text.

@@ -9,7 +9,7 @@ calls in the cell's own thread.  Two shapes, one interface (``start``, ``update`
   ``finish`` replaces it with the final bundle, so a saved notebook holds exactly one output per
   run and no widget (no "model not found" on reopen, no placeholder in nbconvert HTML).
   Refreshes are batched by a ``Throttle``: at most ``updates_per_s`` a second, so K = 1000 does
-  not flood the frontend.  A refresh is a delta (``render.live_mimebundle``): the rows that
+  not flood the frontend.  A refresh is a delta (``live.live_mimebundle``): the rows that
   changed since the last one (the labextension merges them into the table it holds), a full
   document at least every ``KEYFRAME_S`` (what a notebook saved mid-run keeps), and HTML and
   text of bounded size; the whole table is sent once, at the end.  A refresh due while the
@@ -30,7 +30,8 @@ from typing import Any, Protocol
 
 from IPython.display import display
 
-from ..render import LIVE_ROWS, MIME_TYPE, live_mimebundle, run_mimebundle
+from ..live import LIVE_ROWS, live_mimebundle
+from ..render import MIME_TYPE, run_mimebundle
 from ..results import CandidateResult, RunResult
 
 # With nothing new to show, the elapsed time in a live display still moves this often.
