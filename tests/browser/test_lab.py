@@ -269,8 +269,8 @@ def check_rows_show_what_matters(panel: Locator) -> None:
     row = several.locator('.jp-Z3Run-row[data-index="3"]')
     name, reason = (row.locator(f".jp-Z3Run-{part}").bounding_box() for part in ("candidate", "reason"))
     assert name is not None and reason is not None
-    assert name["width"] <= 320, name  # capped (22em)
-    assert reason["width"] >= 200, reason  # never squeezed to a letter a line
+    assert name["width"] <= 260, name  # capped (18em)
+    assert reason["width"] >= 170, reason  # never squeezed to a letter a line
     assert reason["height"] <= 120, reason
     several.screenshot(path=str(REPO / "test-output" / "browser" / "2-rows-show-what-matters.png"))
 
