@@ -44,9 +44,13 @@ function reasonText(candidate: ICandidate): string {
 
 function labelCell(candidate: ICandidate): HTMLTableCellElement {
   const cell = el('td', 'jp-Z3Run-candidate');
-  cell.appendChild(
-    el('span', 'jp-Z3Run-candidateLabel', candidateLabel(candidate))
+  const label = el(
+    'span',
+    'jp-Z3Run-candidateLabel',
+    candidateLabel(candidate)
   );
+  label.title = candidateLabel(candidate);
+  cell.appendChild(label);
   const preview = sourcePreview(candidate);
   if (preview) {
     const code = el('code', 'jp-Z3Run-source', shorten(preview, PREVIEW_WIDTH));

@@ -269,9 +269,11 @@ def check_rows_show_what_matters(panel: Locator) -> None:
     row = several.locator('.jp-Z3Run-row[data-index="3"]')
     name, reason = (row.locator(f".jp-Z3Run-{part}").bounding_box() for part in ("candidate", "reason"))
     assert name is not None and reason is not None
-    assert name["width"] <= 260, name  # capped (18em)
-    assert reason["width"] >= 170, reason  # never squeezed to a letter a line
+    assert name["width"] <= 220, name  # capped (14em)
+    assert reason["width"] >= 150, reason  # never squeezed to a letter a line
     assert reason["height"] <= 120, reason
+    fits = "n => n.querySelector('table').getBoundingClientRect().right <= n.getBoundingClientRect().right+1"
+    assert several.evaluate(fits), "the table is wider than its output at 1400 px"
     several.screenshot(path=str(REPO / "test-output" / "browser" / "2-rows-show-what-matters.png"))
 
 
