@@ -226,10 +226,11 @@ class RunResult:
 
     @property
     def unfinished(self) -> list[int]:
-        """The candidates an interrupt (or a cancel) stopped or kept from starting."""
-        stopped = (None, "interrupt", "cancel")  # not "race": another candidate won
-        return [c.index for c in self.candidates
-                if c.verdict is None or (c.verdict is Verdict.CANCELLED and c.kill in stopped)]
+        """The candidates an interrupt stopped or kept from starting (not those a race, a Stop
+        button or ``Sandbox.cancel()`` ended: someone meant those)."""
+        return [c.index for c in self.candidates if c.verdict is None or (
+            c.verdict is Verdict.CANCELLED
+            and (c.kill == "interrupt" or c.reason == "interrupt before it started"))]
 
     def rerun(self, which: list[int] | None = None) -> RunResult:
         """Run ``which`` candidates again (default: ``unfinished``) as this run ran them, and

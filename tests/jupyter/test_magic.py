@@ -152,6 +152,8 @@ def test_an_interrupted_run_ends_with_one_line_and_rerun_picks_up_the_rest(
     assert RunInterrupted(line)._render_traceback_() == [line]
     assert RunInterrupted.__name__ == "KeyboardInterrupt" and isinstance(RunInterrupted(), KeyboardInterrupt)
     assert partial.unfinished == [1, 2]
+    partial.candidates.append(CandidateResult(index=3, verdict=Verdict.CANCELLED, kill="cancel"))
+    assert partial.unfinished == [1, 2]  # stopped on purpose: not picked up again
     shell.user_ns["pair"] = [SAT, UNSAT, SAT]
     shell.run_cell(f"%z3sandbox --candidates pair --quiet --out paired {FAST}")
     paired = shell.user_ns["paired"]
