@@ -30,13 +30,13 @@ LIVE_ROWS = 20
 
 def live_rows(result: RunResult, changed: list[int] | None) -> list[CandidateResult]:
     """The rows a live refresh's HTML and text show: all of a small run; else the running rows,
-    then those that just changed, at most ``LIVE_ROWS``, in index order."""
+    then those that just changed, at most half of ``LIVE_ROWS``, in index order."""
     rows = result.candidates
     if len(rows) <= LIVE_ROWS:
         return list(rows)
     running = [c for c in rows if c.verdict is None and c.state == "running"]
     recent = [rows[i] for i in (changed or ()) if i < len(rows) and rows[i].verdict is not None]
-    chosen = {c.index: c for c in (running + recent)[:LIVE_ROWS]}
+    chosen = {c.index: c for c in (running + recent)[:LIVE_ROWS // 2]}
     return [chosen[i] for i in sorted(chosen)]
 
 

@@ -36,8 +36,14 @@ from ..results import CandidateResult, RunResult
 
 # With nothing new to show, the elapsed time in a live display still moves this often.
 ELAPSED_REFRESH_S = 1.0
-# A live refresh carries every row (not only those that changed) at least this often.
+# A live refresh carries every row (not only those that changed) at least this often (and at
+# least every K/50 seconds for a big run).
 KEYFRAME_S = 2.0
+# Live refreshes send about this many bytes a second at most: a refresh bigger than
+# SMALL_REFRESH_BYTES (a keyframe of a run of K = 1000) is followed by a longer pause; smaller
+# ones go at updates_per_s.
+LIVE_BYTES_PER_S = 64_000
+SMALL_REFRESH_BYTES = 16_000
 
 
 class LiveView(Protocol):
@@ -55,9 +61,11 @@ class Throttle:
     every ``idle`` seconds while nothing changes.
 
     ``poke`` (the cell's thread) flushes at once when the interval has passed, else leaves the
-    change for the timer thread.  ``flush`` always runs under the lock, so it never runs twice at
-    once, and never after ``close`` returns.  The timer thread runs in a copy of the caller's
-    context: ipykernel keeps the cell's parent header in a context variable.
+    change for the timer thread.  ``defer`` (from ``flush``) makes the next flush wait longer:
+    a big refresh buys a longer pause, so the bytes sent per second stay bounded.  ``flush``
+    always runs under the lock, so it never runs twice at once, and never after ``close`` returns.
+    The timer thread runs in a copy of the caller's context: ipykernel keeps the cell's parent
+    header in a context variable.
     """
 
     def __init__(self, flush: Callable[[], None], interval: float, idle: float = 0.0) -> None:
@@ -67,6 +75,7 @@ class Throttle:
         self._lock = threading.Lock()
         self._dirty = False
         self._last = 0.0  # the first poke flushes at once
+        self._wait = interval  # before the next flush: the interval, or longer (defer)
         self._stop = threading.Event()
         context = contextvars.copy_context()
         self._thread = threading.Thread(
@@ -79,20 +88,27 @@ class Throttle:
         with self._lock:
             change()
             self._dirty = True
-            if time.monotonic() - self._last >= self._interval:
+            if time.monotonic() - self._last >= self._wait:
                 self._flush_locked()
+
+    def defer(self, seconds: float) -> None:
+        """Called by ``flush`` (under the lock): the next flush waits ``seconds`` (at least the
+        interval) after this one."""
+        self._wait = max(self._interval, seconds)
 
     def _tick(self) -> None:
         while not self._stop.wait(self._interval):
             with self._lock:
                 quiet_for = time.monotonic() - self._last
-                due = self._dirty or (self._idle and quiet_for >= self._idle)
+                due = (self._dirty and quiet_for >= self._wait) or (
+                    self._idle and quiet_for >= max(self._idle, self._wait))
                 if due and not self._stop.is_set():
                     self._flush_locked()
 
     def _flush_locked(self) -> None:
         self._dirty = False
         self._last = time.monotonic()
+        self._wait = self._interval
         self._flush()
 
     def close(self, flush: bool = True) -> None:
@@ -177,7 +193,8 @@ class LiveDisplay:
         self._result.elapsed_s = now - self._started
         running = {index: now - since for index, since in self._running_since.items()}
         # A small run is sent whole each time: its document is as small as a delta would be.
-        full = len(self._rows) <= LIVE_ROWS or now - self._keyframe >= KEYFRAME_S
+        keyframe_s = max(KEYFRAME_S, len(self._rows) / 50)  # K = 1000: every 20 s
+        full = len(self._rows) <= LIVE_ROWS or now - self._keyframe >= keyframe_s
         if full:
             self._keyframe = now
         changed = None if full else sorted(self._changed)
@@ -187,3 +204,8 @@ class LiveDisplay:
         # documents, so a saved final one has no control.
         data[MIME_TYPE]["control"] = self.display_id
         self._handle.update(data, raw=True, metadata=metadata)
+        if self._throttle is not None:  # about 300 bytes a row in the document and metadata
+            rows = len(data[MIME_TYPE]["candidates"])
+            size = len(data["text/html"]) + len(data["text/plain"]) + 300 * rows
+            if size > SMALL_REFRESH_BYTES:
+                self._throttle.defer(size / LIVE_BYTES_PER_S)
