@@ -198,7 +198,10 @@ function coreSection(candidate: ICandidate): HTMLElement | null {
     !Array.isArray(candidate.unsat_core) ||
     candidate.unsat_core.length === 0
   ) {
-    return null;
+    // An SMT-LIB script's own (get-unsat-core) answer, found in its stdout.
+    return typeof candidate.core_answer === 'string' && candidate.core_answer
+      ? section('Unsat core', pre(candidate.core_answer))
+      : null;
   }
   const list = el('ol', 'jp-Z3Run-core');
   for (const entry of candidate.unsat_core) {

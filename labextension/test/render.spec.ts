@@ -242,4 +242,13 @@ describe('renderRun', () => {
     expect(names.slice(0, 3)).toEqual(['byte_0', 'byte_1', 'byte_2']);
     expect(names).toHaveLength(16);
   });
+
+  it("shows an SMT-LIB script's own core answer in its detail", () => {
+    const node = renderRun(
+      run([candidate({ verdict: 'unsat', core_answer: '(a1 a3)' })])
+    );
+    const detail = expand(node, 0);
+    expect(texts(detail, '.jp-Z3Run-sectionTitle')).toContain('Unsat core');
+    expect(detail.textContent).toContain('(a1 a3)');
+  });
 });
