@@ -142,6 +142,7 @@ def test_json_document_follows_schema_version_1() -> None:
         "index", "verdict", "reason", "model", "payload_hex", "payload_error", "unsat_core",
         "stdout", "stderr", "stdout_truncated", "stderr_truncated", "kill", "exit_code",
         "signal", "verified", "label", "source_preview", "output_truncated", "error",
+        "shown", "core_answer", "show_output",
     }
     assert document["finished"] is True and document["progress"] == {"done": 3, "total": 3}
     assert document["tie"] is None and document["view"] == "run"
@@ -298,5 +299,114 @@ def test_html_keeps_cores_whole_models_and_payloads_for_an_export() -> None:
     ])
     page = run_html(result)
     assert "v29=29" in page  # the whole model, folded behind its preview
-    assert "core: line 2: s.add(x &gt; 1); line 3: s.add(x &lt; 0)" in page
+    assert "core: <code>line 2: s.add(x &gt; 1); line 3: s.add(x &lt; 0)</code>" in page
     assert "… (5120 bytes)" in page and page.count("ff 00 01") == 15  # the first 4 KB, folded
+
+
+# ---------------------------------------------------------------- what a row shows without a click
+
+def test_a_single_candidate_shows_its_stdout_in_every_form() -> None:
+    alone = RunResult(candidates=[CandidateResult(
+        index=0, verdict=Verdict.SAT, model={"x": 1}, stdout="sat\n[x = 1]\n")])
+    data, _ = run_mimebundle(alone)
+    assert "stdout: sat" in data["text/plain"] and "[x = 1]" in data["text/plain"]
+    assert "[x = 1]" in data["text/html"]
+    assert data[MIME_TYPE]["candidates"][0]["show_output"] is True
+    assert data["text/plain"].splitlines()[0] == "RunResult: sat"  # no vote over one candidate
+    assert "vote" not in data["text/html"]
+
+
+def test_only_failed_rows_show_their_stdout_in_a_run_of_several() -> None:
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.SAT, stdout="quiet sat\n"),
+        CandidateResult(index=1, verdict=Verdict.RUNTIME_ERROR, reason="boom",
+                        stdout="\n".join(f"step {n}" for n in range(20))),
+    ])
+    text = run_text(result)
+    assert "quiet sat" not in text and "step 0" in text and "… (8 more lines)" in text
+    page = run_html(result)
+    assert "quiet sat" not in page and "step 11" in page and "step 12" not in page
+
+
+def test_prove_is_shown_as_proved_or_counterexample() -> None:
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n"),
+        CandidateResult(index=1, verdict=Verdict.SAT, stdout="counterexample\n[p = False]\n"),
+    ])
+    rows = run_text(result).splitlines()
+    assert rows[3].split()[1] == "proved" and rows[4].split()[1] == "counterexample"
+    page = run_html(result)
+    assert ">proved</span>" in page and 'title="unsat: ' in page
+    assert [c["shown"] for c in run_json(result)["candidates"]] == ["proved", "counterexample"]
+
+
+def test_a_payload_error_is_a_warning_not_a_plain_sat() -> None:
+    result = RunResult(candidates=[CandidateResult(
+        index=0, verdict=Verdict.SAT, model={"byte_0": 300}, payload_error="byte_0 > 255")])
+    assert "sat · no payload" in run_text(result)
+    assert ">sat · no payload</span>" in run_html(result)
+
+
+def test_cores_and_smt2_core_answers_are_in_the_row() -> None:
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.UNSAT, unsat_core=[(3, "s.add(x > 2)")]),
+        CandidateResult(index=1, verdict=Verdict.UNSAT, stdout="unsat\n(a1 a3)\n"),
+    ], language="smt2")
+    text = run_text(result)
+    assert "core: line 3: s.add(x > 2)" in text and "core: (a1 a3)" in text
+    assert "core: <code>(a1 a3)</code>" in run_html(result)
+    assert run_json(result)["candidates"][1]["core_answer"] == "(a1 a3)"
+
+
+def test_model_names_are_in_natural_order() -> None:
+    model = {f"byte_{n}": n for n in (10, 2, 1, 0)}
+    result = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.SAT, model=model)])
+    assert "byte_0=0, byte_1=1, byte_2=2, byte_10=10" in repr(result[0])
+
+
+def test_text_columns_fit_their_widest_cell() -> None:
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.CANCELLED, kill="interrupt", reason="r"),
+        CandidateResult(index=1, verdict=Verdict.SAT, kill=None),
+    ])
+    header, _, first = run_text(result).splitlines()[1:4]
+    assert header.index("model") == first.index("interrupt") + len("interrupt") + 2
+
+
+def test_a_live_refresh_sends_only_changed_rows_and_running_times() -> None:
+    from z3sandbox_kernel.live import live_mimebundle
+
+    rows = [CandidateResult(index=i, verdict=None, state="queued") for i in range(200)]
+    rows[5] = CandidateResult(index=5, verdict=Verdict.SAT, model={"x": 1}, wall_s=0.2)
+    rows[6] = CandidateResult(index=6, verdict=None, state="running")
+    result = RunResult(candidates=rows)
+    data, metadata = live_mimebundle(result, [5, 6], {6: 1.25})
+    document = data[MIME_TYPE]
+    assert document["delta"] is True and [c["index"] for c in document["candidates"]] == [5, 6]
+    assert document["progress"] == {"done": 1, "total": 200}
+    assert metadata[MIME_TYPE]["timings"] == [
+        {"index": 5, "wall_s": 0.2, "cpu_s": 0.0, "peak_rss_mb": 0.0},
+        {"index": 6, "running_s": 1.2}]
+    assert data["text/html"].count("<tr><td") <= 21 and "incomplete" in data["text/html"]
+    full, _ = live_mimebundle(result, None, {})
+    assert "delta" not in full[MIME_TYPE] and len(full[MIME_TYPE]["candidates"]) == 200
+
+
+def test_payloads_are_saved_once_each_and_atomically(tmp_path) -> None:
+    from z3sandbox_kernel.payloads import afl_sync
+
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.SAT, payload=b"AB", label="first"),
+        CandidateResult(index=1, verdict=Verdict.SAT, payload=b"AB"),
+        CandidateResult(index=2, verdict=Verdict.SAT, payload=b"CD"),
+        CandidateResult(index=3, verdict=Verdict.UNSAT),
+    ])
+    written = result.save_payloads(tmp_path / "out")
+    assert sorted(p.read_bytes() for p in written) == [b"AB", b"CD"]
+    assert written[0].name.startswith("payload-first-sha256:")
+    assert result.save_payloads(tmp_path / "out") == []  # already there
+    queue = tmp_path / "sync" / "z3sandbox" / "queue"
+    first = afl_sync([b"AB", b"AB", b"CD"], tmp_path / "sync")
+    assert [p.name.split(",")[0] for p in first] == ["id:000000", "id:000001"]
+    assert [p.name.split(",")[0] for p in afl_sync([b"CD", b"EF"], tmp_path / "sync")] == ["id:000002"]
+    assert sorted(p.name for p in queue.iterdir() if p.name.startswith(".")) == []  # no temporaries

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from .render import (
     SAVED_COLUMNS,
     Column,
-    core_text,
     counts_summary,
     finished,
     groups_summary,
@@ -30,9 +29,9 @@ from .render import (
     reason_text,
     shorten,
     shorten_reason,
-    state_label,
     tie_summary,
 )
+from .shown import core_summary, inline_output, shown_style, shown_verdict, shows_output
 from .verdicts import VERDICT_DOCS, verdict_style
 
 if TYPE_CHECKING:
@@ -54,9 +53,9 @@ _MODEL_WIDTH = 30  # as the text table's column
 MAX_ROWS = 200
 
 
-def badge(label: str, title: str = "") -> str:
+def badge(label: str, title: str = "", style: str | None = None) -> str:
     """A colour-coded label; the text is always there, the colour only repeats it."""
-    colours = verdict_style(label)["light"]
+    colours = verdict_style(style or label)["light"]
     tip = f' title="{html.escape(title)}"' if title else ""
     return (
         f'<span style="display:inline-block;padding:0 6px;border-radius:10px;color:{colours["text"]};'
@@ -65,9 +64,13 @@ def badge(label: str, title: str = "") -> str:
 
 
 def verdict_badge(candidate: CandidateResult) -> str:
-    label = state_label(candidate)
+    """The shown verdict ("proved", "sat · no payload", ...) in its colour; the tooltip names the
+    verdict itself and what it means."""
+    label = shown_verdict(candidate)
     doc = VERDICT_DOCS[candidate.verdict][0] if candidate.verdict is not None else ""
-    return badge(label, doc)
+    if candidate.verdict is not None and label != candidate.verdict.value:
+        doc = f"{candidate.verdict.value}: {doc}"
+    return badge(label, doc, style=shown_style(label))
 
 
 def folded(text: str, width: int = _REASON_WIDTH) -> str:
@@ -105,9 +108,10 @@ def _cell(candidate: CandidateResult, column: Column) -> str:
         return _name_cell(candidate)
     if column.key == "verdict":
         return verdict_badge(candidate)
-    if column.key == "reason":  # with the unsat core, so that an HTML export keeps it
-        core = f"\ncore: {core_text(candidate)}" if candidate.unsat_core else ""
-        return folded(reason_text(candidate) + core)
+    if column.key == "reason":  # with the unsat core in sight, so that an HTML export keeps it
+        core = core_summary(candidate)
+        shown = f"<div>core: <code>{html.escape(core)}</code></div>" if core else ""
+        return folded(reason_text(candidate)) + shown
     if column.key == "model":  # the whole model or payload one click away (nbconvert HTML too)
         return folded(model_text(candidate), _MODEL_WIDTH)
     return html.escape(column.text(candidate))
@@ -116,10 +120,19 @@ def _cell(candidate: CandidateResult, column: Column) -> str:
 _CELL_STYLE = {"index": "white-space:nowrap", "model": _MONO}
 
 
-def candidate_row(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
-    """One row: the cells of ``columns``, the same columns as the text table."""
+def candidate_row(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS,
+                  alone: bool = False) -> str:
+    """One row: the cells of ``columns``, the same columns as the text table; then its stdout in
+    a row of its own when the row shows it (``shown.shows_output``)."""
     cells = (_td(_cell(candidate, column), _CELL_STYLE.get(column.key, "")) for column in columns)
-    return "<tr>" + "".join(cells) + "</tr>"
+    row = "<tr>" + "".join(cells) + "</tr>"
+    if shows_output(candidate, alone):
+        text, more = inline_output(candidate)
+        tail = f"\n… ({more} more lines: NAME[{candidate.index}].stdout)" if more else ""
+        row += (f'<tr><td style="{_CELL}"></td><td colspan="{len(columns) - 1}" style="{_CELL}">'
+                f'<pre style="white-space:pre-wrap;margin:0;{_MONO}" title="stdout">'
+                f"{html.escape(text + tail)}</pre></td></tr>")
+    return row
 
 
 def _td(body: str, extra: str = "") -> str:
@@ -142,10 +155,14 @@ def progress_bar(result: RunResult) -> str:
 
 def caption(result: RunResult) -> str:
     done = finished(result)
-    vote = badge(result.verdict.value if done else "pending", "the vote over the candidates")
-    parts = [f"<b>z3sandbox</b> {vote} &nbsp;{html.escape(counts_summary(result))}"]
-    if not done:
+    if len(result.candidates) == 1 and done:  # one candidate: its verdict, no vote or counts
+        parts = [f"<b>z3sandbox</b> {verdict_badge(result.candidates[0])}"]
+    else:
+        vote = badge(result.verdict.value if done else "pending", "the vote over the candidates")
+        parts = [f"<b>z3sandbox</b> {vote} &nbsp;{html.escape(counts_summary(result))}"]
+    if not done:  # a live table: saved now, or its kernel gone, it stays as it is
         parts.append(progress_bar(result))
+        parts.append(badge("incomplete", "a live table: it is final only once the run ends"))
     if result.tie is not None:
         parts.append(f'{badge("tie")} {html.escape(tie_summary(result))}')
     if groups_summary(result):
@@ -162,7 +179,8 @@ def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
     """The whole run as one ``<table>``: caption, header, one row per candidate, notes."""
     head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
     span = len(SAVED_COLUMNS)
-    rows = [candidate_row(c) for c in result.candidates[:max_rows]]
+    alone = len(result.candidates) == 1
+    rows = [candidate_row(c, alone=alone) for c in result.candidates[:max_rows]]
     hidden = len(result.candidates) - max_rows
     if hidden > 0:
         rows.append(
@@ -176,6 +194,20 @@ def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
     return (
         f'<table style="{_TABLE}"><caption style="{_CAPTION}">{caption(result)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def live_html(result: RunResult, rows: list[CandidateResult]) -> str:
+    """A live refresh: the caption (progress, counts) and only ``rows`` (``live.live_rows``)."""
+    head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
+    body = [candidate_row(c) for c in rows]
+    hidden = len(result.candidates) - len(rows)
+    if hidden > 0:
+        body.append(f'<tr><td colspan="{len(SAVED_COLUMNS)}" style="{_CELL}">… {hidden} other '
+                    f"candidates: the whole table is shown when the run ends</td></tr>")
+    return (
+        f'<table style="{_TABLE}"><caption style="{_CAPTION}">{caption(result)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
 
 

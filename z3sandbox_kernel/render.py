@@ -17,11 +17,17 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
       "tie": null | {"sat": 1, "unsat": 1, "winner": "sat" | "unknown", "rule": "..."},
       "view": "run" | "candidate",            # "candidate": one candidate displayed alone (_z3[1])
       "columns": [{"key": "index", "title": "#"}, ...],   # TABLE_COLUMNS, in order (volatile too)
+      "delta": true,                          # only in a live refresh: "candidates" holds only
+                                              # the rows that changed since the previous one
+      "control": "DISPLAY_ID",                # only live: what a Stop button's request names
       "candidates": [ {                       # CandidateDict without the volatile figures
           "index": 0, "verdict": "sat", "reason": "",
           "label": "NAME" | null,             # "# %% candidate NAME", the dict key, the file name
           "source_preview": "x = Int('x')" | null,   # the first meaningful source line
           "state": "queued" | "running",      # only while verdict is null (live documents)
+          "shown": "proved" | "counterexample" | "sat · no payload" | <the verdict or state>,
+          "core_answer": "(a1 a3)" | null,    # an SMT-LIB (get-unsat-core) answer in stdout
+          "show_output": false,               # its row shows stdout inline (alone, or failed)
           # (a live document, "finished": false, has empty stdout and stderr: the final one has them)
           "model": {"x": 3, "r": {"fraction": [1, 2]}},
           "payload_hex": "4142" | null, "payload_error": null,
@@ -32,11 +38,13 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
     }
 
 Additive changes keep version 1: a reader ignores fields it does not know, and label,
-source_preview, state, finished, progress, tie, view, columns and error were added that way.
+source_preview, state, finished, progress, tie, view, columns, error, shown, core_answer,
+show_output, delta and control were added that way.
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
 MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}``, so
-that a saved notebook stays byte-identical from run to run and nbval can compare it.
+that a saved notebook stays byte-identical from run to run and nbval can compare it.  A live
+refresh adds ``{"index", "running_s"}`` for each running candidate (its elapsed time so far).
 
 A candidate's ``verdict`` is null only in a partial document built while a run is still going
 (never in a finished ``RunResult``).  Everything a candidate wrote (reason, model, stdout) is
@@ -52,6 +60,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .limits import LIMIT_FIELDS, Limits
+from .shown import (
+    core_summary,
+    inline_output,
+    model_items,
+    shown_verdict,
+    shows_output,
+    smt2_core_answer,
+    state_label,
+)
 
 if TYPE_CHECKING:
     from .protocol import IsolationReport
@@ -69,9 +86,10 @@ _ABI = re.compile(r"ABI \d+")
 
 # ------------------------------------------------------------------------------------------- JSON
 
-def candidate_json(candidate: CandidateResult, live: bool = False) -> dict[str, Any]:
+def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool = False) -> dict[str, Any]:
     """``live``: a document refreshed while the run goes leaves stdout and stderr out (empty), as
-    K candidates' output, resent at every refresh, would be megabytes; the final one has them."""
+    K candidates' output, resent at every refresh, would be megabytes; the final one has them.
+    ``alone``: the run's only candidate (its stdout is shown in its row)."""
     data = candidate.to_dict()
     for name in _NOT_IN_JSON:
         data.pop(name, None)
@@ -79,6 +97,10 @@ def candidate_json(candidate: CandidateResult, live: bool = False) -> dict[str, 
         data["stdout"] = data["stderr"] = ""
     if candidate.verdict is None:
         data["state"] = candidate.state
+    # What the row shows without a click (shown.py), decided here once for every renderer.
+    data["shown"] = shown_verdict(candidate)
+    data["core_answer"] = smt2_core_answer(candidate)
+    data["show_output"] = shows_output(candidate, alone) and not live
     return data
 
 
@@ -108,7 +130,8 @@ def run_json(result: RunResult, view: str = "run") -> dict[str, Any]:
         "tie": result.tie,
         "view": view,
         "columns": [{"key": column.key, "title": column.title} for column in TABLE_COLUMNS],
-        "candidates": [candidate_json(c, live=not finished(result)) for c in result.candidates],
+        "candidates": [candidate_json(c, live=not finished(result), alone=len(result.candidates) == 1)
+                       for c in result.candidates],
     }
 
 
@@ -176,7 +199,7 @@ def model_text(candidate: CandidateResult, max_bytes: int = 4096) -> str:
     if payload is not None:
         more = f" … ({len(payload)} bytes)" if len(payload) > max_bytes else ""
         return payload[:max_bytes].hex(" ") + more
-    return ", ".join(f"{k}={v}" for k, v in (candidate.model or {}).items())
+    return ", ".join(f"{k}={v}" for k, v in model_items(candidate))
 
 
 def model_preview(candidate: CandidateResult, width: int = 40) -> str:
@@ -211,8 +234,8 @@ def _figure(name: str, unit: str) -> Column:
 TABLE_COLUMNS: tuple[Column, ...] = (
     Column("index", "#", 3, lambda c: c.index, lambda c: str(c.index)),
     Column("label", "candidate", 22, lambda c: c.label, lambda c: shorten(candidate_name(c), 22)),
-    Column("verdict", "verdict", 14, lambda c: state_label(c), lambda c: state_label(c)),
-    Column("kill", "kill", 8, lambda c: c.kill, lambda c: printable(c.kill or "")),
+    Column("verdict", "verdict", 16, lambda c: state_label(c), lambda c: shown_verdict(c)),
+    Column("kill", "kill", 9, lambda c: c.kill, lambda c: printable(c.kill or "")),
     Column("model", "model / payload", 30, lambda c: c.payload if c.payload is not None else c.model,
            lambda c: model_preview(c, 30)),
     _figure("wall_s", "s"),
@@ -221,13 +244,6 @@ TABLE_COLUMNS: tuple[Column, ...] = (
     Column("reason", "reason", 0, reason_text, lambda c: shorten_reason(reason_text(c))),
 )
 SAVED_COLUMNS = tuple(column for column in TABLE_COLUMNS if not column.volatile)
-
-
-def state_label(candidate: CandidateResult) -> str:
-    """The verdict once a candidate is done, else its state ("queued", "running")."""
-    if candidate.verdict is not None:
-        return candidate.verdict.value
-    return str(getattr(candidate, "state", "queued"))
 
 
 def counts_summary(result: RunResult) -> str:
@@ -300,10 +316,11 @@ def run_summary(result: RunResult) -> str:
 
 # ------------------------------------------------------------------------------------------- text
 
-def _text_row(cells: list[str], columns: tuple[Column, ...]) -> str:
+def _text_row(cells: list[str], columns: tuple[Column, ...], widths: list[int] | None = None) -> str:
+    widths = widths or [column.width for column in columns]
     parts = [
-        cell.rjust(column.width) if column.key == "index" else cell.ljust(column.width)
-        for cell, column in zip(cells, columns, strict=True)
+        cell.rjust(width) if column.key == "index" else cell.ljust(width)
+        for cell, column, width in zip(cells, columns, widths, strict=True)
     ]
     return "  ".join(parts).rstrip()
 
@@ -315,6 +332,35 @@ def text_header(columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
 def candidate_text(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
     """One row of the fixed-width table (no volatile figures unless ``columns`` has them)."""
     return _text_row([column.text(candidate) for column in columns], columns)
+
+
+def text_table(candidates: list[CandidateResult], columns: tuple[Column, ...] = SAVED_COLUMNS,
+               *, alone: bool = False) -> list[str]:
+    """Header, rule and rows, each column as wide as its widest cell (every cell is already cut to
+    its column's width), each row followed by what it shows without a click: its unsat core, and
+    its stdout when ``alone`` (the run's only candidate) or when it failed."""
+    rows = [[column.text(c) for column in columns] for c in candidates]
+    widths = [max([len(column.title), column.width if column.key == "index" else 0]
+                  + [len(row[i]) for row in rows]) if column.width else 0
+              for i, column in enumerate(columns)]
+    header = _text_row([column.title for column in columns], columns, widths)
+    lines = [header, "-" * len(header)]
+    for candidate, row in zip(candidates, rows, strict=True):
+        lines.append(_text_row(row, columns, widths))
+        lines.extend(_under_row(candidate, alone))
+    return lines
+
+
+def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
+    lines = []
+    core = core_summary(candidate)
+    if core:
+        lines.append(f"{'':5}core: {core}")
+    if shows_output(candidate, alone):
+        text, more = inline_output(candidate)
+        body = text.splitlines() + ([f"… ({more} more lines)"] if more else [])
+        lines += [f"{'':5}{'stdout:' if n == 0 else '':8}{line}" for n, line in enumerate(body)]
+    return lines
 
 
 TEXT_HEADER = text_header()
@@ -338,21 +384,21 @@ def core_text(candidate: CandidateResult) -> str:
     return "; ".join(f"line {line}: {printable(text)}" for line, text in candidate.unsat_core or ())
 
 
-def run_text(result: RunResult, cores: bool = False) -> str:
-    """A fixed-width table with no volatile figures; ``cores``: each unsat core under its row."""
+def run_text(result: RunResult, cores: bool = True) -> str:
+    """A fixed-width table with no volatile figures.  Unsat cores are under their rows (``cores``
+    is kept for callers; a core is always shown now), and so is the stdout ``text_table`` shows."""
     vote = result.verdict.value if finished(result) else "pending"
-    lines = [f"RunResult: {vote} ({counts_summary(result)})"]
+    if len(result.candidates) == 1:  # one candidate: its verdict, not a vote
+        lines = [f"RunResult: {shown_verdict(result.candidates[0])}"]
+    else:
+        lines = [f"RunResult: {vote} ({counts_summary(result)})"]
     if result.tie is not None:
         lines[0] += f" -- {tie_summary(result)}"
     if result.interrupted:
         lines[0] += " -- interrupted"
     if groups_summary(result):
         lines.append(groups_summary(result))
-    lines += [TEXT_HEADER, "-" * len(TEXT_HEADER)]
-    for candidate in result.candidates:
-        lines.append(candidate_text(candidate))
-        if cores and candidate.unsat_core:
-            lines.append(f"{'':5}core: {core_text(candidate)}")
+    lines += text_table(result.candidates, alone=len(result.candidates) == 1)
     lines.extend(f"note: {printable(note)}" for note in result.notes)
     return "\n".join(lines)
 
@@ -365,7 +411,7 @@ def run_mimebundle(result: RunResult) -> tuple[dict[str, Any], dict[str, Any]]:
 
     text = run_text(result)
     if not finished(result):
-        text = f"{text}\nprogress: {progress_summary(result)}"
+        text = f"{text}\nprogress: {progress_summary(result)} (incomplete)"
     data = {"text/plain": text, "text/html": run_html(result), MIME_TYPE: run_json(result)}
     return data, {MIME_TYPE: run_metadata(result)}
 
@@ -376,20 +422,24 @@ def candidate_alone_text(candidate: CandidateResult) -> str:
     verified = ""
     if candidate.verdict is not None and candidate.verdict.value == "sat" and candidate.verified is not None:
         verified = " (model verified)" if candidate.verified else " (model failed verification)"
-    lines = [f"candidate {candidate.index}{name}: {state_label(candidate)}{verified}"]
+    lines = [f"candidate {candidate.index}{name}: {shown_verdict(candidate)}{verified}"]
     if candidate.source_preview:
         lines.append(f"  source:  {printable(candidate.source_preview)}")
     if candidate.payload is not None:
         lines.append(f"  payload: {shorten(candidate.payload.hex(' '), 72)} ({len(candidate.payload)} bytes)")
     if candidate.model:
-        lines.append(f"  model:   {shorten(', '.join(f'{k}={v}' for k, v in candidate.model.items()), 72)}")
-    if candidate.unsat_core:
-        lines.append(f"  core:    {core_text(candidate)}")
+        lines.append(f"  model:   {shorten(', '.join(f'{k}={v}' for k, v in model_items(candidate)), 72)}")
+    if core_summary(candidate):
+        lines.append(f"  core:    {core_summary(candidate)}")
     reason = reason_text(candidate)
     if reason:
         lines.append(f"  reason:  {printable(' '.join(reason.split()))}")
     if candidate.kill:
         lines.append(f"  killed:  {printable(candidate.kill)}")
+    if shows_output(candidate, alone=True):
+        text, more = inline_output(candidate)
+        body = text.splitlines() + ([f"… ({more} more lines)"] if more else [])
+        lines += [f"  {'stdout:' if n == 0 else '':9}{line}" for n, line in enumerate(body)]
     if candidate.limits is not None:
         lines.append(f"  limits:  {limits_summary(candidate.limits)}")
     return "\n".join(lines)

@@ -112,6 +112,8 @@ class RunResult:
     elapsed_s: float = 0.0
     run_id: str = ""  # names its record file, when recorded (Sandbox(record_dir=...))
     rounds: list[RunResult] = field(default_factory=list)  # repair(): every round's result, in order
+    # Set by %%z3sandbox: runs some of its candidates again (see ``rerun``); not saved.
+    _rerun: Any = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.candidates)
@@ -233,6 +235,31 @@ class RunResult:
         from .render import TABLE_COLUMNS
 
         return [{column.key: column.value(c) for column in TABLE_COLUMNS} for c in self.candidates]
+
+    def save_payloads(self, folder: Any) -> list[Any]:
+        """Write every sat candidate's payload into ``folder`` (created if need be), each distinct
+        payload once, atomically: ``payload-LABEL-sha256:HASH.bin``.  Returns the new files."""
+        from .payloads import save_payloads
+
+        return save_payloads(
+            ((c.label or f"candidate-{c.index}", c.payload) for c in self.candidates
+             if c.verdict is Verdict.SAT and c.payload is not None), folder)
+
+    @property
+    def unfinished(self) -> list[int]:
+        """The candidates an interrupt stopped or kept from starting (not those a race, a Stop
+        button or ``Sandbox.cancel()`` ended: someone meant those)."""
+        return [c.index for c in self.candidates if c.verdict is None or (
+            c.verdict is Verdict.CANCELLED
+            and (c.kill == "interrupt" or c.reason == "interrupt before it started"))]
+
+    def rerun(self, which: list[int] | None = None) -> RunResult:
+        """Run ``which`` candidates again (default: ``unfinished``) as this run ran them, and
+        return this run with their rows replaced.  Only for a run made by ``%%z3sandbox`` (it
+        knows the scripts); elsewhere, run the scripts again."""
+        if self._rerun is None:
+            raise ValueError("this result cannot rerun its candidates: run the scripts again")
+        return self._rerun(self, self.unfinished if which is None else list(which))
 
     def to_dataframe(self) -> Any:
         """``table_rows()`` as a pandas DataFrame indexed by candidate (pandas is optional)."""

@@ -12,6 +12,7 @@ import {
   ITiming,
   ModelValue,
   candidateLabel,
+  naturalCompare,
   sourcePreview
 } from './schema';
 import { IViewState } from './view';
@@ -39,12 +40,24 @@ export function modelPreview(candidate: ICandidate, width = 40): string {
   if (typeof candidate.payload_hex === 'string') {
     text = (candidate.payload_hex.match(/../g) ?? []).join(' ');
   } else if (candidate.model && typeof candidate.model === 'object') {
-    text = Object.entries(candidate.model)
+    text = modelEntries(candidate)
       .map(([name, value]) => `${name}=${formatModelValue(value)}`)
       .join(', ');
   }
   return shorten(text, width);
 }
+
+/** The model's entries in natural order (`byte_2` before `byte_10`). */
+export function modelEntries(candidate: ICandidate): [string, ModelValue][] {
+  const model = candidate.model;
+  if (!model || typeof model !== 'object') {
+    return [];
+  }
+  return Object.entries(model).sort(([a], [b]) => naturalCompare(a, b));
+}
+
+/** A model with more entries than this shows its first ones; one click shows all. */
+export const MODEL_PREVIEW_ROWS = 16;
 
 export function shorten(text: unknown, width = 60): string {
   const flat = String(text ?? '')
@@ -96,14 +109,39 @@ function pre(text: string, className = 'jp-Z3Run-pre'): HTMLPreElement {
   return el('pre', className, text);
 }
 
-function modelSection(candidate: ICandidate): HTMLElement | null {
-  const model = candidate.model;
-  if (!model || typeof model !== 'object' || Object.keys(model).length === 0) {
-    return null;
-  }
-  const rows: [string, string][] = Object.entries(model).map(
+/** A "Show all" button: `show(all)` draws the folded or the whole body; the choice is kept. */
+function foldToggle(
+  toggle: HTMLButtonElement,
+  state: IViewState,
+  key: string,
+  show: (all: boolean) => void
+): void {
+  const draw = (all: boolean): void => {
+    show(all);
+    toggle.setAttribute('aria-expanded', String(all));
+  };
+  toggle.addEventListener('click', () => {
+    const all = !state.fullStreams.has(key);
+    if (all) {
+      state.fullStreams.add(key);
+    } else {
+      state.fullStreams.delete(key);
+    }
+    draw(all);
+  });
+  draw(state.fullStreams.has(key));
+}
+
+function modelSection(
+  candidate: ICandidate,
+  state: IViewState
+): HTMLElement | null {
+  const rows: [string, string][] = modelEntries(candidate).map(
     ([name, value]) => [name, formatModelValue(value)]
   );
+  if (rows.length === 0) {
+    return null;
+  }
   const copy = actionButton(
     'Copy as JSON',
     'jp-Z3Run-copyModel',
@@ -111,7 +149,23 @@ function modelSection(candidate: ICandidate): HTMLElement | null {
     'Copied'
   );
   copy.title = 'Copy this model to the clipboard as JSON';
-  return section('Model', keyValueTable(rows, 'jp-Z3Run-model'), copy);
+  const title = `Model (${rows.length})`;
+  if (rows.length <= MODEL_PREVIEW_ROWS) {
+    return section(title, keyValueTable(rows, 'jp-Z3Run-model'), copy);
+  }
+  // A long model (a 1500-byte payload's byte_N) is folded: the payload above says it all.
+  const body = el('div');
+  const toggle = control('button', 'jp-Z3Run-action jp-Z3Run-expandModel');
+  foldToggle(toggle, state, `${candidate.index}:model`, all => {
+    body.replaceChildren(
+      keyValueTable(
+        all ? rows : rows.slice(0, MODEL_PREVIEW_ROWS),
+        'jp-Z3Run-model'
+      )
+    );
+    toggle.textContent = all ? 'Show less' : `Show all ${rows.length}`;
+  });
+  return section(title, body, copy, toggle);
 }
 
 function payloadSection(candidate: ICandidate): HTMLElement | null {
@@ -144,7 +198,10 @@ function coreSection(candidate: ICandidate): HTMLElement | null {
     !Array.isArray(candidate.unsat_core) ||
     candidate.unsat_core.length === 0
   ) {
-    return null;
+    // An SMT-LIB script's own (get-unsat-core) answer, found in its stdout.
+    return typeof candidate.core_answer === 'string' && candidate.core_answer
+      ? section('Unsat core', pre(candidate.core_answer))
+      : null;
   }
   const list = el('ol', 'jp-Z3Run-core');
   for (const entry of candidate.unsat_core) {
@@ -178,25 +235,13 @@ function streamSection(
   if (lines.length <= STREAM_PREVIEW_LINES) {
     return section(name, body);
   }
-  const key = `${candidate.index}:${name}`;
   const folded = `${lines.slice(0, STREAM_PREVIEW_LINES).join('\n')}\n…`;
   const toggle = control('button', 'jp-Z3Run-action jp-Z3Run-expandStream');
-  const show = (all: boolean): void => {
+  foldToggle(toggle, state, `${candidate.index}:${name}`, all => {
     body.textContent = all ? full : folded;
     body.classList.toggle('jp-Z3Run-full', all);
     toggle.textContent = all ? 'Show less' : `Show all ${lines.length} lines`;
-    toggle.setAttribute('aria-expanded', String(all));
-  };
-  toggle.addEventListener('click', () => {
-    const all = !state.fullStreams.has(key);
-    if (all) {
-      state.fullStreams.add(key);
-    } else {
-      state.fullStreams.delete(key);
-    }
-    show(all);
   });
-  show(state.fullStreams.has(key));
   return section(`${name} (${lines.length} lines)`, body, toggle);
 }
 
@@ -238,8 +283,8 @@ export function candidateDetail(
   const detail = el('div', 'jp-Z3Run-detail');
   const sections = [
     factsSection(candidate, timing),
-    modelSection(candidate),
-    payloadSection(candidate),
+    payloadSection(candidate), // the payload first: for a fuzzer, it is the answer
+    modelSection(candidate, state),
     coreSection(candidate),
     streamSection('stdout', candidate, state),
     streamSection('stderr', candidate, state)

@@ -4,14 +4,16 @@
  */
 
 import { modelPreview, shorten, shortenReason } from './candidate';
+import { stopButton } from './control';
 import { el, formatNumber } from './dom';
 import {
   ICandidate,
   IRun,
   ITiming,
   candidateLabel,
-  sourcePreview,
-  stateLabel
+  shownLabel,
+  shownStyle,
+  sourcePreview
 } from './schema';
 import { verdictBadge } from './verdicts';
 import { SortKey } from './view';
@@ -28,7 +30,8 @@ export interface IColumn {
   cell: (
     candidate: ICandidate,
     timing: ITiming | undefined,
-    group: HTMLElement
+    group: HTMLElement,
+    run: IRun
   ) => HTMLElement;
 }
 
@@ -41,9 +44,13 @@ function reasonText(candidate: ICandidate): string {
 
 function labelCell(candidate: ICandidate): HTMLTableCellElement {
   const cell = el('td', 'jp-Z3Run-candidate');
-  cell.appendChild(
-    el('span', 'jp-Z3Run-candidateLabel', candidateLabel(candidate))
+  const label = el(
+    'span',
+    'jp-Z3Run-candidateLabel',
+    candidateLabel(candidate)
   );
+  label.title = candidateLabel(candidate);
+  cell.appendChild(label);
   const preview = sourcePreview(candidate);
   if (preview) {
     const code = el('code', 'jp-Z3Run-source', shorten(preview, PREVIEW_WIDTH));
@@ -57,7 +64,7 @@ function figureColumn(
   key: string,
   title: string,
   sort: SortKey,
-  pick: (t: ITiming) => number,
+  pick: (t: ITiming) => number | undefined,
   unit: string
 ): IColumn {
   return {
@@ -65,13 +72,34 @@ function figureColumn(
     title,
     sort,
     largestFirst: true,
-    cell: (_c, timing) =>
-      el(
+    cell: (_c, timing) => {
+      const value = timing ? pick(timing) : undefined;
+      const cell = el(
         'td',
         `jp-Z3Run-num jp-Z3Run-${sort}`,
-        timing ? formatNumber(pick(timing), unit) : ''
-      )
+        typeof value === 'number' ? formatNumber(value, unit) : ''
+      );
+      // A running candidate: its time so far in the wall column, updated at each refresh.
+      if (key === 'wall_s' && typeof timing?.running_s === 'number') {
+        cell.textContent = `${formatNumber(timing.running_s, 's')}…`;
+        cell.classList.add('jp-Z3Run-elapsed');
+        cell.title = 'running for this long so far';
+      }
+      return cell;
+    }
   };
+}
+
+/** The unsat core in the row: the tracked lines, or the SMT-LIB (get-unsat-core) answer. */
+export function coreLine(candidate: ICandidate): string {
+  if (Array.isArray(candidate.unsat_core) && candidate.unsat_core.length) {
+    return candidate.unsat_core
+      .map(entry =>
+        Array.isArray(entry) ? `line ${entry[0]}: ${entry[1]}` : String(entry)
+      )
+      .join('; ');
+  }
+  return typeof candidate.core_answer === 'string' ? candidate.core_answer : '';
 }
 
 /** Every column this view can draw, by the key the run document's `columns` use. */
@@ -92,9 +120,14 @@ const COLUMNS: Record<string, IColumn> = {
     key: 'verdict',
     title: 'verdict',
     sort: 'verdict',
-    cell: candidate => {
+    cell: (candidate, _t, _g, run) => {
       const cell = el('td', 'jp-Z3Run-verdictCell');
-      cell.appendChild(verdictBadge(stateLabel(candidate)));
+      const label = shownLabel(candidate);
+      cell.appendChild(verdictBadge(label, shownStyle(label)));
+      const stop = run.finished ? null : stopButton(candidate, run.control);
+      if (stop) {
+        cell.append(' ', stop);
+      }
       return cell;
     }
   },
@@ -131,6 +164,13 @@ const COLUMNS: Record<string, IColumn> = {
         shortenReason(reasonText(candidate))
       );
       cell.title = reasonText(candidate);
+      const core = coreLine(candidate);
+      if (core) {
+        const line = el('div', 'jp-Z3Run-coreInline');
+        line.append(el('span', 'jp-Z3Run-coreLabel', 'core: '));
+        line.append(el('code', undefined, core));
+        cell.appendChild(line);
+      }
       return cell;
     }
   }
@@ -140,7 +180,9 @@ const FIGURES = new Set(['wall_s', 'cpu_s', 'peak_rss_mb']);
 
 /**
  * The document's columns in its order (titles too), less those with nothing to show: no
- * labels or previews at all, no timings yet.  Keys this version does not know are left out.
+ * labels or previews at all, no timings at all (a document with no metadata).  The timing
+ * columns are there from the start of a live run, so the table does not jump when the first
+ * candidate ends.  Keys this version does not know are left out.
  */
 export function columnsFor(run: IRun, withTimings: boolean): IColumn[] {
   const specs = run.columns?.length

@@ -36,6 +36,9 @@ export function sandboxInfo(reply?: KernelMessage.IInfoReply): IZ3SandboxInfo {
   return typeof info === 'object' && info !== null ? info : {};
 }
 
+/** The status-bar text while the kernel starts and probes its sandbox (no reply yet). */
+export const CHECKING_TEXT = 'isolation: checking…';
+
 /** The status-bar text, e.g. "isolation: kernel (userns, netns, seccomp)". */
 export function isolationText(reply?: KernelMessage.IInfoReply): string {
   const isolation = sandboxInfo(reply).isolation;
@@ -53,4 +56,13 @@ export function isolationTitle(reply?: KernelMessage.IInfoReply): string {
     info.level ? `isolation level: ${info.level}` : 'isolation level unknown'
   );
   return `${isolationText(reply)}\n${about.join(' · ')}`;
+}
+
+/** The DOM event a result's Stop button raises; the plugin sends it to the notebook's kernel. */
+export const STOP_EVENT = 'z3sandbox-stop';
+
+/** What the stop request names: the live document's `control` id and the candidate. */
+export interface IStopRequest {
+  control: string;
+  index: number;
 }

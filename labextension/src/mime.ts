@@ -1,14 +1,32 @@
 /**
  * The MIME renderer extension for `application/vnd.z3sandbox.run+json`.  It
  * needs no kernel, so a saved notebook shows the same table when reopened.
+ *
+ * A live run updates this output in place; the renderer is kept across updates, and so are
+ * the user's choices (sort, filter, open rows) and the rows: a refresh marked `delta` carries
+ * only the rows that changed, merged here into those already known.  A live output that has
+ * not been refreshed for `STALE_MS` (the kernel refreshes it every second while the run goes)
+ * stopped: saved mid-run, or its kernel is gone; it is then marked "incomplete".
  */
 
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
+import { LiveRows } from './live';
 import { renderRun } from './render';
 import { MIME_TYPE } from './schema';
 import { IViewState, newViewState } from './view';
+
+/** A live output with no refresh for this long is shown as incomplete. */
+export const STALE_MS = 5000;
+
+function isLive(data: unknown): boolean {
+  return (
+    typeof data === 'object' &&
+    data !== null &&
+    (data as { finished?: unknown }).finished === false
+  );
+}
 
 export class RunRenderer extends Widget implements IRenderMime.IRenderer {
   constructor(options: IRenderMime.IRendererOptions) {
@@ -18,16 +36,36 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
   }
 
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const metadata = model.metadata[this._mimeType];
-    // A live run updates this output in place (same display): keep the user's choices.
-    this.node.replaceChildren(
-      renderRun(model.data[this._mimeType], metadata, this._state)
+    const [data, metadata] = this._rows.merge(
+      model.data[this._mimeType],
+      model.metadata[this._mimeType]
     );
+    this._state.stale = false;
+    this._draw(data, metadata);
+    window.clearTimeout(this._timer);
+    if (isLive(data)) {
+      this._timer = window.setTimeout(() => {
+        this._state.stale = true;
+        this._draw(data, metadata);
+      }, STALE_MS);
+    }
     return Promise.resolve();
+  }
+
+  dispose(): void {
+    window.clearTimeout(this._timer);
+    super.dispose();
+  }
+
+  private _draw(data: unknown, metadata: unknown): void {
+    // A live run updates this output in place (same display): keep the user's choices.
+    this.node.replaceChildren(renderRun(data, metadata, this._state));
   }
 
   private _mimeType: string;
   private _state: IViewState = newViewState();
+  private _rows = new LiveRows();
+  private _timer = 0;
 }
 
 export const rendererFactory: IRenderMime.IRendererFactory = {

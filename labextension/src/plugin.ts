@@ -7,6 +7,7 @@ import {
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IStatusBar } from '@jupyterlab/statusbar';
 
+import { IStopRequest, STOP_EVENT } from './kernelinfo';
 import { IsolationStatus } from './status';
 
 const statusPlugin: JupyterFrontEndPlugin<void> = {
@@ -21,6 +22,18 @@ const statusPlugin: JupyterFrontEndPlugin<void> = {
     tracker: INotebookTracker,
     statusBar: IStatusBar | null
   ) => {
+    // A result's Stop button: to the kernel of the notebook it is in.
+    document.body.addEventListener(STOP_EVENT, event => {
+      const target = event.target as Node;
+      const panel = tracker.find(p => p.node.contains(target));
+      const kernel = panel?.sessionContext.session?.kernel;
+      if (kernel) {
+        const detail = (event as CustomEvent<IStopRequest>).detail;
+        void import('./control').then(({ sendStop }) =>
+          sendStop(kernel, detail)
+        );
+      }
+    });
     if (!statusBar) {
       return; // e.g. a front end without a status bar
     }

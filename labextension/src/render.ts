@@ -3,13 +3,18 @@
  * JupyterLab: the vote and counts, the verdict table, limits and isolation, notes.
  */
 
+import { actionButton, downloadBytes } from './actions';
 import { el, formatNumber, keyValueTable } from './dom';
-import { candidateDetail } from './candidate';
+import { candidateDetail, payloadFileName } from './candidate';
+import { hexToBytes } from './hexdump';
+import { zipStore } from './zip';
 import {
   IIsolation,
   IRun,
   ITie,
   candidateLabel,
+  shownLabel,
+  shownStyle,
   stateLabel,
   IRunMetadata,
   parseMetadata,
@@ -54,10 +59,72 @@ export function isolationSummary(isolation: IIsolation | null): string {
   return text;
 }
 
-function summary(run: IRun, metadata: IRunMetadata): HTMLElement {
+/** "Download all payloads": every distinct sat payload in one ZIP file. */
+function downloadAll(run: IRun): HTMLElement | null {
+  const files = new Map<string, [string, Uint8Array]>();
+  for (const candidate of run.candidates) {
+    const bytes =
+      candidate.verdict === 'sat' && typeof candidate.payload_hex === 'string'
+        ? hexToBytes(candidate.payload_hex)
+        : null;
+    if (bytes && !files.has(candidate.payload_hex as string)) {
+      files.set(candidate.payload_hex as string, [
+        payloadFileName(candidate),
+        bytes
+      ]);
+    }
+  }
+  if (files.size < 2) {
+    return null; // one payload: its row's Download button
+  }
+  const button = actionButton(
+    `Download all payloads (${files.size})`,
+    'jp-Z3Run-downloadAll',
+    () => {
+      downloadBytes(zipStore([...files.values()]), 'payloads.zip');
+      return true;
+    },
+    'Downloaded'
+  );
+  button.title =
+    'Save every distinct sat payload, one file each, in payloads.zip';
+  return button;
+}
+
+/** "incomplete": a live output that stopped updating (saved mid-run, or its kernel is gone). */
+function incompleteBadge(): HTMLElement {
+  const badge = verdictBadge('incomplete');
+  badge.classList.add('jp-Z3Run-incomplete');
+  return badge;
+}
+
+function summary(
+  run: IRun,
+  metadata: IRunMetadata,
+  state: IViewState
+): HTMLElement {
   const node = el('div', 'jp-Z3Run-summary');
+  if (run.candidates.length === 1 && run.finished) {
+    // One candidate: its verdict, no vote or counts.
+    const label = shownLabel(run.candidates[0]);
+    node.appendChild(el('span', 'jp-Z3Run-label', 'verdict'));
+    node.appendChild(verdictBadge(label, shownStyle(label)));
+    if (metadata.elapsed_s !== undefined) {
+      node.appendChild(
+        el(
+          'span',
+          'jp-Z3Run-counts',
+          `${String(run.language ?? '')} · ${formatNumber(metadata.elapsed_s, 's')} elapsed`
+        )
+      );
+    }
+    return node;
+  }
   node.appendChild(el('span', 'jp-Z3Run-label', 'vote'));
   node.appendChild(verdictBadge(run.finished ? run.verdict : 'pending'));
+  if (!run.finished && state.stale) {
+    node.appendChild(incompleteBadge());
+  }
   const counts = Object.entries(run.counts)
     .sort(([a], [b]) => verdictRank(a) - verdictRank(b) || a.localeCompare(b))
     .map(([verdict, n]) => `${n} ${verdict}`)
@@ -82,6 +149,10 @@ function summary(run: IRun, metadata: IRunMetadata): HTMLElement {
     const badge = verdictBadge('interrupted');
     badge.classList.add('jp-Z3Run-interrupted');
     node.appendChild(badge);
+  }
+  const all = run.finished ? downloadAll(run) : null;
+  if (all) {
+    node.appendChild(all);
   }
   return node;
 }
@@ -194,7 +265,7 @@ export function renderRun(
       return candidateAlone(parsed.run, meta, state);
     }
     const node = el('div', 'jp-Z3Run');
-    node.appendChild(summary(parsed.run, meta));
+    node.appendChild(summary(parsed.run, meta, state));
     if (!parsed.run.finished) {
       node.classList.add('jp-Z3Run-live');
       node.appendChild(progressBar(parsed.run, meta));

@@ -49,6 +49,12 @@ export interface ICandidate {
   source_preview?: string | null;
   /** "queued" or "running" while `verdict` is null. */
   state?: string | null;
+  /** The verdict as the row shows it: "proved", "counterexample", "sat · no payload", ... */
+  shown?: string | null;
+  /** An SMT-LIB (get-unsat-core) answer found in stdout, e.g. "(a1 a3)". */
+  core_answer?: string | null;
+  /** The row shows its stdout inline (the run's only candidate, or a failed one). */
+  show_output?: boolean;
 }
 
 export interface IRun {
@@ -71,6 +77,10 @@ export interface IRun {
   view?: string;
   /** The table's columns, in order (render.TABLE_COLUMNS). */
   columns?: IColumnSpec[];
+  /** A live refresh: `candidates` holds only the rows that changed since the previous one. */
+  delta?: boolean;
+  /** A live run that can stop one candidate: the id the kernel's stop request names. */
+  control?: string | null;
 }
 
 export interface ITie {
@@ -93,9 +103,11 @@ export interface IProgress {
 /** The volatile figures, kept in the output metadata under `MIME_TYPE`. */
 export interface ITiming {
   index: number;
-  wall_s: number;
-  cpu_s: number;
-  peak_rss_mb: number;
+  wall_s?: number;
+  cpu_s?: number;
+  peak_rss_mb?: number;
+  /** A running candidate's time so far (live refreshes only). */
+  running_s?: number;
 }
 
 export interface IRunMetadata {
@@ -211,6 +223,29 @@ export function stateLabel(candidate: ICandidate): string {
   return typeof candidate.state === 'string' && candidate.state
     ? candidate.state
     : 'queued';
+}
+
+/** The shown verdict (`shown`), else the verdict or live state. */
+export function shownLabel(candidate: ICandidate): string {
+  return typeof candidate.shown === 'string' && candidate.shown
+    ? candidate.shown
+    : stateLabel(candidate);
+}
+
+/** The verdicts.json entry that colours a shown label (SHOWN_STYLES in shown.py). */
+const SHOWN_STYLES: Record<string, string> = {
+  proved: 'unsat',
+  counterexample: 'sat',
+  'sat · no payload': 'no_payload'
+};
+
+export function shownStyle(label: string): string {
+  return SHOWN_STYLES[label] ?? label;
+}
+
+/** Sorts `byte_2` before `byte_10`: digits compare as numbers. */
+export function naturalCompare(a: string, b: string): number {
+  return a.localeCompare(b, undefined, { numeric: true });
 }
 
 /** The metadata is optional and volatile: anything unexpected is ignored. */

@@ -8,7 +8,12 @@ import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
-import { isolationText, isolationTitle, isZ3SandboxKernel } from './kernelinfo';
+import {
+  CHECKING_TEXT,
+  isolationText,
+  isolationTitle,
+  isZ3SandboxKernel
+} from './kernelinfo';
 
 /** Statuses after which the kernel_info reply is read again. */
 const RESTARTING: ReadonlySet<Kernel.Status> = new Set([
@@ -58,6 +63,9 @@ export class IsolationStatus extends Widget {
   private _onStatus(_: ISessionContext, status: Kernel.Status): void {
     if (RESTARTING.has(status)) {
       this._stale = true;
+      if (this._active) {
+        this.node.textContent = CHECKING_TEXT;
+      }
     } else if (status === 'idle' && this._stale) {
       this._stale = false;
       void this._refresh(true);
@@ -74,6 +82,7 @@ export class IsolationStatus extends Widget {
     }
     if (isZ3SandboxKernel(kernel.name)) {
       this._show(true);
+      this.node.textContent = CHECKING_TEXT; // not "none" while the kernel probes
     }
     let reply: KernelMessage.IInfoReply | undefined;
     try {

@@ -4,7 +4,7 @@
  * Rows are built once per rendering and only re-ordered, so open details stay open.
  */
 
-import { candidateDetail } from './candidate';
+import { STREAM_PREVIEW_LINES, candidateDetail } from './candidate';
 import { IColumn, columnsFor } from './columns';
 import { control, el } from './dom';
 import {
@@ -13,6 +13,7 @@ import {
   IRunMetadata,
   ITiming,
   candidateLabel,
+  shownLabel,
   stateLabel
 } from './schema';
 import { verdictRank } from './verdicts';
@@ -22,9 +23,13 @@ interface IRowPair {
   row: HTMLTableRowElement;
   detail: HTMLTableRowElement;
   group: HTMLElement;
+  output: HTMLTableRowElement | null;
 }
 
-/** The volatile figures, only for a candidate that is done (a queued one has none yet). */
+/**
+ * The volatile figures of a candidate that is done, and the time so far (`running_s`) of one
+ * that runs; a queued one has none yet.
+ */
 function timingsByIndex(
   candidates: ICandidate[],
   metadata: IRunMetadata
@@ -32,11 +37,43 @@ function timingsByIndex(
   const done = new Set(
     candidates.filter(c => typeof c.verdict === 'string').map(c => c.index)
   );
+  const running = new Set(
+    candidates.filter(c => stateLabel(c) === 'running').map(c => c.index)
+  );
   return new Map(
     (metadata.timings ?? [])
-      .filter(t => done.has(t.index))
+      .filter(t =>
+        typeof t.running_s === 'number'
+          ? running.has(t.index)
+          : done.has(t.index)
+      )
       .map(t => [t.index, t])
   );
+}
+
+/** The row under a candidate's row that shows its stdout without a click. */
+function outputRow(
+  candidate: ICandidate,
+  columns: number
+): HTMLTableRowElement | null {
+  const text = typeof candidate.stdout === 'string' ? candidate.stdout : '';
+  if (candidate.show_output !== true || !text.trim()) {
+    return null;
+  }
+  const row = el('tr', 'jp-Z3Run-outputRow');
+  row.appendChild(el('td'));
+  const cell = el('td');
+  cell.colSpan = Math.max(1, columns - 1);
+  const lines = text.replace(/\n$/, '').split('\n');
+  const shown = lines.slice(0, STREAM_PREVIEW_LINES);
+  if (lines.length > shown.length) {
+    shown.push(`… (${lines.length - shown.length} more lines: open the row)`);
+  }
+  const pre = el('pre', 'jp-Z3Run-pre jp-Z3Run-inlineOutput', shown.join('\n'));
+  pre.title = 'stdout';
+  cell.appendChild(pre);
+  row.appendChild(cell);
+  return row;
 }
 
 function toggleButton(
@@ -72,11 +109,13 @@ function rowPair(
   candidate: ICandidate,
   columns: IColumn[],
   state: IViewState,
+  run: IRun,
   timing?: ITiming
 ): IRowPair {
   const row = el('tr', 'jp-Z3Run-row');
   row.dataset.index = String(candidate.index);
   row.dataset.verdict = stateLabel(candidate);
+  row.dataset.shown = shownLabel(candidate);
   const detail = el('tr', 'jp-Z3Run-detailRow');
   const detailCell = el('td');
   detailCell.colSpan = columns.length;
@@ -84,7 +123,7 @@ function rowPair(
   const group = el('span', 'jp-Z3Run-group');
   const toggle = toggleButton(candidate, detail, state, timing);
   for (const column of columns) {
-    const cell = column.cell(candidate, timing, group);
+    const cell = column.cell(candidate, timing, group, run);
     if (column.key === 'index') {
       cell.appendChild(toggle);
     }
@@ -93,7 +132,7 @@ function rowPair(
   if (!columns.some(c => c.key === 'index')) {
     row.firstElementChild?.prepend(toggle);
   }
-  return { row, detail, group };
+  return { row, detail, group, output: outputRow(candidate, columns.length) };
 }
 
 function sortHeader(
@@ -227,12 +266,15 @@ export function verdictTable(
     return el('p', 'jp-Z3Run-empty', 'No candidates were run.');
   }
   const timings = timingsByIndex(candidates, metadata);
-  const columns = columnsFor(run, timings.size > 0);
+  const columns = columnsFor(
+    run,
+    timings.size > 0 || !run.finished || metadata.timings !== undefined
+  );
   const pairs = new Map<number, IRowPair>(); // built when first shown
   const pairOf = (c: ICandidate): IRowPair => {
     let pair = pairs.get(c.index);
     if (!pair) {
-      pair = rowPair(c, columns, state, timings.get(c.index));
+      pair = rowPair(c, columns, state, run, timings.get(c.index));
       pairs.set(c.index, pair);
     }
     return pair;
@@ -256,7 +298,9 @@ export function verdictTable(
       ...drawn.flatMap(shown => {
         const pair = pairOf(shown.candidate);
         markGroup(shown, pair, state.grouped ? new Map() : leaders);
-        return [pair.row, pair.detail];
+        return pair.output
+          ? [pair.row, pair.output, pair.detail]
+          : [pair.row, pair.detail];
       })
     );
     const shownCandidates = rows.reduce((n, r) => n + r.members.length, 0);
@@ -268,11 +312,14 @@ export function verdictTable(
     markSorted(head, state);
   };
   const more = moreButton(state, refresh);
-  controls.appendChild(filterSelect(candidates, state, refresh));
-  if (shared.size > 0) {
-    controls.appendChild(groupToggle(shared.size, state, refresh));
+  if (candidates.length > 1) {
+    // One candidate: no K-way controls (filter, grouping, counts).
+    controls.appendChild(filterSelect(candidates, state, refresh));
+    if (shared.size > 0) {
+      controls.appendChild(groupToggle(shared.size, state, refresh));
+    }
+    controls.appendChild(shownCount);
   }
-  controls.appendChild(shownCount);
   head.append(...columns.map(column => sortHeader(column, state, refresh)));
   const thead = el('thead');
   thead.appendChild(head);

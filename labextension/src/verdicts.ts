@@ -42,15 +42,21 @@ export function verdictRank(name: string | null | undefined): number {
     : VERDICT_ORDER.length + 1;
 }
 
-/** A badge carrying the verdict's (or state's) name as text, its description as the tooltip. */
-export function verdictBadge(name: string): HTMLElement {
-  const style = verdictStyle(name);
+/**
+ * A badge carrying the verdict's (or state's) name as text, its description as the tooltip;
+ * `styleName` colours a shown label that is not a verdict itself ("proved": unsat's colours).
+ */
+export function verdictBadge(name: string, styleName = name): HTMLElement {
+  const style = verdictStyle(styleName);
   const badge = document.createElement('span');
   badge.className = 'jp-Z3Run-verdict';
-  badge.dataset.verdict = name;
+  badge.dataset.verdict = styleName;
   badge.textContent = name;
-  if (VERDICTS[name] || STATES[name]) {
-    badge.title = style.description;
+  if (VERDICTS[styleName] || STATES[styleName]) {
+    badge.title =
+      styleName === name
+        ? style.description
+        : `${styleName}: ${style.description}`;
   }
   // Both themes' colours ride along; style/base.css picks one by the body's theme attribute.
   badge.style.setProperty('--jp-z3run-badge-bg-light', style.light.background);

@@ -23,6 +23,8 @@ export interface IViewState {
   fullStreams: Set<string>;
   /** Every row drawn, not only the first page. */
   showAll: boolean;
+  /** A live output that stopped updating: saved mid-run, or its kernel is gone. */
+  stale: boolean;
 }
 
 export function newViewState(): IViewState {
@@ -33,7 +35,8 @@ export function newViewState(): IViewState {
     grouped: false,
     open: new Set(),
     fullStreams: new Set(),
-    showAll: false
+    showAll: false,
+    stale: false
   };
 }
 

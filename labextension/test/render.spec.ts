@@ -41,7 +41,7 @@ describe('renderRun', () => {
     expect(badge.style.getPropertyValue('--jp-z3run-badge-bg-light')).toBe(
       verdicts.verdicts.timeout.light.background
     );
-    expect(texts(node, '.jp-Z3Run-preview')[0]).toBe('x=4, r=1/2');
+    expect(texts(node, '.jp-Z3Run-preview')[0]).toBe('r=1/2, x=4');
     expect(texts(node, '.jp-Z3Run-kill')[1]).toBe('wall');
   });
 
@@ -101,8 +101,13 @@ describe('renderRun', () => {
       ])
     );
     expect(
-      node.querySelector('.jp-Z3Run-reason')!.textContent!.endsWith('…')
+      node
+        .querySelector('.jp-Z3Run-reason')!
+        .firstChild!.textContent!.endsWith('…')
     ).toBe(true);
+    expect(texts(node, '.jp-Z3Run-coreInline')).toEqual([
+      'core: line 3: s.add(x > 2); line 4: s.add(x < 1)'
+    ]);
     const detail = expand(node, 0);
     expect(texts(detail, '.jp-Z3Run-core li')).toEqual([
       'line 3s.add(x > 2)',
@@ -164,5 +169,86 @@ describe('renderRun', () => {
     expect(node.querySelector('.jp-Z3Run-reason')!.textContent).toContain(
       '<img'
     );
+  });
+
+  it("shows a single candidate's stdout and a failed row's inline, not a quiet one's", () => {
+    const alone = renderRun(
+      run([candidate({ stdout: 'sat\n[x = 4]\n', show_output: true })])
+    );
+    expect(texts(alone, '.jp-Z3Run-inlineOutput')).toEqual(['sat\n[x = 4]']);
+    expect(alone.querySelector('.jp-Z3Run-filter')).toBeNull(); // no K-way controls
+    expect(alone.querySelector('.jp-Z3Run-summary')!.textContent).toContain(
+      'verdict'
+    );
+    const several = renderRun(
+      run([
+        candidate({ stdout: 'quiet' }),
+        candidate({
+          index: 1,
+          verdict: 'runtime_error',
+          stdout: 'step 1',
+          show_output: true
+        })
+      ])
+    );
+    expect(texts(several, '.jp-Z3Run-inlineOutput')).toEqual(['step 1']);
+  });
+
+  it('shows prove() and a payload error by what they mean', () => {
+    const node = renderRun(
+      run([
+        candidate({ verdict: 'unsat', shown: 'proved' }),
+        candidate({
+          index: 1,
+          shown: 'sat · no payload',
+          payload_error: 'byte_0 > 255'
+        })
+      ])
+    );
+    expect(texts(node, '.jp-Z3Run-row .jp-Z3Run-verdict')).toEqual([
+      'proved',
+      'sat · no payload'
+    ]);
+    const proved = node.querySelector<HTMLElement>(
+      '.jp-Z3Run-row .jp-Z3Run-verdict'
+    )!;
+    expect(proved.dataset.verdict).toBe('unsat');
+  });
+
+  it('offers every distinct payload in one download', () => {
+    const node = renderRun(
+      run([
+        candidate({ payload_hex: '4142' }),
+        candidate({ index: 1, payload_hex: '4142' }),
+        candidate({ index: 2, payload_hex: '4344' })
+      ])
+    );
+    expect(texts(node, '.jp-Z3Run-downloadAll')).toEqual([
+      'Download all payloads (2)'
+    ]);
+  });
+
+  it('shows the payload before a long model, folded', () => {
+    const model = Object.fromEntries(
+      Array.from({ length: 40 }, (_, n) => [`byte_${n}`, n])
+    );
+    const node = renderRun(run([candidate({ model, payload_hex: '00' })]));
+    const detail = expand(node, 0);
+    const titles = texts(detail, '.jp-Z3Run-sectionTitle');
+    expect(titles.indexOf('Payload (1 bytes)')).toBeLessThan(
+      titles.indexOf('Model (40)')
+    );
+    const names = texts(detail, '.jp-Z3Run-model th');
+    expect(names.slice(0, 3)).toEqual(['byte_0', 'byte_1', 'byte_2']);
+    expect(names).toHaveLength(16);
+  });
+
+  it("shows an SMT-LIB script's own core answer in its detail", () => {
+    const node = renderRun(
+      run([candidate({ verdict: 'unsat', core_answer: '(a1 a3)' })])
+    );
+    const detail = expand(node, 0);
+    expect(texts(detail, '.jp-Z3Run-sectionTitle')).toContain('Unsat core');
+    expect(detail.textContent).toContain('(a1 a3)');
   });
 });

@@ -7,10 +7,14 @@ The steps share one server and one page and run in file order:
    badges in verdicts.json's colours (>= 4.5:1 in the light theme); its model is copied as JSON
    (read back from the clipboard), its payload downloaded (the file's bytes compared), its long
    stderr expanded;
+   Cells made by the renderer show, without a click, a proof's "proved" and its stdout, cores in
+   their rows and a payload warning, a long name cut and the reason readable at 1400 px; a live
+   output saved mid-run says "incomplete";
 3. a new notebook on that kernel runs a four-candidate ``%%z3sandbox`` cell: the progress bar
-   (done/total, elapsed) is seen mid-run, then the same output becomes the final table -- one
-   output, no widget; the table is sorted by verdict and time, filtered by verdict and its
-   identical models folded;
+   (done/total, elapsed), the timing columns and a running row's time so far are seen mid-run,
+   then the same output becomes the final table -- one output, no widget; the table is sorted by
+   verdict and time, filtered by verdict and its identical models folded; a second cell's
+   running candidate is stopped from its row while the cell runs, the others go on;
 4. the status bar shows the isolation summary the kernel reports in its kernel_info reply;
 5. that notebook, saved, holds one output for the run; reopened with its kernel and again with no
    kernel at all, it shows exactly that one output, rendered.
@@ -81,6 +85,17 @@ import time
 time.sleep(4)
 1 / 0"""
 LIVE_LABELS = ["range", "exact", "slow-unsat", "slow-error"]
+# One job: the looper runs while "after" waits; the looper is stopped from its row.
+STOP_CELL = """%%z3sandbox --jobs 1 --wall 60 --cpu 60 --timeout 60
+# %% candidate quick
+x = Int('x')
+s.add(x == 1)
+# %% candidate looper
+while True:
+    pass
+# %% candidate after
+x = Int('x')
+s.add(x == 2)"""
 LIVE_VERDICTS = ["sat", "sat", "unsat", "runtime_error"]
 
 
@@ -142,11 +157,53 @@ def saved_output(version: int) -> dict[str, Any]:
     }
 
 
+def rendered_output(result: Any) -> dict[str, Any]:
+    """A display_data output as the kernel writes it (render.run_mimebundle)."""
+    from z3sandbox_kernel.render import run_mimebundle
+
+    data, metadata = run_mimebundle(result)
+    return {"output_type": "display_data", "data": data, "metadata": metadata}
+
+
+LONG_LABEL = "a-candidate-with-a-very-long-name-" * 3
+LONG_REASON = "RuntimeError: the script raised after printing its model; " * 4
+
+
+def rows_that_show_what_matters() -> list[dict[str, Any]]:
+    """Outputs made by the renderer itself: a proof alone (its stdout inline), then a run whose
+    rows show a core, an SMT-LIB core answer, a payload warning, and a long name and reason."""
+    from z3sandbox_kernel import CandidateResult, RunResult
+
+    proof = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n")])
+    several = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.UNSAT, unsat_core=[(3, "s.add(x > 3)")]),
+        CandidateResult(index=1, verdict=Verdict.UNSAT, stdout="unsat\n(a1 a3)\n"),
+        CandidateResult(index=2, verdict=Verdict.SAT, model={"byte_0": 300},
+                        payload_error="byte_0: a bit-vector of width 16, not 8"),
+        CandidateResult(index=3, verdict=Verdict.RUNTIME_ERROR, reason=LONG_REASON,
+                        label=LONG_LABEL, stdout="printed before the error\n"),
+    ])  # fmt: skip
+    return [rendered_output(proof), rendered_output(several)]
+
+
+def interrupted_live_output() -> dict[str, Any]:
+    """A live output as a notebook saved mid-run keeps it: two of four candidates done."""
+    from z3sandbox_kernel import CandidateResult, RunResult
+
+    rows = [CandidateResult(index=0, verdict=Verdict.SAT, model={"x": 4}),
+            CandidateResult(index=1, verdict=Verdict.UNSAT),
+            CandidateResult(index=2, verdict=None, state="running"),
+            CandidateResult(index=3, verdict=None, state="queued")]  # fmt: skip
+    return rendered_output(RunResult(candidates=rows))
+
+
 def write_saved_notebook(path: Path) -> None:
+    outputs = [[saved_output(1)], [saved_output(99)], rows_that_show_what_matters(),
+               [interrupted_live_output()]]  # fmt: skip
     cells = [
-        {"cell_type": "code", "execution_count": 1, "id": f"c{version}", "metadata": {},
-         "source": f"# a saved result, schema version {version}", "outputs": [saved_output(version)]}
-        for version in (1, 99)
+        {"cell_type": "code", "execution_count": 1, "id": f"c{n}", "metadata": {},
+         "source": f"# saved results, cell {n}", "outputs": cell_outputs}
+        for n, cell_outputs in enumerate(outputs)
     ]  # fmt: skip
     notebook = {
         "cells": cells,
@@ -195,6 +252,40 @@ def check_copy_download_stderr(page: Page, result: Locator, output_dir: Path) ->
     expect()(stderr).to_have_text(STDERR)
 
 
+def check_rows_show_what_matters(panel: Locator) -> None:
+    """Without a click: a proof's "proved" and its stdout, cores, a payload warning; and at
+    1400 px a long name is cut while the reason keeps a readable width."""
+    proof, several = (panel.locator(".jp-Cell").nth(2).locator(".jp-Z3RunRenderer > .jp-Z3Run").nth(i)
+                      for i in (0, 1))  # fmt: skip
+    expect()(proof.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text("proved")
+    expect()(proof.locator(".jp-Z3Run-summary .jp-Z3Run-verdict")).to_have_text("proved")
+    expect()(proof.locator(".jp-Z3Run-inlineOutput")).to_have_text("proved")
+    expect()(proof.locator(".jp-Z3Run-filter")).to_have_count(0)  # no K-way controls
+    expect()(several.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(
+        ["unsat", "unsat", "sat · no payload", "runtime_error"])
+    expect()(several.locator(".jp-Z3Run-coreInline")).to_have_text(
+        ["core: line 3: s.add(x > 3)", "core: (a1 a3)"])
+    expect()(several.locator(".jp-Z3Run-inlineOutput")).to_have_text(["printed before the error"])
+    row = several.locator('.jp-Z3Run-row[data-index="3"]')
+    name, reason = (row.locator(f".jp-Z3Run-{part}").bounding_box() for part in ("candidate", "reason"))
+    assert name is not None and reason is not None
+    assert name["width"] <= 220, name  # capped (14em)
+    assert reason["width"] >= 150, reason  # never squeezed to a letter a line
+    assert reason["height"] <= 120, reason
+    fits = "n => n.querySelector('table').getBoundingClientRect().right <= n.getBoundingClientRect().right+1"
+    assert several.evaluate(fits), "the table is wider than its output at 1400 px"
+    several.screenshot(path=str(REPO / "test-output" / "browser" / "2-rows-show-what-matters.png"))
+
+
+def check_interrupted_live_output_says_incomplete(panel: Locator) -> None:
+    """A live output saved mid-run (or whose kernel went away) says so once it stops updating."""
+    live = panel.locator(".jp-Cell").nth(3).locator(".jp-Z3RunRenderer > .jp-Z3Run")
+    expect()(live.locator(".jp-Z3Run-progress")).to_be_visible()
+    expect()(live.locator(".jp-Z3Run-incomplete")).to_have_text("incomplete")
+    expect()(live.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(
+        ["sat", "unsat", "running", "queued"])
+
+
 def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Page, output_dir: Path) -> None:
     write_saved_notebook(lab.root / "saved.ipynb")
     try:
@@ -216,6 +307,8 @@ def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Page, outpu
             "z3sandbox: unsupported result schema version 99; update z3sandbox-kernel"
         )
         assert lab.api("api/kernels") == []
+        check_rows_show_what_matters(panel)
+        check_interrupted_live_output_says_incomplete(panel)
         screenshot(page, output_dir, "2-saved-result-no-kernel")
         use_theme(page, "JupyterLab Dark", light=False)
         check_badge_colours(result, "dark")
@@ -257,6 +350,24 @@ def check_sort_filter_group(result: Locator) -> None:
     expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-candidateLabel")).to_have_text(LIVE_LABELS)
 
 
+def check_stop_one_candidate(page: Page, panel: Locator) -> None:
+    """A second cell: its running looper is stopped from its row while the cell runs; the
+    candidate queued behind it then runs, and the run ends as any run ends."""
+    editor = panel.locator(".jp-Cell .cm-content").nth(1)
+    editor.click()
+    page.keyboard.insert_text(STOP_CELL)
+    expect()(editor).to_contain_text("s.add(x == 2)")
+    page.keyboard.press("Shift+Enter")
+    result = panel.locator(".jp-CodeCell").nth(1).locator(".jp-Z3RunRenderer > .jp-Z3Run")
+    expect()(result.locator('.jp-Z3Run-row[data-index="2"] .jp-Z3Run-stop')).to_have_text("Skip")
+    stop = result.locator('.jp-Z3Run-row[data-index="1"] .jp-Z3Run-stop')
+    expect()(stop).to_have_text("Stop")
+    stop.click()
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(["sat", "cancelled", "sat"])
+    expect()(result.locator(".jp-Z3Run-stop")).to_have_count(0)  # a final result has no control
+    expect()(result.locator('.jp-Z3Run-row[data-index="1"] .jp-Z3Run-kill')).to_have_text("cancel")
+
+
 def test_live_run_shows_progress_then_one_final_table(lab: LabServer, page: Page, output_dir: Path) -> None:
     require_kernelspec(lab)
     page.goto(lab.lab_url())
@@ -273,6 +384,8 @@ def test_live_run_shows_progress_then_one_final_table(lab: LabServer, page: Page
     expect()(progress.locator(".jp-Z3Run-progressText")).to_have_text(re.compile(r"^[0-3]/4 done.* elapsed"))
     expect()(progress.locator('[role="progressbar"]')).to_have_attribute("aria-valuemax", "4")
     expect()(result.locator(".jp-Z3Run-summary .jp-Z3Run-verdict")).to_have_text("pending")
+    expect()(result.locator("thead th")).to_contain_text(["wall", "cpu", "memory"])  # from the start
+    expect()(result.locator(".jp-Z3Run-elapsed").first).to_have_text(re.compile(r"^\d+(\.\d+)? s…$"))
     screenshot(page, output_dir, "3-progress-mid-run")
 
     expect()(progress).to_have_count(0)
@@ -283,6 +396,8 @@ def test_live_run_shows_progress_then_one_final_table(lab: LabServer, page: Page
     expect()(cell.locator(".jp-OutputArea-output.jp-RenderedHTMLCommon")).to_have_count(0)
     check_sort_filter_group(result)
     check_keyboard_stays_in_the_table(page, panel, result)
+    wait_for_idle_kernel(page)
+    check_stop_one_candidate(page, panel)
     wait_for_idle_kernel(page)
     save_as(page, NOTEBOOK)
     screenshot(page, output_dir, "3-final-result")
@@ -336,10 +451,13 @@ def check_one_rendered_output(panel: Locator) -> Locator:
 
 def test_saved_notebook_holds_one_output_per_run(lab: LabServer) -> None:
     require_kernelspec(lab)
-    (outputs,) = [cell["outputs"] for cell in saved_live_notebook(lab)["cells"] if cell["outputs"]]
-    assert len(outputs) == 1, outputs
-    assert MIME_TYPE in outputs[0]["data"], outputs[0]["data"].keys()
-    assert outputs[0]["data"][MIME_TYPE]["finished"] is True
+    runs = [cell["outputs"] for cell in saved_live_notebook(lab)["cells"] if cell["outputs"]]
+    assert len(runs) == 2, runs  # the live run and the one with a stopped candidate
+    for outputs in runs:
+        assert len(outputs) == 1, outputs
+        assert MIME_TYPE in outputs[0]["data"], outputs[0]["data"].keys()
+        assert outputs[0]["data"][MIME_TYPE]["finished"] is True
+        assert "control" not in outputs[0]["data"][MIME_TYPE]
     assert WIDGET_MIME_TYPE not in (lab.root / NOTEBOOK).read_text()
 
 

@@ -157,6 +157,22 @@ def test_live_display_refreshes_are_throttled(
     assert document(final)["counts"] == {"sat": 60}
 
 
+def test_a_run_of_200_candidates_sends_under_4_mb_of_messages(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    """Live refreshes carry the rows that changed (and a full document every 2 s), not the
+    whole table in three forms each time; the whole table goes out once, at the end."""
+    _, kc = z3kernel
+    _, messages = execute(kc, f"%%z3sandbox -k 200 --no-verify {FAST}\n{SAT}")
+    sent = sum(len(json.dumps(m["content"])) + len(json.dumps(m["metadata"])) for m in messages)
+    refreshes = of_type(messages, "update_display_data")
+    print(f"K=200: {len(refreshes)} refreshes, {sent / 1e6:.2f} MB")
+    assert document(refreshes[-1])["counts"] == {"sat": 200}
+    assert "delta" not in document(refreshes[-1])  # the final one is whole
+    assert any(document(m).get("delta") for m in refreshes)
+    assert sent < 4_000_000
+
+
 def test_one_display_per_run_with_three_mime_types_and_figures_only_in_metadata(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:
@@ -251,6 +267,9 @@ def test_interrupt_keeps_finished_rows_binds_them_and_ends_the_cell_as_interrupt
     assert time.monotonic() - interrupted_at[0] < 10  # not the 30 s wall limit
     assert reply["content"]["status"] == "error"
     assert reply["content"]["ename"] == "KeyboardInterrupt"  # as an interrupted cell ends
+    assert reply["content"]["traceback"] == [  # one line, no traceback into the package
+        "z3sandbox: interrupted: kept 1 finished candidate in _z3 (1 sat); 1 stopped and "
+        "0 never started: _z3.rerun() runs them"]
     shown = [m for m in messages if document(m)]
     assert document(shown[-1])["interrupted"] is True
     assert states(shown[-1]) == ["sat", "cancelled"]
@@ -267,6 +286,35 @@ def test_interrupt_keeps_finished_rows_binds_them_and_ends_the_cell_as_interrupt
         user_expressions={"run": "(again.verdict.value, again.notes)"},
     )
     assert expression(again, "run") == "('sat', [])"
+
+
+def test_stop_one_candidate_over_the_control_channel_while_the_cell_runs(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    """The labextension's Stop button: one candidate stops, the run goes on and ends normally."""
+    _, kc = z3kernel
+    sent: list[str] = []
+
+    def stop_the_looper(message: Message) -> None:
+        live = document(message)
+        if not sent and live.get("control") and states(message) == ["sat", "running", "queued"]:
+            request = kc.session.msg("z3sandbox_stop_request", {"control": live["control"], "index": 1})
+            kc.control_channel.send(request)
+            sent.append(request["header"]["msg_id"])
+
+    execute(kc, f"three = [{SAT!r}, 'while True:\\n    pass\\n', {SAT!r}]")
+    reply, messages = execute(
+        kc, "%z3sandbox --candidates three --jobs 1 --wall 30 --cpu 30 --timeout 30",
+        on_message=stop_the_looper,
+    )
+    assert sent, "the live display never showed the looper running"
+    answer = kc.get_control_msg(timeout=TIMEOUT)
+    assert answer["parent_header"]["msg_id"] == sent[0]
+    assert answer["content"] == {"status": "ok", "stopped": True}
+    assert reply["content"]["status"] == "ok"  # not an interrupt: the run went on
+    final = [m for m in messages if document(m)][-1]
+    assert states(final) == ["sat", "cancelled", "sat"]
+    assert "control" not in document(final)  # a saved result has no control
 
 
 def test_interrupt_stops_the_queued_cells(

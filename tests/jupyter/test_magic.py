@@ -126,6 +126,43 @@ def test_cell_magic_with_no_body_runs_as_the_line_magic(shell: InteractiveShell)
     assert raced.verdict.decisive and raced.counts.get("cancelled", 0) <= 1
 
 
+def test_a_half_typed_cell_magic_waits_for_its_body(shell: InteractiveShell) -> None:
+    # Terminal IPython asks check_complete on Enter: "%%z3sandbox --cores" alone must not run
+    # at once as the line magic (a usage error); it waits for the body as any cell magic does.
+    check = shell.input_transformer_manager.check_complete
+    assert check("%%z3sandbox --cores\n")[0] == "incomplete"
+    assert check("%%z3sandbox --cores\nx = Int('x')\n")[0] == "incomplete"
+    assert check("%%z3sandbox --cores\nx = Int('x')\n\n")[0] == "complete"
+
+
+def test_an_interrupted_run_ends_with_one_line_and_rerun_picks_up_the_rest(
+    shell: InteractiveShell,
+) -> None:
+    from z3sandbox_kernel import CandidateResult, Limits
+    from z3sandbox_kernel.jupyter.outcome import RunInterrupted, interrupted_line
+
+    partial = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.SAT),
+        CandidateResult(index=1, verdict=Verdict.CANCELLED, kill="interrupt"),
+        CandidateResult(index=2, verdict=Verdict.CANCELLED, reason="interrupt before it started"),
+    ], limits=Limits(), interrupted=True)
+    line = interrupted_line(partial, "_z3")
+    assert line == ("z3sandbox: interrupted: kept 1 finished candidate in _z3 (1 sat); "
+                    "1 stopped and 1 never started: _z3.rerun() runs them")
+    assert RunInterrupted(line)._render_traceback_() == [line]
+    assert RunInterrupted.__name__ == "KeyboardInterrupt" and isinstance(RunInterrupted(), KeyboardInterrupt)
+    assert partial.unfinished == [1, 2]
+    partial.candidates.append(CandidateResult(index=3, verdict=Verdict.CANCELLED, kill="cancel"))
+    assert partial.unfinished == [1, 2]  # stopped on purpose: not picked up again
+    shell.user_ns["pair"] = [SAT, UNSAT, SAT]
+    shell.run_cell(f"%z3sandbox --candidates pair --quiet --out paired {FAST}")
+    paired = shell.user_ns["paired"]
+    paired.candidates[1] = CandidateResult(index=1, verdict=Verdict.CANCELLED, kill="interrupt")
+    again = paired.rerun()
+    assert [c.verdict for c in again] == [Verdict.SAT, Verdict.UNSAT, Verdict.SAT]
+    assert shell.user_ns["paired"] is again
+
+
 def test_line_magic_without_candidates_says_what_it_needs(
     shell: InteractiveShell, fresh: Z3SandboxMagics
 ) -> None:
@@ -212,7 +249,7 @@ def test_cell_result_is_bound_to_underscore_z3(
     assert result.verdict is Verdict.SAT
     assert result.model == {"x": 2}
     captured = capsys.readouterr()
-    assert "RunResult: sat (1 sat)" in captured.out  # the final display
+    assert "RunResult: sat\n" in captured.out  # the final display (one candidate: no vote)
     assert captured.err == ""  # stderr is not a terminal: no progress line
 
 

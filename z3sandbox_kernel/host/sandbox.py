@@ -298,6 +298,14 @@ class Sandbox:
         for run in list(self._runs):
             self._loop.call(run.cancel, "cancel")
 
+    def stop_candidate(self, index: int) -> bool:
+        """Stop candidate ``index`` of the runs going now (skip it if queued, kill it if it
+        runs); the rest of each run goes on.  True when some run had it still going."""
+        async def stop(run: Run) -> bool:  # on the loop, where the run's state lives
+            return run.stop_one(index)
+
+        return any([self._loop.submit(stop(run)).result(timeout=10) for run in list(self._runs)])
+
     def isolation(self) -> IsolationReport:
         """The layers this machine allows at this Sandbox's level (probed once by the zygote)."""
         zygote = self._loop.submit(self._ensure_zygote()).result()

@@ -188,6 +188,22 @@ class Run:
             asyncio.get_running_loop().call_later(CANCEL_GRACE_S, self._cancel_overdue, reason)
         self._wake()
 
+    def stop_one(self, index: int) -> bool:
+        """Stop one candidate, the others going on: drop it from the queue ("skipped"), or kill
+        it if it runs (its result comes back as cancelled, kill "cancel").  False: it is over."""
+        if index in self.queue:
+            self.queue.remove(index)
+            self._update(index, CandidateResult(index=index, verdict=Verdict.CANCELLED,
+                                                reason="skipped before it started"))
+            self._wake()
+            return True
+        for request_id, running in self.in_flight.items():
+            if running == index and self._send is not None:
+                self._send(CancelRequest(v=PROTOCOL_VERSION, type="cancel", id=request_id,
+                                         reason="cancel"))
+                return True
+        return False
+
     def _cancel_overdue(self, reason: str) -> None:
         """The zygote did not confirm the cancel: end the candidates here, so the kernel is free."""
         if not self.in_flight:

@@ -9,6 +9,14 @@ Its ``kernel_info`` reply carries one extra key that the labextension's status b
       "isolation": "kernel: userns netns pidns landlock(ABI 7) seccomp",   # one line
       "layers": [{"name", "active", "detail", "error"}, ...]              # IsolationReport
     }
+
+It also answers one message of its own on the control channel, which ipykernel serves in its own
+thread while a cell runs: the labextension's Stop button on a running (or queued) row::
+
+    z3sandbox_stop_request  {"control": DISPLAY_ID, "index": 3}   # DISPLAY_ID: the live document's
+    z3sandbox_stop_reply    {"status": "ok", "stopped": true}     # false: not running (any more)
+
+Front ends without the labextension never send it; their Stop ends the whole run, as before.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from .config import Z3Sandbox
 class Z3SandboxKernel(IPythonKernel):
     implementation = "z3sandbox"
     implementation_version = __version__
+    control_msg_types = [*IPythonKernel.control_msg_types, "z3sandbox_stop_request"]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -44,6 +53,20 @@ class Z3SandboxKernel(IPythonKernel):
             f"Z3 Sandbox kernel {__version__}: %%z3sandbox runs a cell in fresh, limited, isolated "
             f"processes (%%z3sandbox? for the options).\n"
         )
+
+    def z3sandbox_stop_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+        """Stop one candidate of the run going now (see the module docstring)."""
+        from .magic import magics_of
+
+        content = parent.get("content") or {}
+        magics = magics_of(self.shell)
+        stopped = False
+        index = content.get("index")
+        if magics is not None and isinstance(index, int) and not isinstance(index, bool):
+            stopped = magics.stop_candidate(content.get("control"), index)
+        assert self.session is not None
+        self.session.send(stream, "z3sandbox_stop_reply", {"status": "ok", "stopped": stopped},
+                          parent, ident)
 
     @property
     def kernel_info(self) -> dict[str, Any]:

@@ -16,7 +16,12 @@ The order of one run, each step before the next::
 
 An interrupt in step 6 makes the engine kill every candidate and return the partial result
 (``interrupted=True``, the rest ``cancelled``), which goes through step 7 like any other; step 8
-then ends the cell as an interrupted cell ends, so that Jupyter's "Run All" stops there.
+then ends the cell as an interrupted cell ends, so that Jupyter's "Run All" stops there, with one
+line saying what was kept and what never started (``RunInterrupted``: no traceback into this
+package); ``NAME.rerun()`` runs the unfinished candidates and puts them in their rows.
+
+``--afl-sync DIR`` writes each new sat payload, as its candidate finishes, into an AFL++ sync
+folder (payloads.py: atomically, once per distinct payload).
 
 The line magic is the cell magic without a body: ``%z3sandbox --candidates VAR [options]`` runs the
 scripts in VAR, binds NAME and displays the result; it returns None (read the result from NAME).
@@ -40,6 +45,7 @@ from ..options import argparse_specs, did_you_mean, limit_error, limit_specs, re
 from ..progress import ProgressLine
 from ..results import CandidateResult, RunResult
 from .config import Z3Sandbox
+from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun
 from .scripts import Script, annotated, annotator, scripts_from, split_cell
 from .table import LiveDisplay, LiveView
 
@@ -87,6 +93,7 @@ class Z3SandboxMagics(Magics):
         if self.options not in shell.configurables:
             shell.configurables.append(self.options)  # %config Z3Sandbox lists and sets it
         self._sandboxes: dict[str | None, Any] = {}
+        self._running: tuple[Any, LiveView] | None = None  # the sandbox and view of the run going
         atexit.register(self.close)
 
     def sandbox(self, isolation: str | None) -> Any:
@@ -117,6 +124,9 @@ class Z3SandboxMagics(Magics):
               help="run on a Dask cluster: a distributed.Client in VAR, or a scheduler address")
     @argument("--out", metavar="NAME", default="_z3",
               help="bind the RunResult to NAME in the namespace (default _z3)")
+    @argument("--afl-sync", metavar="DIR", dest="afl_sync",
+              help="write each new sat payload into the AFL++ sync folder DIR (afl-fuzz -o DIR), "
+              "as DIR/z3sandbox/queue/id:N,sha256:HASH, atomically and once per distinct payload")
     @_run_options
     @_limit_options
     @line_cell_magic
@@ -165,14 +175,33 @@ class Z3SandboxMagics(Magics):
         }
         if client is not None:
             run_kwargs["client"] = client
+        run_kwargs["afl_sync"] = args.afl_sync
         result, shown = self.run(scripts, chosen["isolation"], chosen["quiet"], run_kwargs)
+        result._rerun = self._rerunner(scripts, chosen, run_kwargs, args.out)
         namespace[args.out] = result
         if not shown:
             display(result)
         if result.interrupted:
             # End the cell as an interrupted cell ends, so that "Run All" stops here; the
             # partial result is bound and shown above.
-            raise KeyboardInterrupt(f"z3sandbox: interrupted; the partial result is in {args.out}")
+            raise RunInterrupted(interrupted_line(result, args.out))
+
+    def _rerunner(self, scripts: list[Script], chosen: dict[str, Any], run_kwargs: dict[str, Any],
+                  name: str) -> Callable[[RunResult, list[int]], RunResult]:
+        """``RunResult.rerun``: the chosen candidates again, as this run ran them, merged into a
+        copy of the result that is bound to ``name`` again."""
+
+        def rerun(result: RunResult, which: list[int]) -> RunResult:
+            if run_kwargs["k"] is not None and len(scripts) == 1:
+                raise ValueError("rerun() needs the candidates' own scripts; with -k, run the cell again")
+            again, _ = self.run([scripts[i] for i in which], chosen["isolation"], chosen["quiet"],
+                                run_kwargs)
+            merged = merged_rerun(result, which, again)
+            assert self.shell is not None
+            self.shell.user_ns[name] = merged
+            return merged
+
+        return rerun
 
     # -- the steps
 
@@ -260,11 +289,14 @@ class Z3SandboxMagics(Magics):
         """Steps 5 and 6: start (or reuse) the sandbox, run with the live view.  Returns the
         result and whether the live view already shows it (in place of the live table)."""
         sandbox = self.sandbox(isolation)
+        run_kwargs = dict(run_kwargs)
+        afl = run_kwargs.pop("afl_sync", None)
         annotate = annotator(scripts, run_kwargs["k"], self.shell.user_ns if self.shell else None)
         sources = [script.source for script in scripts]
         view = self._view(quiet, annotate)
         if view is None:
-            return annotated(self._engine_run(sandbox, sources, None, run_kwargs), annotate), False
+            on_update = afl_writer(afl, None)
+            return annotated(self._engine_run(sandbox, sources, on_update, run_kwargs), annotate), False
         count = len(scripts) if run_kwargs["k"] is None else (
             run_kwargs["k"] if len(scripts) == 1 else 0  # unknown: rows appear as they report
         )
@@ -275,12 +307,23 @@ class Z3SandboxMagics(Magics):
             isolation=sandbox.isolation(),
         ))
         done: RunResult | None = None
+        self._running = (sandbox, view)
         try:
-            done = annotated(self._engine_run(sandbox, sources, view.update, run_kwargs), annotate)
+            on_update = afl_writer(afl, view.update)
+            done = annotated(self._engine_run(sandbox, sources, on_update, run_kwargs), annotate)
         finally:
             # Also on an error: the view's timer thread must end before the cell does.
+            self._running = None
             shown = view.finish(done)
         return done, shown
+
+    def stop_candidate(self, display_id: str | None, index: int) -> bool:
+        """Stop (or skip) one candidate of the run going now, if ``display_id`` is its live
+        display's: the kernel's control channel calls this while the cell runs (kernel.py)."""
+        running = self._running
+        if running is None or getattr(running[1], "display_id", None) != display_id:
+            return False
+        return bool(running[0].stop_candidate(index))
 
     @staticmethod
     def _engine_run(
@@ -304,6 +347,12 @@ def empty_body_as_line_magic(lines: list[str]) -> list[str]:
     if lines and lines[0].startswith("%%z3sandbox") and not "".join(lines[1:]).strip():
         return [lines[0][1:].rstrip("\n") + "\n"]
     return lines
+
+
+# Applied when a cell runs, never when terminal IPython asks whether what was typed is complete
+# (IPython skips transformers with side effects there): so a half-typed "%%z3sandbox --cores" + Enter
+# waits for its body, as any cell magic does, instead of running at once as the line magic.
+empty_body_as_line_magic.has_side_effects = True  # type: ignore[attr-defined]
 
 
 def load_ipython_extension(ipython: Any) -> None:

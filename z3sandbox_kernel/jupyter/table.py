@@ -9,9 +9,13 @@ calls in the cell's own thread.  Two shapes, one interface (``start``, ``update`
   ``finish`` replaces it with the final bundle, so a saved notebook holds exactly one output per
   run and no widget (no "model not found" on reopen, no placeholder in nbconvert HTML).
   Refreshes are batched by a ``Throttle``: at most ``updates_per_s`` a second, so K = 1000 does
-  not flood the frontend.  A refresh due while the engine has nothing to report (every candidate
-  busy) is sent by a small timer thread that runs in the cell's context (so its messages carry
-  the cell's parent header); ``finish`` joins it before the cell ends.
+  not flood the frontend.  A refresh is a delta (``live.live_mimebundle``): the rows that
+  changed since the last one (the labextension merges them into the table it holds), a full
+  document at least every ``KEYFRAME_S`` (what a notebook saved mid-run keeps), and HTML and
+  text of bounded size; the whole table is sent once, at the end.  A refresh due while the
+  engine has nothing to report (every candidate busy) is sent by a small timer thread that runs
+  in the cell's context (so its messages carry the cell's parent header); ``finish`` joins it
+  before the cell ends.
 * ``progress.ProgressLine`` (terminal IPython, the CLI): a one-line progress bar on stderr.
 """
 
@@ -26,11 +30,20 @@ from typing import Any, Protocol
 
 from IPython.display import display
 
-from ..render import run_mimebundle
+from ..live import LIVE_ROWS, live_mimebundle
+from ..render import MIME_TYPE, run_mimebundle
 from ..results import CandidateResult, RunResult
 
 # With nothing new to show, the elapsed time in a live display still moves this often.
 ELAPSED_REFRESH_S = 1.0
+# A live refresh carries every row (not only those that changed) at least this often (and at
+# least every K/50 seconds for a big run).
+KEYFRAME_S = 2.0
+# Live refreshes send about this many bytes a second at most: a refresh bigger than
+# SMALL_REFRESH_BYTES (a keyframe of a run of K = 1000) is followed by a longer pause; smaller
+# ones go at updates_per_s.
+LIVE_BYTES_PER_S = 64_000
+SMALL_REFRESH_BYTES = 16_000
 
 
 class LiveView(Protocol):
@@ -48,9 +61,11 @@ class Throttle:
     every ``idle`` seconds while nothing changes.
 
     ``poke`` (the cell's thread) flushes at once when the interval has passed, else leaves the
-    change for the timer thread.  ``flush`` always runs under the lock, so it never runs twice at
-    once, and never after ``close`` returns.  The timer thread runs in a copy of the caller's
-    context: ipykernel keeps the cell's parent header in a context variable.
+    change for the timer thread.  ``defer`` (from ``flush``) makes the next flush wait longer:
+    a big refresh buys a longer pause, so the bytes sent per second stay bounded.  ``flush``
+    always runs under the lock, so it never runs twice at once, and never after ``close`` returns.
+    The timer thread runs in a copy of the caller's context: ipykernel keeps the cell's parent
+    header in a context variable.
     """
 
     def __init__(self, flush: Callable[[], None], interval: float, idle: float = 0.0) -> None:
@@ -60,6 +75,7 @@ class Throttle:
         self._lock = threading.Lock()
         self._dirty = False
         self._last = 0.0  # the first poke flushes at once
+        self._wait = interval  # before the next flush: the interval, or longer (defer)
         self._stop = threading.Event()
         context = contextvars.copy_context()
         self._thread = threading.Thread(
@@ -72,20 +88,27 @@ class Throttle:
         with self._lock:
             change()
             self._dirty = True
-            if time.monotonic() - self._last >= self._interval:
+            if time.monotonic() - self._last >= self._wait:
                 self._flush_locked()
+
+    def defer(self, seconds: float) -> None:
+        """Called by ``flush`` (under the lock): the next flush waits ``seconds`` (at least the
+        interval) after this one."""
+        self._wait = max(self._interval, seconds)
 
     def _tick(self) -> None:
         while not self._stop.wait(self._interval):
             with self._lock:
                 quiet_for = time.monotonic() - self._last
-                due = self._dirty or (self._idle and quiet_for >= self._idle)
+                due = (self._dirty and quiet_for >= self._wait) or (
+                    self._idle and quiet_for >= max(self._idle, self._wait))
                 if due and not self._stop.is_set():
                     self._flush_locked()
 
     def _flush_locked(self) -> None:
         self._dirty = False
         self._last = time.monotonic()
+        self._wait = self._interval
         self._flush()
 
     def close(self, flush: bool = True) -> None:
@@ -114,6 +137,9 @@ class LiveDisplay:
         self._started = 0.0
         self._handle: Any = None
         self._throttle: Throttle | None = None
+        self._changed: set[int] = set()  # rows changed since the last refresh
+        self._running_since: dict[int, float] = {}  # when each running row was first seen
+        self._keyframe = 0.0
 
     @property
     def display_id(self) -> str | None:
@@ -127,8 +153,10 @@ class LiveDisplay:
         )
         for candidate in result.candidates:
             self._store(dataclasses.replace(candidate))
-        data, metadata = self._bundle()
+        self._keyframe = self._started
+        data, metadata = run_mimebundle(self._result)
         self._handle = display(data, raw=True, metadata=metadata, display_id=True)
+        self._changed.update(range(len(self._rows)))  # the first refresh sends the control too
         self._throttle = Throttle(self._refresh, self._interval, idle=ELAPSED_REFRESH_S)
 
     def update(self, candidate: CandidateResult) -> None:
@@ -152,12 +180,32 @@ class LiveDisplay:
     def _store(self, candidate: CandidateResult) -> None:
         while len(self._rows) <= candidate.index:
             self._rows.append(CandidateResult(index=len(self._rows), verdict=None, state="queued"))
+            self._changed.add(len(self._rows) - 1)
         self._rows[candidate.index] = self._annotate(candidate)
-
-    def _bundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        self._result.elapsed_s = time.monotonic() - self._started
-        return run_mimebundle(self._result)
+        self._changed.add(candidate.index)
+        if candidate.verdict is None and candidate.state == "running":
+            self._running_since.setdefault(candidate.index, time.monotonic())
+        else:
+            self._running_since.pop(candidate.index, None)
 
     def _refresh(self) -> None:
-        data, metadata = self._bundle()
+        now = time.monotonic()
+        self._result.elapsed_s = now - self._started
+        running = {index: now - since for index, since in self._running_since.items()}
+        # A small run is sent whole each time: its document is as small as a delta would be.
+        keyframe_s = max(KEYFRAME_S, len(self._rows) / 50)  # K = 1000: every 20 s
+        full = len(self._rows) <= LIVE_ROWS or now - self._keyframe >= keyframe_s
+        if full:
+            self._keyframe = now
+        changed = None if full else sorted(self._changed)
+        self._changed = set()
+        data, metadata = live_mimebundle(self._result, changed, running)
+        # Where the labextension's Stop buttons send their requests (kernel.py): only in live
+        # documents, so a saved final one has no control.
+        data[MIME_TYPE]["control"] = self.display_id
         self._handle.update(data, raw=True, metadata=metadata)
+        if self._throttle is not None:  # about 300 bytes a row in the document and metadata
+            rows = len(data[MIME_TYPE]["candidates"])
+            size = len(data["text/html"]) + len(data["text/plain"]) + 300 * rows
+            if size > SMALL_REFRESH_BYTES:
+                self._throttle.defer(size / LIVE_BYTES_PER_S)

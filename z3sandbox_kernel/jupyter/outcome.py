@@ -1,0 +1,66 @@
+"""What a run leaves besides its table: the line an interrupted cell ends with, the result of
+``NAME.rerun()``, and ``--afl-sync``'s writer of payloads as candidates finish."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from ..results import CandidateResult, RunResult
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """How an interrupted run ends its cell: as a KeyboardInterrupt (the reply's ``ename``, so
+    "Run All" stops and tools see an interrupt), shown as one line, not a traceback into the
+    magic (IPython renders an exception's ``_render_traceback_`` instead of its traceback)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
+
+
+RunInterrupted.__name__ = RunInterrupted.__qualname__ = "KeyboardInterrupt"
+
+
+def interrupted_line(result: RunResult, name: str) -> str:
+    """``z3sandbox: interrupted: kept 2 finished candidates in _z3 (2 sat); 1 stopped and 3
+    never started: _z3.rerun() runs them``."""
+    from ..render import counts_summary
+    from ..verdicts import Verdict
+
+    cancelled = [c for c in result.candidates if c.verdict is Verdict.CANCELLED]
+    stopped = sum(1 for c in cancelled if c.kill is not None)
+    never = len(cancelled) - stopped
+    kept = RunResult(candidates=[c for c in result.candidates if c.verdict is not Verdict.CANCELLED])
+    text = (f"z3sandbox: interrupted: kept {len(kept)} finished candidate{'s' if len(kept) != 1 else ''} "
+            f"in {name}" + (f" ({counts_summary(kept)})" if len(kept) else ""))
+    if cancelled:
+        text += f"; {stopped} stopped and {never} never started: {name}.rerun() runs them"
+    return text
+
+
+def merged_rerun(result: RunResult, which: list[int], again: RunResult) -> RunResult:
+    """``result`` with the rows ``which`` replaced by ``again``'s (run in that order)."""
+    rows = list(result.candidates)
+    for index, candidate in zip(which, again.candidates, strict=True):
+        rows[index] = dataclasses.replace(candidate, index=index)
+    return dataclasses.replace(result, candidates=rows, interrupted=again.interrupted,
+                               notes=result.notes + again.notes)
+
+
+def afl_writer(
+    sync_dir: str | None, then: Callable[[CandidateResult], None] | None
+) -> Callable[[CandidateResult], None] | None:
+    """With ``--afl-sync DIR``: an update callback that writes each sat payload as its candidate
+    finishes (a fuzzer picks it up while the run goes), then calls ``then``."""
+    if sync_dir is None:
+        return then
+    from ..payloads import afl_sync
+    from ..verdicts import Verdict
+
+    def on_update(candidate: CandidateResult) -> None:
+        if candidate.verdict is Verdict.SAT and candidate.payload is not None:
+            afl_sync([candidate.payload], sync_dir)
+        if then is not None:
+            then(candidate)
+
+    return on_update

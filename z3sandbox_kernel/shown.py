@@ -1,0 +1,112 @@
+"""What a row shows without a click, beyond its verdict: shared by the text, HTML and JSON forms.
+
+A prove() call's "proved" / "counterexample", a sat candidate with no payload as a warning, the
+unsat core (tracked lines or an SMT-LIB ``(get-unsat-core)`` answer), a row's stdout inline (the
+run's only candidate, or a failed one), and model names in natural order.  Display only: nothing
+here changes a verdict or the vote.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .results import CandidateResult
+
+
+def _printable(text: str) -> str:
+    from .render import printable  # render imports this module
+
+    return printable(text)
+
+
+def state_label(candidate: CandidateResult) -> str:
+    """The verdict once a candidate is done, else its state ("queued", "running")."""
+    if candidate.verdict is not None:
+        return candidate.verdict.value
+    return str(getattr(candidate, "state", "queued"))
+
+
+# What a finished candidate's verdict is shown as, where its own output says more than the verdict:
+# Z3's prove() prints "proved" (its solver said unsat) or "counterexample" (sat); a sat candidate
+# whose payload could not be built is a warning, not a plain green sat.
+_PROVE_LABELS = {"unsat": "proved", "sat": "counterexample"}
+NO_PAYLOAD = "sat · no payload"
+# The style (verdicts.json key) of each shown label that is not a verdict or state itself.
+SHOWN_STYLES = {"proved": "unsat", "counterexample": "sat", NO_PAYLOAD: "no_payload"}
+# A row shows its stdout inline when it is the run's only candidate, or when it failed.
+_QUIET_VERDICTS = ("sat", "unsat", "cancelled")
+INLINE_LINES = 12
+# An SMT-LIB (get-unsat-core) answer: a parenthesised list of names, after an "unsat" line.
+_SMT2_CORE = re.compile(r"^\((?:[^()\s\",]+(?: [^()\s\",]+)*)?\)$")
+
+
+def shown_verdict(candidate: CandidateResult) -> str:
+    """The verdict as the table shows it: ``proved`` / ``counterexample`` for a prove() call,
+    ``sat · no payload`` for a payload error, else the verdict (or live state)."""
+    label = state_label(candidate)
+    if candidate.verdict is None:
+        return label
+    if label == "sat" and candidate.payload_error:
+        return NO_PAYLOAD
+    if label in _PROVE_LABELS and _PROVE_LABELS[label] in _stdout_lines(candidate):
+        return _PROVE_LABELS[label]
+    return label
+
+
+def shown_style(label: str) -> str:
+    """The verdicts.json entry that colours a shown label."""
+    return SHOWN_STYLES.get(label, label)
+
+
+def _stdout_lines(candidate: CandidateResult) -> list[str]:
+    return [line.strip() for line in (candidate.stdout or "").splitlines()]
+
+
+def smt2_core_answer(candidate: CandidateResult) -> str | None:
+    """The answer to SMT-LIB's ``(get-unsat-core)`` in stdout (``(a1 a3)``), for an unsat one."""
+    if state_label(candidate) != "unsat" or candidate.unsat_core:
+        return None
+    lines = _stdout_lines(candidate)
+    for before, line in itertools.pairwise(lines):
+        if before == "unsat" and _SMT2_CORE.match(line):
+            return _printable(line)
+    return None
+
+
+def core_summary(candidate: CandidateResult) -> str:
+    """The unsat core in one cell: the script's lines, or the SMT-LIB answer, or ''."""
+    if candidate.unsat_core:
+        from .render import core_text
+
+        return core_text(candidate)
+    return smt2_core_answer(candidate) or ""
+
+
+def shows_output(candidate: CandidateResult, alone: bool) -> bool:
+    """Whether its row shows stdout inline: the only candidate of its run, or a failed one."""
+    if not (candidate.stdout or candidate.stdout_truncated) or candidate.verdict is None:
+        return False
+    return alone or candidate.verdict.value not in _QUIET_VERDICTS
+
+
+def inline_output(candidate: CandidateResult, lines: int = INLINE_LINES) -> tuple[str, int]:
+    """Its stdout's first ``lines`` lines (control characters escaped), and how many more."""
+    all_lines = (candidate.stdout or "").rstrip("\n").splitlines()
+    shown = "\n".join(_printable(line) for line in all_lines[:lines])
+    more = len(all_lines) - lines if len(all_lines) > lines else 0
+    if candidate.stdout_truncated:
+        shown += "\n… (stdout was cut at the output limit)"
+    return shown, more
+
+
+def natural_key(name: str) -> list[Any]:
+    """Sorts ``byte_2`` before ``byte_10``: digits compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def model_items(candidate: CandidateResult) -> list[tuple[str, Any]]:
+    """The model's ``(name, value)`` pairs in natural order."""
+    return sorted((candidate.model or {}).items(), key=lambda item: natural_key(str(item[0])))
