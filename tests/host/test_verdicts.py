@@ -346,14 +346,12 @@ def test_script_that_checks_nothing_is_no_check(sandbox):
     assert candidate.model is None
 
 
-def test_required_unknown_layer_is_internal_error_and_not_run(sandbox):
-    candidate = one(sandbox, "print('ran')\nx = Int('x'); s.add(x > 0); s.check()",
-                    require={"no-such-layer"})
-    assert candidate.verdict is Verdict.INTERNAL_ERROR
-    assert candidate.reason == "unknown required layers: no-such-layer"
-    assert candidate.stdout == ""
-    assert candidate.exit_code is None
-    assert candidate.wall_s == 0
+def test_required_unknown_layer_is_a_value_error_before_anything_runs(sandbox):
+    """A misspelt layer is bad input: refused with a did-you-mean, no candidate started."""
+    with pytest.raises(ValueError, match="unknown layer 'no-such-layer'"):
+        one(sandbox, "print('ran')\nx = Int('x'); s.add(x > 0); s.check()", require={"no-such-layer"})
+    with pytest.raises(ValueError, match="did you mean 'landlock'"):
+        one(sandbox, "x = Int('x')", require={"landlok"})
 
 
 def test_required_layer_missing_at_process_level_is_internal_error(process_sandbox):
