@@ -60,8 +60,11 @@ _HEADER = struct.Struct(">I")
 # The zygote asks init to kill its candidate with this signal; init then reports as usual.
 KILL_REQUEST = signal.SIGUSR1
 # init's one frame on its status pipe when the candidate ended: the candidate's wait status, user
-# and system CPU seconds, peak RSS in KB (init's own wait4, so a killed candidate's are its own).
-INIT_STATUS = struct.Struct(">iddq")
+# and system CPU seconds, peak RSS in KB (init's own wait4, so a killed candidate's are its own),
+# then what init measured of its scratch tmpfs once every process of the namespace was dead: the
+# largest file, the free bytes and the free inodes (-1: not measured).  The verdict's file-size
+# and disk rules believe these, not the signal or the exception the candidate could make itself.
+INIT_STATUS = struct.Struct(">iddqqqq")
 # Exit code of a child whose bootstrap failed before user code ran (no frame could be written).
 BOOTSTRAP_FAILED_EXIT = 121
 # A process forked ahead of its request (a spare verifier, a standby candidate: zygote/verifiers.py,

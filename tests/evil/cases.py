@@ -104,7 +104,9 @@ CASES: list[Case] = [
     Case("02_sigxcpu_ignored.py", same(Expect(("cpu_limit",), ("CPU-time limit", "SIGKILL"), ("cpu",)))),
     Case("03_z3_no_timeout.py", same(Expect(("timeout",), ("solver timeout",), ("solver",)))),
     Case("04_z3_raw_check.py", same(Expect(("cpu_limit", "timeout"), (), ("cpu", "wall")))),
-    Case("05_bytearray_8g.py", same(MEMORY)),
+    # 8 GiB refused whole by RLIMIT_AS leaves no trace the sandbox can read (rusage saw 30 MB), so
+    # it is not believed a memory limit: the candidate could raise MemoryError itself (123).
+    Case("05_bytearray_8g.py", same(Expect(("runtime_error",), ("larger than what was left",), (None,)))),
     Case("06_growing_lists.py", same(MEMORY)),
     Case("07_z3_native_oom.py", same(MEMORY)),
     Case("08_fork_bomb.py", same(audit("os.fork"))),
@@ -283,7 +285,7 @@ CASES += [
 def check_table() -> None:
     """Every script has exactly one row, and every row a script."""
     listed = {case.script for case in CASES}
-    present = {path.name for path in SCRIPTS.glob("[0-9][0-9]_*.py")}
+    present = {path.name for path in SCRIPTS.glob("[0-9]*_*.py")}
     assert listed == present, (sorted(listed - present), sorted(present - listed))
 
 # Red team (scripts 94-119): classes the hardening of issue 10 missed, found from outside.
@@ -299,4 +301,22 @@ CASES += [
     # eval), and the verifier hands it the candidate's assertions: closed when child/verify.py
     # accepts only declarations, definitions and asserts and names the refused command.
     Case("96_verifier_writes_files.py", same(Expect(("sat",), ("command",), (None,)))),
+]
+
+# Kill reasons from what the sandbox observed (issue 20, scripts 120-125): a limit's signal the
+# candidate sent itself, an exception it raised itself, a limit it lowered itself.  Kernel level:
+# seccomp refuses a limit's signal to itself (EPERM: blocked); everywhere, rusage and the
+# scratch measured by the candidate's init decide, and a self-inflicted death says so.
+SELF_SENT = Expect(("crashed",), ("sent it to itself",), (None,))
+REFUSED_SELF = seccomp()
+CASES += [
+    Case("120_self_sigxcpu.py", {"kernel": REFUSED_SELF, "process": SELF_SENT}),
+    Case("121_self_sigxfsz.py", {"kernel": REFUSED_SELF, "process": SELF_SENT}),
+    Case("122_self_sigsys.py", {"kernel": REFUSED_SELF,
+                                "process": Expect(("crashed",), ("seccomp is not active",), (None,))}),
+    Case("123_raise_memory_error.py",
+         same(Expect(("runtime_error",), ("raised by the script itself",), (None,)))),
+    Case("124_raise_enospc.py", same(Expect(("runtime_error",), ("No space left",), (None,)))),
+    Case("125_lowered_cpu_limit.py",
+         same(Expect(("crashed",), ("lowered its own limit", "SIGXCPU"), (None,)))),
 ]

@@ -47,7 +47,7 @@ SIBLING_SECRET_FILE = "secret.txt"
 
 
 def script_paths() -> list[Path]:
-    return sorted(SCRIPTS.glob("[0-9][0-9]_*.py"))
+    return sorted(SCRIPTS.glob("[0-9]*_*.py"), key=lambda path: int(path.name.split("_")[0]))
 
 
 def header(path: Path) -> str:

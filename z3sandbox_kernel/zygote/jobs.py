@@ -39,6 +39,7 @@ class Job:
     result: frames.ResultReader | None = None  # the result descriptor, under its budget
     output_cap: int = 0  # stdout and stderr together: more ends the job (Limits.output_max_mb)
     parsed: Parsed | None = None  # parse_result's answer, until more bytes arrive
+    scratch_largest: int = -1  # without an init: its largest scratch file, if it died of SIGXFSZ
 
     @property
     def reaped(self) -> bool:
@@ -105,8 +106,11 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
     obs.wait_status = job.wait_status if "status" not in job.streams else None
     reported = decode_status(bytes(job.streams["status"].data)) if "status" in job.streams else None
     if reported is not None:  # the candidate's own figures, from its init, killed or not
-        obs.wait_status, utime, stime, maxrss_kb = reported
+        obs.wait_status, utime, stime, maxrss_kb, largest, free, inodes = reported
         obs.cpu_s, obs.peak_rss_mb = utime + stime, maxrss_kb / 1024
+        obs.scratch_largest, obs.scratch_free_bytes, obs.scratch_free_inodes = largest, free, inodes
+    elif job.scratch_largest >= 0:  # no init: the zygote measured the folder (Trees.release)
+        obs.scratch_largest = job.scratch_largest
     for name in ("stdout", "stderr"):
         stream = job.streams[name]
         setattr(obs, name, stream.text())

@@ -27,6 +27,7 @@ from ..child.bootstrap import CANDIDATE_NAME, ChildJob, become_child
 from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
 from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST, STANDBY_TAKEN
+from . import scratch
 from .mounts import enter_candidate_view
 from .namespaces import drop_to, enter_candidate_user_namespace, fork_in_new_pid_namespace
 
@@ -150,18 +151,19 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     for fd in (job.stdout_fd, job.stderr_fd, job.result_fd, job.go_fd):
         if fd is not None:
             os.close(fd)
-    report = None
-    while report is None:
+    ended = None
+    while ended is None:
         pid, wait_status, rusage = os.wait4(-1, 0)
         if pid == child:
-            report = INIT_STATUS.pack(wait_status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss)
-    os.write(status_w, report)
-    _kill_quietly(-1)  # everything else in this namespace
+            ended = (wait_status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss)
+    _kill_quietly(-1)  # everything else in this namespace: nothing writes to scratch any more
     try:
         while True:
             os.waitpid(-1, 0)
     except ChildProcessError:
         pass
+    measured = scratch.usage(job.policy.scratch_dir) if job.policy.extra.get("ipc_uts") else (-1, -1, -1)
+    os.write(status_w, INIT_STATUS.pack(*ended, *measured))
     os._exit(0)
 
 
@@ -202,9 +204,10 @@ def _kill_quietly(pid: int) -> None:
         pass
 
 
-def decode_status(data: bytes) -> tuple[int, float, float, int] | None:
-    """(wait status, user CPU s, system CPU s, peak RSS in KB) of the candidate, from its init."""
+def decode_status(data: bytes) -> tuple[int, float, float, int, int, int, int] | None:
+    """(wait status, user CPU s, system CPU s, peak RSS in KB, largest scratch file, free scratch
+    bytes, free scratch inodes; -1 when not measured) of the candidate, from its init."""
     if len(data) < INIT_STATUS.size:
         return None
-    status, utime, stime, maxrss = INIT_STATUS.unpack(data[: INIT_STATUS.size])
-    return int(status), float(utime), float(stime), int(maxrss)
+    status, utime, stime, maxrss, largest, free, inodes = INIT_STATUS.unpack(data[: INIT_STATUS.size])
+    return int(status), float(utime), float(stime), int(maxrss), int(largest), int(free), int(inodes)

@@ -21,6 +21,7 @@ from ..limits import Limits
 from ..protocol import KILL_REQUEST, STANDBY_TAKEN, RunRequest, VerifyRequest, report_budget
 from . import frames, scratch
 from .capture import Stream
+from .classify import signal_of
 from .jobs import Job, close_go_pipe
 from .sandboxing import SandboxPlan
 from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, spawn
@@ -195,6 +196,8 @@ class Trees:
             if job.phase == "run":  # only user code can have left processes behind
                 self.plan.kill_orphans(set(self.jobs_by_pid))
         self._drain(job)
+        if "status" not in job.streams and signal_of(job.wait_status) == signal.SIGXFSZ:
+            job.scratch_largest = scratch.largest_file(job.scratch)  # the file-size rule's fact
         scratch.remove_soon(job.scratch, ZYGOTE_NAME)  # a small folder at once, a tree in a helper
 
     # ---------------------------------------------------------------------------- deadlines, kills
