@@ -223,6 +223,16 @@ class VerifyReport(TypedDict, total=False):
     v: int
     verified: bool | None  # None: could not be decided (e.g. unsupported sorts, unknown)
     reason: str
+    # When decided: the model that was checked, as a ChildReport holds one.  It is the result's
+    # model and payload (zygote/classify.py): what is shown is what was verified (issue 20).
+    model: dict[str, JsonValue]
+    byte_constants: list[ByteConstant]
+    byte_runs: list[list[Any]]
+
+
+# The reason of a sat result whose model could not be verified (verification was asked for): it is
+# shown as such, and counts for nothing in the vote or a tie (results.py).
+UNVERIFIED_REASON = "the model is not verified"
 
 
 # ------------------------------------------------------------------------------------ host <-> zygote

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .limits import Limits
-from .protocol import CandidateDict, IsolationReport, decode_value, encode_value
+from .protocol import UNVERIFIED_REASON, CandidateDict, IsolationReport, decode_value, encode_value
 from .verdicts import Verdict
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
@@ -92,6 +92,8 @@ class RunResult:
     ``verdict`` is the majority over the decisive verdicts (sat, unsat).  On a tie, sat wins when at
     least one sat model was verified (a model that checks is a certificate); otherwise the tie is
     ``unknown``.  With no decisive verdict at all, it is the most common verdict, earliest first.
+    A sat whose model could not be verified (verification asked for, undecided) counts for
+    nothing: it never wins the vote or a tie, and its model is not the run's.
     """
 
     candidates: list[CandidateResult]
@@ -115,10 +117,16 @@ class RunResult:
     def counts(self) -> dict[str, int]:
         return dict(Counter(c.verdict.value for c in self.candidates if c.verdict is not None))
 
+    def _voting_sat(self) -> list[CandidateResult]:
+        """The sat candidates that count in the vote: not one whose model verification was asked
+        for and could not decide (shown as such; it never wins a vote or a tie)."""
+        return [c for c in self.candidates if c.verdict is Verdict.SAT
+                and not (c.verified is None and c.reason.startswith(UNVERIFIED_REASON))]
+
     @property
     def tie(self) -> dict[str, Any] | None:
         """When as many candidates said sat as unsat: the counts, the winner and the rule used."""
-        sat = [c for c in self.candidates if c.verdict is Verdict.SAT]
+        sat = self._voting_sat()
         unsat = sum(1 for c in self.candidates if c.verdict is Verdict.UNSAT)
         if not sat or len(sat) != unsat:
             return None
@@ -132,13 +140,14 @@ class RunResult:
     def verdict(self) -> Verdict:
         if not self.candidates:
             return Verdict.UNKNOWN
-        sat = [c for c in self.candidates if c.verdict is Verdict.SAT]
+        sat = self._voting_sat()
         unsat = [c for c in self.candidates if c.verdict is Verdict.UNSAT]
         if sat or unsat:
             if len(sat) != len(unsat):
                 return Verdict.SAT if len(sat) > len(unsat) else Verdict.UNSAT
             return Verdict.SAT if any(c.verified for c in sat) else Verdict.UNKNOWN
-        order = Counter(c.verdict for c in self.candidates if c.verdict is not None)
+        order = Counter(c.verdict for c in self.candidates
+                        if c.verdict is not None and c.verdict is not Verdict.SAT)
         if not order:
             return Verdict.UNKNOWN
         best = max(order.values())
@@ -147,7 +156,7 @@ class RunResult:
     @property
     def best(self) -> CandidateResult | None:
         """The SAT candidate whose model and payload stand for the run: the first verified one."""
-        sat = [c for c in self.candidates if c.verdict is Verdict.SAT]
+        sat = self._voting_sat()
         verified = [c for c in sat if c.verified]
         chosen = verified or sat
         return chosen[0] if chosen else None

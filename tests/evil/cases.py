@@ -320,3 +320,15 @@ CASES += [
     Case("125_lowered_cpu_limit.py",
          same(Expect(("crashed",), ("lowered its own limit", "SIGXCPU"), (None,)))),
 ]
+
+# "Verified" means the model shown (issue 20, scripts 126-128): the candidate's own report puts a
+# model beside the one the verifier checks; the result holds only what was checked.
+CASES += [
+    Case("126_forged_model_beside_checked.py", same(Expect(("sat",), kill=(None,))),
+         extra={"verified": True, "model": {"x": 5}}),
+    Case("127_model_pairs_twice.py",
+         same(Expect(("sat",), ("not verified", "more than one value"), (None,))),
+         extra={"verified": None, "not_model": {"x": 666}}),
+    Case("128_model_smt2_empty.py", same(Expect(("sat",), kill=(None,))),
+         extra={"verified": True, "not_model": {"x": 666}}),
+]

@@ -70,7 +70,10 @@ def test_the_process_level_has_no_standby(process_sandbox):
 
 def test_a_standby_candidate_that_breaks_a_limit_gets_its_verdict(kernel_sandbox):
     _run(kernel_sandbox)
-    hog = "import os\nprint(os.path.basename(os.getcwd()))\nbuf = bytearray(900 << 20)\n"
+    # Filled as it grows: the sandbox believes a memory limit it saw reached (rusage), not a
+    # MemoryError alone (issue 20).
+    hog = ("import os\nprint(os.path.basename(os.getcwd()))\nheld = []\n"
+           "while True:\n    held.append(b'x' * (8 << 20))\n")
     result = kernel_sandbox.run(hog, limits=Limits(memory_mb=256))
     assert result[0].verdict is Verdict.MEMORY_LIMIT, result[0].reason
     assert result[0].stdout.startswith("standby-")

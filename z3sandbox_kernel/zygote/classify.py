@@ -10,9 +10,17 @@ import math
 import os
 import signal
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from ..limits import Limits
-from ..protocol import ChildReport, IsolationReport, LayerReport, SetupFrame, ZygoteResult
+from ..protocol import (
+    UNVERIFIED_REASON,
+    ChildReport,
+    IsolationReport,
+    LayerReport,
+    SetupFrame,
+    ZygoteResult,
+)
 from ..verdicts import Verdict
 from .payload import build_payload, cut_runs
 
@@ -66,6 +74,9 @@ class Observation:
     verify_requested: bool = False
     verified: bool | None = None
     verify_reason: str = ""
+    # The verifier's model, byte_constants and byte_runs: the model it checked, which replaces the
+    # candidate's own in the result (set with ``verified``, True or False).
+    checked: dict[str, Any] | None = None
 
 
 def cap(text: str, limit: int = REASON_CAP) -> str:
@@ -183,7 +194,7 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, s
             why = obs.verify_reason or "the model does not satisfy the assertions"
             return Verdict.INVALID_MODEL, why, None
         if obs.verify_requested and obs.verified is None:
-            return Verdict.SAT, f"the model is not verified: {obs.verify_reason or 'undecided'}", None
+            return Verdict.SAT, f"{UNVERIFIED_REASON}: {obs.verify_reason or 'undecided'}", None
         return Verdict.SAT, "", None
     if outcome == "unsat":
         return Verdict.UNSAT, reason, None
@@ -269,6 +280,8 @@ def exit_code_of(status: int | None) -> int | None:
 def classify(obs: Observation) -> ZygoteResult:
     verdict, reason, kill = _verdict(obs)
     report: ChildReport = obs.report or {}
+    if obs.checked is not None and obs.verified is not None:  # the model the verifier checked
+        report = cast(ChildReport, {**report, **obs.checked})
     model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
     payload, payload_error = (None, None)
     if verdict is Verdict.SAT:

@@ -272,7 +272,9 @@ _CHILD_REPORT = fields({
     "unsat_core": list_of(tuple_of(integer, text)), "assertions_smt2": text,
     "model_smt2": list_of(tuple_of(text, text)),
 }, frozenset({"outcome"}))
-_VERIFY_REPORT = fields({"v": integer, "type": text, "verified": optional(boolean), "reason": text},
+_VERIFY_REPORT = fields({"v": integer, "type": text, "verified": optional(boolean), "reason": text,
+                         "model": model, "byte_constants": list_of(_BYTE_CONSTANT),
+                         "byte_runs": list_of(tuple_of(natural, hex_text))},
                         frozenset({"verified"}))
 _SETUP = fields({"v": integer, "type": text, "layers": list_of(_LAYER), "error": optional(text)},
                 frozenset({"layers"}))

@@ -132,3 +132,8 @@ def observe_verification(obs: Observation, job: Job) -> None:
         verified = report.get("verified")
         obs.verified = verified if isinstance(verified, bool) else None
         obs.verify_reason = str(report.get("reason") or "")
+        if obs.verified is not None:  # what the verifier checked is what the result will hold
+            obs.checked = {key: report.get(key) or default
+                           for key, default in (("model", {}), ("byte_constants", []), ("byte_runs", []))}
+            if "model" not in report:
+                obs.verified, obs.verify_reason = None, "the verifier did not say which model it checked"
