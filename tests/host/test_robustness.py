@@ -6,6 +6,7 @@ Triggers are synchronised on ``on_update`` states ("running", "done"), never on 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import select
 import signal
@@ -218,6 +219,17 @@ def test_closing_a_sandbox_stops_its_zygote():
     zygote = sandbox.zygote_pid
     assert zygote in all_processes()
     sandbox.close()
+    assert ended_within([zygote], 5) == []
+
+
+def test_a_sandbox_dropped_without_close_stops_its_zygote_when_collected():
+    """Issue 20: a dropped Sandbox kept its zygote until the host exited."""
+    sandbox = Sandbox(isolation="process")
+    sandbox.run(SAT)
+    zygote = sandbox.zygote_pid
+    assert zygote in all_processes()
+    del sandbox
+    gc.collect()
     assert ended_within([zygote], 5) == []
 
 
