@@ -51,6 +51,15 @@ MAX_CHILD_REPORT_BYTES = 64 << 20
 MAX_FRAME_DEPTH = 8
 # A candidate's result descriptor carries the setup frame, then one result frame: no more.
 MAX_CHILD_FRAMES = 2
+# What the host keeps of one candidate's model and unsat core, whatever the candidate reported
+# (issue 20: twelve 400,000-constant models took a kernel to 1 GB and its table to 30 s).  The
+# zygote cuts them before the result leaves it, the host's expansion of hex-only byte_N stops at
+# the same count, and ``model_omitted`` says how many entries were left out; the payload stays
+# whole (``Limits.payload_max_bytes``).
+SHOWN_MODEL_MAX_ENTRIES = 10_000
+SHOWN_MODEL_MAX_BYTES = 1 << 20  # names and values as text
+SHOWN_CORE_MAX_ENTRIES = 1_000
+SHOWN_CORE_TEXT_CHARS = 1_000
 # A host <-> zygote frame larger than this is a protocol error.
 MAX_FRAME_BYTES = 128 << 20
 
@@ -335,6 +344,7 @@ class ZygoteResult(CandidateDict, total=False):
     (``INLINE_BYTE_CONSTANTS``), which the host puts back into ``model`` (payload.expand_model)."""
 
     byte_runs: list[list[Any]]
+    model_omitted: int  # model entries left out (SHOWN_MODEL_MAX_ENTRIES, SHOWN_MODEL_MAX_BYTES)
 
 
 class Done(TypedDict):

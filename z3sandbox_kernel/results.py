@@ -40,6 +40,7 @@ class CandidateResult:
     exit_code: int | None = None
     signal: int | None = None
     verified: bool | None = None
+    model_omitted: int = 0  # model entries the host did not keep (protocol.SHOWN_MODEL_MAX_ENTRIES)
     isolation: IsolationReport | None = None
     host: str | None = None  # where it ran, for distributed runs; None for this machine
     limits: Limits | None = None  # the limits it ran under (set when its run is done)

@@ -14,6 +14,9 @@ from typing import Any, cast
 
 from ..limits import Limits
 from ..protocol import (
+    SHOWN_CORE_MAX_ENTRIES,
+    SHOWN_CORE_TEXT_CHARS,
+    SHOWN_MODEL_MAX_ENTRIES,
     UNVERIFIED_REASON,
     ChildReport,
     IsolationReport,
@@ -22,7 +25,7 @@ from ..protocol import (
     ZygoteResult,
 )
 from ..verdicts import Verdict
-from .payload import build_payload, cut_runs
+from .payload import build_payload, cap_model, cut_runs
 
 REASON_CAP = 2000
 ZYGOTE_KILLS = frozenset({"wall", "output", "report", "race", "cancel", "interrupt", "died"})
@@ -283,6 +286,7 @@ def classify(obs: Observation) -> ZygoteResult:
     if obs.checked is not None and obs.verified is not None:  # the model the verifier checked
         report = cast(ChildReport, {**report, **obs.checked})
     model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
+    model, omitted = cap_model(model) if model is not None else (None, 0)
     payload, payload_error = (None, None)
     if verdict is Verdict.SAT:
         payload, payload_error = build_payload(
@@ -296,7 +300,7 @@ def classify(obs: Observation) -> ZygoteResult:
         "model": model,
         "payload_hex": payload.hex() if payload is not None else None,
         "payload_error": payload_error,
-        "unsat_core": report.get("unsat_core") if verdict is Verdict.UNSAT else None,
+        "unsat_core": _core(report.get("unsat_core")) if verdict is Verdict.UNSAT else None,
         "stdout": obs.stdout.decode("utf-8", "backslashreplace"),
         "stderr": obs.stderr.decode("utf-8", "backslashreplace"),
         "stdout_truncated": obs.stdout_truncated,
@@ -314,8 +318,19 @@ def classify(obs: Observation) -> ZygoteResult:
         # The byte_N that travelled as hex only: the host puts them back into the model (a million
         # of them would hold up this loop, and every other candidate's deadline, for seconds).
         "byte_runs": cut_runs(report.get("byte_runs") or [], int(obs.limits.payload_max_bytes))
-        if model is not None else [],
+        if model is not None and len(model) < SHOWN_MODEL_MAX_ENTRIES and not omitted else [],
+        "model_omitted": omitted,
     }
+
+
+def _core(core: list[list[Any]] | None) -> list[list[Any]] | None:
+    """The unsat core as the host may hold it (SHOWN_CORE_*): a candidate sets its size."""
+    if core is None:
+        return None
+    kept = [[line, text[:SHOWN_CORE_TEXT_CHARS]] for line, text in core[:SHOWN_CORE_MAX_ENTRIES]]
+    if len(core) > SHOWN_CORE_MAX_ENTRIES:
+        kept.append([0, f"… {len(core) - SHOWN_CORE_MAX_ENTRIES} more entries not kept"])
+    return kept
 
 
 def failed(obs: Observation, reason: str) -> ZygoteResult:

@@ -4,7 +4,6 @@ what their result descriptors say once checked (frames.py): the report, and the 
 from __future__ import annotations
 
 import os
-import resource
 import sys
 from dataclasses import dataclass
 from typing import Any, cast
@@ -33,12 +32,13 @@ class Job:
     kill: str | None = None
     kill_detail: str = ""
     wait_status: int | None = None
-    rusage: resource.struct_rusage | None = None
+    rusage: Any = None  # resource.struct_rusage, or forker.Usage: ru_utime, ru_stime, ru_maxrss
     ended: float = 0.0
     go_fd: int | None = None  # the "go" pipe of a spare verifier or a standby candidate
     result: frames.ResultReader | None = None  # the result descriptor, under its budget
     output_cap: int = 0  # stdout and stderr together: more ends the job (Limits.output_max_mb)
     parsed: Parsed | None = None  # parse_result's answer, until more bytes arrive
+    handing: memoryview | None = None  # the rest of its request, while it is being handed off
     scratch_largest: int = -1  # without an init: its largest scratch file, if it died of SIGXFSZ
 
     @property

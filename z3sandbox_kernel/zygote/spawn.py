@@ -68,11 +68,13 @@ def _pipe(ends: list[int]) -> tuple[int, int]:
 
 
 def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "",
-          forget: Callable[[], None] = lambda: None) -> Spawned:
+          forget: Callable[[], None] = lambda: None, name: str = ZYGOTE_NAME) -> Spawned:
     """Fork the tree for one job; returns the read ends, non-blocking, owned by the caller.
-    ``ahead``: the name of a process forked before its request (SPARE_NAME, STANDBY_NAME); it gets
-    a go pipe (its write end non-blocking) and carries the name from its first instant (a name is
-    inherited at fork).  ``forget`` runs first in the child: it drops the zygote's state."""
+    ``ahead``: the name of a process forked before its request (SPARE_NAME, STANDBY_NAME, or
+    CANDIDATE_NAME for a candidate handed its request right after); it gets a go pipe (its write
+    end non-blocking) and carries the name from its first instant (a name is inherited at fork);
+    ``name`` is the forking process's own, taken back after the fork.  ``forget`` runs first in
+    the child: it drops the forking process's state."""
     ends: list[int] = []
     try:
         out_r, out_w = _pipe(ends)
@@ -83,16 +85,16 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "",
         job = job_factory(out_w, err_w, res_w, go_r, pid_ns_fd is not None)
         if ahead:
             set_process_name(ahead)
-        zygote = os.getpid()
+        zygote = os.getpid()  # the forking process: the fork server, or the zygote
         pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
     except BaseException:  # no fork (no memory, no process slot): no descriptor left behind
         for fd in ends:
             os.close(fd)
         if ahead:
-            set_process_name(ZYGOTE_NAME)
+            set_process_name(name)
         raise
     if ahead and pid != 0:
-        set_process_name(ZYGOTE_NAME)
+        set_process_name(name)
     if pid == 0:  # never return into the zygote's code from here
         try:
             if status_w is None:  # no init to take us down: die with the zygote from the start,

@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable
 
 from ..limits import Limits
-from ..protocol import STANDBY_REQUEST_MAX_BYTES, STANDBY_TAKEN, RunRequest, encode_frame, report_budget
+from ..protocol import STANDBY_TAKEN, RunRequest, encode_frame, report_budget
 from . import frames
-from .jobs import Job, close_go_pipe
+from .jobs import Job
 from .verifiers import CORES
 
 STANDBY_ID = -3  # the candidate id of a standby until it is handed a request
@@ -33,12 +33,14 @@ TARGET = 1  # standbys kept ready: each holds two processes and a mounted tmpfs 
 
 Spawner = Callable[[], Job]
 Killer = Callable[[Job, str], None]
+HandOff = Callable[[Job, bytes], None]  # Trees.hand_off: the request frame into its go pipe
 
 
 class Standbys:
-    def __init__(self, spawn: Spawner, kill: Killer, enabled: bool) -> None:
+    def __init__(self, spawn: Spawner, kill: Killer, hand_off: HandOff, enabled: bool) -> None:
         self._spawn = spawn
         self._kill = kill
+        self._hand_off = hand_off
         self.enabled = enabled
         self.wanted = False  # a run request came: keep standbys from then on
         self.ready: list[Job] = []
@@ -55,25 +57,13 @@ class Standbys:
     def take(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job | None:
         """Hand ``request`` to a ready standby and return its job, or None: fork cold."""
         self.wanted = True
-        if (not self.ready or limits.disk_mb != Limits().disk_mb
-                or len(request["script"]) > STANDBY_REQUEST_MAX_BYTES):
-            return None
-        frame = encode_frame(dict(request))
-        if len(frame) > STANDBY_REQUEST_MAX_BYTES:
+        if not self.ready or limits.disk_mb != Limits().disk_mb:
             return None
         job = self.ready.pop(0)
         if job.reaped or job.kill is not None or job.go_fd is None:
             return None
-        try:  # non-blocking: a pipe smaller than the frame (a user over pipe-user-pages-soft gets
-            written = os.write(job.go_fd, frame)  # 8 KB pipes) refuses it whole or in part
-        except OSError:
-            written = 0
-        finally:
-            close_go_pipe(job)
-        if written != len(frame):  # the standby reads a cut frame as none, and exits
-            self._kill(job, "cancel")
-            return None
-        _hand(job, candidate_id, limits)
+        hand(job, candidate_id, limits)
+        self._hand_off(job, encode_frame(dict(request)))  # as the pipe drains: any size
         try:
             os.kill(job.pid, STANDBY_TAKEN)  # its init takes a candidate's name
         except ProcessLookupError:
@@ -92,7 +82,7 @@ class Standbys:
                   f"(status {job.wait_status}); candidates are forked cold from now on", file=sys.stderr)
 
 
-def _hand(job: Job, candidate_id: int, limits: Limits) -> None:
+def hand(job: Job, candidate_id: int, limits: Limits) -> None:
     """The job is now the candidate's: its clock starts, and its limits are the request's."""
     job.candidate_id = candidate_id
     job.started = time.monotonic()
