@@ -332,3 +332,9 @@ CASES += [
     Case("128_model_smt2_empty.py", same(Expect(("sat",), kill=(None,))),
          extra={"verified": True, "not_model": {"x": 666}}),
 ]
+
+# No candidate reads another's data (issue 20, script 129): it scans its own memory for what a
+# fork inherited.  Every tree is forked from the fork server, which never held a request.
+CASES += [
+    Case("129_scan_own_memory.py", same(Expect(("no_check",), ("",), (None,))), sibling_hold_s=3.0),
+]

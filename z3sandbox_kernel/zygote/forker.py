@@ -39,7 +39,7 @@ from ..child.bootstrap import CANDIDATE_NAME, ChildJob
 from ..limits import Limits
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
 from .sandboxing import SandboxPlan
-from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, Spawned, spawn
+from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, Spawned, kill_group, reap_ready, spawn
 
 FORKER_NAME = "z3sandbox-fork"
 # The names the fork server carries: its own, and for the instant of a fork the tree's (a name is
@@ -196,7 +196,7 @@ def _serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int) -> None:
             if key.data == "order":
                 if not _take_order(plan, sock, live, forget):
                     for pid in live:
-                        _kill_group(pid)
+                        kill_group(pid)
                     return
             else:
                 _reap(plan, wake_r, reaped_w, live)
@@ -225,29 +225,10 @@ def _take_order(plan: SandboxPlan, sock: socket.socket, live: set[int], forget: 
 
 
 def _reap(plan: SandboxPlan, wake_r: int, reaped_w: int, live: set[int]) -> None:
-    try:
-        while os.read(wake_r, 4096):
-            pass
-    except BlockingIOError:
-        pass
-    while True:
-        try:
-            pid, status, rusage = os.wait4(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+    for pid, status, rusage in reap_ready(wake_r):
         if pid not in live:
             continue  # an orphan inherited as subreaper: now reaped
         live.discard(pid)
         os.write(reaped_w, REAPED.pack(pid, status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss))
         if plan.pid_ns_fd is None:  # no init took the tree down: its orphans are ours
             plan.kill_orphans(live)
-
-
-def _kill_group(pid: int) -> None:
-    for target in (-pid, pid):
-        try:
-            os.kill(target, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass

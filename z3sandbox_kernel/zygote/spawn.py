@@ -20,8 +20,9 @@ from __future__ import annotations
 import os
 import signal
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..child.bootstrap import CANDIDATE_NAME, ChildJob, become_child
 from ..child.layers import report
@@ -213,3 +214,29 @@ def decode_status(data: bytes) -> tuple[int, float, float, int, int, int, int] |
         return None
     status, utime, stime, maxrss, largest, free, inodes = INIT_STATUS.unpack(data[: INIT_STATUS.size])
     return int(status), float(utime), float(stime), int(maxrss), int(largest), int(free), int(inodes)
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL ``pid``'s process group, and ``pid`` itself (it may have left its group)."""
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def reap_ready(wake_r: int) -> Iterator[tuple[int, int, Any]]:
+    """Empty the signal wake-up pipe, then (pid, wait status, rusage) of every child that ended."""
+    try:
+        while os.read(wake_r, 4096):
+            pass
+    except BlockingIOError:
+        pass
+    while True:
+        try:
+            pid, status, rusage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        yield pid, status, rusage

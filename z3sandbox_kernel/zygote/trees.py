@@ -26,7 +26,7 @@ from .classify import signal_of
 from .forker import ForkServer, Usage, fork_tree
 from .jobs import Job, close_go_pipe
 from .sandboxing import SandboxPlan
-from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME
+from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, kill_group, reap_ready
 
 READ_CHUNK = 1 << 16
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
@@ -168,22 +168,10 @@ class Trees:
     # ------------------------------------------------------------------------------------ reaping
 
     def on_wake(self) -> None:
-        try:
-            while os.read(self.wake_r, 4096):
-                pass
-        except BlockingIOError:
-            pass
-        while True:
-            try:
-                pid, status, rusage = os.wait4(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            job = self.jobs_by_pid.pop(pid, None)
-            if job is not None:  # any other pid is an orphan we inherited as subreaper: now reaped
-                job.wait_status, job.rusage, job.ended = status, rusage, time.monotonic()
-                self.ended(job)
+        for pid, status, rusage in reap_ready(self.wake_r):
+            # Any pid not a job's is an orphan we inherited as subreaper, a removal helper or the
+            # fork server: now reaped.
+            self._reaped(pid, status, rusage)
 
     def on_reaped(self) -> None:
         """The fork server reaped trees: end their jobs as ``on_wake`` ends the zygote's own."""
@@ -232,7 +220,7 @@ class Trees:
         the orphans of user code, the bytes still in its pipes, its scratch folder."""
         self.end_hand_off(job)
         if "status" not in job.streams:  # no PID namespace took the tree down with its init
-            _kill_group(job.pid)
+            kill_group(job.pid)
             if job.phase == "run" and self.forker is None:  # only user code can leave processes
                 self.plan.kill_orphans(set(self.jobs_by_pid))  # (the fork server's trees: it does)
         self._drain(job)
@@ -256,7 +244,7 @@ class Trees:
                 self.kill(job, "wall")
             elif job.kill is not None and now >= job.deadline:  # the init's grace is over
                 job.deadline = math.inf
-                _kill_group(job.pid)
+                kill_group(job.pid)
 
     def kill(self, job: Job, reason: str, detail: str = "", grace: bool = True) -> None:
         """End the job's tree.  With an init (a PID namespace), ask it to kill the candidate and
@@ -271,7 +259,7 @@ class Trees:
             except ProcessLookupError:
                 pass
         job.deadline = math.inf
-        _kill_group(job.pid)
+        kill_group(job.pid)
 
     def kill_all(self, reason: str, detail: str = "") -> None:
         """Kill every tree and reap them all now (each reaped job is ``ended`` as usual)."""
@@ -309,11 +297,3 @@ class Trees:
     def busy(self) -> int:
         """Trees that serve a candidate (not an idle spare or standby, not the probe)."""
         return sum(1 for job in self.jobs_by_pid.values() if job.candidate_id >= 0)
-
-
-def _kill_group(pid: int) -> None:
-    for target in (-pid, pid):
-        try:
-            os.kill(target, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
