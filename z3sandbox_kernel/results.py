@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from collections import Counter
@@ -64,7 +65,10 @@ class CandidateResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with the field names of ``CandidateDict``."""
-        data = dataclasses.asdict(self)
+        # Shallow: asdict would deep-copy a model only to encode it again below (a 10,000-entry
+        # model, per candidate, several times per display).
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        data["isolation"] = copy.deepcopy(self.isolation)
         data["verdict"] = self.verdict.value if self.verdict is not None else None
         data["model"] = (
             {k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None
@@ -182,8 +186,10 @@ class RunResult:
         groups: dict[str, list[CandidateResult]] = {}
         for candidate in self.candidates:
             if candidate.verdict is Verdict.SAT:
-                data = candidate.to_dict()
-                key = json.dumps([data["model"], data["payload_hex"]], sort_keys=True)
+                payload = candidate.payload.hex() if candidate.payload is not None else None
+                # json's C encoder on the values themselves (a Fraction by its repr): bounded
+                # models (protocol.SHOWN_MODEL_MAX_ENTRIES) group in milliseconds.
+                key = json.dumps([candidate.model, payload], sort_keys=True, default=repr)
                 groups.setdefault(key, []).append(candidate)
         return sorted(groups.values(), key=len, reverse=True)
 
