@@ -86,9 +86,8 @@ SPARE_REQUEST_FILE = "verify-request.json"
 # The zygote tells a standby's init that its child was handed a request: init takes a candidate's
 # name, so that only a standby still waiting carries the standby's name.
 STANDBY_TAKEN = signal.SIGUSR2
-# A standby candidate reads its ``RunRequest`` as one frame on GO_FD.  At most this large, the frame
-# is one write into the empty pipe (a pipe's default capacity), so the zygote never blocks on it; a
-# larger request takes a cold fork.
+# Every candidate reads its ``RunRequest`` as one frame on GO_FD, in reads of at most this many
+# bytes; the zygote writes it as the pipe drains (zygote/trees.py, ``hand_off``), whatever its size.
 STANDBY_REQUEST_MAX_BYTES = 1 << 16
 
 JsonValue = None | bool | int | float | str | list[Any] | dict[str, Any]

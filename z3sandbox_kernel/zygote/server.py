@@ -5,11 +5,11 @@ deadlines, kills, reaping), hands requests to standbys and models to verifiers, 
 one finished ``CandidateDict`` per candidate.  Selectors, not threads: a forked copy of a threaded
 process can deadlock, and a kernel has threads -- which is why the zygote exists.
 
-A fork copies everything the zygote holds, so forks happen where the stack holds nothing of
-another candidate (requests wait in ``pending`` and start one by one from the loop; standbys and
-spares are forked from the loop's top), and a fresh child's first act is ``_forget``: it drops the
-zygote's references to every other candidate (see SECURITY.md for the bytes that freed memory
-still holds).
+A fork copies everything its parent holds, freed memory included, so the zygote forks no
+candidate and no verifier: after its start-up probe and before its first request it forks the fork
+server (forker.py), which never holds a request, and every tree is forked there and handed its
+own request after the fork.  ``_forget`` (first thing in the fork server) drops the zygote's
+selector and bookkeeping.
 """
 
 from __future__ import annotations

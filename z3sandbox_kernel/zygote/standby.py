@@ -3,16 +3,18 @@
 A standby has done everything a cold candidate does before user code runs: its init entered the
 PID, mount, IPC and UTS namespaces, mounted the scratch tmpfs (of the default ``disk_mb``) and took
 the candidate's uid; the child applied every layer but rlimits and blocks on its go pipe
-(child/bootstrap.py, ``_stand_by``).  Handing it a request is one write into that pipe, so the two
-forks, the namespaces and the layers leave the critical path.  The child then applies the
-request's rlimits, checks its ``require``, writes the setup frame and runs the script: the steps of
-a cold candidate in the same order, so what it reports and what the script sees are the same.
+(child/bootstrap.py, ``_stand_by``).  Handing it a request is writing one frame into that pipe
+(as it drains: any size), so the two forks, the namespaces and the layers leave the critical
+path.  The child then applies the request's rlimits, checks its ``require``, writes the setup
+frame and runs the script: the steps of a cold candidate in the same order, so what it reports
+and what the script sees are the same.
 
-A request that a standby cannot take as it is (another ``disk_mb``, a frame larger than a pipe
-holds) takes a cold fork, as does every request at the process level, which has no init to name a
-standby by (the suite's leftover checks tell a standby from a stray by its init).  The pool is
-refilled only while fewer jobs than cores are running, from the event loop's top after a hand-off
-or a done frame (server.py: no fork holds another candidate's data on its stack).
+A request that a standby cannot take as it is (another ``disk_mb``) gets a tree forked for it,
+as does every request at the process level, which has no init to name a standby by (the suite's
+leftover checks tell a standby from a stray by its init); that tree too is forked by the fork
+server (forker.py) and handed its request after the fork, like a standby.  The pool is refilled
+only while fewer jobs than cores are running, from the event loop's top after a hand-off or a
+done frame.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class Standbys:
         return busy
 
     def take(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job | None:
-        """Hand ``request`` to a ready standby and return its job, or None: fork cold."""
+        """Hand ``request`` to a ready standby and return its job, or None: fork a tree for it."""
         self.wanted = True
         if not self.ready or limits.disk_mb != Limits().disk_mb:
             return None
@@ -72,7 +74,7 @@ class Standbys:
 
     def ended(self, job: Job) -> None:
         """A standby that ended before its hand-off.  Killed by us, it is simply gone; otherwise
-        something in its set-up fails here, and standbys stop (every request forks cold)."""
+        something in its set-up fails here, and standbys stop (every request gets a tree of its own)."""
         if job not in self.ready:
             return
         self.ready.remove(job)

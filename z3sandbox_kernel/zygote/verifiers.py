@@ -1,6 +1,8 @@
 """The zygote's verifiers: one forked ahead (the spare), handed a model when a candidate needs it.
 
-A verifier re-checks a sat candidate's model in a fresh fork that never ran user code.  The fork and
+A verifier re-checks a sat candidate's model in a fresh fork that never ran user code, forked by the
+fork server (forker.py), so it holds no other candidate's data: its own model comes in a file of
+its scratch folder after the fork, the spare's and one forked on demand's alike.  The fork and
 its bootstrap (layers applied, memory prepared, a small verification rehearsed: child/bootstrap.py)
 are paid while nothing waits for them; it is handed the model as soon as the candidate's report is
 whole (server.py), while the candidate's tree is still being torn down.  The spare is forked once
