@@ -49,6 +49,9 @@ FORKER_NAMES = frozenset({FORKER_NAME, SPARE_NAME, STANDBY_NAME, CANDIDATE_NAME}
 # PIPE_BUF, so each record is written whole.
 REAPED = struct.Struct(">iiddq")
 _ORDER_MAX_BYTES = 1 << 16
+# One order, one answer, each a message (macOS has no SOCK_SEQPACKET for AF_UNIX: datagrams there,
+# untested; the life pipe still ends the fork server).
+_SOCKET_TYPE = socket.SOCK_SEQPACKET if sys.platform == "linux" else socket.SOCK_DGRAM
 _MAX_FDS = 5
 
 
@@ -102,8 +105,9 @@ class ForkServer:
     """The zygote's side: start the fork server, send it orders, read what it reaped."""
 
     def __init__(self, plan: SandboxPlan, forget: Any) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
         reaped_r, reaped_w = os.pipe()
+        life_r, life_w = os.pipe()  # EOF when the zygote is gone (macOS has no death signal)
         set_process_name(FORKER_NAME)  # from its first instant: a name is inherited at fork
         try:
             pid = os.fork()
@@ -114,8 +118,9 @@ class ForkServer:
             try:
                 ours.close()
                 os.close(reaped_r)
+                os.close(life_w)
                 forget()  # the zygote's selector, its wake pipe, its host pipes
-                _serve(plan, theirs, reaped_w)
+                _serve(plan, theirs, reaped_w, life_r)
             except BaseException:
                 traceback.print_exc()
             finally:
@@ -123,7 +128,9 @@ class ForkServer:
         set_process_name(ZYGOTE_NAME)
         theirs.close()
         os.close(reaped_w)
+        os.close(life_r)
         os.set_blocking(reaped_r, False)
+        self.life_w = life_w  # never written: held, then closed with the zygote
         self.pid, self.sock, self.reaped_fd = pid, ours, reaped_r
         self.pending = bytearray()
 
@@ -161,11 +168,12 @@ class ForkServer:
         return self.reaped()
 
     def close(self) -> None:
-        """EOF on its socket: the fork server kills its trees and exits (reaped as our child)."""
+        """EOF: the fork server kills its trees and exits (reaped as our child)."""
         self.sock.close()
+        os.close(self.life_w)
 
 
-def _serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int) -> None:
+def _serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int, life_r: int) -> None:
     """The fork server's loop: an order in, a tree out; a tree reaped, a record out."""
     set_parent_death_signal(signal.SIGKILL)
     if sys.platform == "linux":
@@ -183,18 +191,19 @@ def _serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int) -> None:
     selector = selectors.DefaultSelector()
     selector.register(sock, selectors.EVENT_READ, "order")
     selector.register(wake_r, selectors.EVENT_READ, "wake")
+    selector.register(life_r, selectors.EVENT_READ, "life")
     live: set[int] = set()
 
     def forget() -> None:  # first thing in every tree: none of the fork server's own descriptors
         selector.close()
         sock.close()
-        for fd in (reaped_w, wake_r, wake_w):
+        for fd in (reaped_w, wake_r, wake_w, life_r):
             os.close(fd)
 
     while True:
         for key, _ in selector.select():
-            if key.data == "order":
-                if not _take_order(plan, sock, live, forget):
+            if key.data in ("order", "life"):
+                if key.data == "life" or not _take_order(plan, sock, live, forget):
                     for pid in live:
                         kill_group(pid)
                     return
