@@ -92,5 +92,6 @@ def hand(job: Job, candidate_id: int, limits: Limits) -> None:
     keep = int(limits.output_kb) * 1024
     for name in ("stdout", "stderr"):
         job.streams[name].keep = keep
-    job.result = frames.ResultReader(report_budget(int(limits.payload_max_bytes)))
+    between = job.result.between if job.result is not None else (lambda: None)
+    job.result = frames.ResultReader(report_budget(int(limits.payload_max_bytes)), between)
     job.output_cap = int(limits.output_max_mb) << 20

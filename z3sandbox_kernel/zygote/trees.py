@@ -94,7 +94,8 @@ class Trees:
         job = Job(candidate_id, phase, spawned.pid, folder, started,
                   math.inf if ahead else started + float(limits.wall_s), streams,
                   go_fd=spawned.go_fd,
-                  result=frames.ResultReader(report_budget(int(limits.payload_max_bytes))),
+                  result=frames.ResultReader(report_budget(int(limits.payload_max_bytes)),
+                                             self.enforce_deadlines),
                   output_cap=int(limits.output_max_mb) << 20)
         for stream in streams.values():
             assert stream.fd is not None
