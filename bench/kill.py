@@ -22,6 +22,7 @@ from typing import Any
 from designs import BadAnswer, Engine
 
 from z3sandbox_kernel import Limits
+from z3sandbox_kernel.zygote.forker import FORKER_NAME, FORKER_NAMES
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME
 from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
 
@@ -56,7 +57,11 @@ def leftovers(root: int, kernel: bool) -> list[str]:
     found: list[str] = []
     serving = [pid for pid in _children(root) if _is(pid, ZYGOTE_NAME)][:1] if kernel else [root]
     allowed: dict[int, str] = {pid: ZYGOTE_NAME for pid in serving}
-    for parent in serving:
+    # Every tree is a child of the serving zygote's fork server (zygote/forker.py).
+    forkers = [pid for parent in serving for pid in _children(parent)
+               if any(_is(pid, name) for name in FORKER_NAMES)][:1]
+    allowed.update({pid: FORKER_NAME for pid in forkers})
+    for parent in forkers:
         below = _children(parent)
         for pid in [pid for pid in below if _is(pid, SPARE_NAME)][:1]:
             allowed[pid] = SPARE_NAME

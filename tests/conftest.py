@@ -25,6 +25,7 @@ from types import ModuleType
 import pytest
 
 from z3sandbox_kernel import Sandbox
+from z3sandbox_kernel.zygote.forker import FORKER_NAMES
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME
 from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
 
@@ -106,14 +107,19 @@ def stray_processes(sandbox: Sandbox) -> list[Proc]:
     # when a test looks: it is the serving zygote by its place in the tree, whatever its name.
     names = set(expected) | ({SPARE_NAME, STANDBY_NAME} if expected else set())
     serving = [proc.pid for proc in tree if proc.ppid == pid and proc.name in names] or [pid]
+    # Every tree is forked by the fork server, the serving zygote's one child of that name
+    # (zygote/forker.py): spares and standbys are its children.
+    forkers = [proc.pid for proc in tree if proc.ppid in serving and proc.name in FORKER_NAMES][:1]
     spares = 1  # the serving zygote keeps one idle verifier forked ahead (zygote/verifiers.py)
     # Standbys exist at the kernel level only (with PID namespaces: an init names one).
-    standbys = idle_standbys(tree, serving) if expected else set()
+    standbys = idle_standbys(tree, forkers) if expected else set()
     strays = []
     for proc in tree:
         if proc.ppid == pid and proc.pid in serving and expected:
             expected.pop()
-        elif proc.ppid in serving and proc.name == SPARE_NAME and spares:
+        elif proc.pid in forkers:
+            continue
+        elif proc.ppid in forkers and proc.name == SPARE_NAME and spares:
             spares -= 1
         elif proc.pid not in standbys:
             strays.append(proc)
@@ -121,9 +127,9 @@ def stray_processes(sandbox: Sandbox) -> list[Proc]:
 
 
 def idle_standbys(tree: list[Proc], serving: list[int]) -> set[int]:
-    """Standby candidates waiting for a request (zygote/standby.py): an init under the serving
-    zygote and at most one child, all named STANDBY_NAME (a handed-off child renames itself, so a
-    candidate's tree never passes for one), at most STANDBY_TARGET of them."""
+    """Standby candidates waiting for a request (zygote/standby.py): an init under the fork
+    server (``serving``) and at most one child, all named STANDBY_NAME (a handed-off child
+    renames itself, so a candidate's tree never passes for one), at most STANDBY_TARGET of them."""
     children: dict[int, list[Proc]] = {}
     for proc in tree:
         children.setdefault(proc.ppid, []).append(proc)

@@ -142,7 +142,7 @@ def test_json_document_follows_schema_version_1() -> None:
         "index", "verdict", "reason", "model", "payload_hex", "payload_error", "unsat_core",
         "stdout", "stderr", "stdout_truncated", "stderr_truncated", "kill", "exit_code",
         "signal", "verified", "label", "source_preview", "output_truncated", "error",
-        "shown", "core_answer", "show_output",
+        "shown", "core_answer", "show_output", "model_omitted",
     }
     assert document["finished"] is True and document["progress"] == {"done": 3, "total": 3}
     assert document["tie"] is None and document["view"] == "run"

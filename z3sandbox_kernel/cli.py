@@ -194,7 +194,10 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
                 if text:
                     name = candidate.label or f"candidate {candidate.index}"
                     print(f"\n--- {stream} of {candidate.index} ({name}) ---")
-                    print("\n".join(printable(line) for line in text.rstrip("\n").splitlines()))
+                    # Lines end at "\n" only: a "\r" (or \x85, \u2028) is shown escaped, never
+                    # obeyed by the terminal (issue 20).
+                    print("\n".join(printable(line.replace("\r", "\\r"))
+                                     for line in text.rstrip("\n").split("\n")))
 
 
 def _sub_parser_action(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:

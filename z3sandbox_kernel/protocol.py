@@ -51,6 +51,15 @@ MAX_CHILD_REPORT_BYTES = 64 << 20
 MAX_FRAME_DEPTH = 8
 # A candidate's result descriptor carries the setup frame, then one result frame: no more.
 MAX_CHILD_FRAMES = 2
+# What the host keeps of one candidate's model and unsat core, whatever the candidate reported
+# (issue 20: twelve 400,000-constant models took a kernel to 1 GB and its table to 30 s).  The
+# zygote cuts them before the result leaves it, the host's expansion of hex-only byte_N stops at
+# the same count, and ``model_omitted`` says how many entries were left out; the payload stays
+# whole (``Limits.payload_max_bytes``).
+SHOWN_MODEL_MAX_ENTRIES = 10_000
+SHOWN_MODEL_MAX_BYTES = 1 << 20  # names and values as text
+SHOWN_CORE_MAX_ENTRIES = 1_000
+SHOWN_CORE_TEXT_CHARS = 1_000
 # A host <-> zygote frame larger than this is a protocol error.
 MAX_FRAME_BYTES = 128 << 20
 
@@ -60,8 +69,11 @@ _HEADER = struct.Struct(">I")
 # The zygote asks init to kill its candidate with this signal; init then reports as usual.
 KILL_REQUEST = signal.SIGUSR1
 # init's one frame on its status pipe when the candidate ended: the candidate's wait status, user
-# and system CPU seconds, peak RSS in KB (init's own wait4, so a killed candidate's are its own).
-INIT_STATUS = struct.Struct(">iddq")
+# and system CPU seconds, peak RSS in KB (init's own wait4, so a killed candidate's are its own),
+# then what init measured of its scratch tmpfs once every process of the namespace was dead: the
+# largest file, the free bytes and the free inodes (-1: not measured).  The verdict's file-size
+# and disk rules believe these, not the signal or the exception the candidate could make itself.
+INIT_STATUS = struct.Struct(">iddqqqq")
 # Exit code of a child whose bootstrap failed before user code ran (no frame could be written).
 BOOTSTRAP_FAILED_EXIT = 121
 # A process forked ahead of its request (a spare verifier, a standby candidate: zygote/verifiers.py,
@@ -74,9 +86,8 @@ SPARE_REQUEST_FILE = "verify-request.json"
 # The zygote tells a standby's init that its child was handed a request: init takes a candidate's
 # name, so that only a standby still waiting carries the standby's name.
 STANDBY_TAKEN = signal.SIGUSR2
-# A standby candidate reads its ``RunRequest`` as one frame on GO_FD.  At most this large, the frame
-# is one write into the empty pipe (a pipe's default capacity), so the zygote never blocks on it; a
-# larger request takes a cold fork.
+# Every candidate reads its ``RunRequest`` as one frame on GO_FD, in reads of at most this many
+# bytes; the zygote writes it as the pipe drains (zygote/trees.py, ``hand_off``), whatever its size.
 STANDBY_REQUEST_MAX_BYTES = 1 << 16
 
 JsonValue = None | bool | int | float | str | list[Any] | dict[str, Any]
@@ -220,6 +231,16 @@ class VerifyReport(TypedDict, total=False):
     v: int
     verified: bool | None  # None: could not be decided (e.g. unsupported sorts, unknown)
     reason: str
+    # When decided: the model that was checked, as a ChildReport holds one.  It is the result's
+    # model and payload (zygote/classify.py): what is shown is what was verified (issue 20).
+    model: dict[str, JsonValue]
+    byte_constants: list[ByteConstant]
+    byte_runs: list[list[Any]]
+
+
+# The reason of a sat result whose model could not be verified (verification was asked for): it is
+# shown as such, and counts for nothing in the vote or a tie (results.py).
+UNVERIFIED_REASON = "the model is not verified"
 
 
 # ------------------------------------------------------------------------------------ host <-> zygote
@@ -343,6 +364,7 @@ class ZygoteResult(CandidateDict, total=False):
     (``INLINE_BYTE_CONSTANTS``), which the host puts back into ``model`` (payload.expand_model)."""
 
     byte_runs: list[list[Any]]
+    model_omitted: int  # model entries left out (SHOWN_MODEL_MAX_ENTRIES, SHOWN_MODEL_MAX_BYTES)
 
 
 class Done(TypedDict):

@@ -199,7 +199,8 @@ def model_text(candidate: CandidateResult, max_bytes: int = 4096) -> str:
     if payload is not None:
         more = f" … ({len(payload)} bytes)" if len(payload) > max_bytes else ""
         return payload[:max_bytes].hex(" ") + more
-    return ", ".join(f"{k}={v}" for k, v in model_items(candidate))
+    text = ", ".join(f"{k}={v}" for k, v in model_items(candidate))
+    return text + (f", … {candidate.model_omitted} more entries not kept" if candidate.model_omitted else "")
 
 
 def model_preview(candidate: CandidateResult, width: int = 40) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from collections import Counter
@@ -10,7 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .limits import Limits
-from .protocol import CandidateDict, CandidateError, IsolationReport, decode_value, encode_value
+from .protocol import (
+    UNVERIFIED_REASON,
+    CandidateDict,
+    CandidateError,
+    IsolationReport,
+    decode_value,
+    encode_value,
+)
 from .verdicts import Verdict
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
@@ -42,6 +50,7 @@ class CandidateResult:
     exit_code: int | None = None
     signal: int | None = None
     verified: bool | None = None
+    model_omitted: int = 0  # model entries the host did not keep (protocol.SHOWN_MODEL_MAX_ENTRIES)
     isolation: IsolationReport | None = None
     host: str | None = None  # where it ran, for distributed runs; None for this machine
     limits: Limits | None = None  # the limits it ran under (set when its run is done)
@@ -72,7 +81,10 @@ class CandidateResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with the field names of ``CandidateDict``."""
-        data = dataclasses.asdict(self)
+        # Shallow: asdict would deep-copy a model only to encode it again below (a 10,000-entry
+        # model, per candidate, several times per display).
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        data["isolation"] = copy.deepcopy(self.isolation)
         data["verdict"] = self.verdict.value if self.verdict is not None else None
         data["model"] = (
             {k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None
@@ -101,6 +113,8 @@ class RunResult:
     ``verdict`` is the majority over the decisive verdicts (sat, unsat).  On a tie, sat wins when at
     least one sat model was verified (a model that checks is a certificate); otherwise the tie is
     ``unknown``.  With no decisive verdict at all, it is the most common verdict, earliest first.
+    A sat whose model could not be verified (verification asked for, undecided) counts for
+    nothing: it never wins the vote or a tie, and its model is not the run's.
     """
 
     candidates: list[CandidateResult]
@@ -128,10 +142,16 @@ class RunResult:
     def counts(self) -> dict[str, int]:
         return dict(Counter(c.verdict.value for c in self.candidates if c.verdict is not None))
 
+    def _voting_sat(self) -> list[CandidateResult]:
+        """The sat candidates that count in the vote: not one whose model verification was asked
+        for and could not decide (shown as such; it never wins a vote or a tie)."""
+        return [c for c in self.candidates if c.verdict is Verdict.SAT
+                and not (c.verified is None and c.reason.startswith(UNVERIFIED_REASON))]
+
     @property
     def tie(self) -> dict[str, Any] | None:
         """When as many candidates said sat as unsat: the counts, the winner and the rule used."""
-        sat = [c for c in self.candidates if c.verdict is Verdict.SAT]
+        sat = self._voting_sat()
         unsat = sum(1 for c in self.candidates if c.verdict is Verdict.UNSAT)
         if not sat or len(sat) != unsat:
             return None
@@ -145,13 +165,14 @@ class RunResult:
     def verdict(self) -> Verdict:
         if not self.candidates:
             return Verdict.UNKNOWN
-        sat = [c for c in self.candidates if c.verdict is Verdict.SAT]
+        sat = self._voting_sat()
         unsat = [c for c in self.candidates if c.verdict is Verdict.UNSAT]
         if sat or unsat:
             if len(sat) != len(unsat):
                 return Verdict.SAT if len(sat) > len(unsat) else Verdict.UNSAT
             return Verdict.SAT if any(c.verified for c in sat) else Verdict.UNKNOWN
-        order = Counter(c.verdict for c in self.candidates if c.verdict is not None)
+        order = Counter(c.verdict for c in self.candidates
+                        if c.verdict is not None and c.verdict is not Verdict.SAT)
         if not order:
             return Verdict.UNKNOWN
         best = max(order.values())
@@ -160,7 +181,7 @@ class RunResult:
     @property
     def best(self) -> CandidateResult | None:
         """The SAT candidate whose model and payload stand for the run: the first verified one."""
-        sat = [c for c in self.candidates if c.verdict is Verdict.SAT]
+        sat = self._voting_sat()
         verified = [c for c in sat if c.verified]
         chosen = verified or sat
         return chosen[0] if chosen else None
@@ -185,8 +206,10 @@ class RunResult:
         groups: dict[str, list[CandidateResult]] = {}
         for candidate in self.candidates:
             if candidate.verdict is Verdict.SAT:
-                data = candidate.to_dict()
-                key = json.dumps([data["model"], data["payload_hex"]], sort_keys=True)
+                payload = candidate.payload.hex() if candidate.payload is not None else None
+                # json's C encoder on the values themselves (a Fraction by its repr): bounded
+                # models (protocol.SHOWN_MODEL_MAX_ENTRIES) group in milliseconds.
+                key = json.dumps([candidate.model, payload], sort_keys=True, default=repr)
                 groups.setdefault(key, []).append(candidate)
         return sorted(groups.values(), key=len, reverse=True)
 

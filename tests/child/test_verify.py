@@ -23,8 +23,25 @@ def prepared() -> None:
     harness.prepare()
 
 
-def test_correct_model_verifies() -> None:
-    assert verify_model(ASSERTIONS, MODEL, 5.0) == {"v": 1, "verified": True}
+def test_correct_model_verifies_and_the_report_holds_the_model_checked() -> None:
+    assert verify_model(ASSERTIONS, MODEL, 5.0) == {
+        "v": 1, "verified": True, "byte_constants": [], "byte_runs": [],
+        "model": {"odd name": 5, "r": {"fraction": [1, 3]}, "w": 'a"b', "x": 2}}
+
+
+def test_a_name_given_twice_is_malformed() -> None:
+    """Issue 20: duplicate pairs made the verifier check one value and the result show another."""
+    report = verify_model(ASSERTIONS, [["x", "2"], ["x", "666"], *MODEL[1:]], 5.0)
+    assert report["verified"] is None and "given more than one value" in report["reason"]
+    assert "model" not in report
+
+
+def test_values_left_free_are_the_solvers_and_shown() -> None:
+    """An empty model_smt2 verifies only existence: the model shown is then the verifier's own, not
+    whatever the candidate claimed beside it."""
+    report = verify_model("(declare-fun x () Int)(assert (> x 0))(assert (< x 10))", [], 5.0)
+    assert report["verified"] is True
+    assert 0 < report["model"]["x"] < 10
 
 
 def test_tampered_model_fails_and_names_the_violated_assertion() -> None:

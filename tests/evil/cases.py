@@ -108,7 +108,9 @@ CASES: list[Case] = [
          limits=CPU_BOUND),
     Case("03_z3_no_timeout.py", same(Expect(("timeout",), ("solver timeout",), ("solver",)))),
     Case("04_z3_raw_check.py", same(Expect(("cpu_limit", "timeout"), (), ("cpu", "wall")))),
-    Case("05_bytearray_8g.py", same(MEMORY)),
+    # 8 GiB refused whole by RLIMIT_AS leaves no trace the sandbox can read (rusage saw 30 MB), so
+    # it is not believed a memory limit: the candidate could raise MemoryError itself (123).
+    Case("05_bytearray_8g.py", same(Expect(("runtime_error",), ("larger than what was left",), (None,)))),
     Case("06_growing_lists.py", same(MEMORY)),
     Case("07_z3_native_oom.py", same(MEMORY)),
     Case("08_fork_bomb.py", same(audit("os.fork"))),
@@ -287,7 +289,7 @@ CASES += [
 def check_table() -> None:
     """Every script has exactly one row, and every row a script."""
     listed = {case.script for case in CASES}
-    present = {path.name for path in SCRIPTS.glob("[0-9][0-9]_*.py")}
+    present = {path.name for path in SCRIPTS.glob("[0-9]*_*.py")}
     assert listed == present, (sorted(listed - present), sorted(present - listed))
 
 # Red team (scripts 94-119): classes the hardening of issue 10 missed, found from outside.
@@ -303,4 +305,42 @@ CASES += [
     # eval), and the verifier hands it the candidate's assertions: closed when child/verify.py
     # accepts only declarations, definitions and asserts and names the refused command.
     Case("96_verifier_writes_files.py", same(Expect(("sat",), ("command",), (None,)))),
+]
+
+# Kill reasons from what the sandbox observed (issue 20, scripts 120-125): a limit's signal the
+# candidate sent itself, an exception it raised itself, a limit it lowered itself.  Kernel level:
+# seccomp refuses a limit's signal to itself (EPERM: blocked); everywhere, rusage and the
+# scratch measured by the candidate's init decide, and a self-inflicted death says so.
+SELF_SENT = Expect(("crashed",), ("sent it to itself",), (None,))
+REFUSED_SELF = seccomp()
+CASES += [
+    Case("120_self_sigxcpu.py", {"kernel": REFUSED_SELF, "process": SELF_SENT}),
+    Case("121_self_sigxfsz.py", {"kernel": REFUSED_SELF, "process": SELF_SENT}),
+    Case("122_self_sigsys.py", {"kernel": REFUSED_SELF,
+                                "process": Expect(("crashed",), ("seccomp is not active",), (None,))}),
+    Case("123_raise_memory_error.py",
+         same(Expect(("runtime_error",), ("raised by the script itself",), (None,)))),
+    Case("124_raise_enospc.py", same(Expect(("runtime_error",), ("No space left",), (None,)))),
+    # Lowered to 1 s of a 4 s limit: a quarter, well under what rusage reads at a real limit.
+    Case("125_lowered_cpu_limit.py",
+         same(Expect(("crashed",), ("lowered its own limit", "SIGXCPU"), (None,))),
+         limits=LIMITS.replace(cpu_s=4.0)),
+]
+
+# "Verified" means the model shown (issue 20, scripts 126-128): the candidate's own report puts a
+# model beside the one the verifier checks; the result holds only what was checked.
+CASES += [
+    Case("126_forged_model_beside_checked.py", same(Expect(("sat",), kill=(None,))),
+         extra={"verified": True, "model": {"x": 5}}),
+    Case("127_model_pairs_twice.py",
+         same(Expect(("sat",), ("not verified", "more than one value"), (None,))),
+         extra={"verified": None, "not_model": {"x": 666}}),
+    Case("128_model_smt2_empty.py", same(Expect(("sat",), kill=(None,))),
+         extra={"verified": True, "not_model": {"x": 666}}),
+]
+
+# No candidate reads another's data (issue 20, script 129): it scans its own memory for what a
+# fork inherited.  Every tree is forked from the fork server, which never held a request.
+CASES += [
+    Case("129_scan_own_memory.py", same(Expect(("no_check",), ("",), (None,))), sibling_hold_s=3.0),
 ]

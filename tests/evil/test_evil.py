@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from z3sandbox_kernel import CandidateResult, Limits, Sandbox
+from z3sandbox_kernel import CandidateResult, Limits, RunResult, Sandbox
 from z3sandbox_kernel.zygote.namespaces import CANDIDATE_UID
 
 from .cases import CASES, LIMITS, Case, check_table
@@ -119,6 +119,14 @@ def _check_extras(case: Case, level: str, evil: CandidateResult,
             return [(layer["name"], layer.get("active")) for layer in (r.isolation or {}).get("layers", [])]
         assert layers(evil) == layers(sibling), "user code changed the isolation report"
         assert evil.verified is not True, "a forged result got a verified model"
+    if "verified" in case.extra:  # the model shown is the one checked (issue 20)
+        assert evil.verified is case.extra["verified"], describe(evil)
+        if "model" in case.extra:
+            assert evil.model == case.extra["model"], describe(evil)
+        if evil.verified:
+            assert evil.model != case.extra.get("not_model"), describe(evil)
+        else:
+            assert RunResult([evil, sibling]).best is sibling, "an unverified model won the vote"
     max_reason = case.extra.get("max_reason")
     if max_reason is not None:
         assert len(evil.reason) <= int(max_reason), len(evil.reason)  # type: ignore[call-overload]

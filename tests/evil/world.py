@@ -36,6 +36,7 @@ from typing import Any
 import z3
 
 import z3sandbox_kernel
+from z3sandbox_kernel.zygote.forker import FORKER_NAMES
 from z3sandbox_kernel.zygote.scratch import REMOVER_NAME
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME
 from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
@@ -47,7 +48,7 @@ SIBLING_SECRET_FILE = "secret.txt"
 
 
 def script_paths() -> list[Path]:
-    return sorted(SCRIPTS.glob("[0-9][0-9]_*.py"))
+    return sorted(SCRIPTS.glob("[0-9]*_*.py"), key=lambda path: int(path.name.split("_")[0]))
 
 
 def header(path: Path) -> str:
@@ -422,11 +423,13 @@ def leftover_processes(zygote_pid: int, level: str) -> list[str]:
     candidates are the zygote's children."""
     own_depth = 1 if level == "kernel" else 0
     tree = descendants(zygote_pid)
-    # The serving zygote keeps one idle verifier forked ahead, named SPARE_NAME: not a leftover.
-    spares = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) == SPARE_NAME][:1]
+    # The serving zygote's fork server (zygote/forker.py): every tree is its child.
+    forkers = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) in FORKER_NAMES][:1]
+    # It keeps one idle verifier forked ahead, named SPARE_NAME: not a leftover.
+    spares = [pid for pid, d in tree.items() if parent_of(pid) in forkers and _comm(pid) == SPARE_NAME][:1]
     # Nor its standby candidates (zygote/standby.py, kernel level only): an init and its one
     # child, both named STANDBY_NAME until handed a request (both rename themselves then).
-    inits = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) == STANDBY_NAME]
+    inits = [pid for pid, d in tree.items() if parent_of(pid) in forkers and _comm(pid) == STANDBY_NAME]
     standbys: list[int] = []
     for init in inits[:STANDBY_TARGET] if level == "kernel" else []:
         below = [pid for pid in tree if parent_of(pid) == init]
@@ -435,6 +438,6 @@ def leftover_processes(zygote_pid: int, level: str) -> list[str]:
     # A scratch-removal helper (process level) is the zygote's own; conftest waits for the folders.
     left = [f"{pid} ({_comm(pid)}, depth {d})"
             for pid, d in tree.items()
-            if d > own_depth and pid not in spares + standbys and _comm(pid) != REMOVER_NAME]
+            if d > own_depth and pid not in forkers + spares + standbys and _comm(pid) != REMOVER_NAME]
     left += [f"{pid} ({EVIL_COMM}, anywhere)" for pid in all_pids() if _comm(pid) == EVIL_COMM]
     return left

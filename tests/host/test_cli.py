@@ -119,6 +119,15 @@ def test_verbose_cores_and_output_show_everything(files):
     assert "core: line 2: s.add(x > 1); line 3: s.add(x < 0)" in done.stdout
 
 
+def test_show_output_escapes_control_characters(files):
+    """Issue 20: a candidate's "\r", escape sequences or bell never reach the terminal raw."""
+    (files / "ctl.py").write_text('print("ab\\rX\\x1b[31mred\\x07\\u2028z")\n')
+    done = cli("ctl.py", "--show-output", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert "ab\\rX\\x1b[31mred\\x07\\u2028z" in done.stdout
+    assert not any(ch in done.stdout for ch in "\r\x1b\x07\u2028")
+
+
 def test_limit_errors_name_the_flag_and_typos_get_a_suggestion(files):
     done = cli("sat.py", "--memory", "1", "--isolation", "process", cwd=files)
     assert done.returncode == 2

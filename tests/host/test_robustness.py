@@ -6,6 +6,7 @@ Triggers are synchronised on ``on_update`` states ("running", "done"), never on 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import select
 import signal
@@ -19,6 +20,7 @@ import pytest
 from tests.conftest import LEVELS, all_processes, process_tree_of, stray_processes
 from z3sandbox_kernel import Limits, Sandbox, Verdict
 from z3sandbox_kernel.host.scheduler import CANCEL_GRACE_S, WATCHDOG_GRACE_S
+from z3sandbox_kernel.protocol import SHOWN_MODEL_MAX_ENTRIES
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("zygote_is_clean")]
 
@@ -221,6 +223,17 @@ def test_closing_a_sandbox_stops_its_zygote():
     assert ended_within([zygote], 5) == []
 
 
+def test_a_sandbox_dropped_without_close_stops_its_zygote_when_collected():
+    """Issue 20: a dropped Sandbox kept its zygote until the host exited."""
+    sandbox = Sandbox(isolation="process")
+    sandbox.run(SAT)
+    zygote = sandbox.zygote_pid
+    assert zygote in all_processes()
+    del sandbox
+    gc.collect()
+    assert ended_within([zygote], 5) == []
+
+
 HOST_THAT_DIES = """
 import os, sys
 from z3sandbox_kernel import Limits, Sandbox
@@ -357,5 +370,10 @@ def test_a_large_payload_still_comes_back_whole_and_verified(sandbox):
     candidate = sandbox.run(script, limits=Limits(wall_s=60, cpu_s=60))[0]
     assert candidate.verdict is Verdict.SAT, candidate.reason
     assert candidate.payload == bytes(i % 251 for i in range(count))
-    assert candidate.model == {"x": 3, **{f"byte_{i}": i % 251 for i in range(count)}}
+    # The host keeps SHOWN_MODEL_MAX_ENTRIES of the model (issue 20) and says how many it left
+    # out; the payload holds every byte.
+    whole = {"x": 3, **{f"byte_{i}": i % 251 for i in range(count)}}
+    assert len(candidate.model) == SHOWN_MODEL_MAX_ENTRIES
+    assert all(whole[name] == value for name, value in candidate.model.items())
+    assert candidate.model_omitted == len(whole) - SHOWN_MODEL_MAX_ENTRIES
     assert candidate.verified is True

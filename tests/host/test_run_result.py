@@ -147,3 +147,16 @@ def test_tie_names_its_rule():
         "sat": 1, "unsat": 1, "winner": "unknown",
         "rule": "no sat model was verified, so the tie is unknown"}
     assert result(V.SAT, V.SAT, V.UNSAT).tie is None
+
+
+def test_a_sat_whose_model_could_not_be_verified_never_wins_the_vote():
+    """Issue 20: a model that cannot be verified is shown as such and counts for nothing."""
+    unverified = CandidateResult(index=0, verdict=V.SAT, model={"x": 666}, verified=None,
+                                 reason="the model is not verified: the model is malformed")
+    honest = CandidateResult(index=1, verdict=V.UNSAT)
+    run = RunResult([unverified, honest])
+    assert run.verdict is V.UNSAT and run.tie is None and run.best is None and run.model is None
+    alone = RunResult([unverified])
+    assert alone.verdict is V.UNKNOWN and alone.model is None
+    not_asked = CandidateResult(index=0, verdict=V.SAT, model={"x": 1}, verified=None)  # verify=False
+    assert RunResult([not_asked, honest]).tie is not None

@@ -56,10 +56,18 @@ def test_a_standby_takes_the_requests_own_rlimits(kernel_sandbox):
     assert nofile == "(40, 40)"
 
 
-def test_a_request_larger_than_a_pipe_holds_forks_cold(kernel_sandbox):
+def test_a_request_larger_than_a_pipe_holds_is_handed_to_a_standby_whole(kernel_sandbox):
+    """The zygote writes a request into the go pipe as it drains (issue 20: every tree is handed
+    its request after the fork, whatever its size)."""
     _run(kernel_sandbox)
-    padded = PROBE + "#" * (70 * 1024) + "\n"
+    padded = PROBE + "#" * (700 * 1024) + "\n"
     path = _run(kernel_sandbox, script=padded)[1]
+    assert path == "standby"
+
+
+def test_a_request_no_standby_can_take_is_handed_to_a_fresh_tree(kernel_sandbox):
+    _run(kernel_sandbox)
+    path = _run(kernel_sandbox, limits=Limits(disk_mb=32))[1]  # a standby's tmpfs has the default
     assert path == "run"
 
 
@@ -70,7 +78,10 @@ def test_the_process_level_has_no_standby(process_sandbox):
 
 def test_a_standby_candidate_that_breaks_a_limit_gets_its_verdict(kernel_sandbox):
     _run(kernel_sandbox)
-    hog = "import os\nprint(os.path.basename(os.getcwd()))\nbuf = bytearray(900 << 20)\n"
+    # Filled as it grows: the sandbox believes a memory limit it saw reached (rusage), not a
+    # MemoryError alone (issue 20).
+    hog = ("import os\nprint(os.path.basename(os.getcwd()))\nheld = []\n"
+           "while True:\n    held.append(b'x' * (8 << 20))\n")
     result = kernel_sandbox.run(hog, limits=Limits(memory_mb=256))
     assert result[0].verdict is Verdict.MEMORY_LIMIT, result[0].reason
     assert result[0].stdout.startswith("standby-")

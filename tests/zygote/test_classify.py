@@ -52,16 +52,55 @@ def test_zygote_kills_beat_the_childs_report(kill, expected):
     assert (got, got_kill) == expected
 
 
-@pytest.mark.parametrize(("signum", "cpu_s", "expected", "kill"), [
-    (signal.SIGXCPU, 3.0, Verdict.CPU_LIMIT, "cpu"),
-    (signal.SIGKILL, 4.0, Verdict.CPU_LIMIT, "cpu"),
-    (signal.SIGKILL, 0.1, Verdict.CRASHED, None),
-    (signal.SIGXFSZ, 0.1, Verdict.OUTPUT_LIMIT, "file_size"),
-    (signal.SIGSYS, 0.1, Verdict.BLOCKED, "seccomp"),
-    (signal.SIGSEGV, 0.1, Verdict.CRASHED, None),
+SECCOMP_SETUP = {**SETUP, "layers": [*SETUP["layers"], {"name": "seccomp", "active": True}]}
+FILE_SIZE = LIMITS.file_size_mb << 20
+
+
+@pytest.mark.parametrize(("signum", "seen", "expected", "kill"), [
+    (signal.SIGXCPU, {"cpu_s": 3.0}, Verdict.CPU_LIMIT, "cpu"),
+    (signal.SIGKILL, {"cpu_s": 4.0}, Verdict.CPU_LIMIT, "cpu"),
+    (signal.SIGKILL, {"cpu_s": 0.1}, Verdict.CRASHED, None),
+    (signal.SIGXFSZ, {"scratch_largest": FILE_SIZE}, Verdict.OUTPUT_LIMIT, "file_size"),
+    (signal.SIGSYS, {"setup": SECCOMP_SETUP}, Verdict.BLOCKED, "seccomp"),
+    (signal.SIGSEGV, {}, Verdict.CRASHED, None),
 ])
-def test_signals_beat_the_childs_report(signum, cpu_s, expected, kill):
-    got, _, got_kill = verdict(observe(wait_status=signum, cpu_s=cpu_s, report=SAT_REPORT))
+def test_signals_beat_the_childs_report(signum, seen, expected, kill):
+    got, _, got_kill = verdict(observe(wait_status=signum, report=SAT_REPORT, **seen))
+    assert (got, got_kill) == (expected, kill)
+
+
+@pytest.mark.parametrize(("signum", "seen", "said"), [
+    (signal.SIGXCPU, {"cpu_s": 0.004}, "under the CPU-time limit of 3 s"),
+    (signal.SIGXFSZ, {"scratch_largest": 10}, "largest file in scratch holds 10 bytes"),
+    (signal.SIGXFSZ, {}, "could not be measured"),
+    (signal.SIGSYS, {}, "seccomp is not active"),
+])
+def test_a_limit_signal_the_sandbox_did_not_see_is_a_crash(signum, seen, said):
+    """Issue 20: a candidate that sends itself SIGXCPU after 4 ms is not cpu_limit."""
+    got, reason, kill = verdict(observe(wait_status=signum, report=SAT_REPORT, **seen))
+    assert (got, kill) == (Verdict.CRASHED, None)
+    assert said in reason and "sent it to itself" in reason
+
+
+@pytest.mark.parametrize(("report", "seen", "expected", "kill"), [
+    ({"outcome": "memory_error", "reason": "MemoryError"}, {}, Verdict.RUNTIME_ERROR, None),
+    ({"outcome": "memory_error", "reason": "MemoryError"}, {"peak_rss_mb": 200}, Verdict.MEMORY_LIMIT,
+     "memory"),
+    ({"outcome": "unknown", "reason": "out of memory"}, {}, Verdict.UNKNOWN, None),
+    ({"outcome": "exception", "reason": "OSError: [Errno 28] No space left on device",
+      "exception": {"type": "OSError", "message": "[Errno 28] No space left on device", "line": 1}},
+     {"scratch_free_bytes": 50 << 20}, Verdict.RUNTIME_ERROR, None),
+    ({"outcome": "exception", "reason": "OSError: [Errno 28] No space left on device",
+      "exception": {"type": "OSError", "message": "[Errno 28] No space left on device", "line": 1}},
+     {"scratch_free_bytes": 0}, Verdict.OUTPUT_LIMIT, "disk"),
+    ({"outcome": "exception", "reason": "OSError: [Errno 28] No space left on device",
+      "exception": {"type": "OSError", "message": "[Errno 28] No space left on device", "line": 1}},
+     {"scratch_free_bytes": 1 << 20, "scratch_free_inodes": 0}, Verdict.OUTPUT_LIMIT, "disk"),
+])
+def test_a_limit_is_believed_only_when_the_sandbox_saw_it(report, seen, expected, kill):
+    """``raise MemoryError()`` and ``raise OSError(28)`` are not limits unless the memory (rusage)
+    or the scratch tmpfs (measured by the candidate's init) says so."""
+    got, _, got_kill = verdict(observe(report=report, **seen))
     assert (got, got_kill) == (expected, kill)
 
 
@@ -91,8 +130,6 @@ def test_exit_without_report_is_crashed():
 @pytest.mark.parametrize(("report", "expected", "kill"), [
     ({"outcome": "unknown", "reason": "timeout", "solver_timeout": True}, Verdict.TIMEOUT, "solver"),
     ({"outcome": "unknown", "reason": "incomplete quantifiers"}, Verdict.UNKNOWN, None),
-    ({"outcome": "unknown", "reason": "out of memory"}, Verdict.MEMORY_LIMIT, "memory"),
-    ({"outcome": "memory_error", "reason": "MemoryError"}, Verdict.MEMORY_LIMIT, "memory"),
     ({"outcome": "no_check"}, Verdict.NO_CHECK, None),
     ({"outcome": "blocked", "reason": "os.fork"}, Verdict.BLOCKED, None),
     ({"outcome": "exception", "reason": "ValueError: x"}, Verdict.RUNTIME_ERROR, None),
@@ -141,7 +178,8 @@ def test_measurements_and_streams_come_from_the_observation():
 
 
 def test_z3s_own_out_of_memory_exit_is_memory_limit():
-    got, reason, kill = verdict(observe(wait_status=101 << 8, stderr=b"ERROR: out of memory\n"))
+    got, reason, kill = verdict(observe(wait_status=101 << 8, stderr=b"ERROR: out of memory\n",
+                                        peak_rss_mb=250))
     assert (got, kill) == (Verdict.MEMORY_LIMIT, "memory")
     assert "out of memory" in reason and "256 MB" in reason
 

@@ -11,11 +11,12 @@ import pytest
 from z3sandbox_kernel.protocol import (
     MAX_CHILD_REPORT_BYTES,
     MAX_MODEL_REPORT_BYTES,
+    SHOWN_MODEL_MAX_ENTRIES,
     decode_value,
     report_budget,
 )
 from z3sandbox_kernel.zygote import frames
-from z3sandbox_kernel.zygote.payload import expand_model, expand_smt2_pairs
+from z3sandbox_kernel.zygote.payload import cap_model, expand_model, expand_smt2_pairs
 
 SETUP = {"v": 1, "type": "setup", "layers": [{"name": "rlimits", "active": True}], "error": None}
 
@@ -138,5 +139,15 @@ def test_hex_only_bytes_are_verified_with_their_values():
 
 
 def test_hex_only_bytes_past_the_payload_maximum_stay_out_of_the_model():
-    model = expand_model({}, [[0, "00" * 100], [1 << 40, "ff"]], 10)
-    assert model == {f"byte_{i}": 0 for i in range(10)}
+    model, omitted = expand_model({}, [[0, "00" * 100], [1 << 40, "ff"]], 10)
+    assert (model, omitted) == ({f"byte_{i}": 0 for i in range(10)}, 0)
+
+
+def test_the_host_keeps_a_bounded_model_and_says_how_much_it_left_out():
+    """Issue 20: a candidate decides its model's size; the host holds at most the cap."""
+    model, omitted = expand_model({"x": 1}, [[0, "00" * 100]], 1 << 20, max_entries=11)
+    assert len(model) == 11 and omitted == 90
+    kept, left = cap_model({f"v{i}": i for i in range(400_000)})
+    assert (len(kept), left) == (SHOWN_MODEL_MAX_ENTRIES, 400_000 - SHOWN_MODEL_MAX_ENTRIES)
+    kept, left = cap_model({f"v{i}": "x" * 20_000 for i in range(100)}, max_bytes=100_000)
+    assert (len(kept), left) == (4, 96)

@@ -13,6 +13,7 @@ from typing import Any
 import z3
 
 from ..protocol import PROTOCOL_VERSION, VerifyReport
+from .models import read_model
 from .smt2 import Smt2SyntaxError, error_message, split_commands
 from .terms import walk_terms
 
@@ -32,14 +33,30 @@ ALLOWED_COMMANDS = frozenset({
 def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float
                  ) -> VerifyReport:
     """verified True (the model satisfies the assertions), False (it violates them) or None (could
-    not be decided), with a reason.  Never raises."""
+    not be decided), with a reason.  Never raises.
+
+    When it decides, the report also holds the model that was checked, read as the harness reads
+    one (``model``, ``byte_constants``, ``byte_runs``): the result shows, binds and votes on that
+    model, never on the one the candidate reported beside it (issue 20).  With a solver's help
+    (values left free), it is the solver's model: the candidate's values, and the verifier's for
+    the rest."""
+    checked: z3.ModelRef | None = None
     try:
-        verified, reason = _verify(assertions_smt2, model_smt2, timeout_s)
+        verified, reason, checked = _verify(assertions_smt2, model_smt2, timeout_s)
     except BaseException as exc:  # MemoryError, or anything unexpected: undecided, not a crash
         verified, reason = None, f"verification failed: {type(exc).__name__}: {_text(exc)}"
     report: VerifyReport = {"v": PROTOCOL_VERSION, "verified": verified}
     if reason:
         report["reason"] = reason[:2000]
+    if checked is not None:
+        try:
+            fields = read_model(checked)
+            report["model"] = fields.model
+            report["byte_constants"] = fields.byte_constants
+            report["byte_runs"] = fields.byte_runs()
+        except BaseException as exc:  # a model that cannot be shown is not shown as verified
+            report = {"v": PROTOCOL_VERSION, "verified": None,
+                      "reason": f"the checked model could not be read: {type(exc).__name__}"}
     return report
 
 
@@ -51,42 +68,57 @@ def rehearse() -> None:
                  [["x", "4"], ["y", "7"]], 1.0)
 
 
-def _verify(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float
-            ) -> tuple[bool | None, str]:
+Checked = tuple[bool | None, str, "z3.ModelRef | None"]
+
+
+def _verify(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float) -> Checked:
     refused = _refused_command(assertions_smt2)
     if refused:
-        return None, refused
+        return None, refused, None
+    names = [name for name, _ in model_smt2]
+    if len(set(names)) != len(names):
+        twice = next(name for index, name in enumerate(names) if name in names[:index])
+        return None, f"the model is malformed: {twice[:80]} is given more than one value", None
     try:
         assertions = list(z3.parse_smt2_string(assertions_smt2))
     except z3.Z3Exception as exc:
-        return None, f"the assertions could not be parsed: {_text(exc)}"
+        return None, f"the assertions could not be parsed: {_text(exc)}", None
     constants = _constants(assertions)
     pairs = [(name, value) for name, value in model_smt2 if name in constants]
     decls = {constants[name].decl().name(): constants[name].decl() for name, _ in pairs}
     text = "".join(f"(assert (= {name} {value}))" for name, value in pairs)
     if not _one_equality_each(text, len(pairs)):
-        return None, "the model is malformed: a value is not one term (it would add a command)"
+        return None, "the model is malformed: a value is not one term (it would add a command)", None
     try:
         equalities = list(z3.parse_smt2_string(text, decls=decls))
     except z3.Z3Exception as exc:
-        return None, f"the model could not be parsed: {_text(exc)}"
+        return None, f"the model could not be parsed: {_text(exc)}", None
     # (- 2) and (/ 1.0 3.0) are how z3 prints values; anything else (say [["x", "x"]]) is forged.
     fixed = [(e.arg(0), z3.simplify(e.arg(1))) for e in equalities]
     if len(fixed) != len(pairs) or not all(_is_literal(value) for _, value in fixed):
-        return None, "the model is malformed: a value is not a literal"
-    evaluated = _evaluate(assertions, fixed)
+        return None, "the model is malformed: a value is not a literal", None
+    values = _fixed_model(fixed)
+    evaluated = _evaluate(assertions, values)
     if evaluated is not None:
-        return evaluated
+        return (*evaluated, values)
     solver = z3.Solver()
     solver.set("timeout", max(1, min(int(timeout_s * 1000), MAX_TIMEOUT_MS)))
     solver.add(assertions)
     solver.add([constant == value for constant, value in fixed])
     result = solver.check()
     if result == z3.sat:
-        return True, ""
+        return True, "", solver.model()
     if result == z3.unsat:
-        return False, "the model violates the assertions" + _violated(assertions, fixed)
-    return None, f"verification was inconclusive: {solver.reason_unknown()}"
+        return False, "the model violates the assertions" + _violated(assertions, values), values
+    return None, f"verification was inconclusive: {solver.reason_unknown()}", None
+
+
+def _fixed_model(fixed: list[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.ModelRef:
+    """The model's values as a z3 model: what is evaluated, and what the result shows."""
+    model = z3.Model()
+    for constant, value in fixed:
+        model.update_value(constant, value)
+    return model
 
 
 def _refused_command(text: str) -> str:
@@ -113,14 +145,10 @@ def _one_equality_each(text: str, count: int) -> bool:
     return len(commands) == count and all(command.head == "assert" for command in commands)
 
 
-def _evaluate(assertions: list[z3.BoolRef], fixed: list[tuple[z3.ExprRef, z3.ExprRef]]
-              ) -> tuple[bool, str] | None:
+def _evaluate(assertions: list[z3.BoolRef], model: z3.ModelRef) -> tuple[bool, str] | None:
     """The fast path: every assertion evaluates to true or false under the fixed values alone.
     None when one stays symbolic (free functions, quantifiers, values left free): then a solver
     decides.  Measured: a trivial model verifies in ~0.3 ms this way against ~3 ms with Solver()."""
-    model = z3.Model()
-    for constant, value in fixed:
-        model.update_value(constant, value)
     for assertion in assertions:
         result = model.eval(assertion, model_completion=False)
         if z3.is_false(result):
@@ -145,12 +173,9 @@ def _is_literal(value: z3.ExprRef) -> bool:
     )
 
 
-def _violated(assertions: list[z3.BoolRef], fixed: list[tuple[z3.ExprRef, z3.ExprRef]]) -> str:
+def _violated(assertions: list[z3.BoolRef], model: z3.ModelRef) -> str:
     """``: `<assertion>` `` for the first assertion that is false under the fixed values, if any."""
     try:
-        model = z3.Model()
-        for constant, value in fixed:
-            model.update_value(constant, value)
         for assertion in assertions[:MAX_ASSERTIONS_EVALUATED]:
             if z3.is_false(model.eval(assertion, model_completion=False)):
                 shown = assertion.sexpr()

@@ -10,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import dataclasses
 import itertools
 import os
 import queue
 import sys
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import Executor, Future
 from typing import Any, Protocol, TypeVar
@@ -119,8 +121,47 @@ def close_zygote_and_loop(owner: ZygoteOwner) -> None:
         owner._loop.stop()
 
 
+@dataclasses.dataclass
+class _Held:
+    """What a dropped Sandbox's finalizer closes: its zygote (the finalizer must not hold the
+    Sandbox itself)."""
+
+    zygote: ZygoteProcess | None = None
+
+
+def _weakly(method: Callable[..., None]) -> Callable[..., None]:
+    """``method`` of an object, called only while that object lives."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args: Any) -> None:
+        bound = ref()
+        if bound is not None:
+            bound(*args)
+    return call
+
+
+def _close_dropped(loop: _LoopThread, held: _Held) -> None:
+    """The finalizer of a Sandbox collected without close(): shut its zygote down and stop its
+    loop.  On the loop's own thread it cannot wait for the loop: the zygote is killed instead."""
+    zygote = held.zygote
+    if threading.current_thread() is loop.thread:
+        if zygote is not None:
+            zygote.kill()
+        loop.loop.call_soon(loop.loop.stop)
+        return
+    try:
+        if zygote is not None:
+            loop.submit(zygote.close()).result(timeout=10)
+    except Exception:  # the zygote dies with this process anyway (its parent-death signal)
+        if zygote is not None:
+            zygote.kill()
+    finally:
+        loop.stop()
+
+
 class Sandbox:
-    """Runs candidates in sandboxed children of one zygote.  Thread-safe; close() when done."""
+    """Runs candidates in sandboxed children of one zygote.  Thread-safe; close() when done (a
+    Sandbox dropped without it is closed when it is garbage-collected)."""
 
     def __init__(self, isolation: str | None = None, require: Iterable[str] = (),
                  jobs: int | None = None, record_dir: str | os.PathLike[str] | None = None) -> None:
@@ -141,6 +182,11 @@ class Sandbox:
         self._detached: set[ZygoteProcess] = set()  # killed as wedged, their readers still ending
         self._ids = itertools.count(1)
         self._closed = False
+        # A Sandbox dropped without close(): its zygote goes when it is collected, not at the
+        # host's exit.  The zygote's callbacks hold it weakly (_weakly), so it can be collected.
+        self._held = _Held()
+        self._finalizer = weakref.finalize(self, _close_dropped, self._loop, self._held)
+        self._finalizer.atexit = False  # at exit: close() or the zygote's parent-death signal
 
     # ------------------------------------------------------------------------- zygote lifecycle
 
@@ -149,9 +195,10 @@ class Sandbox:
             self._starting = asyncio.Lock()
         async with self._starting:
             if self._zygote is None:
-                zygote = ZygoteProcess(self.level, self._on_message, self._on_zygote_exit)
+                zygote = ZygoteProcess(self.level, _weakly(self._on_message),
+                                       _weakly(self._on_zygote_exit))
                 await zygote.start()
-                self._zygote = zygote
+                self._zygote = self._held.zygote = zygote
             return self._zygote
 
     async def _connect(self, run: Run) -> Send:
@@ -320,6 +367,7 @@ class Sandbox:
         if self._closed:
             return
         self._closed = True
+        self._finalizer.detach()
         self.cancel()
         close_zygote_and_loop(self)
 

@@ -221,4 +221,5 @@ def _with_byte_constants(result: ZygoteResult, limits: Limits) -> ZygoteResult:
     runs, model = result.get("byte_runs"), result.get("model")
     if not runs or not isinstance(model, dict):
         return result
-    return {**result, "model": expand_model(model, runs, int(limits.payload_max_bytes))}
+    expanded, omitted = expand_model(model, runs, int(limits.payload_max_bytes))
+    return {**result, "model": expanded, "model_omitted": int(result.get("model_omitted") or 0) + omitted}

@@ -6,15 +6,27 @@ rusage) come before anything the child reported, so a candidate cannot talk its 
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from ..limits import Limits
-from ..protocol import ChildReport, IsolationReport, LayerReport, SetupFrame, ZygoteResult
+from ..protocol import (
+    SHOWN_CORE_MAX_ENTRIES,
+    SHOWN_CORE_TEXT_CHARS,
+    SHOWN_MODEL_MAX_ENTRIES,
+    UNVERIFIED_REASON,
+    ChildReport,
+    IsolationReport,
+    LayerReport,
+    SetupFrame,
+    ZygoteResult,
+)
 from ..verdicts import Verdict
 from .failures import error_of
-from .payload import build_payload, cut_runs
+from .payload import build_payload, cap_model, cut_runs
 
 REASON_CAP = 2000
 ZYGOTE_KILLS = frozenset({"wall", "output", "report", "race", "cancel", "interrupt", "died"})
@@ -22,6 +34,18 @@ ZYGOTE_KILLS = frozenset({"wall", "output", "report", "race", "cancel", "interru
 Z3_OUT_OF_MEMORY_EXIT = 101
 SANDBOX_DIED = "the sandbox process died"
 _CRASH_SIGNALS_AT_MEMORY_LIMIT = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT}
+MB = 1 << 20
+# rusage (tick-sampled, threads added as they exit) reads under the clock the kernel's CPU-limit
+# check counts: 1.94 s, and for z3 with threads on a loaded machine 1.74 s, measured at a 2 s
+# limit.  A SIGXCPU is the limit's when rusage reached this share of it.
+CPU_SEEN_FRACTION = 0.75
+# Memory the sandbox must have seen used (peak RSS grown past the zygote's) to believe a crash or
+# a reported MemoryError was the memory limit: RLIMIT_AS counts address space, which runs out
+# before RSS does (the default fraction is _at_memory_limit's).
+CRASH_SEEN_FRACTION = 0.75
+# A tmpfs with less free than this is full: a write that does not fit is cut short, not refused,
+# so ENOSPC comes with at most a page or so left.
+SCRATCH_FULL_BYTES = 64 << 10
 
 
 @dataclass
@@ -47,9 +71,17 @@ class Observation:
     report: ChildReport | None = None
     report_error: str | None = None
     planned_layers: list[LayerReport] = field(default_factory=list)  # when no child reported any
+    # What the candidate's init measured of its scratch tmpfs after every process in it died
+    # (-1: not measured; without an init the zygote measures the largest file on a SIGXFSZ).
+    scratch_largest: int = -1
+    scratch_free_bytes: int = -1
+    scratch_free_inodes: int = -1
     verify_requested: bool = False
     verified: bool | None = None
     verify_reason: str = ""
+    # The verifier's model, byte_constants and byte_runs: the model it checked, which replaces the
+    # candidate's own in the result (set with ``verified``, True or False).
+    checked: dict[str, Any] | None = None
 
 
 def cap(text: str, limit: int = REASON_CAP) -> str:
@@ -91,20 +123,72 @@ def _from_zygote_kill(obs: Observation) -> tuple[Verdict, str, str | None] | Non
 
 
 def _from_signal(obs: Observation, signum: int) -> tuple[Verdict, str, str | None]:
+    """A signal is a limit only when the sandbox saw the limit reached: the candidate can send
+    itself any signal it may receive (or lower its own rlimits), and is then told so."""
     limits = obs.limits
     if signum == signal.SIGXCPU or (signum == signal.SIGKILL and obs.cpu_s >= limits.cpu_s):
-        return Verdict.CPU_LIMIT, f"CPU-time limit of {limits.cpu_s:g} s ({_signal_name(signum)})", "cpu"
+        if obs.cpu_s >= CPU_SEEN_FRACTION * cpu_soft_limit_s(limits):
+            return Verdict.CPU_LIMIT, f"CPU-time limit of {limits.cpu_s:g} s ({_signal_name(signum)})", "cpu"
+        return Verdict.CRASHED, _not_the_limit(signum, f"after {obs.cpu_s:.3f} s of CPU time, under the "
+                                                       f"CPU-time limit of {limits.cpu_s:g} s"), None
     if signum == signal.SIGXFSZ:
-        return Verdict.OUTPUT_LIMIT, f"file-size limit of {limits.file_size_mb} MB (SIGXFSZ)", "file_size"
+        size = limits.file_size_mb * MB
+        if obs.scratch_largest >= size:
+            return Verdict.OUTPUT_LIMIT, f"file-size limit of {limits.file_size_mb} MB (SIGXFSZ)", "file_size"
+        seen = (f"its largest file in scratch holds {obs.scratch_largest} bytes" if obs.scratch_largest >= 0
+                else "its scratch could not be measured")
+        return Verdict.CRASHED, _not_the_limit(signum, f"{seen}, under the file-size limit of "
+                                                       f"{limits.file_size_mb} MB"), None
     if signum == signal.SIGSYS:
-        return (Verdict.BLOCKED, "seccomp killed the candidate on a forbidden system call (SIGSYS)",
-                "seccomp")
-    grown = obs.peak_rss_mb - obs.baseline_rss_mb
-    if signum in _CRASH_SIGNALS_AT_MEMORY_LIMIT and grown >= 0.75 * limits.memory_mb:
+        if _layer_active(obs, "seccomp"):  # the filter refuses SIGSYS to the candidate's own calls
+            return (Verdict.BLOCKED, "seccomp killed the candidate on a forbidden system call (SIGSYS)",
+                    "seccomp")
+        return Verdict.CRASHED, _not_the_limit(signum, "seccomp is not active here"), None
+    if signum in _CRASH_SIGNALS_AT_MEMORY_LIMIT and _at_memory_limit(obs, CRASH_SEEN_FRACTION):
         return (Verdict.MEMORY_LIMIT,
                 f"crashed with {_signal_name(signum)} at the memory limit of {limits.memory_mb} MB "
-                f"(grew by {grown:.0f} MB)", "memory")
+                f"(grew by {_grown_mb(obs):.0f} MB)", "memory")
     return Verdict.CRASHED, f"killed by {_signal_name(signum)}", None
+
+
+def cpu_soft_limit_s(limits: Limits) -> int:
+    """The RLIMIT_CPU soft limit the candidate got (child/layers/rlimits.py): whole seconds."""
+    return max(1, math.ceil(limits.cpu_s))
+
+
+def _not_the_limit(signum: int, seen: str) -> str:
+    return (f"killed by {_signal_name(signum)}, not by the sandbox's limit ({seen}): the candidate "
+            "sent it to itself or lowered its own limit")
+
+
+def _layer_active(obs: Observation, name: str) -> bool:
+    return any(layer.get("name") == name and layer.get("active") for layer in _isolation(obs)["layers"])
+
+
+def _grown_mb(obs: Observation) -> float:
+    return obs.peak_rss_mb - obs.baseline_rss_mb
+
+
+def _at_memory_limit(obs: Observation, fraction: float = 0.5) -> bool:
+    """The sandbox saw the candidate's memory near its limit (rusage, not the candidate's word)."""
+    return _grown_mb(obs) >= fraction * obs.limits.memory_mb
+
+
+def _memory_claim(obs: Observation, what: str) -> tuple[Verdict, str, str | None]:
+    """A MemoryError or z3's "out of memory", as the candidate reported it: a memory limit only if
+    the sandbox saw its memory near the limit.  An allocation refused whole (``bytearray(8 << 30)``
+    under a 512 MB limit) leaves no trace the sandbox can read, so it is reported as what it is."""
+    limit = obs.limits.memory_mb
+    if _at_memory_limit(obs):
+        return Verdict.MEMORY_LIMIT, f"{what} (memory limit {limit} MB)", "memory"
+    return (Verdict.RUNTIME_ERROR,
+            f"{what}, with a peak of {max(0.0, _grown_mb(obs)):.0f} MB of the {limit} MB memory limit: an "
+            "allocation larger than what was left, or raised by the script itself", None)
+
+
+def _scratch_full(obs: Observation) -> bool:
+    """The candidate's init found its scratch tmpfs full (free bytes or inodes run out)."""
+    return (0 <= obs.scratch_free_bytes < SCRATCH_FULL_BYTES) or obs.scratch_free_inodes == 0
 
 
 def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, str | None]:
@@ -115,7 +199,7 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, s
             why = obs.verify_reason or "the model does not satisfy the assertions"
             return Verdict.INVALID_MODEL, why, None
         if obs.verify_requested and obs.verified is None:
-            return Verdict.SAT, f"the model is not verified: {obs.verify_reason or 'undecided'}", None
+            return Verdict.SAT, f"{UNVERIFIED_REASON}: {obs.verify_reason or 'undecided'}", None
         return Verdict.SAT, "", None
     if outcome == "unsat":
         return Verdict.UNSAT, reason, None
@@ -123,7 +207,10 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, s
         if report.get("solver_timeout"):
             return Verdict.TIMEOUT, f"solver timeout of {obs.limits.timeout_s:g} s ({reason})", "solver"
         if "memory" in reason.lower():
-            return Verdict.MEMORY_LIMIT, f"z3 stopped: {reason}", "memory"
+            if _at_memory_limit(obs):
+                return Verdict.MEMORY_LIMIT, f"z3 stopped: {reason}", "memory"
+            return Verdict.UNKNOWN, f"{reason} (peak {max(0.0, _grown_mb(obs)):.0f} MB of the " \
+                                    f"{obs.limits.memory_mb} MB memory limit)", None
         return Verdict.UNKNOWN, reason, None
     if outcome == "no_check":
         return Verdict.NO_CHECK, reason or "the script never checked anything", None
@@ -132,7 +219,7 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, s
             reason += f" (line {report.get('line')}, column {report.get('column')})"
         return Verdict.SYNTAX_ERROR, reason, None
     if outcome == "memory_error":
-        return Verdict.MEMORY_LIMIT, f"{reason} (memory limit {obs.limits.memory_mb} MB)", "memory"
+        return _memory_claim(obs, reason or "MemoryError")
     if outcome == "blocked":
         return Verdict.BLOCKED, f"{reason} [active layers: {_active_layers(obs)}]", None
     if outcome == "exception":
@@ -142,7 +229,8 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, s
             why = (f"a new thread was refused by the threads limit ({obs.limits.threads}) or the "
                    f"memory limit ({obs.limits.memory_mb} MB): {reason}")
             return Verdict.BLOCKED, why, None
-        if "[Errno 28]" in message or "[Errno 122]" in message:  # ENOSPC / EDQUOT: scratch is full
+        # ENOSPC / EDQUOT: the disk limit when the candidate's init found its scratch full.
+        if ("[Errno 28]" in message or "[Errno 122]" in message) and _scratch_full(obs):
             return Verdict.OUTPUT_LIMIT, f"disk limit of {obs.limits.disk_mb} MB ({reason})", "disk"
         return Verdict.RUNTIME_ERROR, reason, None
     if outcome == "internal_error":
@@ -163,7 +251,8 @@ def _verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
         return Verdict.INTERNAL_ERROR, obs.report_error, None
     if obs.report is None:
         code = exit_code_of(obs.wait_status)
-        if code == Z3_OUT_OF_MEMORY_EXIT and b"out of memory" in obs.stderr[-4096:].lower():
+        if (code == Z3_OUT_OF_MEMORY_EXIT and b"out of memory" in obs.stderr[-4096:].lower()
+                and _at_memory_limit(obs)):
             return (Verdict.MEMORY_LIMIT, f"z3 ran out of memory and exited (code {code}; memory "
                     f"limit {obs.limits.memory_mb} MB)", "memory")
         if obs.setup is None:
@@ -196,7 +285,10 @@ def exit_code_of(status: int | None) -> int | None:
 def classify(obs: Observation) -> ZygoteResult:
     verdict, reason, kill = _verdict(obs)
     report: ChildReport = obs.report or {}
+    if obs.checked is not None and obs.verified is not None:  # the model the verifier checked
+        report = cast(ChildReport, {**report, **obs.checked})
     model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
+    model, omitted = cap_model(model) if model is not None else (None, 0)
     payload, payload_error = (None, None)
     if verdict is Verdict.SAT:
         payload, payload_error = build_payload(
@@ -210,7 +302,7 @@ def classify(obs: Observation) -> ZygoteResult:
         "model": model,
         "payload_hex": payload.hex() if payload is not None else None,
         "payload_error": payload_error,
-        "unsat_core": report.get("unsat_core") if verdict is Verdict.UNSAT else None,
+        "unsat_core": _core(report.get("unsat_core")) if verdict is Verdict.UNSAT else None,
         "stdout": obs.stdout.decode("utf-8", "backslashreplace"),
         "stderr": obs.stderr.decode("utf-8", "backslashreplace"),
         "stdout_truncated": obs.stdout_truncated,
@@ -230,8 +322,19 @@ def classify(obs: Observation) -> ZygoteResult:
         # The byte_N that travelled as hex only: the host puts them back into the model (a million
         # of them would hold up this loop, and every other candidate's deadline, for seconds).
         "byte_runs": cut_runs(report.get("byte_runs") or [], int(obs.limits.payload_max_bytes))
-        if model is not None else [],
+        if model is not None and len(model) < SHOWN_MODEL_MAX_ENTRIES and not omitted else [],
+        "model_omitted": omitted,
     }
+
+
+def _core(core: list[list[Any]] | None) -> list[list[Any]] | None:
+    """The unsat core as the host may hold it (SHOWN_CORE_*): a candidate sets its size."""
+    if core is None:
+        return None
+    kept = [[line, text[:SHOWN_CORE_TEXT_CHARS]] for line, text in core[:SHOWN_CORE_MAX_ENTRIES]]
+    if len(core) > SHOWN_CORE_MAX_ENTRIES:
+        kept.append([0, f"… {len(core) - SHOWN_CORE_MAX_ENTRIES} more entries not kept"])
+    return kept
 
 
 def failed(obs: Observation, reason: str) -> ZygoteResult:

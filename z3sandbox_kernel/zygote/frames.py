@@ -53,8 +53,11 @@ class ResultReader:
     """One child's result descriptor as it arrives: budget, frame lengths and count are checked per
     chunk; complete frames are kept as bytes and parsed once the child has ended."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, between: Callable[[], None] = lambda: None) -> None:
         self.budget = budget
+        # Called between the steps of a parse (depth gate, JSON, schema): the zygote enforces the
+        # other candidates' deadlines there, so a large report stalls them one step at a time.
+        self.between = between
         self.total = 0
         self.pending = bytearray()
         self.frames: list[bytes] = []
@@ -100,11 +103,13 @@ def check_depth(body: bytes, limit: int = MAX_FRAME_DEPTH) -> None:
         raise FrameError(f"nested deeper than {limit} levels (or unbalanced brackets)")
 
 
-def load(body: bytes, what: str) -> dict[str, Any]:
+def load(body: bytes, what: str, between: Callable[[], None] = lambda: None) -> dict[str, Any]:
     """A frame's JSON object, after the depth gate, with the protocol version checked."""
     try:
         check_depth(body)
+        between()
         value = json.loads(body.decode("utf-8"))
+        between()
     except FrameError as exc:
         raise FrameError(f"{what}: {exc}") from None
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
@@ -132,7 +137,7 @@ def parse(reader: ResultReader, phase: str) -> tuple[SetupFrame | None, dict[str
             raise FrameError(f"the result descriptor ends inside a frame ({leftover} bytes left over)")
         if len(frames) < 2:
             return setup, None, None
-        body = load(frames[1], "the result frame")
+        body = load(frames[1], "the result frame", reader.between)
         if body.get("type") != "result":
             raise FrameError(f"the second frame is of type {str(body.get('type'))[:40]!r}, not 'result'")
         if phase == "verify":
@@ -272,7 +277,9 @@ _CHILD_REPORT = fields({
     "unsat_core": list_of(tuple_of(integer, text)), "assertions_smt2": text,
     "model_smt2": list_of(tuple_of(text, text)),
 }, frozenset({"outcome"}))
-_VERIFY_REPORT = fields({"v": integer, "type": text, "verified": optional(boolean), "reason": text},
+_VERIFY_REPORT = fields({"v": integer, "type": text, "verified": optional(boolean), "reason": text,
+                         "model": model, "byte_constants": list_of(_BYTE_CONSTANT),
+                         "byte_runs": list_of(tuple_of(natural, hex_text))},
                         frozenset({"verified"}))
 _SETUP = fields({"v": integer, "type": text, "layers": list_of(_LAYER), "error": optional(text)},
                 frozenset({"layers"}))

@@ -4,7 +4,6 @@ what their result descriptors say once checked (frames.py): the report, and the 
 from __future__ import annotations
 
 import os
-import resource
 import sys
 from dataclasses import dataclass
 from typing import Any, cast
@@ -33,12 +32,14 @@ class Job:
     kill: str | None = None
     kill_detail: str = ""
     wait_status: int | None = None
-    rusage: resource.struct_rusage | None = None
+    rusage: Any = None  # resource.struct_rusage, or forker.Usage: ru_utime, ru_stime, ru_maxrss
     ended: float = 0.0
     go_fd: int | None = None  # the "go" pipe of a spare verifier or a standby candidate
     result: frames.ResultReader | None = None  # the result descriptor, under its budget
     output_cap: int = 0  # stdout and stderr together: more ends the job (Limits.output_max_mb)
     parsed: Parsed | None = None  # parse_result's answer, until more bytes arrive
+    handing: memoryview | None = None  # the rest of its request, while it is being handed off
+    scratch_largest: int = -1  # without an init: its largest scratch file, if it died of SIGXFSZ
 
     @property
     def reaped(self) -> bool:
@@ -105,8 +106,11 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
     obs.wait_status = job.wait_status if "status" not in job.streams else None
     reported = decode_status(bytes(job.streams["status"].data)) if "status" in job.streams else None
     if reported is not None:  # the candidate's own figures, from its init, killed or not
-        obs.wait_status, utime, stime, maxrss_kb = reported
+        obs.wait_status, utime, stime, maxrss_kb, largest, free, inodes = reported
         obs.cpu_s, obs.peak_rss_mb = utime + stime, maxrss_kb / 1024
+        obs.scratch_largest, obs.scratch_free_bytes, obs.scratch_free_inodes = largest, free, inodes
+    elif job.scratch_largest >= 0:  # no init: the zygote measured the folder (Trees.release)
+        obs.scratch_largest = job.scratch_largest
     for name in ("stdout", "stderr"):
         stream = job.streams[name]
         setattr(obs, name, stream.text())
@@ -128,3 +132,8 @@ def observe_verification(obs: Observation, job: Job) -> None:
         verified = report.get("verified")
         obs.verified = verified if isinstance(verified, bool) else None
         obs.verify_reason = str(report.get("reason") or "")
+        if obs.verified is not None:  # what the verifier checked is what the result will hold
+            obs.checked = {key: report.get(key) or default
+                           for key, default in (("model", {}), ("byte_constants", []), ("byte_runs", []))}
+            if "model" not in report:
+                obs.verified, obs.verify_reason = None, "the verifier did not say which model it checked"

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import Any
 
-from ..protocol import ByteConstant, JsonValue
+from ..protocol import SHOWN_MODEL_MAX_BYTES, SHOWN_MODEL_MAX_ENTRIES, ByteConstant, JsonValue
 
 
 def _rule_error(constant: ByteConstant, max_bytes: int) -> str | None:
@@ -79,14 +79,33 @@ def cut_runs(runs: Sequence[Sequence[Any]], max_bytes: int) -> list[list[Any]]:
     return [[start, hex_text[: 2 * (max_bytes - start)]] for start, hex_text in runs if start < max_bytes]
 
 
-def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
-                 max_bytes: int) -> dict[str, JsonValue]:
-    """The model as z3 gave it: with the byte_N that travelled as hex only put back."""
+def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]], max_bytes: int,
+                 max_entries: int = SHOWN_MODEL_MAX_ENTRIES) -> tuple[dict[str, JsonValue], int]:
+    """The model as z3 gave it, with the byte_N that travelled as hex only put back up to
+    ``max_entries`` entries in all; and how many of them were left out (the payload has them)."""
     if not runs:
-        return model
+        return model, 0
     expanded = dict(model)
-    expanded.update(_hex_only(model, runs, max_bytes))
-    return expanded
+    expanded.update(islice(_hex_only(model, runs, max_bytes), max(0, max_entries - len(model))))
+    if len(expanded) < max_entries:
+        return expanded, 0
+    total = sum(min(len(hex_text) // 2, max_bytes - start) for start, hex_text in cut_runs(runs, max_bytes))
+    inline = sum(1 for name in model if name.startswith("byte_"))
+    return expanded, max(0, total - inline - (len(expanded) - len(model)))
+
+
+def cap_model(model: dict[str, JsonValue], max_entries: int = SHOWN_MODEL_MAX_ENTRIES,
+              max_bytes: int = SHOWN_MODEL_MAX_BYTES) -> tuple[dict[str, JsonValue], int]:
+    """The first entries of ``model`` within ``max_entries`` and about ``max_bytes`` of text, and
+    how many were left out: what the host may hold of a model a candidate reported."""
+    kept: dict[str, JsonValue] = {}
+    size = 0
+    for name, value in model.items():
+        size += len(name) + (len(value) if isinstance(value, str) else 24)
+        if len(kept) >= max_entries or size > max_bytes:
+            break
+        kept[name] = value
+    return kept, len(model) - len(kept)
 
 
 # A byte_N in a model was declared in the assertions: "(declare-fun byte_N () (_ BitVec 8))".

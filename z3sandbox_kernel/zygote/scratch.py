@@ -147,3 +147,43 @@ def helper_pids() -> set[int]:
             pass
         _helpers.discard(pid)
     return set(_helpers)
+
+
+# What ``usage`` reads at most: the entries of a candidate's scratch (a disk_mb tmpfs has one inode
+# per 8 KB, 8,192 at the default) -- bounded, as the tree is the candidate's.
+USAGE_MAX_ENTRIES = 20_000
+
+
+def largest_file(folder: str, max_entries: int = USAGE_MAX_ENTRIES) -> int:
+    """The size of the largest regular file under ``folder`` (symbolic links not followed), reading
+    at most ``max_entries`` entries; folders the candidate closed to itself are skipped (they hide
+    nothing the verdict needs: a file-size kill is believed only if its file is found)."""
+    largest, seen, stack = 0, 0, [folder]
+    while stack and seen < max_entries:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                if seen > max_entries:
+                    break
+                with contextlib.suppress(OSError):
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        largest = max(largest, entry.stat(follow_symlinks=False).st_size)
+    return largest
+
+
+def usage(folder: str) -> tuple[int, int, int]:
+    """(largest file, free bytes, free inodes) of a candidate's scratch tmpfs, read by its init
+    once the candidate is dead: what the verdict's disk and file-size rules believe
+    (zygote/classify.py), never the candidate's word.  -1 for what could not be read."""
+    try:
+        stats = os.statvfs(folder)
+        free_bytes, free_inodes = stats.f_bavail * stats.f_frsize, stats.f_favail
+    except OSError:
+        free_bytes = free_inodes = -1
+    return largest_file(os.path.dirname(folder.rstrip("/")) or folder), free_bytes, free_inodes

@@ -5,11 +5,11 @@ deadlines, kills, reaping), hands requests to standbys and models to verifiers, 
 one finished ``CandidateDict`` per candidate.  Selectors, not threads: a forked copy of a threaded
 process can deadlock, and a kernel has threads -- which is why the zygote exists.
 
-A fork copies everything the zygote holds, so forks happen where the stack holds nothing of
-another candidate (requests wait in ``pending`` and start one by one from the loop; standbys and
-spares are forked from the loop's top), and a fresh child's first act is ``_forget``: it drops the
-zygote's references to every other candidate (see SECURITY.md for the bytes that freed memory
-still holds).
+A fork copies everything its parent holds, freed memory included, so the zygote forks no
+candidate and no verifier: after its start-up probe and before its first request it forks the fork
+server (forker.py), which never holds a request, and every tree is forked there and handed its
+own request after the fork.  ``_forget`` (first thing in the fork server) drops the zygote's
+selector and bookkeeping.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import traceback
 from collections import deque
 from typing import Any, cast
 
+from ..child.bootstrap import CANDIDATE_NAME
 from ..limits import Limits
 from ..protocol import (
     PROTOCOL_VERSION,
@@ -49,7 +50,7 @@ from .jobs import (
 )
 from .sandboxing import SandboxPlan
 from .spawn import SPARE_NAME, STANDBY_NAME
-from .standby import STANDBY_ID, Standbys
+from .standby import STANDBY_ID, Standbys, hand
 from .trees import READ_CHUNK, Trees
 from .verifiers import Verifiers
 
@@ -65,7 +66,8 @@ class Zygote:
                            self._forget)
         self.candidates: dict[int, Candidate] = {}
         self.verifiers = Verifiers(self._spawn_verifier, self.trees.kill)
-        self.standbys = Standbys(self._spawn_standby, self.trees.kill, enabled=plan.pid_ns_fd is not None)
+        self.standbys = Standbys(self._spawn_standby, self.trees.kill, self.trees.hand_off,
+                                 enabled=plan.pid_ns_fd is not None)
         self.control_buffer = bytearray()
         self.pending: deque[dict[str, Any]] = deque()  # host messages read, not yet acted on
         self.refill_wanted = False
@@ -96,6 +98,7 @@ class Zygote:
 
     def serve(self) -> None:
         self.probe_layers()
+        self.trees.start_forker()  # before the first request: every later tree is forked there
         self.send(Hello(v=PROTOCOL_VERSION, type="hello", pid=os.getpid(), z3_version=self.plan.z3_version,
                         isolation=self.plan.isolation_report(), scratch=self.scratch_base))
         failure = ""
@@ -126,6 +129,10 @@ class Zygote:
                 self._on_control()
             elif kind == "wake":
                 self.trees.on_wake()
+            elif kind == "reaped":
+                self.trees.on_reaped()
+            elif kind == "handoff":
+                self.trees.on_writable(payload[0])
             elif payload[1].fd is not None:
                 self.trees.on_stream(*payload)
             self.trees.enforce_deadlines()  # between events: one job's work delays no deadline
@@ -177,7 +184,7 @@ class Zygote:
         self.send(Started(v=PROTOCOL_VERSION, type="started", id=int(request["id"])))
         try:
             candidate.job = (self.standbys.take(int(request["id"]), request, limits)
-                             or self.trees.spawn(int(request["id"]), "run", request, limits))
+                             or self._cold(int(request["id"]), request, limits))
         except OSError as exc:  # no memory or no process slot: this candidate's error, not ours
             obs.report_error = f"the sandbox could not start its process: {exc}"
             self._finish(candidate)
@@ -185,6 +192,14 @@ class Zygote:
         if request.get("verify"):
             self.verifiers.wanted = True
         self.refill_wanted = True
+
+    def _cold(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job:
+        """A tree forked for this request (no standby could take it), handed it after the fork
+        like a standby: the fork server never sees a request."""
+        job = self.trees.spawn(candidate_id, "run", request, limits, ahead=CANDIDATE_NAME)
+        hand(job, candidate_id, limits)
+        self.trees.hand_off(job, encode_frame(dict(request)))
+        return job
 
     def _spawn_verifier(self, candidate_id: int, request: VerifyRequest, limits: Limits,
                         spare: bool) -> Job:

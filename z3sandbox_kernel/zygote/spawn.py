@@ -20,13 +20,15 @@ from __future__ import annotations
 import os
 import signal
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..child.bootstrap import CANDIDATE_NAME, ChildJob, become_child
 from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
 from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST, STANDBY_TAKEN
+from . import scratch
 from .mounts import enter_candidate_view
 from .namespaces import drop_to, enter_candidate_user_namespace, fork_in_new_pid_namespace
 
@@ -67,11 +69,13 @@ def _pipe(ends: list[int]) -> tuple[int, int]:
 
 
 def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "",
-          forget: Callable[[], None] = lambda: None) -> Spawned:
+          forget: Callable[[], None] = lambda: None, name: str = ZYGOTE_NAME) -> Spawned:
     """Fork the tree for one job; returns the read ends, non-blocking, owned by the caller.
-    ``ahead``: the name of a process forked before its request (SPARE_NAME, STANDBY_NAME); it gets
-    a go pipe (its write end non-blocking) and carries the name from its first instant (a name is
-    inherited at fork).  ``forget`` runs first in the child: it drops the zygote's state."""
+    ``ahead``: the name of a process forked before its request (SPARE_NAME, STANDBY_NAME, or
+    CANDIDATE_NAME for a candidate handed its request right after); it gets a go pipe (its write
+    end non-blocking) and carries the name from its first instant (a name is inherited at fork);
+    ``name`` is the forking process's own, taken back after the fork.  ``forget`` runs first in
+    the child: it drops the forking process's state."""
     ends: list[int] = []
     try:
         out_r, out_w = _pipe(ends)
@@ -82,16 +86,16 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "",
         job = job_factory(out_w, err_w, res_w, go_r, pid_ns_fd is not None)
         if ahead:
             set_process_name(ahead)
-        zygote = os.getpid()
+        zygote = os.getpid()  # the forking process: the fork server, or the zygote
         pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
     except BaseException:  # no fork (no memory, no process slot): no descriptor left behind
         for fd in ends:
             os.close(fd)
         if ahead:
-            set_process_name(ZYGOTE_NAME)
+            set_process_name(name)
         raise
     if ahead and pid != 0:
-        set_process_name(ZYGOTE_NAME)
+        set_process_name(name)
     if pid == 0:  # never return into the zygote's code from here
         try:
             if status_w is None:  # no init to take us down: die with the zygote from the start,
@@ -150,18 +154,19 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     for fd in (job.stdout_fd, job.stderr_fd, job.result_fd, job.go_fd):
         if fd is not None:
             os.close(fd)
-    report = None
-    while report is None:
+    ended = None
+    while ended is None:
         pid, wait_status, rusage = os.wait4(-1, 0)
         if pid == child:
-            report = INIT_STATUS.pack(wait_status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss)
-    os.write(status_w, report)
-    _kill_quietly(-1)  # everything else in this namespace
+            ended = (wait_status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss)
+    _kill_quietly(-1)  # everything else in this namespace: nothing writes to scratch any more
     try:
         while True:
             os.waitpid(-1, 0)
     except ChildProcessError:
         pass
+    measured = scratch.usage(job.policy.scratch_dir) if job.policy.extra.get("ipc_uts") else (-1, -1, -1)
+    os.write(status_w, INIT_STATUS.pack(*ended, *measured))
     os._exit(0)
 
 
@@ -202,9 +207,36 @@ def _kill_quietly(pid: int) -> None:
         pass
 
 
-def decode_status(data: bytes) -> tuple[int, float, float, int] | None:
-    """(wait status, user CPU s, system CPU s, peak RSS in KB) of the candidate, from its init."""
+def decode_status(data: bytes) -> tuple[int, float, float, int, int, int, int] | None:
+    """(wait status, user CPU s, system CPU s, peak RSS in KB, largest scratch file, free scratch
+    bytes, free scratch inodes; -1 when not measured) of the candidate, from its init."""
     if len(data) < INIT_STATUS.size:
         return None
-    status, utime, stime, maxrss = INIT_STATUS.unpack(data[: INIT_STATUS.size])
-    return int(status), float(utime), float(stime), int(maxrss)
+    status, utime, stime, maxrss, largest, free, inodes = INIT_STATUS.unpack(data[: INIT_STATUS.size])
+    return int(status), float(utime), float(stime), int(maxrss), int(largest), int(free), int(inodes)
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL ``pid``'s process group, and ``pid`` itself (it may have left its group)."""
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def reap_ready(wake_r: int) -> Iterator[tuple[int, int, Any]]:
+    """Empty the signal wake-up pipe, then (pid, wait status, rusage) of every child that ended."""
+    try:
+        while os.read(wake_r, 4096):
+            pass
+    except BlockingIOError:
+        pass
+    while True:
+        try:
+            pid, status, rusage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        yield pid, status, rusage

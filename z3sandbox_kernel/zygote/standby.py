@@ -3,16 +3,18 @@
 A standby has done everything a cold candidate does before user code runs: its init entered the
 PID, mount, IPC and UTS namespaces, mounted the scratch tmpfs (of the default ``disk_mb``) and took
 the candidate's uid; the child applied every layer but rlimits and blocks on its go pipe
-(child/bootstrap.py, ``_stand_by``).  Handing it a request is one write into that pipe, so the two
-forks, the namespaces and the layers leave the critical path.  The child then applies the
-request's rlimits, checks its ``require``, writes the setup frame and runs the script: the steps of
-a cold candidate in the same order, so what it reports and what the script sees are the same.
+(child/bootstrap.py, ``_stand_by``).  Handing it a request is writing one frame into that pipe
+(as it drains: any size), so the two forks, the namespaces and the layers leave the critical
+path.  The child then applies the request's rlimits, checks its ``require``, writes the setup
+frame and runs the script: the steps of a cold candidate in the same order, so what it reports
+and what the script sees are the same.
 
-A request that a standby cannot take as it is (another ``disk_mb``, a frame larger than a pipe
-holds) takes a cold fork, as does every request at the process level, which has no init to name a
-standby by (the suite's leftover checks tell a standby from a stray by its init).  The pool is
-refilled only while fewer jobs than cores are running, from the event loop's top after a hand-off
-or a done frame (server.py: no fork holds another candidate's data on its stack).
+A request that a standby cannot take as it is (another ``disk_mb``) gets a tree forked for it,
+as does every request at the process level, which has no init to name a standby by (the suite's
+leftover checks tell a standby from a stray by its init); that tree too is forked by the fork
+server (forker.py) and handed its request after the fork, like a standby.  The pool is refilled
+only while fewer jobs than cores are running, from the event loop's top after a hand-off or a
+done frame.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ import time
 from collections.abc import Callable
 
 from ..limits import Limits
-from ..protocol import STANDBY_REQUEST_MAX_BYTES, STANDBY_TAKEN, RunRequest, encode_frame, report_budget
+from ..protocol import STANDBY_TAKEN, RunRequest, encode_frame, report_budget
 from . import frames
-from .jobs import Job, close_go_pipe
+from .jobs import Job
 from .verifiers import CORES
 
 STANDBY_ID = -3  # the candidate id of a standby until it is handed a request
@@ -33,12 +35,14 @@ TARGET = 1  # standbys kept ready: each holds two processes and a mounted tmpfs 
 
 Spawner = Callable[[], Job]
 Killer = Callable[[Job, str], None]
+HandOff = Callable[[Job, bytes], None]  # Trees.hand_off: the request frame into its go pipe
 
 
 class Standbys:
-    def __init__(self, spawn: Spawner, kill: Killer, enabled: bool) -> None:
+    def __init__(self, spawn: Spawner, kill: Killer, hand_off: HandOff, enabled: bool) -> None:
         self._spawn = spawn
         self._kill = kill
+        self._hand_off = hand_off
         self.enabled = enabled
         self.wanted = False  # a run request came: keep standbys from then on
         self.ready: list[Job] = []
@@ -53,27 +57,15 @@ class Standbys:
         return busy
 
     def take(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job | None:
-        """Hand ``request`` to a ready standby and return its job, or None: fork cold."""
+        """Hand ``request`` to a ready standby and return its job, or None: fork a tree for it."""
         self.wanted = True
-        if (not self.ready or limits.disk_mb != Limits().disk_mb
-                or len(request["script"]) > STANDBY_REQUEST_MAX_BYTES):
-            return None
-        frame = encode_frame(dict(request))
-        if len(frame) > STANDBY_REQUEST_MAX_BYTES:
+        if not self.ready or limits.disk_mb != Limits().disk_mb:
             return None
         job = self.ready.pop(0)
         if job.reaped or job.kill is not None or job.go_fd is None:
             return None
-        try:  # non-blocking: a pipe smaller than the frame (a user over pipe-user-pages-soft gets
-            written = os.write(job.go_fd, frame)  # 8 KB pipes) refuses it whole or in part
-        except OSError:
-            written = 0
-        finally:
-            close_go_pipe(job)
-        if written != len(frame):  # the standby reads a cut frame as none, and exits
-            self._kill(job, "cancel")
-            return None
-        _hand(job, candidate_id, limits)
+        hand(job, candidate_id, limits)
+        self._hand_off(job, encode_frame(dict(request)))  # as the pipe drains: any size
         try:
             os.kill(job.pid, STANDBY_TAKEN)  # its init takes a candidate's name
         except ProcessLookupError:
@@ -82,7 +74,7 @@ class Standbys:
 
     def ended(self, job: Job) -> None:
         """A standby that ended before its hand-off.  Killed by us, it is simply gone; otherwise
-        something in its set-up fails here, and standbys stop (every request forks cold)."""
+        something in its set-up fails here, and standbys stop (every request gets a tree of its own)."""
         if job not in self.ready:
             return
         self.ready.remove(job)
@@ -92,7 +84,7 @@ class Standbys:
                   f"(status {job.wait_status}); candidates are forked cold from now on", file=sys.stderr)
 
 
-def _hand(job: Job, candidate_id: int, limits: Limits) -> None:
+def hand(job: Job, candidate_id: int, limits: Limits) -> None:
     """The job is now the candidate's: its clock starts, and its limits are the request's."""
     job.candidate_id = candidate_id
     job.started = time.monotonic()
@@ -100,5 +92,6 @@ def _hand(job: Job, candidate_id: int, limits: Limits) -> None:
     keep = int(limits.output_kb) * 1024
     for name in ("stdout", "stderr"):
         job.streams[name].keep = keep
-    job.result = frames.ResultReader(report_budget(int(limits.payload_max_bytes)))
+    between = job.result.between if job.result is not None else (lambda: None)
+    job.result = frames.ResultReader(report_budget(int(limits.payload_max_bytes)), between)
     job.output_cap = int(limits.output_max_mb) << 20

@@ -8,6 +8,7 @@ runs on the zygote's one thread: a forked copy of a threaded process can deadloc
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import selectors
@@ -15,18 +16,21 @@ import signal
 import time
 import traceback
 from collections.abc import Callable
+from typing import Any
 
-from ..child.bootstrap import ChildJob
 from ..limits import Limits
 from ..protocol import KILL_REQUEST, STANDBY_TAKEN, RunRequest, VerifyRequest, report_budget
 from . import frames, scratch
 from .capture import Stream
+from .classify import signal_of
+from .forker import ForkServer, Usage, fork_tree
 from .jobs import Job, close_go_pipe
 from .sandboxing import SandboxPlan
-from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, spawn
+from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, kill_group, reap_ready
 
 READ_CHUNK = 1 << 16
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
+REAP_ALL_S = 5.0  # at shutdown, how long every killed tree is waited for
 
 
 class Trees:
@@ -44,6 +48,7 @@ class Trees:
         self.report_whole = report_whole
         self.forget_all = forget
         self.jobs_by_pid: dict[int, Job] = {}
+        self.forker: ForkServer | None = None
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
         os.set_blocking(wake_w, False)
@@ -57,33 +62,27 @@ class Trees:
 
     # ------------------------------------------------------------------------------------ forking
 
+    def start_forker(self) -> None:
+        """From now on every tree is forked by the fork server (forker.py), a process that holds
+        no request: call before the first request is read."""
+        self.forker = ForkServer(self.plan, self.forget_all)
+        self.selector.register(self.forker.reaped_fd, selectors.EVENT_READ, ("reaped", None))
+
     def spawn(self, candidate_id: int, phase: str, request: RunRequest | VerifyRequest, limits: Limits,
               ahead: str = "") -> Job:
-        """Fork one tree.  ``ahead`` (SPARE_NAME, STANDBY_NAME): forked before its request, it
-        waits on a go pipe with no deadline (standby.py, verifiers.py)."""
+        """Fork one tree.  ``ahead`` (SPARE_NAME, STANDBY_NAME, CANDIDATE_NAME): forked before its
+        request, it waits on a go pipe with no deadline until it is handed one (standby.py,
+        verifiers.py, ``hand_off``).  Only the probe's ``request`` is used (its required layers):
+        every other tree receives its request after the fork."""
         label = {SPARE_NAME: "spare", STANDBY_NAME: "standby"}.get(ahead, f"{phase}-{candidate_id}")
         folder = scratch.make(self.scratch_base, label)
-        layers = self.plan.layers
-        required = frozenset(request.get("require") or [])
-        if ahead == SPARE_NAME:  # its rlimits come with its request (they can only be lowered once applied)
-            layers = [layer for layer in layers if layer.NAME != "rlimits"]
-            required = frozenset(layer.NAME for layer in layers)
-        kind = "standby" if ahead == STANDBY_NAME else {"run": "candidate"}.get(phase, phase)
-
-        def make_job(out_w: int, err_w: int, res_w: int, go_r: int | None, in_pid_ns: bool) -> ChildJob:
-            return ChildJob(
-                kind=kind, request=request,
-                policy=self.plan.policy(folder, limits, in_pid_ns), stdout_fd=out_w,
-                stderr_fd=err_w, result_fd=res_w, layers=layers, required=required,
-                in_pid_namespace=in_pid_ns,
-                preset_reports=self.plan.namespace_reports, go_fd=go_r,
-            )
-
+        order = {"phase": phase, "ahead": ahead, "folder": folder, "limits": limits.to_dict(),
+                 "require": list(request.get("require") or [])}
         started = time.monotonic()
-        # Only user code needs a PID namespace of its own (and its init); a verifier or the probe
-        # runs none and cannot fork (seccomp), so it saves a fork and a namespace teardown.
-        spawned = spawn(make_job, self.plan.pid_ns_fd if phase == "run" else None, ahead=ahead,
-                        forget=self.forget_all)
+        if self.forker is not None:
+            spawned = self.forker.fork(order)
+        else:  # the start-up probe, before any request: the zygote forks it itself
+            spawned = fork_tree(self.plan, order, self.forget_all, ZYGOTE_NAME)
         keep = int(limits.output_kb) * 1024
         streams = {
             "stdout": Stream("stdout", spawned.stdout_fd, keep),
@@ -95,7 +94,8 @@ class Trees:
         job = Job(candidate_id, phase, spawned.pid, folder, started,
                   math.inf if ahead else started + float(limits.wall_s), streams,
                   go_fd=spawned.go_fd,
-                  result=frames.ResultReader(report_budget(int(limits.payload_max_bytes))),
+                  result=frames.ResultReader(report_budget(int(limits.payload_max_bytes)),
+                                             self.enforce_deadlines),
                   output_cap=int(limits.output_max_mb) << 20)
         for stream in streams.values():
             assert stream.fd is not None
@@ -169,32 +169,64 @@ class Trees:
     # ------------------------------------------------------------------------------------ reaping
 
     def on_wake(self) -> None:
+        for pid, status, rusage in reap_ready(self.wake_r):
+            # Any pid not a job's is an orphan we inherited as subreaper, a removal helper or the
+            # fork server: now reaped.
+            self._reaped(pid, status, rusage)
+
+    def on_reaped(self) -> None:
+        """The fork server reaped trees: end their jobs as ``on_wake`` ends the zygote's own."""
+        assert self.forker is not None
+        for pid, status, usage in self.forker.reaped():
+            self._reaped(pid, status, usage)
+
+    def _reaped(self, pid: int, status: int, usage: Any) -> None:
+        job = self.jobs_by_pid.pop(pid, None)
+        if job is not None:
+            job.wait_status, job.rusage, job.ended = status, usage, time.monotonic()
+            self.ended(job)
+
+    # ----------------------------------------------------------------------------------- hand-off
+
+    def hand_off(self, job: Job, frame: bytes) -> None:
+        """Write a request frame into the job's go pipe, as much as the pipe takes now and the rest
+        as it drains (``on_writable``): a request of any size, and the loop never blocks on it.
+        A tree that died meanwhile ends as any candidate does (its bootstrap read no request)."""
+        assert job.go_fd is not None
+        job.handing = memoryview(frame)
+        self.selector.register(job.go_fd, selectors.EVENT_WRITE, ("handoff", (job, None)))
+        self.on_writable(job)
+
+    def on_writable(self, job: Job) -> None:
         try:
-            while os.read(self.wake_r, 4096):
-                pass
+            while job.handing and job.go_fd is not None:
+                written = os.write(job.go_fd, job.handing)
+                job.handing = job.handing[written:]
         except BlockingIOError:
-            pass
-        while True:
-            try:
-                pid, status, rusage = os.wait4(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            job = self.jobs_by_pid.pop(pid, None)
-            if job is not None:  # any other pid is an orphan we inherited as subreaper: now reaped
-                job.wait_status, job.rusage, job.ended = status, rusage, time.monotonic()
-                self.ended(job)
+            return
+        except OSError:  # EPIPE: the tree is gone; its end is handled when it is reaped
+            job.handing = None
+        self.end_hand_off(job)
+
+    def end_hand_off(self, job: Job) -> None:
+        """Stop writing and close the go pipe (EOF: a cut frame is read as none)."""
+        if job.go_fd is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self.selector.unregister(job.go_fd)
+        job.handing = None
+        close_go_pipe(job)
 
     def release(self, job: Job) -> None:
         """What a reaped job leaves: its go pipe, its process group and (without a PID namespace)
         the orphans of user code, the bytes still in its pipes, its scratch folder."""
-        close_go_pipe(job)
+        self.end_hand_off(job)
         if "status" not in job.streams:  # no PID namespace took the tree down with its init
-            _kill_group(job.pid)
-            if job.phase == "run":  # only user code can have left processes behind
-                self.plan.kill_orphans(set(self.jobs_by_pid))
+            kill_group(job.pid)
+            if job.phase == "run" and self.forker is None:  # only user code can leave processes
+                self.plan.kill_orphans(set(self.jobs_by_pid))  # (the fork server's trees: it does)
         self._drain(job)
+        if "status" not in job.streams and signal_of(job.wait_status) == signal.SIGXFSZ:
+            job.scratch_largest = scratch.largest_file(job.scratch)  # the file-size rule's fact
         scratch.remove_soon(job.scratch, ZYGOTE_NAME)  # a small folder at once, a tree in a helper
 
     # ---------------------------------------------------------------------------- deadlines, kills
@@ -213,7 +245,7 @@ class Trees:
                 self.kill(job, "wall")
             elif job.kill is not None and now >= job.deadline:  # the init's grace is over
                 job.deadline = math.inf
-                _kill_group(job.pid)
+                kill_group(job.pid)
 
     def kill(self, job: Job, reason: str, detail: str = "", grace: bool = True) -> None:
         """End the job's tree.  With an init (a PID namespace), ask it to kill the candidate and
@@ -228,22 +260,30 @@ class Trees:
             except ProcessLookupError:
                 pass
         job.deadline = math.inf
-        _kill_group(job.pid)
+        kill_group(job.pid)
 
     def kill_all(self, reason: str, detail: str = "") -> None:
         """Kill every tree and reap them all now (each reaped job is ``ended`` as usual)."""
         for job in list(self.jobs_by_pid.values()):
             if job.kill is None:
                 self.kill(job, reason, detail, grace=False)  # waited for below: no grace
-        while self.jobs_by_pid:
+        deadline = time.monotonic() + REAP_ALL_S
+        while self.jobs_by_pid and time.monotonic() < deadline:
+            if self.forker is not None:  # its trees are the fork server's children
+                for pid, status, usage in self.forker.wait_reaped(0.05):
+                    self._reaped(pid, status, usage)
             try:
-                pid, status, rusage = os.wait4(-1, 0)
+                pid, status, rusage = os.wait4(-1, os.WNOHANG if self.forker is not None else 0)
             except ChildProcessError:
-                break
-            ended = self.jobs_by_pid.pop(pid, None)
-            if ended is not None:
-                ended.wait_status, ended.rusage, ended.ended = status, rusage, time.monotonic()
-                self.ended(ended)
+                if self.forker is None:
+                    break
+                continue
+            if pid:
+                self._reaped(pid, status, rusage)
+        for job in list(self.jobs_by_pid.values()):  # the fork server did not answer: gone anyway
+            self._reaped(job.pid, signal.SIGKILL, Usage(0.0, 0.0, 0))
+        if self.forker is not None:
+            self.forker.close()
 
     def forget(self) -> None:
         """In a freshly forked child: drop the other trees (the selector's keys hold every job,
@@ -258,11 +298,3 @@ class Trees:
     def busy(self) -> int:
         """Trees that serve a candidate (not an idle spare or standby, not the probe)."""
         return sum(1 for job in self.jobs_by_pid.values() if job.candidate_id >= 0)
-
-
-def _kill_group(pid: int) -> None:
-    for target in (-pid, pid):
-        try:
-            os.kill(target, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass

@@ -1,6 +1,8 @@
 """The zygote's verifiers: one forked ahead (the spare), handed a model when a candidate needs it.
 
-A verifier re-checks a sat candidate's model in a fresh fork that never ran user code.  The fork and
+A verifier re-checks a sat candidate's model in a fresh fork that never ran user code, forked by the
+fork server (forker.py), so it holds no other candidate's data: its own model comes in a file of
+its scratch folder after the fork, the spare's and one forked on demand's alike.  The fork and
 its bootstrap (layers applied, memory prepared, a small verification rehearsed: child/bootstrap.py)
 are paid while nothing waits for them; it is handed the model as soon as the candidate's report is
 whole (server.py), while the candidate's tree is still being torn down.  The spare is forked once
@@ -42,22 +44,24 @@ class Verifiers:
             self.spare = self._spawn(SPARE_ID, {"spare": True}, Limits(), True)
 
     def start(self, candidate_id: int, request: VerifyRequest, limits: Limits) -> Job:
-        """Hand ``request`` to the spare (it serves this one model), or fork a verifier now.
-        The next spare is forked after the done frame (``refill``), not here."""
+        """Hand ``request`` to the spare (it serves this one model), or to one forked now: every
+        verifier is forked before its request, which it reads after the fork (forker.py).  The
+        next spare is forked after the done frame (``refill``), not here."""
         spare, self.spare = self.spare, None
-        if spare is not None and not spare.reaped and spare.kill is None and spare.go_fd is not None:
-            try:
-                path = os.path.join(spare.scratch, SPARE_REQUEST_FILE)
-                with open(path, "w", encoding="utf-8") as out:
-                    json.dump({**request, "limits": limits.to_dict()}, out)
-                os.write(spare.go_fd, SPARE_GO)
-                spare.candidate_id, spare.deadline = candidate_id, time.monotonic() + float(limits.wall_s)
-                return spare
-            except OSError:
-                self._kill(spare, "cancel")
-            finally:
-                close_go_pipe(spare)
-        return self._spawn(candidate_id, request, limits, False)
+        if spare is None or spare.reaped or spare.kill is not None or spare.go_fd is None:
+            spare = self._spawn(SPARE_ID, {"spare": True}, Limits(), True)
+        try:
+            path = os.path.join(spare.scratch, SPARE_REQUEST_FILE)
+            with open(path, "w", encoding="utf-8") as out:
+                json.dump({**request, "limits": limits.to_dict()}, out)
+            assert spare.go_fd is not None
+            os.write(spare.go_fd, SPARE_GO)
+        except OSError:
+            self._kill(spare, "cancel")  # it ends as a verification without a result
+        finally:
+            close_go_pipe(spare)
+        spare.candidate_id, spare.deadline = candidate_id, time.monotonic() + float(limits.wall_s)
+        return spare
 
     def ended(self, job: Job) -> None:
         if job is self.spare:

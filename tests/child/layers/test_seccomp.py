@@ -134,6 +134,21 @@ def test_signals_reach_only_ourselves(scratch: str) -> None:
     assert _run(lambda: _raw_syscall("pidfd_open", parent, 0), scratch).value == "EPERM"
 
 
+@pytest.mark.parametrize("signum", [signal.SIGXCPU, signal.SIGXFSZ, signal.SIGSYS])
+def test_a_limit_signal_cannot_be_sent_to_ourselves(scratch: str, signum: int) -> None:
+    """The kernel's signals for a limit are the kernel's alone: the candidate cannot forge one."""
+    assert _run(lambda: os.kill(os.getpid(), signum), scratch).denied
+    assert _run(lambda: signal.pthread_kill(threading.get_ident(), signum), scratch).denied
+    assert _run(lambda: _raw_syscall("tkill", os.getpid(), signum), scratch).value == "EPERM"
+
+
+def test_sysinfo_and_posix_timers_are_refused(scratch: str) -> None:
+    """sysinfo(2) is the host's (uptime, load, task count): a channel between candidates.  POSIX
+    timers would deliver a limit's signal of the candidate's choosing."""
+    assert _run(lambda: _raw_syscall("sysinfo", 0), scratch).value == "EPERM"
+    assert _run(lambda: _raw_syscall("timer_create", 0, 0, 0), scratch).value == "EPERM"
+
+
 def test_a_pid_with_high_bits_set_is_denied(scratch: str) -> None:
     """The kernel truncates pid_t to 32 bits; the filter must not be fooled by the high word."""
     parent = os.getpid()

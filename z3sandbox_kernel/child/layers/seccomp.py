@@ -44,6 +44,7 @@ import ctypes
 import errno
 import functools
 import os
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -120,6 +121,11 @@ DENIED: tuple[tuple[str, tuple[str, ...]], ...] = (
       "lookup_dcookie", "lsm_set_self_attr", "modify_ldt")),  # io_setup: aio-max-nr is host-wide
     ("every socket: z3 and the harness need none (asyncio's socketpair goes too)",
      ("socket", "socketpair")),
+    ("machine-wide figures: sysinfo(2) shows the host's uptime, load, memory and task count, a "
+     "channel between concurrent candidates (os.sysconf's SC_PHYS_PAGES then fails; z3 and Python "
+     "do not call it)", ("sysinfo",)),
+    ("POSIX timers: they deliver a signal of the caller's choosing (SIGXCPU, SIGSYS: the kill "
+     "reasons of a limit); setitimer and threads remain", ("timer_create",)),
 )
 # Numbers of system calls newer than libseccomp 2.5.4's table, the same on every architecture
 # (the kernel's unified numbering, asm-generic/unistd.h and syscall_64.tbl agree from 424 on).
@@ -133,7 +139,12 @@ NEWEST_REVIEWED = 470  # listns (Linux 6.19); anything above answers ENOSYS
 # Answered ENOSYS so that glibc falls back to clone(2), whose flags the filter can read.
 NOT_IMPLEMENTED = ("clone3",)
 # Allowed only when the first argument is the candidate's own PID.
-SELF_ONLY = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open")
+SELF_ONLY = ("pidfd_open",)
+# The same, and then only when the signal (the argument at this index) is not one that the
+# kernel sends for a limit: a candidate cannot forge its CPU-time, file-size or seccomp kill
+# (zygote/classify.py also checks each against what the sandbox measured).
+SELF_SIGNALS = (("kill", 1), ("tkill", 1), ("tgkill", 2), ("rt_sigqueueinfo", 1), ("rt_tgsigqueueinfo", 2))
+LIMIT_SIGNALS = (signal.SIGXCPU, signal.SIGXFSZ, signal.SIGSYS)
 # Allowed only when the first argument is 0 (the caller) or the candidate's own PID.
 SELF_OR_ZERO = (
     "prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr",
@@ -213,6 +224,14 @@ def _body(kind: str, extra: int = 0) -> list[_Insn]:
     """The block for one system call: tests, then "deny" (EPERM) and "allow" returns."""
     if kind == "self_only":
         tests = _pid_is(0, allow_zero=False)
+    elif kind == "self_signal":  # our PID, then any signal but a limit's
+        tests = [
+            (_LD_ABS, 0, 0, _arg(0, high=True)), (_JEQ, 0, "deny", 0),
+            (_LD_ABS, 0, 0, _arg(0, high=False)), (_JEQ, 0, "deny", _SELF),
+            (_LD_ABS, 0, 0, _arg(extra, high=False)),
+            *((_JEQ, "deny", 0, int(signum)) for signum in LIMIT_SIGNALS[:-1]),
+            (_JEQ, "deny", "allow", int(LIMIT_SIGNALS[-1])),
+        ]
     elif kind == "self_or_zero":
         tests = _pid_is(0, allow_zero=True)
     elif kind == "which_who":
@@ -276,6 +295,7 @@ def _assemble(arch: int, numbers: dict[str, int]) -> tuple[list[_Insn], int]:
         for name in names
     ]
     blocks += [(n, _resolve(_body("self_only"))) for n in SELF_ONLY]
+    blocks += [(n, _resolve(_body("self_signal", index))) for n, index in SELF_SIGNALS]
     blocks += [(n, _resolve(_body("self_or_zero"))) for n in SELF_OR_ZERO]
     blocks += [(n, _resolve(_body("which_who", which))) for n, which in WHICH_WHO]
     blocks += [("clone", _resolve(_body("clone")))]
@@ -293,7 +313,8 @@ def _assemble(arch: int, numbers: dict[str, int]) -> tuple[list[_Insn], int]:
 def all_names() -> list[str]:
     """Every system call the program names."""
     names = [n for _why, group in DENIED for n in group]
-    names += [*NOT_IMPLEMENTED, *SELF_ONLY, *SELF_OR_ZERO, "clone", *(n for n, _ in WHICH_WHO)]
+    names += [*NOT_IMPLEMENTED, *SELF_ONLY, *(n for n, _ in SELF_SIGNALS), *SELF_OR_ZERO, "clone",
+              *(n for n, _ in WHICH_WHO)]
     return names + list(dict.fromkeys(call for call, _why, _values in COMMANDS))
 
 
