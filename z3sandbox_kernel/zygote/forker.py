@@ -168,9 +168,12 @@ class ForkServer:
         return self.reaped()
 
     def close(self) -> None:
-        """EOF: the fork server kills its trees and exits (reaped as our child)."""
+        """EOF: the fork server kills its trees and exits (reaped as our child).  Idempotent: the
+        zygote's end kills everything twice (on the host's shutdown, then in its finally)."""
         self.sock.close()
-        os.close(self.life_w)
+        if self.life_w >= 0:
+            os.close(self.life_w)
+            self.life_w = -1
 
 
 def _serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int, life_r: int) -> None:
