@@ -67,12 +67,13 @@ if [ -d z3sandbox_kernel/labextension ]; then cp -r z3sandbox_kernel/labextensio
 rm -rf "$copy" && mv "$copy.new" "$copy"
 chown -R "$user:" "$copy"
 cd "$copy"
-stamp=$(sha1sum pyproject.toml | cut -c1-40)
+extras="test,dask"  # what make install installs: the suites import both
+stamp="$(sha1sum pyproject.toml | cut -c1-40) $extras"
 if [ "$(cat "$venv/.installed" 2>/dev/null)" != "$stamp" ]; then
   rm -rf "$venv"
   as_user "$PYTHON" -m venv "$venv"
   # The labextension is already built and copied: no npm step for this copy.
-  as_user env HATCH_JUPYTER_BUILDER_SKIP_NPM=1 "$venv/bin/python" -m pip install --quiet -e ".[test]"
+  as_user env HATCH_JUPYTER_BUILDER_SKIP_NPM=1 "$venv/bin/python" -m pip install --quiet -e ".[$extras]"
   as_user sh -c 'echo "$1" >"$2"' - "$stamp" "$venv/.installed"
 fi
 # Arguments: pytest's (e.g. one test file); none: the security suites.

@@ -15,7 +15,6 @@ import faulthandler
 import itertools
 import linecache
 import os
-import signal
 import sys
 import traceback
 import types
@@ -34,13 +33,13 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 
 
 def watch_crashes() -> None:
-    """Before user code: a fatal signal (SIGSEGV, SIGABRT, ...) or the CPU limit's SIGXCPU prints
-    the Python stack on stderr first (faulthandler; the zygote reads the script's line from it).
-    SIGXCPU is chained to its default action, so the candidate still dies of it."""
+    """Before user code: a fatal signal (SIGSEGV, SIGABRT, ...) prints the Python stack on stderr
+    first (faulthandler; the zygote reads the script's line from it).  Not the CPU limit's SIGXCPU:
+    faulthandler would chain to its default action by sending it again, which seccomp refuses (a
+    limit's signal sent to itself, layers/seccomp.py), so the candidate would spin on to the hard
+    limit's SIGKILL."""
     try:
         faulthandler.enable(file=sys.stderr, all_threads=True)
-        if hasattr(signal, "SIGXCPU"):
-            faulthandler.register(signal.SIGXCPU, file=sys.stderr, all_threads=True, chain=True)
     except (OSError, RuntimeError, ValueError):  # no usable stderr: the verdict still comes
         return
 

@@ -2,7 +2,7 @@
 
 The line is the script's, as the agent or person sent it: the escaped exception's innermost script
 frame, a syntax error's line, the check() a solver timeout interrupted (the harness reports it),
-or, for a crash or the CPU limit, the ``candidate.py`` line faulthandler printed on stderr.
+or, for a crash, the ``candidate.py`` line faulthandler printed on stderr.
 Everything but the verdict is the candidate's word (as its report is), used only to point at a line.
 """
 
