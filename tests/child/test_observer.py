@@ -6,24 +6,17 @@ compared with ``python candidate.py`` in a new interpreter, and what the script 
 
 from __future__ import annotations
 
-import pytest
-
-from z3sandbox_kernel.child import harness
-
 from ..fidelity.plain import run_plain
-from .test_harness import run_child
-
-
-@pytest.fixture(autouse=True, scope="module")
-def prepared() -> None:
-    harness.prepare()  # as the zygote does before forking
+from .test_harness import run_child_in_a_fresh_zygote
 
 
 def same_as_plain(body: str) -> dict:
     """Run ``body`` as a whole script (it imports z3 and makes its solver ``s`` as a plain script
-    must) in the harness and plainly; the same stdout, and the harness's report."""
+    must) in the harness and plainly; the same stdout, and the harness's report.  The harness runs
+    in a fork of a fresh prepared interpreter, as a zygote's: term ids depend on what the process
+    did with z3 before (this test process runs the whole suite)."""
     script = "from z3 import *\ns = Solver()\n" + body
-    child, plain = run_child(script), run_plain(script)
+    child, plain = run_child_in_a_fresh_zygote(script), run_plain(script)
     assert child.stdout == plain.stdout, (child.stdout, plain.stdout, child.stderr[-500:])
     return child.report
 
@@ -95,12 +88,8 @@ def test_z3s_own_doctests_find_and_pass_as_many_examples_as_plainly() -> None:
 def test_the_first_context_is_a_spare_made_before_the_fork() -> None:
     """Making a context costs milliseconds: the script's first one is made ahead, unless global
     parameters changed first (then it is made as in a plain run, with them)."""
-    from z3sandbox_kernel.child import instrument
-
-    run = run_child("x = Int('x')\nprint(len(__import__('z3sandbox_kernel.child.instrument', "
-                    "fromlist=['_ADOPTED'])._ADOPTED))\n")
-    assert run.stdout == "1\n"
-    run = run_child("set_param('smt.arith.solver', 2)\nx = Int('x')\nprint(len(__import__("
-                    "'z3sandbox_kernel.child.instrument', fromlist=['_ADOPTED'])._ADOPTED))\n")
+    count = ("print(len(__import__('z3sandbox_kernel.child.instrument', "
+             "fromlist=['_ADOPTED'])._ADOPTED))\n")
+    assert run_child_in_a_fresh_zygote("x = Int('x')\n" + count).stdout == "1\n"
+    run = run_child_in_a_fresh_zygote("set_param('smt.arith.solver', 2)\nx = Int('x')\n" + count)
     assert run.stdout == "0\n"
-    assert instrument._ADOPTED == []  # in this process: only the forked children adopted one
