@@ -22,6 +22,7 @@ reports; kernel layers enforce), so the report is the candidate's word, as proto
 from __future__ import annotations
 
 import builtins
+import ctypes
 import functools
 import linecache
 import os
@@ -152,7 +153,7 @@ def _finish(failure: BaseException | None) -> ChildReport:
     if failure is not None:
         return errors.exception_report(failure, run.filename)
     try:
-        kept = observer.check_unchecked()  # asserted but never checked: check it for the script
+        kept = _check_unchecked()  # asserted but never checked: check it for the script
     except BaseException as exc:
         return errors.exception_report(exc, run.filename)
     record = observer.finish()
@@ -160,6 +161,27 @@ def _finish(failure: BaseException | None) -> ChildReport:
     if record is None:
         return {"outcome": "no_check"}
     return models.check_report(record, run.cores)
+
+
+def _check_unchecked() -> z3.Solver | None:
+    """A script that asserted and never checked: check for it the solver it asserted into last
+    (through the observers, so that it is recorded as a check), or, if that solver has ended, its
+    assertions in a solver of ours, which is returned to be kept until the report is built."""
+    seen = observer.OBSERVER
+    if seen.last is not None:
+        return None
+    asserted = seen.last_asserted
+    if asserted is not None and asserted[1] in seen.mirrors:
+        ctx, solver, kind = asserted
+        check = z3.z3.__dict__[f"Z3_{kind}_check" if kind == "optimize" else "Z3_solver_check_assumptions"]
+        check(ctx, ctypes.c_void_p(solver), 0, (z3.Ast * 0)())
+        return None
+    if seen.unchecked_text is None:
+        return None
+    ours = z3.Solver()
+    ours.from_string(seen.unchecked_text)
+    ours.check()
+    return ours
 
 
 def _run_smt2(script: str) -> ChildReport:

@@ -177,52 +177,35 @@ def _core_literal(ctx: Any, literal: Any) -> Any:
     return literal
 
 
-def _pushed(name: str) -> Callable[..., Any]:
-    def pushed(ctx: Any, solver: Any) -> None:
-        C[name](ctx, solver)
-        mirror = OBSERVER.mirrors.get(address(solver))
+def _added(name: str) -> Callable[..., Any]:
+    """A push, or assertions loaded from text (which only z3 knows): after z3, the mirror."""
+    def added(ctx: Any, solver: Any, *args: Any) -> None:
+        C[name](ctx, solver, *args)
+        mirror = OBSERVER.mirrors.get(key := address(solver))
         if mirror is not None:
-            mirror.push()
-            _changed(address(solver))
-    return pushed
-
-
-def _popped(name: str) -> Callable[..., Any]:
-    def popped(ctx: Any, solver: Any, count: Any = 1) -> None:
-        key = address(solver)
-        mirror = OBSERVER.mirrors.get(key)
-        if mirror is not None:
-            _settle(key, mirror)  # before z3 drops what the record's assertions point to
-            mirror.pop(int(count))
+            if name.endswith("_push"):
+                mirror.push()
+            else:
+                mirror.give_up()
+                OBSERVER.last_asserted = (ctx, key, mirror.kind)
             _changed(key)
-        if name == "Z3_optimize_pop":
-            C[name](ctx, solver)
-        else:
-            C[name](ctx, solver, count)
-    return popped
+    return added
 
 
-def _reset(name: str) -> Callable[..., Any]:
-    def reset(ctx: Any, solver: Any) -> None:
-        key = address(solver)
-        mirror = OBSERVER.mirrors.get(key)
+def _dropped(name: str) -> Callable[..., Any]:
+    """A pop (``Z3_optimize_pop`` takes no count: one scope) or a reset: the mirror first, so that
+    the record's assertions are taken before z3 drops what they point to."""
+    def dropped(ctx: Any, solver: Any, *count: Any) -> None:
+        mirror = OBSERVER.mirrors.get(key := address(solver))
         if mirror is not None:
             _settle(key, mirror)
-            mirror.reset()
+            if name.endswith("_reset"):
+                mirror.reset()
+            else:
+                mirror.pop(int(count[0]) if count else 1)
             _changed(key)
-        C[name](ctx, solver)
-    return reset
-
-
-def _loaded(name: str) -> Callable[..., Any]:
-    def loaded(ctx: Any, solver: Any, text: Any) -> None:
-        C[name](ctx, solver, text)
-        mirror = OBSERVER.mirrors.get(address(solver))
-        if mirror is not None:
-            mirror.give_up()  # only z3 knows what the text asserted
-            _changed(address(solver))
-            OBSERVER.last_asserted = (ctx, address(solver), mirror.kind)
-    return loaded
+        C[name](ctx, solver, *count)
+    return dropped
 
 
 def _checked(name: str) -> Callable[..., Any]:
@@ -317,10 +300,10 @@ OBSERVED: dict[str, Callable[[str], Callable[..., Any]]] = {
     **dict.fromkeys(("Z3_mk_solver", "Z3_mk_simple_solver", "Z3_mk_solver_for_logic",
                      "Z3_mk_solver_from_tactic", "Z3_mk_optimize"), _created),
     **{f"Z3_{kind}_{what}": maker for kind in ("solver", "optimize") for what, maker in (
-        ("inc_ref", _inc_ref), ("dec_ref", _dec_ref), ("push", _pushed), ("pop", _popped),
-        ("from_string", _loaded), ("from_file", _loaded), ("get_model", _got_model),
+        ("inc_ref", _inc_ref), ("dec_ref", _dec_ref), ("push", _added), ("pop", _dropped),
+        ("from_string", _added), ("from_file", _added), ("get_model", _got_model),
         ("get_unsat_core", _unsat_core), ("assert", _asserted), ("assert_and_track", _asserted))},
-    "Z3_solver_reset": _reset,
+    "Z3_solver_reset": _dropped,
     "Z3_solver_check_assumptions": _checked,
     "Z3_optimize_check": _checked,
     "Z3_model_dec_ref": lambda name: _model_dec_ref,
@@ -405,26 +388,6 @@ def _z3_assertions(record: Record) -> str | None:
         return models.benchmark(record.ctx, [address(f.as_ast()) for f in vector])
     except Exception:
         return None
-
-
-def check_unchecked() -> Any:
-    """A script that asserted and never checked: check for it the solver it asserted into last
-    (through the observers, so that it is recorded as a check), or, if that solver has ended, its
-    assertions in a solver of ours, which is returned to be kept until the report is built."""
-    if OBSERVER.last is not None:
-        return None
-    asserted = OBSERVER.last_asserted
-    if asserted is not None and asserted[1] in OBSERVER.mirrors:
-        ctx, solver, kind = asserted
-        check = z3.z3.__dict__[f"Z3_{kind}_check" if kind == "optimize" else "Z3_solver_check_assumptions"]
-        check(ctx, ctypes.c_void_p(solver), 0, (z3.Ast * 0)())
-        return None
-    if OBSERVER.unchecked_text is None:
-        return None
-    ours = z3.Solver()
-    ours.from_string(OBSERVER.unchecked_text)
-    ours.check()
-    return ours
 
 
 def unobserved(name: str) -> Callable[..., Any]:
