@@ -38,6 +38,7 @@ from typing import Any
 from ..child.bootstrap import CANDIDATE_NAME, ChildJob
 from ..limits import Limits
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from .recipe import WITH_REQUEST
 from .sandboxing import SandboxPlan
 from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, Spawned, kill_group, reap_ready, spawn
 
@@ -70,11 +71,9 @@ def child_job(plan: SandboxPlan, order: dict[str, Any], fds: tuple[int, int, int
     out_w, err_w, res_w, go_r = fds
     ahead = str(order.get("ahead") or "")
     limits = Limits.from_dict(order["limits"])
-    layers = plan.layers
     required = frozenset(order.get("require") or [])
-    if ahead == SPARE_NAME:  # its rlimits come with its request (they can only be lowered once applied)
-        layers = [layer for layer in layers if layer.NAME != "rlimits"]
-        required = frozenset(layer.NAME for layer in layers)
+    if ahead == SPARE_NAME:  # every layer required but those that come with its request (recipe.py)
+        required = frozenset(layer.NAME for layer in plan.layers if layer.NAME not in WITH_REQUEST)
     phase = str(order["phase"])
     request: dict[str, Any]
     if phase == "run" and go_r is not None:
@@ -84,7 +83,7 @@ def child_job(plan: SandboxPlan, order: dict[str, Any], fds: tuple[int, int, int
         request = {"spare": True} if ahead == SPARE_NAME else {"require": sorted(required)}
     return ChildJob(kind=kind, request=request,  # type: ignore[arg-type]  # a placeholder
                     policy=plan.policy(str(order["folder"]), limits, in_pid_ns), stdout_fd=out_w,
-                    stderr_fd=err_w, result_fd=res_w, layers=layers, required=required,
+                    stderr_fd=err_w, result_fd=res_w, layers=plan.layers, required=required,
                     in_pid_namespace=in_pid_ns, preset_reports=plan.namespace_reports, go_fd=go_r)
 
 

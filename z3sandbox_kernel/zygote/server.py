@@ -97,8 +97,7 @@ class Zygote:
         self.plan.confirm(setup["layers"] if setup else None)
 
     def serve(self) -> None:
-        self.probe_layers()
-        self.trees.start_forker()  # before the first request: every later tree is forked there
+        """After the zygote's start-up steps (recipe.py: the probe, the fork server)."""
         self.send(Hello(v=PROTOCOL_VERSION, type="hello", pid=os.getpid(), z3_version=self.plan.z3_version,
                         isolation=self.plan.isolation_report(), scratch=self.scratch_base))
         failure = ""

@@ -6,13 +6,13 @@ With a PID namespace per candidate (kernel isolation), the tree is::
                        └──fork──> child (PID 2: bootstrap, layers, user code)
 
 User code is never PID 1: PID 1 ignores signals it has no handler for (SIGXCPU among them) and must
-reap orphans.  ``init`` enters the candidate's filesystem view and its uid (mounts.py, namespaces.py),
-reaps everything, reports the child's wait status and rusage on a pipe when the child ends, kills
-whatever is left in the namespace, and exits.  To stop a candidate the zygote sends init
-``KILL_REQUEST`` (init kills the child and reports as usual, so a killed candidate's CPU and memory
-are its own) and SIGKILLs init after a short grace whatever it did; killing ``init`` tears the
-whole namespace down.  Without PID namespaces the zygote forks the child directly, kills its process
-group at the end and, as a subreaper, kills the orphans it inherits.
+reap orphans. ``init`` walks the recipe's init steps (recipe.py: the candidate's filesystem view,
+its uid, its own user namespace), reaps everything, reports the child's wait status and rusage on a
+pipe when the child ends, kills whatever is left in the namespace, and exits. To stop a candidate
+the zygote sends init ``KILL_REQUEST`` (init kills the child and reports as usual, so a killed
+candidate's CPU and memory are its own) and SIGKILLs init after a short grace whatever it did;
+killing ``init`` tears the whole namespace down. Without PID namespaces the zygote forks the child
+directly, kills its process group at the end and, as a subreaper, kills the orphans it inherits.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
 from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST, STANDBY_TAKEN
 from . import scratch
-from .mounts import enter_candidate_view
-from .namespaces import drop_to, enter_candidate_user_namespace, fork_in_new_pid_namespace
+from .namespaces import fork_in_new_pid_namespace
+from .recipe import set_up_init
 
 ZYGOTE_NAME = "z3sandbox-zyg"
 SPARE_NAME = "z3sandbox-spare"  # an idle verifier forked ahead (verifiers.py), visible as such
@@ -120,9 +120,7 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     """PID 1 of the candidate's namespace: set up its view, fork the child, reap all, report the
     child's wait status and its own rusage (not ours: a killed candidate's real CPU and memory).
 
-    Order: the mount/IPC/UTS namespaces and mounts need the zygote's capabilities, so they come
-    before ``drop_to`` (root's candidates run as the dedicated uid), which comes before the
-    candidate's own user namespace (created by that uid, so RLIMIT_NPROC counts it alone).
+    Its steps and their order are the recipe's (recipe.py, ``Where.INIT``).
     """
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -141,9 +139,11 @@ def _run_init(job: ChildJob, status_w: int) -> None:
             _kill_quietly(pid)
 
     signal.signal(KILL_REQUEST, kill_request)
-    _enter_view(job)
-    if job.policy.extra.get("nproc_effective") == "1":
-        enter_candidate_user_namespace()
+    for step, failure in set_up_init(job.policy):  # the init's steps of the recipe
+        # reported (the layers show inactive with the reason); fails the candidate only if it
+        # required one of them (bootstrap)
+        job.preset_reports = [report(r["name"], False, error=failure.message) if r["name"] in step.reports
+                              else r for r in job.preset_reports]
     child = os.fork()
     if child == 0:
         signal.signal(KILL_REQUEST, signal.SIG_DFL)
@@ -165,7 +165,7 @@ def _run_init(job: ChildJob, status_w: int) -> None:
             os.waitpid(-1, 0)
     except ChildProcessError:
         pass
-    measured = scratch.usage(job.policy.scratch_dir) if job.policy.extra.get("ipc_uts") else (-1, -1, -1)
+    measured = scratch.usage(job.policy.scratch_dir) if job.policy.ipc_uts else (-1, -1, -1)
     os.write(status_w, INIT_STATUS.pack(*ended, *measured))
     os._exit(0)
 
@@ -180,24 +180,6 @@ def _close_all_but(keep: set[int | None]) -> None:
             os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, 1 << 16)
-
-
-def _enter_view(job: ChildJob) -> None:
-    """The candidate's mount/IPC/UTS namespaces and its ids.  A failure is reported (the layers
-    show inactive with the reason) and fails the candidate only if it required one of them."""
-    policy = job.policy
-    uid = os.getuid() if policy.uid is None else policy.uid
-    gid = os.getgid() if policy.gid is None else policy.gid
-    if policy.extra.get("ipc_uts"):
-        try:
-            enter_candidate_view(policy.scratch_dir, int(policy.limits.disk_mb), uid, gid,
-                                 view=bool(policy.extra.get("view")))
-        except OSError as exc:
-            for index, layer in enumerate(job.preset_reports):
-                if layer["name"] in ("mountns", "ipcns", "utsns"):
-                    job.preset_reports[index] = report(layer["name"], False,
-                                                       error=f"per-candidate setup failed: {exc}")
-    drop_to(uid, gid)
 
 
 def _kill_quietly(pid: int) -> None:

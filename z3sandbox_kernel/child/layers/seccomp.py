@@ -1,10 +1,11 @@
 """Seccomp: default allow; refuse, as classes, the system calls no solver needs.
 
-The classes (``DENIED`` in seccomp_rules.py, one comment each): new processes and programs,
-reaching other processes, file metadata (Landlock has no rights for modes, owners, times or xattrs), memory that RLIMIT_AS
-does not count (memfds, SysV IPC, POSIX message queues), namespaces, mounts and mount queries,
-watching the host's files, machine-wide state, kernel attack surface, sockets.  They hold where the
-namespaces are missing (a distribution that refuses user namespaces keeps Landlock and seccomp).
+The classes (``DENIED`` in seccomp_rules.py, one comment each): new processes and programs, reaching
+other processes, file metadata (Landlock has no rights for modes, owners, times or xattrs), memory
+that RLIMIT_AS does not count (memfds, SysV IPC, POSIX message queues), namespaces, mounts and mount
+queries, watching the host's files, machine-wide state, kernel attack surface, sockets. They hold
+where the namespaces are missing (a distribution that refuses user namespaces keeps Landlock and
+seccomp).
 
 Why hand-assembled BPF rather than libseccomp rules: libseccomp 2.5.4 refuses two comparisons on
 one argument in a rule (EINVAL), so "pid is 0 or our own" cannot be said, and it compiles at load
@@ -289,7 +290,7 @@ def _explain_refusals() -> None:
         setattr(os, name, wrapper)
 
 
-def prepare() -> LayerReport:
+def prepare(read_only_paths: tuple[str, ...] = ()) -> LayerReport:
     """Assemble the program once, in the zygote.  Returns an inactive report when impossible."""
     global _program
     try:
