@@ -73,6 +73,7 @@ class Kill(StrEnum):
     MEMORY = "memory"  # the address-space limit
     FILE_SIZE = "file_size"  # RLIMIT_FSIZE
     SECCOMP = "seccomp"  # a system call the filter kills for
+    DISK = "disk"  # its scratch tmpfs was full
 
 
 # The zygote kills a candidate for these; the rest are the operating system's.

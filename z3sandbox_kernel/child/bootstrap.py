@@ -54,6 +54,7 @@ from ..protocol import (
     encode_frame,
     frame_length,
 )
+from ..roles import Role
 from ..zygote.recipe import CHILD_STEPS, When
 from .layers import Layer, LayerSetupError, Policy
 
@@ -66,14 +67,14 @@ _MMAP_THRESHOLD = 32 << 20
 # while it waits: the pages its check will use are then faulted in off the critical path.
 _PREPARED_HEAP = 16 << 20
 # The name a candidate runs under (``ps``, /proc/PID/comm), from a cold fork or a standby.
-CANDIDATE_NAME = "z3sandbox-init"
+CANDIDATE_NAME = Role.RUN.process_name
 
 
 @dataclass
 class ChildJob:
     """What the zygote hands a fresh child (in memory: it is a fork, nothing is serialised)."""
 
-    kind: str  # "candidate", "standby" (a candidate awaiting its request), "verify", or "probe"
+    role: Role  # RUN, STANDBY (a candidate awaiting its request on its go pipe), VERIFY, SPARE, PROBE
     request: RunRequest | VerifyRequest
     policy: Policy
     stdout_fd: int
@@ -154,7 +155,7 @@ def _stand_by(job: ChildJob) -> tuple[ChildJob, list[LayerReport], str | None]:
         os._exit(0)  # never handed a request: the zygote is shutting down or discards us
     os.close(GO_FD)
     limits = Limits.from_dict(request["limits"])
-    handed = dataclasses.replace(job, kind="candidate", request=request,
+    handed = dataclasses.replace(job, role=Role.RUN, request=request,
                                  policy=dataclasses.replace(job.policy, limits=limits),
                                  required=frozenset(request.get("require") or []))
     set_process_name(CANDIDATE_NAME)
@@ -216,12 +217,12 @@ def become_child(job: ChildJob) -> NoReturn:
             set_parent_death_signal(signal.SIGKILL)  # 3
         os.chdir(job.policy.scratch_dir)  # 4
         _keep_freed_memory()
-        if job.kind == "standby":
+        if job.role is Role.STANDBY:
             job, reports, failure = _stand_by(job)  # 5, blocked until handed a request
         else:  # a spare verifier's request, and so its limits, come after its setup frame
-            reports, failure = _apply_layers(job, when=_AHEAD if job.request.get("spare") else _EVERY)  # 5
+            reports, failure = _apply_layers(job, when=_AHEAD if job.role is Role.SPARE else _EVERY)  # 5
         _write_frame({"type": "setup", "layers": reports, "error": failure})  # 6
-        if failure or job.kind == "probe":  # a probe only proves the layers apply
+        if failure or job.role is Role.PROBE:  # a probe only proves the layers apply
             os._exit(0)
     except BaseException:
         os._exit(BOOTSTRAP_FAILED_EXIT)
@@ -250,11 +251,11 @@ def _await_request(job: ChildJob) -> VerifyRequest | None:
 
 
 def _run_job(job: ChildJob) -> int:
-    if job.kind == "verify":
+    if job.role in (Role.VERIFY, Role.SPARE):
         from . import verify  # imported by the zygote already: a dictionary lookup
 
         checked = cast(VerifyRequest, job.request)
-        if checked.get("spare"):
+        if job.role is Role.SPARE:
             awaited = _await_request(job)
             if awaited is None:
                 return 0

@@ -24,17 +24,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..child.bootstrap import CANDIDATE_NAME, ChildJob, become_child
+from ..child.bootstrap import ChildJob, become_child
 from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
 from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST, STANDBY_TAKEN
+from ..roles import Role
 from . import scratch
 from .namespaces import fork_in_new_pid_namespace
 from .recipe import set_up_init
 
-ZYGOTE_NAME = "z3sandbox-zyg"
-SPARE_NAME = "z3sandbox-spare"  # an idle verifier forked ahead (verifiers.py), visible as such
-STANDBY_NAME = "z3sandbox-stby"  # a standby candidate's init and child until handed a request
+# The processes' names (roles.py), as the tests and bench/kill.py look for them.
+ZYGOTE_NAME = Role.ZYGOTE.process_name
+SPARE_NAME = Role.SPARE.process_name  # an idle verifier forked ahead (verifiers.py), visible as such
+STANDBY_NAME = Role.STANDBY.process_name  # a standby candidate's init and child until handed a request
+CANDIDATE_NAME = Role.RUN.process_name
 
 # Builds the ChildJob once its pipe ends exist:
 # (stdout_w, stderr_w, result_w, go_r or None, in_pid_namespace).
@@ -68,12 +71,12 @@ def _pipe(ends: list[int]) -> tuple[int, int]:
     return read_end, write_end
 
 
-def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "",
+def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: Role | None = None,
           forget: Callable[[], None] = lambda: None, name: str = ZYGOTE_NAME) -> Spawned:
     """Fork the tree for one job; returns the read ends, non-blocking, owned by the caller.
-    ``ahead``: the name of a process forked before its request (SPARE_NAME, STANDBY_NAME, or
-    CANDIDATE_NAME for a candidate handed its request right after); it gets a go pipe (its write
-    end non-blocking) and carries the name from its first instant (a name is inherited at fork);
+    ``ahead``: the role of a process forked before its request (a spare, a standby, or a run
+    handed its request right after); it gets a go pipe (its write end non-blocking) and carries
+    the role's process name from its first instant (a name is inherited at fork);
     ``name`` is the forking process's own, taken back after the fork.  ``forget`` runs first in
     the child: it drops the forking process's state."""
     ends: list[int] = []
@@ -82,19 +85,19 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "",
         err_r, err_w = _pipe(ends)
         res_r, res_w = _pipe(ends)
         status_r, status_w = _pipe(ends) if pid_ns_fd is not None else (None, None)
-        go_r, go_w = _go_pipe(ends) if ahead else (None, None)
+        go_r, go_w = _go_pipe(ends) if ahead is not None else (None, None)
         job = job_factory(out_w, err_w, res_w, go_r, pid_ns_fd is not None)
-        if ahead:
-            set_process_name(ahead)
+        if ahead is not None:
+            set_process_name(ahead.process_name)
         zygote = os.getpid()  # the forking process: the fork server, or the zygote
         pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
     except BaseException:  # no fork (no memory, no process slot): no descriptor left behind
         for fd in ends:
             os.close(fd)
-        if ahead:
+        if ahead is not None:
             set_process_name(name)
         raise
-    if ahead and pid != 0:
+    if ahead is not None and pid != 0:
         set_process_name(name)
     if pid == 0:  # never return into the zygote's code from here
         try:
@@ -126,7 +129,7 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _close_all_but({2, status_w, job.stdout_fd, job.stderr_fd, job.result_fd, job.go_fd})
-    if job.kind == "standby":  # named as one until the zygote hands its child a request
+    if job.role is Role.STANDBY:  # named as one until the zygote hands its child a request
         signal.signal(STANDBY_TAKEN, lambda *_: set_process_name(CANDIDATE_NAME))
     else:
         set_process_name(CANDIDATE_NAME)
