@@ -1,12 +1,13 @@
-"""The isolation recipe: every step between a fresh zygote and user code, in the order it runs.
+"""The isolation recipe: every isolation step between a fresh zygote and user code, in order.
 
-One tuple, ``RECIPE``, read top to bottom like nsjail's ``containProc``.  Each step says where it
-runs (the zygote, a candidate's init, the candidate's child), when (once at start-up, per
-candidate, or with the request), why it stands where it stands, and which lines of the isolation
-report it answers for.  Every process that isolates walks its part of this tuple and nothing else:
-the zygote at start-up (``zygote/__main__.py``), a candidate's init (``spawn._run_init``) and its
-child (``child/bootstrap.py``, a standby and a spare verifier included).  A step that fails raises
-``LayerSetupError``: its layers are reported inactive with the reason, and a candidate that
+One tuple, ``RECIPE``, read top to bottom like nsjail's ``containProc``. Each step says where it
+runs (the zygote, a candidate's init, the candidate's child), when (once at start-up, per candidate,
+or with the request), why it stands where it stands, and which lines of the isolation report it
+answers for. Every process that isolates walks its part of this tuple and nothing else: the zygote
+at start-up (``zygote/__main__.py``), a candidate's init (``spawn._run_init``) and its child
+(``child/bootstrap.py``, a standby and a spare verifier included; before its steps the child takes
+its own session, its descriptors, its parent-death signal and its scratch folder). A step that fails
+raises ``LayerSetupError``: its layers are reported inactive with the reason, and a candidate that
 required one of them does not run (fail closed where asked, degrade loudly otherwise).
 
 ``prepare`` runs once, in the zygote, before the first fork: what a step can compute ahead
@@ -187,3 +188,11 @@ def set_up_init(policy: Policy) -> list[tuple[Step, LayerSetupError]]:
             failed.append((step, exc))
     return failed
 
+
+
+def recipe_table() -> str:
+    """The recipe as the README shows it (tools/sync_docs.py): one row per step, in order."""
+    rows = ["| # | step | where | when | why here |", "|---|---|---|---|---|"]
+    rows += [f"| {number} | {step.name} | {step.where} | {step.when} | {step.why} |"
+             for number, step in enumerate(RECIPE, 1)]
+    return "\n".join(rows)
