@@ -244,9 +244,9 @@ def _await_request(job: ChildJob) -> VerifyRequest | None:
         request: VerifyRequest = json.load(handle)
     limits = Limits.from_dict(request["limits"])
     handed = dataclasses.replace(job, policy=dataclasses.replace(job.policy, limits=limits))
-    _, failure = _apply_layers(handed, [], when=_WITH_REQUEST)
-    if failure:
-        raise LayerSetupError("rlimits", failure)
+    for applied in _apply_layers(handed, [], when=_WITH_REQUEST)[0]:  # a verifier never runs without them
+        if not applied.get("active"):
+            raise LayerSetupError(applied["name"], applied.get("error", ""))
     return request
 
 
