@@ -7,12 +7,14 @@ answers for. Every process that isolates walks its part of this tuple and nothin
 at start-up (``zygote/__main__.py``), a candidate's init (``spawn._run_init``) and its child
 (``child/bootstrap.py``, a standby and a spare verifier included; before its steps the child takes
 its own session, its descriptors, its parent-death signal and its scratch folder). A step that fails
-raises ``LayerSetupError``: its layers are reported inactive with the reason, and a candidate that
-required one of them does not run (fail closed where asked, degrade loudly otherwise).
+is reported inactive with the reason (a zygote step records it, an init or child step raises
+``LayerSetupError``), and a candidate that required one of its layers does not run (fail closed
+where asked, degrade loudly otherwise).
 
-``prepare`` runs once, in the zygote, before the first fork: what a step can compute ahead
-(seccomp's program, Landlock's ABI and paths, the filesystem view) is in memory before any
-candidate exists, so ``apply`` in a candidate only makes the system calls.
+Preparing runs once, in the zygote, before the first fork (steps "prepare": each layer module's
+``prepare``, and "view": the init steps' filesystem view): what a step can compute ahead
+(seccomp's program, Landlock's ABI and paths, the view) is in memory before any candidate exists,
+so ``apply`` in a candidate only makes the system calls.
 
 The tree a candidate runs in (spawn.py)::
 
