@@ -97,7 +97,7 @@ def _before(function: Callable[..., Any], name: Callable[..., str]) -> Callable[
 def _become_child(original: Callable[..., Any]) -> Callable[..., Any]:
     def wrapped(job: Any, *args: Any, **kwargs: Any) -> Any:
         global _phase
-        _phase = "spare" if job.request.get("spare") else job.kind  # "standby" included
+        _phase = "candidate" if job.role == "run" else str(job.role)  # "standby", "spare" included
         put(f"{_phase}: forked")
         return original(job, *args, **kwargs)
     return wrapped
@@ -116,8 +116,8 @@ def _woke(original: Callable[..., Any], phase: str, event: str) -> Callable[...,
 
 def _job_ended(original: Callable[..., Any]) -> Callable[..., Any]:
     def wrapped(self: Any, job: Any, *args: Any, **kwargs: Any) -> Any:
-        phase = "candidate" if job.phase == "run" else job.phase
-        put(f"zygote: {job.phase} tree reaped")
+        phase = "candidate" if job.role == "run" else str(job.role)
+        put(f"zygote: {job.role} tree reaped")
         if job.rusage is not None:
             put(f"{phase}: minor faults", float(job.rusage.ru_minflt))
         return original(self, job, *args, **kwargs)
@@ -129,9 +129,9 @@ def _on_stream(original: Callable[..., Any]) -> Callable[..., Any]:
     of its result pipe: the two things a finish from the status pipe would wait for."""
     def wrapped(self: Any, job: Any, stream: Any, *args: Any, **kwargs: Any) -> Any:
         result = original(self, job, stream, *args, **kwargs)
-        if job.phase == "run" and stream.name == "status" and stream.data:
+        if job.role == "run" and stream.name == "status" and stream.data:
             put("zygote: run status read (init reaped the child)")
-        elif job.phase == "run" and stream.name == "result" and stream.fd is None:
+        elif job.role == "run" and stream.name == "result" and stream.fd is None:
             put("zygote: run result EOF")
         return result
     return wrapped
@@ -187,14 +187,15 @@ def _frame(original: Callable[..., Any]) -> Callable[..., Any]:
 
 def instrument() -> None:
     from z3sandbox_kernel.child import bootstrap, harness, verify
+    from z3sandbox_kernel.roles import Role
     from z3sandbox_kernel.zygote import sandboxing, server, spawn, trees, verifiers
 
     zygote: Any = server.Zygote  # methods are replaced on the class, before it is instantiated
     zygote._start = _before(zygote._start, lambda *_: "zygote: run request read")
     forks: Any = trees.Trees
-    kinds = {spawn.SPARE_NAME: "verify spare", spawn.STANDBY_NAME: "standby"}
-    forks.spawn = _after(forks.spawn, lambda self, cid, phase, *a, ahead="", **k:
-                         f"zygote: {kinds.get(ahead, phase)} tree forked")
+    kinds = {Role.SPARE: "verify spare", Role.STANDBY: "standby"}
+    forks.spawn = _after(forks.spawn, lambda self, cid, role, *a, **k:
+                         f"zygote: {kinds.get(role, role)} tree forked")
     forks._on_stream = _on_stream(forks._on_stream)
     zygote._job_ended = _job_ended(zygote._job_ended)
     # Before, not after: once the frame is out, the host may clear the clock for its next request.
@@ -203,7 +204,7 @@ def instrument() -> None:
     plan: Any = sandboxing.SandboxPlan
     plan.build = staticmethod(_plan_built(plan.build))
     spawn._run_init = _before(spawn._run_init, lambda job, *_: "standby init: running"
-                              if job.kind == "standby" else "init: running")
+                              if job.role is Role.STANDBY else "init: running")
     starter: Any = verifiers.Verifiers
     starter.start = _before(starter.start, lambda *_: "zygote: model handed to a verifier")
     spawn.become_child = _become_child(spawn.become_child)

@@ -1,8 +1,9 @@
 """Rewrite the generated parts of README.md from their single sources.
 
 The verdict table comes from ``verdicts.VERDICT_DOCS``, the limits table from ``limits.LIMIT_FIELDS``,
-the run options and kill reasons from ``options.RUN_OPTIONS`` and ``options.KILL_REASONS``
-and the benchmark table from ``bench/results/launch.md``: nothing in the README retypes a default.
+the run options and kill reasons from ``options.RUN_OPTIONS`` and ``options.KILL_REASONS``,
+the isolation recipe from ``zygote/recipe.RECIPE`` and the benchmark table from
+``bench/results/launch.md``: nothing in the README retypes a default.
 ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when the README is stale (a test runs it).
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from z3sandbox_kernel.limits import LIMIT_FIELDS
 from z3sandbox_kernel.options import kills_table, options_table
 from z3sandbox_kernel.verdicts import VERDICT_DOCS
+from z3sandbox_kernel.zygote.recipe import recipe_table
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -42,7 +44,7 @@ def bench_table() -> str:
 
 
 SECTIONS = {"verdicts": verdict_table, "limits": limits_table, "bench": bench_table,
-            "options": options_table, "kills": kills_table}
+            "options": options_table, "kills": kills_table, "recipe": recipe_table}
 
 
 def render(text: str) -> str:

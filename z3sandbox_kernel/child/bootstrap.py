@@ -1,27 +1,26 @@
-"""The child's start-up recipe: from a fresh fork of the zygote to user code, step by step.
+"""The child's start-up: from a fresh fork of the zygote to user code, step by step.
 
-Runs in the process that will run user code.  Before it, at the kernel level, the candidate's init
-has put it in its own PID, mount, IPC and UTS namespaces (its filesystem view: the scratch folder
-on a private tmpfs, a read-only view of what Python and z3 need), given it the candidate's uid and
-a user namespace of its own (zygote/spawn.py).  Each step's position is an ordering constraint:
+Runs in the process that will run user code.  Before it, its init has walked the recipe's init
+steps (zygote/recipe.py: its mount, IPC and UTS namespaces, its uid, its own user namespace).
+``become_child`` then, each step's position an ordering constraint:
 
 1. Own session and process group: a kill of the group reaches everything the candidate starts.
 2. Descriptors: stdin from /dev/null, 1 and 2 to the capture pipes, the result pipe on RESULT_FD,
    every other inherited descriptor closed (the zygote's control pipe above all).
 3. Parent-death signal: if the zygote dies, so do we (inside a PID namespace the kernel does it).
-4. Scratch folder as the working directory, then the clean environment (it needs the folder's path).
-5. rlimits: before any layer that forbids setrlimit on ourselves is irrelevant, but before user code.
-6. Capabilities and no_new_privs, then Landlock (needs no_new_privs), then seccomp last: its filter
-   forbids calls the steps before it still make.
-7. The setup frame on RESULT_FD: which layers are active.  Written *before* user code, so user code
+4. Scratch folder as the working directory (the environment layer needs its path).
+5. The recipe's child steps, in its order (environment, rlimits, capabilities, Landlock, seccomp
+   last): ``_apply_layers``.
+6. The setup frame on RESULT_FD: which layers are active.  Written *before* user code, so user code
    cannot change what the zygote reports about isolation.
 
-A standby (zygote/standby.py) does steps 1-6 before any request exists, except rlimits (they come
-with the request and can only be lowered once set), then blocks on its go pipe.  Handed a request,
-it applies rlimits and checks the layers the request requires, then step 7: the same steps in the
-same order as a cold candidate, with the fork, the namespaces and most layers off the critical path.
+A standby (zygote/standby.py) applies the steps of ``When.PER_CANDIDATE`` before any request
+exists, then blocks on its go pipe; handed a request, it applies those of ``When.WITH_REQUEST``
+(rlimits: they can only be lowered once set) and checks the layers the request requires, then
+step 6: the same steps in the same order as a cold candidate.  A spare verifier does the same,
+its request coming after the setup frame (``_await_request``).
 
-After step 7 user code runs (the harness).  Its report is the second frame.  We never return.
+After step 6 user code runs (the harness).  Its report is the second frame.  We never return.
 """
 
 from __future__ import annotations
@@ -55,6 +54,8 @@ from ..protocol import (
     encode_frame,
     frame_length,
 )
+from ..roles import Role
+from ..zygote.recipe import CHILD_STEPS, When
 from .layers import Layer, LayerSetupError, Policy
 
 # glibc's malloc: keep freed memory (trim) and serve big blocks from the heap (mmap) instead of
@@ -66,14 +67,14 @@ _MMAP_THRESHOLD = 32 << 20
 # while it waits: the pages its check will use are then faulted in off the critical path.
 _PREPARED_HEAP = 16 << 20
 # The name a candidate runs under (``ps``, /proc/PID/comm), from a cold fork or a standby.
-CANDIDATE_NAME = "z3sandbox-init"
+CANDIDATE_NAME = Role.RUN.process_name
 
 
 @dataclass
 class ChildJob:
     """What the zygote hands a fresh child (in memory: it is a fork, nothing is serialised)."""
 
-    kind: str  # "candidate", "standby" (a candidate awaiting its request), "verify", or "probe"
+    role: Role  # RUN, STANDBY (a candidate awaiting its request on its go pipe), VERIFY, SPARE, PROBE
     request: RunRequest | VerifyRequest
     policy: Policy
     stdout_fd: int
@@ -110,15 +111,25 @@ def _redirect_descriptors(job: ChildJob) -> None:
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
 
 
-def _apply_layers(job: ChildJob, reports: list[LayerReport] | None = None
+_EVERY = frozenset(When)
+_AHEAD = frozenset({When.PER_CANDIDATE})  # a tree forked before its request (a standby, a spare)
+_WITH_REQUEST = frozenset({When.WITH_REQUEST})
+
+
+def _apply_layers(job: ChildJob, reports: list[LayerReport] | None = None, when: frozenset[When] = _EVERY
                   ) -> tuple[list[LayerReport], str | None]:
-    """Apply each layer; a required one that fails stops the candidate, others degrade."""
+    """Walk the recipe's child steps (those of ``when``) over the layers the zygote applies; a
+    required one that fails stops the candidate, others degrade."""
     if reports is None:
         reports = list(job.preset_reports)
         for preset in reports:  # namespaces, entered by the zygote and the candidate's init
             if preset["name"] in job.required and not preset.get("active"):
                 return reports, f"required layer {preset['name']} is not active: {preset.get('error', '')}"
-    for layer in job.layers:
+    layers = {layer.NAME: layer for layer in job.layers}
+    for step in CHILD_STEPS:
+        layer = layers.get(step.name)
+        if layer is None or step.when not in when:
+            continue
         try:
             reports.append(layer.apply(job.policy))
         except LayerSetupError as exc:
@@ -133,19 +144,18 @@ def _apply_layers(job: ChildJob, reports: list[LayerReport] | None = None
 
 
 def _stand_by(job: ChildJob) -> tuple[ChildJob, list[LayerReport], str | None]:
-    """A standby's steps 5-7: every layer but rlimits now (none required yet: a layer that fails
-    degrades, as in a cold candidate that did not require it), then wait for the request; its
-    rlimits and its ``require`` apply once it is here, exactly as in a cold candidate."""
-    early = dataclasses.replace(job, layers=[layer for layer in job.layers if layer.NAME != "rlimits"],
-                                required=frozenset())
-    reports, _ = _apply_layers(early)
+    """A standby's steps 5-6: the steps of ``When.PER_CANDIDATE`` now (none required yet: a layer
+    that fails degrades, as in a cold candidate that did not require it), then wait for the
+    request; its ``When.WITH_REQUEST`` steps and its ``require`` apply once it is here, exactly as
+    in a cold candidate."""
+    reports, _ = _apply_layers(dataclasses.replace(job, required=frozenset()), when=_AHEAD)
     _prepare_heap()
     request = _read_request()
     if request is None:
         os._exit(0)  # never handed a request: the zygote is shutting down or discards us
     os.close(GO_FD)
     limits = Limits.from_dict(request["limits"])
-    handed = dataclasses.replace(job, kind="candidate", request=request,
+    handed = dataclasses.replace(job, role=Role.RUN, request=request,
                                  policy=dataclasses.replace(job.policy, limits=limits),
                                  required=frozenset(request.get("require") or []))
     set_process_name(CANDIDATE_NAME)
@@ -156,8 +166,7 @@ def _stand_by(job: ChildJob) -> tuple[ChildJob, list[LayerReport], str | None]:
                     for r in reports if r["name"] in handed.required and not r.get("active")), None)
     if failure:
         return handed, reports, failure
-    deferred = dataclasses.replace(handed, layers=[layer for layer in job.layers if layer.NAME == "rlimits"])
-    reports, failure = _apply_layers(deferred, reports)
+    reports, failure = _apply_layers(handed, reports, when=_WITH_REQUEST)
     order = [layer["name"] for layer in job.preset_reports] + [layer.NAME for layer in job.layers]
     reports.sort(key=lambda layer: order.index(layer["name"]))  # as a cold candidate reports them
     return handed, reports, failure
@@ -208,12 +217,12 @@ def become_child(job: ChildJob) -> NoReturn:
             set_parent_death_signal(signal.SIGKILL)  # 3
         os.chdir(job.policy.scratch_dir)  # 4
         _keep_freed_memory()
-        if job.kind == "standby":
-            job, reports, failure = _stand_by(job)  # 5-6, blocked until handed a request
-        else:
-            reports, failure = _apply_layers(job)  # 4-6
-        _write_frame({"type": "setup", "layers": reports, "error": failure})  # 7
-        if failure or job.kind == "probe":  # a probe only proves the layers apply
+        if job.role is Role.STANDBY:
+            job, reports, failure = _stand_by(job)  # 5, blocked until handed a request
+        else:  # a spare verifier's request, and so its limits, come after its setup frame
+            reports, failure = _apply_layers(job, when=_AHEAD if job.role is Role.SPARE else _EVERY)  # 5
+        _write_frame({"type": "setup", "layers": reports, "error": failure})  # 6
+        if failure or job.role is Role.PROBE:  # a probe only proves the layers apply
             os._exit(0)
     except BaseException:
         os._exit(BOOTSTRAP_FAILED_EXIT)
@@ -223,8 +232,8 @@ def become_child(job: ChildJob) -> NoReturn:
 
 def _await_request(job: ChildJob) -> VerifyRequest | None:
     """A spare verifier, forked before any model existed, waits for its one request: the zygote
-    writes it into our scratch folder and then says "go" on GO_FD.  Then the candidate's limits
-    apply (rlimits can only be lowered from here, which is what they do)."""
+    writes it into our scratch folder and then says "go" on GO_FD.  Then the recipe's steps of
+    ``When.WITH_REQUEST`` apply: the candidate's limits (they can only be lowered from here)."""
     _prepare_heap()
     from . import verify  # imported by the zygote already: a dictionary lookup
 
@@ -233,19 +242,20 @@ def _await_request(job: ChildJob) -> VerifyRequest | None:
         return None  # never used: the zygote is shutting down
     with open(SPARE_REQUEST_FILE, encoding="utf-8") as handle:
         request: VerifyRequest = json.load(handle)
-    from .layers import rlimits
-
     limits = Limits.from_dict(request["limits"])
-    rlimits.apply(dataclasses.replace(job.policy, limits=limits))
+    handed = dataclasses.replace(job, policy=dataclasses.replace(job.policy, limits=limits))
+    for applied in _apply_layers(handed, [], when=_WITH_REQUEST)[0]:  # a verifier never runs without them
+        if not applied.get("active"):
+            raise LayerSetupError(applied["name"], applied.get("error", ""))
     return request
 
 
 def _run_job(job: ChildJob) -> int:
-    if job.kind == "verify":
+    if job.role in (Role.VERIFY, Role.SPARE):
         from . import verify  # imported by the zygote already: a dictionary lookup
 
         checked = cast(VerifyRequest, job.request)
-        if checked.get("spare"):
+        if job.role is Role.SPARE:
             awaited = _await_request(job)
             if awaited is None:
                 return 0

@@ -1,18 +1,9 @@
 """The zygote process: ``python -I -m z3sandbox_kernel.zygote --isolation kernel --parent PID``.
 
-Start-up recipe (order matters):
-
-1. Die with the host: parent-death signal, then check the parent did not die before that.
-2. Load z3 and the harness, warm z3 outside its main context, prepare the layers (seccomp's filter is compiled
-   here, once): everything a candidate needs is in memory before the first fork.
-3. Kernel isolation: enter a user and a network namespace and prepare a PID namespace; fork once so
-   the serving zygote is PID 1 of that namespace (if it dies, every candidate dies with it).  The
-   first process stays as a thin parent that mirrors the zygote's exit, in the host's filesystem.
-4. Prepare the layers (seccomp's filter is compiled, Landlock's ABI read) while the host's files
-   are still visible, then the serving zygote builds the candidates' filesystem view and moves into
-   it (mounts.py): after the PID namespace (its fresh /proc shows that namespace), before the probe
-   child (the isolation report is what a child in the view really applied).
-5. Serve: one thread, a selector loop (server.py).
+It dies with the host, loads z3 and the harness before any fork, then walks the zygote's steps of
+the isolation recipe (recipe.py: namespaces, the serving zygote as PID 1, the layers prepared, the
+filesystem view, the probe child, the fork server) and serves (server.py: one thread, a selector
+loop).  ``Launch`` is what those steps act on.
 """
 
 from __future__ import annotations
@@ -27,7 +18,10 @@ import sys
 
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
 from . import scratch
-from .namespaces import NamespaceState, enter_sandbox_namespaces
+from .namespaces import NamespaceState
+from .recipe import set_up_zygote
+from .sandboxing import SandboxPlan
+from .server import Zygote
 from .spawn import ZYGOTE_NAME
 
 
@@ -94,6 +88,54 @@ def _die_of(signum: int) -> int:
     return 128 + signum
 
 
+class Mirrored(Exception):
+    """The thin outer parent's end: the serving zygote exited with this code."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class Launch:
+    """The zygote's side of the recipe (``recipe.ZygoteSide``): what its start-up steps act on."""
+
+    def __init__(self, level: str, z3_version: str) -> None:
+        self.level = level
+        self.z3_version = z3_version
+        self.namespaces = NamespaceState()
+        self.scratch_base = ""
+        self.plan: SandboxPlan | None = None
+        self.server: Zygote | None = None
+
+    def become_serving(self) -> None:
+        self.scratch_base = scratch.make_base()  # inside the user namespace, if any
+        if self.namespaces.pid:
+            pid = os.fork()
+            if pid:
+                raise Mirrored(_mirror_child(pid, self.scratch_base))
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the outer parent cleans up after us
+            set_parent_death_signal(signal.SIGKILL)
+        elif sys.platform == "linux":
+            set_child_subreaper()
+
+    def prepare_layers(self) -> None:
+        self.plan = SandboxPlan.build(self.level, self.namespaces, self.z3_version)
+
+    def build_view(self) -> None:
+        if self.namespaces.pid:
+            assert self.plan is not None
+            self.plan.enter_view(self.scratch_base)
+
+    def probe_layers(self) -> None:
+        assert self.plan is not None
+        self.server = Zygote(self.plan, self.scratch_base)
+        self.server.probe_layers()
+
+    def start_fork_server(self) -> None:
+        assert self.server is not None
+        self.server.trees.start_forker()  # before the first request: every later tree is forked there
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="z3sandbox-zygote")
     parser.add_argument("--isolation", choices=("kernel", "process"), default="kernel")
@@ -102,27 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     _die_with(args.parent)
     if sys.platform == "linux":
         set_process_name(ZYGOTE_NAME)
-    z3_version = _preload()
-
-    from .sandboxing import SandboxPlan
-    from .server import Zygote
-
-    level = args.isolation if sys.platform == "linux" else "process"
-    namespaces = enter_sandbox_namespaces() if level == "kernel" else NamespaceState()
-    scratch_base = scratch.make_base()
-    if namespaces.pid:
-        pid = os.fork()
-        if pid:
-            return _mirror_child(pid, scratch_base)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the outer parent cleans up after us
-        set_parent_death_signal(signal.SIGKILL)
-    elif sys.platform == "linux":
-        set_child_subreaper()
-    plan = SandboxPlan.build(level, namespaces, z3_version)
-    if namespaces.pid:
-        plan.enter_view(scratch_base)
+    launch = Launch(args.isolation if sys.platform == "linux" else "process", _preload())
     try:
-        Zygote(plan, scratch_base).serve()  # its own finally kills candidates, removes scratch
+        set_up_zygote(launch)
+        assert launch.server is not None
+        launch.server.serve()  # its own finally kills candidates, removes scratch
+    except Mirrored as mirrored:
+        return mirrored.code
     except HostDied:
         return 1
     return 0

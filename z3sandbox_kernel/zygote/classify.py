@@ -24,12 +24,12 @@ from ..protocol import (
     SetupFrame,
     ZygoteResult,
 )
+from ..roles import STOPS, ZYGOTE_KILLS, Kill
 from ..verdicts import Verdict
 from .failures import error_of
 from .payload import build_payload, cap_model, cut_runs
 
 REASON_CAP = 2000
-ZYGOTE_KILLS = frozenset({"wall", "output", "report", "race", "cancel", "interrupt", "died"})
 # z3's own exit when an allocation fails where it cannot throw (memory_manager: ERR_MEMOUT).
 Z3_OUT_OF_MEMORY_EXIT = 101
 SANDBOX_DIED = "the sandbox process died"
@@ -56,7 +56,7 @@ class Observation:
     limits: Limits
     level: str
     seed: bytes | None
-    kill: str | None = None  # the zygote's own: "wall", "output", "race", "cancel", "interrupt"
+    kill: Kill | None = None  # the zygote's own (roles.ZYGOTE_KILLS)
     kill_detail: str = ""
     wait_status: int | None = None  # of the user-code process
     wall_s: float = 0.0
@@ -105,36 +105,38 @@ def _active_layers(obs: Observation) -> str:
     return ", ".join(names) or "none"
 
 
-def _from_zygote_kill(obs: Observation) -> tuple[Verdict, str, str | None] | None:
+def _from_zygote_kill(obs: Observation) -> tuple[Verdict, str, Kill | None] | None:
     limits = obs.limits
-    if obs.kill in ("race", "cancel", "interrupt"):
-        who = {"race": "another candidate was decisive first (race)", "cancel": "cancelled",
-               "interrupt": "interrupted"}[obs.kill]
+    if obs.kill in STOPS:
+        who = {Kill.RACE: "another candidate was decisive first (race)", Kill.CANCEL: "cancelled",
+               Kill.INTERRUPT: "interrupted"}[obs.kill]
         return Verdict.CANCELLED, who, obs.kill
-    if obs.kill == "wall":
-        return Verdict.TIMEOUT, f"wall-clock limit of {limits.wall_s:g} s", "wall"
-    if obs.kill == "output":
-        return Verdict.OUTPUT_LIMIT, obs.kill_detail or f"output passed {limits.output_kb} KB", "output"
-    if obs.kill == "report":
-        return Verdict.INTERNAL_ERROR, obs.kill_detail, "report"
-    if obs.kill == "died":
-        return Verdict.INTERNAL_ERROR, f"{SANDBOX_DIED}: {obs.kill_detail}", "died"
+    if obs.kill == Kill.WALL:
+        return Verdict.TIMEOUT, f"wall-clock limit of {limits.wall_s:g} s", Kill.WALL
+    if obs.kill == Kill.OUTPUT:
+        return Verdict.OUTPUT_LIMIT, obs.kill_detail or f"output passed {limits.output_kb} KB", Kill.OUTPUT
+    if obs.kill == Kill.REPORT:
+        return Verdict.INTERNAL_ERROR, obs.kill_detail, Kill.REPORT
+    if obs.kill == Kill.DIED:
+        return Verdict.INTERNAL_ERROR, f"{SANDBOX_DIED}: {obs.kill_detail}", Kill.DIED
     return None
 
 
-def _from_signal(obs: Observation, signum: int) -> tuple[Verdict, str, str | None]:
+def _from_signal(obs: Observation, signum: int) -> tuple[Verdict, str, Kill | None]:
     """A signal is a limit only when the sandbox saw the limit reached: the candidate can send
     itself any signal it may receive (or lower its own rlimits), and is then told so."""
     limits = obs.limits
     if signum == signal.SIGXCPU or (signum == signal.SIGKILL and obs.cpu_s >= limits.cpu_s):
         if obs.cpu_s >= CPU_SEEN_FRACTION * cpu_soft_limit_s(limits):
-            return Verdict.CPU_LIMIT, f"CPU-time limit of {limits.cpu_s:g} s ({_signal_name(signum)})", "cpu"
+            why = f"CPU-time limit of {limits.cpu_s:g} s ({_signal_name(signum)})"
+            return Verdict.CPU_LIMIT, why, Kill.CPU
         return Verdict.CRASHED, _not_the_limit(signum, f"after {obs.cpu_s:.3f} s of CPU time, under the "
                                                        f"CPU-time limit of {limits.cpu_s:g} s"), None
     if signum == signal.SIGXFSZ:
         size = limits.file_size_mb * MB
         if obs.scratch_largest >= size:
-            return Verdict.OUTPUT_LIMIT, f"file-size limit of {limits.file_size_mb} MB (SIGXFSZ)", "file_size"
+            why = f"file-size limit of {limits.file_size_mb} MB (SIGXFSZ)"
+            return Verdict.OUTPUT_LIMIT, why, Kill.FILE_SIZE
         seen = (f"its largest file in scratch holds {obs.scratch_largest} bytes" if obs.scratch_largest >= 0
                 else "its scratch could not be measured")
         return Verdict.CRASHED, _not_the_limit(signum, f"{seen}, under the file-size limit of "
@@ -142,12 +144,12 @@ def _from_signal(obs: Observation, signum: int) -> tuple[Verdict, str, str | Non
     if signum == signal.SIGSYS:
         if _layer_active(obs, "seccomp"):  # the filter refuses SIGSYS to the candidate's own calls
             return (Verdict.BLOCKED, "seccomp killed the candidate on a forbidden system call (SIGSYS)",
-                    "seccomp")
+                    Kill.SECCOMP)
         return Verdict.CRASHED, _not_the_limit(signum, "seccomp is not active here"), None
     if signum in _CRASH_SIGNALS_AT_MEMORY_LIMIT and _at_memory_limit(obs, CRASH_SEEN_FRACTION):
         return (Verdict.MEMORY_LIMIT,
                 f"crashed with {_signal_name(signum)} at the memory limit of {limits.memory_mb} MB "
-                f"(grew by {_grown_mb(obs):.0f} MB)", "memory")
+                f"(grew by {_grown_mb(obs):.0f} MB)", Kill.MEMORY)
     return Verdict.CRASHED, f"killed by {_signal_name(signum)}", None
 
 
@@ -174,13 +176,13 @@ def _at_memory_limit(obs: Observation, fraction: float = 0.5) -> bool:
     return _grown_mb(obs) >= fraction * obs.limits.memory_mb
 
 
-def _memory_claim(obs: Observation, what: str) -> tuple[Verdict, str, str | None]:
+def _memory_claim(obs: Observation, what: str) -> tuple[Verdict, str, Kill | None]:
     """A MemoryError or z3's "out of memory", as the candidate reported it: a memory limit only if
     the sandbox saw its memory near the limit.  An allocation refused whole (``bytearray(8 << 30)``
     under a 512 MB limit) leaves no trace the sandbox can read, so it is reported as what it is."""
     limit = obs.limits.memory_mb
     if _at_memory_limit(obs):
-        return Verdict.MEMORY_LIMIT, f"{what} (memory limit {limit} MB)", "memory"
+        return Verdict.MEMORY_LIMIT, f"{what} (memory limit {limit} MB)", Kill.MEMORY
     return (Verdict.RUNTIME_ERROR,
             f"{what}, with a peak of {max(0.0, _grown_mb(obs)):.0f} MB of the {limit} MB memory limit: an "
             "allocation larger than what was left, or raised by the script itself", None)
@@ -191,7 +193,7 @@ def _scratch_full(obs: Observation) -> bool:
     return (0 <= obs.scratch_free_bytes < SCRATCH_FULL_BYTES) or obs.scratch_free_inodes == 0
 
 
-def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, str | None]:
+def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, Kill | None]:
     outcome = report.get("outcome")
     reason = str(report.get("reason") or "")
     if outcome == "sat":
@@ -205,10 +207,10 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, s
         return Verdict.UNSAT, reason, None
     if outcome == "unknown":
         if report.get("solver_timeout"):
-            return Verdict.TIMEOUT, f"solver timeout of {obs.limits.timeout_s:g} s ({reason})", "solver"
+            return Verdict.TIMEOUT, f"solver timeout of {obs.limits.timeout_s:g} s ({reason})", Kill.SOLVER
         if "memory" in reason.lower():
             if _at_memory_limit(obs):
-                return Verdict.MEMORY_LIMIT, f"z3 stopped: {reason}", "memory"
+                return Verdict.MEMORY_LIMIT, f"z3 stopped: {reason}", Kill.MEMORY
             return Verdict.UNKNOWN, f"{reason} (peak {max(0.0, _grown_mb(obs)):.0f} MB of the " \
                                     f"{obs.limits.memory_mb} MB memory limit)", None
         return Verdict.UNKNOWN, reason, None
@@ -231,14 +233,14 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, s
             return Verdict.BLOCKED, why, None
         # ENOSPC / EDQUOT: the disk limit when the candidate's init found its scratch full.
         if ("[Errno 28]" in message or "[Errno 122]" in message) and _scratch_full(obs):
-            return Verdict.OUTPUT_LIMIT, f"disk limit of {obs.limits.disk_mb} MB ({reason})", "disk"
+            return Verdict.OUTPUT_LIMIT, f"disk limit of {obs.limits.disk_mb} MB ({reason})", Kill.DISK
         return Verdict.RUNTIME_ERROR, reason, None
     if outcome == "internal_error":
         return Verdict.INTERNAL_ERROR, reason or "the harness failed", None
     return Verdict.INTERNAL_ERROR, f"the child reported an unknown outcome {outcome!r}: {reason}", None
 
 
-def _verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
+def _verdict(obs: Observation) -> tuple[Verdict, str, Kill | None]:
     decided = _from_zygote_kill(obs)
     if decided:
         return decided
@@ -254,7 +256,7 @@ def _verdict(obs: Observation) -> tuple[Verdict, str, str | None]:
         if (code == Z3_OUT_OF_MEMORY_EXIT and b"out of memory" in obs.stderr[-4096:].lower()
                 and _at_memory_limit(obs)):
             return (Verdict.MEMORY_LIMIT, f"z3 ran out of memory and exited (code {code}; memory "
-                    f"limit {obs.limits.memory_mb} MB)", "memory")
+                    f"limit {obs.limits.memory_mb} MB)", Kill.MEMORY)
         if obs.setup is None:
             return Verdict.INTERNAL_ERROR, f"the child failed before user code ran (exit code {code})", None
         return Verdict.CRASHED, f"exited with code {code} without a result (os._exit, or a crash)", None

@@ -35,13 +35,24 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from ..child.bootstrap import CANDIDATE_NAME, ChildJob
+from ..child.bootstrap import ChildJob
 from ..limits import Limits
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from ..roles import Role
+from .recipe import WITH_REQUEST
 from .sandboxing import SandboxPlan
-from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, Spawned, kill_group, reap_ready, spawn
+from .spawn import (
+    CANDIDATE_NAME,
+    SPARE_NAME,
+    STANDBY_NAME,
+    ZYGOTE_NAME,
+    Spawned,
+    kill_group,
+    reap_ready,
+    spawn,
+)
 
-FORKER_NAME = "z3sandbox-fork"
+FORKER_NAME = Role.FORK_SERVER.process_name
 # The names the fork server carries: its own, and for the instant of a fork the tree's (a name is
 # inherited at fork, spawn.py).  It is the serving zygote's one child of these names.
 FORKER_NAMES = frozenset({FORKER_NAME, SPARE_NAME, STANDBY_NAME, CANDIDATE_NAME})
@@ -68,36 +79,35 @@ def child_job(plan: SandboxPlan, order: dict[str, Any], fds: tuple[int, int, int
               in_pid_ns: bool) -> ChildJob:
     """The ChildJob for an order: what Trees.spawn used to build, from nothing but the order."""
     out_w, err_w, res_w, go_r = fds
-    ahead = str(order.get("ahead") or "")
+    role = Role(order["role"])
     limits = Limits.from_dict(order["limits"])
-    layers = plan.layers
     required = frozenset(order.get("require") or [])
-    if ahead == SPARE_NAME:  # its rlimits come with its request (they can only be lowered once applied)
-        layers = [layer for layer in layers if layer.NAME != "rlimits"]
-        required = frozenset(layer.NAME for layer in layers)
-    phase = str(order["phase"])
+    if role is Role.SPARE:  # every layer required but those that come with its request (recipe.py)
+        required = frozenset(layer.NAME for layer in plan.layers if layer.NAME not in WITH_REQUEST)
     request: dict[str, Any]
-    if phase == "run" and go_r is not None:
-        kind, request = "standby", {}  # its request comes on its go pipe (bootstrap._stand_by)
+    if role in (Role.RUN, Role.STANDBY) and go_r is not None:
+        # its request comes on its go pipe (bootstrap._stand_by): a standby until then, even one
+        # forked for a request at hand
+        role, request = Role.STANDBY, {}
     else:
-        kind = {"run": "candidate"}.get(phase, phase)
-        request = {"spare": True} if ahead == SPARE_NAME else {"require": sorted(required)}
-    return ChildJob(kind=kind, request=request,  # type: ignore[arg-type]  # a placeholder
+        request = {"spare": True} if role is Role.SPARE else {"require": sorted(required)}
+    return ChildJob(role=role, request=request,  # type: ignore[arg-type]  # a placeholder
                     policy=plan.policy(str(order["folder"]), limits, in_pid_ns), stdout_fd=out_w,
-                    stderr_fd=err_w, result_fd=res_w, layers=layers, required=required,
+                    stderr_fd=err_w, result_fd=res_w, layers=plan.layers, required=required,
                     in_pid_namespace=in_pid_ns, preset_reports=plan.namespace_reports, go_fd=go_r)
 
 
 def fork_tree(plan: SandboxPlan, order: dict[str, Any], forget: Any, name: str) -> Spawned:
     """Fork the tree an order describes (in the fork server, or in the zygote for its probe)."""
-    ahead = str(order.get("ahead") or "")
+    role = Role(order["role"])
+    ahead = role if order["ahead"] else None
 
     def make_job(out_w: int, err_w: int, res_w: int, go_r: int | None, in_pid_ns: bool) -> ChildJob:
         return child_job(plan, order, (out_w, err_w, res_w, go_r), in_pid_ns)
 
     # Only user code needs a PID namespace of its own (and its init); a verifier or the probe
     # runs none and cannot fork (seccomp), so it saves a fork and a namespace teardown.
-    return spawn(make_job, plan.pid_ns_fd if order["phase"] == "run" else None, ahead=ahead,
+    return spawn(make_job, plan.pid_ns_fd if role in (Role.RUN, Role.STANDBY) else None, ahead=ahead,
                  forget=forget, name=name)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ..protocol import RunRequest, SetupFrame, VerifyRequest
+from ..roles import STOPS, Kill, Role
 from . import frames
 from .capture import Stream
 from .classify import Observation, exit_code_of
@@ -16,6 +17,7 @@ from .payload import expand_smt2_pairs
 from .spawn import decode_status
 
 Parsed = tuple[SetupFrame | None, dict[str, Any] | None, str | None]
+NO_CANDIDATE = -1  # the candidate id of a tree that serves none (yet): the probe, a standby, a spare
 
 
 @dataclass
@@ -23,13 +25,13 @@ class Job:
     """One forked tree: a candidate run or its verification."""
 
     candidate_id: int
-    phase: str  # "run" or "verify"
+    role: Role  # RUN (STANDBY until handed a request), VERIFY (SPARE until handed a model), PROBE
     pid: int
     scratch: str
     started: float
     deadline: float
     streams: dict[str, Stream]
-    kill: str | None = None
+    kill: Kill | None = None
     kill_detail: str = ""
     wait_status: int | None = None
     rusage: Any = None  # resource.struct_rusage, or forker.Usage: ru_utime, ru_stime, ru_maxrss
@@ -61,7 +63,7 @@ class Candidate:
     verifier: Job | None = None  # started when its report arrived, or when its run ended
 
 
-def parse_result(job: Job, phase: str) -> Parsed:
+def parse_result(job: Job, phase: Role) -> Parsed:
     """(setup frame, checked result, error) from the job's result descriptor (frames.py).  The
     setup frame is the first, written before user code ran; the second is the candidate's word.
     Parsed once: a report can be read as soon as it is whole, and again when the job ends."""
@@ -115,16 +117,16 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
         stream = job.streams[name]
         setattr(obs, name, stream.text())
         setattr(obs, f"{name}_truncated", stream.dropped > 0)
-    obs.setup, report, error = parse_result(job, "run")
+    obs.setup, report, error = parse_result(job, Role.RUN)
     obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
     obs.report_error = obs.report_error or error
 
 
 def observe_verification(obs: Observation, job: Job) -> None:
-    if job.kill in ("race", "cancel", "interrupt"):
+    if job.kill in STOPS:
         obs.kill = job.kill
         return
-    _, report, error = parse_result(job, "verify")
+    _, report, error = parse_result(job, Role.VERIFY)
     if report is None:
         obs.verified = None
         obs.verify_reason = error or f"verification ended without a result ({job.kill or 'crash'})"

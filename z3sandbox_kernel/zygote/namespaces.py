@@ -1,17 +1,12 @@
 """Linux namespaces for the zygote and its candidates, through libc (Python 3.11 has no os.unshare).
 
-Order and reasons:
-
-1. ``enter_sandbox_namespaces`` (once, in the zygote launcher): a user namespace, so that everything
-   below works without root, then a network namespace with no interface up (no candidate can reach
-   any network, loopback included), then a PID namespace whose PID 1 is the zygote itself: if the
-   zygote dies, the kernel kills every candidate with it.
-2. ``fork_in_new_pid_namespace`` (per candidate, in the zygote): unshare a fresh PID namespace for the next
-   fork only, then ``setns`` back, so each candidate gets its own; killing its PID 1 kills its tree.
-3. Per candidate, in its init: mount, IPC and UTS namespaces (mounts.py), then ``drop_to`` the
-   candidate's ids, then ``enter_candidate_user_namespace`` (its own RLIMIT_NPROC count).  The
-   namespaces of step 3 are owned by the zygote's user namespace, where the candidate holds no
-   capability: it cannot unmount its view or set the hostname.
+Each function is one step of the isolation recipe (recipe.py says the order and why): the user,
+network and PID namespaces entered once by the zygote, the filesystem view and the IPC/UTS probe
+once by the serving zygote, and per candidate, in its init, ``drop_to`` and
+``enter_candidate_user_namespace``; ``fork_in_new_pid_namespace`` gives each candidate a PID
+namespace of its own (unshare for the next fork only, then ``setns`` back).  The namespaces a
+candidate's init enters are owned by the zygote's user namespace, where the candidate holds no
+capability: it cannot unmount its view or set the hostname.
 """
 
 from __future__ import annotations
@@ -21,6 +16,7 @@ import pwd
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..child.layers import report
 from ..oscalls import (
     CLONE_NEWIPC,
     CLONE_NEWNET,
@@ -32,6 +28,7 @@ from ..oscalls import (
     setns,
     unshare,
 )
+from ..protocol import LayerReport
 from .mounts import View, build_view
 
 # The ids root's candidates run as (as nsjail and isolate use a dedicated one): far above any
@@ -42,30 +39,51 @@ CANDIDATE_UID = 2_000_000_000
 CANDIDATE_GID = 2_000_000_000
 
 
+_PER_CANDIDATE = {"ipcns": "one per candidate: its SysV objects die with it, no host object visible",
+                  "utsns": "one per candidate: a hostname change stays inside"}
+
+
 @dataclass
 class NamespaceState:
-    """Which namespaces the zygote managed to enter, and why the others failed."""
+    """The zygote's namespaces as the isolation report shows them: one report per layer name,
+    made by the step that entered it (recipe.py); a name without one was never attempted."""
 
-    user: bool = False
-    net: bool = False
-    pid: bool = False
-    errors: dict[str, str] = field(default_factory=dict)
-    uid_map: str = ""
+    reports: dict[str, LayerReport] = field(default_factory=dict)
     candidate_uid: bool = False  # root's candidates run as CANDIDATE_UID (mapped in our userns)
     view: View | None = None  # the filesystem view (mounts.py), built by the serving zygote
-    ipc_uts: bool = False  # IPC and UTS namespaces per candidate
+
+    def active(self, name: str) -> bool:
+        return bool(self.reports.get(name, {}).get("active"))
+
+    @property
+    def user(self) -> bool:
+        return self.active("userns")
+
+    @property
+    def pid(self) -> bool:
+        return self.active("pidns")
+
+    @property
+    def ipc_uts(self) -> bool:  # IPC and UTS namespaces per candidate
+        return self.active("ipcns")
+
+    @property
+    def errors(self) -> dict[str, str]:
+        return {name: r.get("error", "") for name, r in self.reports.items() if not r.get("active")}
 
     def enter_view(self, scratch_base: str) -> None:
         """In the serving zygote (PID 1 of its PID namespace): the view, and a probe of the
-        per-candidate IPC/UTS namespaces; each failure recorded by layer name."""
+        per-candidate IPC/UTS namespaces; each reported by layer name."""
         try:
             self.view = build_view(scratch_base)
+            self.reports["mountns"] = report("mountns", True, self.view.detail)
         except OSError as exc:
-            self.errors["mountns"] = f"the filesystem view could not be built: {exc}"
-        self.ipc_uts = _can_unshare(CLONE_NEWIPC | CLONE_NEWUTS)
-        if not self.ipc_uts:
-            for name in ("ipcns", "utsns"):
-                self.errors[name] = "unshare(CLONE_NEWIPC | CLONE_NEWUTS) is refused here"
+            self.reports["mountns"] = report("mountns", False,
+                                             error=f"the filesystem view could not be built: {exc}")
+        ipc_uts = _can_unshare(CLONE_NEWIPC | CLONE_NEWUTS)
+        refused = "unshare(CLONE_NEWIPC | CLONE_NEWUTS) is refused here"
+        for name, detail in _PER_CANDIDATE.items():
+            self.reports[name] = report(name, True, detail) if ipc_uts else report(name, False, error=refused)
 
 
 def _write(path: str, text: str) -> None:
@@ -199,32 +217,53 @@ def enter_candidate_user_namespace() -> None:
     _map_ids(uid, gid)
 
 
+def enter_user(state: NamespaceState) -> None:
+    """A user namespace, so that everything after it works without root."""
+    uid, gid = os.getuid(), os.getgid()
+    try:
+        if uid == 0:
+            uid_map = _unshare_user_as_root()
+            state.candidate_uid = True
+        else:
+            uid_map = _unshare_user_dropping_groups(uid, gid)
+    except OSError as exc:
+        state.reports["userns"] = report("userns", False, error=(
+            f"user namespaces are refused here ({exc.strerror}); on Debian/Ubuntu check "
+            "kernel.unprivileged_userns_clone and kernel.apparmor_restrict_unprivileged_userns"))
+        return
+    state.reports["userns"] = report("userns", True, uid_map)
+
+
+def _enter(state: NamespaceState, name: str, flag: int, detail: str) -> None:
+    try:
+        unshare(flag)
+    except OSError as exc:
+        state.reports[f"{name}ns"] = report(
+            f"{name}ns", False, error=f"unshare({name}) failed: {exc.strerror}")
+        return
+    state.reports[f"{name}ns"] = report(f"{name}ns", True, detail)
+
+
+def enter_net(state: NamespaceState) -> None:
+    """A network namespace with no interface up."""
+    _enter(state, "net", CLONE_NEWNET, "no interface up")
+
+
+def enter_pid(state: NamespaceState) -> None:
+    """A PID namespace for the calling process's next child (its PID 1)."""
+    _enter(state, "pid", CLONE_NEWPID, "one per candidate; user code is PID 2")
+
+
 def enter_sandbox_namespaces() -> NamespaceState:
-    """User + network namespaces for the calling process, and a PID namespace for its next child.
+    """User + network namespaces for the calling process, and a PID namespace for its next child
+    (the zygote's first three steps, recipe.py).
 
     Degrades: where user namespaces are refused (some distributions restrict them), root can still
     use network and PID namespaces; a normal user then gets none, and each failure is recorded.
     """
     state = NamespaceState()
-    uid, gid = os.getuid(), os.getgid()
-    try:
-        if uid == 0:
-            state.uid_map = _unshare_user_as_root()
-            state.candidate_uid = True
-        else:
-            state.uid_map = _unshare_user_dropping_groups(uid, gid)
-        state.user = True
-    except OSError as exc:
-        state.errors["userns"] = (
-            f"user namespaces are refused here ({exc.strerror}); on Debian/Ubuntu check "
-            "kernel.unprivileged_userns_clone and kernel.apparmor_restrict_unprivileged_userns"
-        )
-    for name, flag in (("net", CLONE_NEWNET), ("pid", CLONE_NEWPID)):
-        try:
-            unshare(flag)
-            setattr(state, name, True)
-        except OSError as exc:
-            state.errors[f"{name}ns"] = f"unshare({name}) failed: {exc.strerror}"
+    for enter in (enter_user, enter_net, enter_pid):
+        enter(state)
     return state
 
 

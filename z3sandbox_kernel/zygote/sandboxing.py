@@ -14,17 +14,11 @@ from types import ModuleType
 
 from ..child.layers import Layer, Policy, report
 from ..limits import Limits
-from ..protocol import (
-    KERNEL_LAYERS,
-    KNOWN_LAYERS,
-    NAMESPACE_LAYERS,
-    PROCESS_LAYERS,
-    IsolationReport,
-    LayerReport,
-)
+from ..protocol import KNOWN_LAYERS, IsolationReport, LayerReport
 from ..readable import read_only_paths
 from . import scratch
 from .namespaces import NamespaceState, candidate_ids
+from .recipe import NAMESPACE_LAYERS, child_layers
 
 MAX_ORPHAN_ROUNDS = 64
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -51,16 +45,15 @@ class SandboxPlan:
     @classmethod
     def build(cls, level: str, namespaces: NamespaceState, z3_version: str) -> SandboxPlan:
         plan = cls(level, namespaces, z3_version, readable=read_only_paths())
-        for name in KERNEL_LAYERS if level == "kernel" else PROCESS_LAYERS:
+        for name in child_layers(level):  # the recipe's child steps, in order
             loaded = _load_layer(name)
             if isinstance(loaded, ModuleType):
-                probe = loaded.probe()
+                layer: Layer = loaded  # a module, structurally a Layer
+                probe = layer.probe()
                 plan.layer_reports.append(probe)
                 if probe.get("active"):
-                    prepare = getattr(loaded, "prepare", None)
-                    if prepare is not None:
-                        prepare()
-                    plan.layers.append(loaded)
+                    layer.prepare(plan.readable)  # what it says is confirmed by the probe child
+                    plan.layers.append(layer)
             else:
                 plan.layer_reports.append(loaded)
         if namespaces.pid:
@@ -79,17 +72,8 @@ class SandboxPlan:
     def namespace_reports(self) -> list[LayerReport]:
         if self.level != "kernel":
             return []
-        ns = self.namespaces
-        details = {"userns": ns.uid_map, "netns": "no interface up",
-                   "pidns": "one per candidate; user code is PID 2",
-                   "mountns": ns.view.detail if ns.view is not None else "",
-                   "ipcns": "one per candidate: its SysV objects die with it, no host object visible",
-                   "utsns": "one per candidate: a hostname change stays inside"}
-        active = {"userns": ns.user, "netns": ns.net, "pidns": ns.pid,
-                  "mountns": ns.view is not None, "ipcns": ns.ipc_uts, "utsns": ns.ipc_uts}
         missing = "it is set up per candidate under a PID namespace, which is not active here"
-        return [report(name, active[name], details[name] if active[name] else "",
-                       "" if active[name] else ns.errors.get(name, missing))
+        return [self.namespaces.reports.get(name) or report(name, False, error=missing)
                 for name in NAMESPACE_LAYERS]
 
     def confirm(self, applied: list[LayerReport] | None) -> None:
@@ -132,16 +116,15 @@ class SandboxPlan:
 
     def policy(self, scratch: str, limits: Limits, in_pid_ns: bool) -> Policy:
         note = self.nproc_note
-        extra = {"nproc_effective": "1"} if in_pid_ns and not note else {"nproc_note": note}
+        own_userns = in_pid_ns and not note
         ns = self.namespaces
-        if in_pid_ns and ns.view is not None:  # its init enters the view (spawn.py)
-            extra["view"] = "1"
-        if in_pid_ns and ns.ipc_uts:
-            extra["ipc_uts"] = "1"
+        view = in_pid_ns and ns.view is not None  # its init enters the view (recipe.py)
         uid, gid = candidate_ids() if in_pid_ns and ns.candidate_uid else (None, None)
         return Policy(scratch_dir=scratch, limits=limits, read_only_paths=self.readable,
-                      in_pid_namespace=in_pid_ns, self_pid=2 if in_pid_ns else 0, extra=extra,
-                      uid=uid, gid=gid, shm_dir="/dev/shm" if "view" in extra else "",
+                      in_pid_namespace=in_pid_ns, self_pid=2 if in_pid_ns else 0,
+                      nproc_effective=own_userns, nproc_note="" if own_userns else note,
+                      view=view, ipc_uts=in_pid_ns and ns.ipc_uts,
+                      uid=uid, gid=gid, shm_dir="/dev/shm" if view else "",
                       address_space_base=self.address_space_base())
 
     def address_space_base(self) -> int:

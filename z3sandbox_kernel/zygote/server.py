@@ -22,7 +22,6 @@ import traceback
 from collections import deque
 from typing import Any, cast
 
-from ..child.bootstrap import CANDIDATE_NAME
 from ..limits import Limits
 from ..protocol import (
     PROTOCOL_VERSION,
@@ -36,9 +35,11 @@ from ..protocol import (
     encode_frame,
     split_frames,
 )
+from ..roles import STOPS, Kill, Role
 from . import scratch
 from .classify import Observation, classify, failed
 from .jobs import (
+    NO_CANDIDATE,
     Candidate,
     Job,
     may_need_verification,
@@ -49,8 +50,7 @@ from .jobs import (
     wants_verification,
 )
 from .sandboxing import SandboxPlan
-from .spawn import SPARE_NAME, STANDBY_NAME
-from .standby import STANDBY_ID, Standbys, hand
+from .standby import Standbys, hand
 from .trees import READ_CHUNK, Trees
 from .verifiers import Verifiers
 
@@ -89,16 +89,15 @@ class Zygote:
     def probe_layers(self) -> None:
         """Fork one child that applies every layer and runs nothing: the isolation report is what
         really applied, not what the probes expected (a layer can probe fine and still fail)."""
-        job = self.trees.spawn(-1, "probe", {"require": []}, Limits())
+        job = self.trees.spawn(NO_CANDIDATE, Role.PROBE, {"require": []}, Limits())
         while job.pid in self.trees.jobs_by_pid:
             self.selector.select(1.0)
             self.trees.on_wake()
-        setup, _, _ = parse_result(job, "probe")
+        setup, _, _ = parse_result(job, Role.PROBE)
         self.plan.confirm(setup["layers"] if setup else None)
 
     def serve(self) -> None:
-        self.probe_layers()
-        self.trees.start_forker()  # before the first request: every later tree is forked there
+        """After the zygote's start-up steps (recipe.py: the probe, the fork server)."""
         self.send(Hello(v=PROTOCOL_VERSION, type="hello", pid=os.getpid(), z3_version=self.plan.z3_version,
                         isolation=self.plan.isolation_report(), scratch=self.scratch_base))
         failure = ""
@@ -118,7 +117,7 @@ class Zygote:
             # Whatever ends us (the host's shutdown, its death: EOF and SIGTERM can race), the
             # cleanup itself must not be interrupted by a late signal.
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            self._kill_everything("died" if failure else "cancel", failure)
+            self._kill_everything(Kill.DIED if failure else Kill.CANCEL, failure)
             scratch.remove(self.scratch_base)
 
     def _dispatch(self, events: list[tuple[selectors.SelectorKey, int]]) -> None:
@@ -143,7 +142,7 @@ class Zygote:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # its death signal may follow: moot now
             self.running = False
             self.selector.unregister(self.control_in)
-            self._kill_everything("cancel")
+            self._kill_everything(Kill.CANCEL)
             return
         self.control_buffer.extend(chunk)
         try:
@@ -160,10 +159,10 @@ class Zygote:
             if kind == "run":
                 self._start(cast(RunRequest, request))  # the host is trusted; candidates are not
             elif kind == "cancel":
-                self._cancel(int(request["id"]), str(request.get("reason", "cancel")))
+                self._cancel(int(request["id"]), _stop_reason(request.get("reason")))
             elif kind == "shutdown":
                 self.running = False
-                self._kill_everything("cancel")
+                self._kill_everything(Kill.CANCEL)
 
     # ------------------------------------------------------------------------------- candidates
 
@@ -196,20 +195,20 @@ class Zygote:
     def _cold(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job:
         """A tree forked for this request (no standby could take it), handed it after the fork
         like a standby: the fork server never sees a request."""
-        job = self.trees.spawn(candidate_id, "run", request, limits, ahead=CANDIDATE_NAME)
+        job = self.trees.spawn(candidate_id, Role.RUN, request, limits, ahead=True)
         hand(job, candidate_id, limits)
         self.trees.hand_off(job, encode_frame(dict(request)))
         return job
 
     def _spawn_verifier(self, candidate_id: int, request: VerifyRequest, limits: Limits,
                         spare: bool) -> Job:
-        return self.trees.spawn(candidate_id, "verify", request, limits, ahead=SPARE_NAME if spare else "")
+        return self.trees.spawn(candidate_id, Role.SPARE if spare else Role.VERIFY, request, limits)
 
     def _spawn_standby(self) -> Job:
         # Its request comes at hand-off; the placeholder is never read (bootstrap._stand_by).
-        return self.trees.spawn(STANDBY_ID, "run", cast(RunRequest, {}), Limits(), ahead=STANDBY_NAME)
+        return self.trees.spawn(NO_CANDIDATE, Role.STANDBY, cast(RunRequest, {}), Limits())
 
-    def _cancel(self, candidate_id: int, reason: str) -> None:
+    def _cancel(self, candidate_id: int, reason: Kill) -> None:
         candidate = self.candidates.get(candidate_id)
         if candidate and candidate.job and not candidate.job.reaped:
             self.trees.kill(candidate.job, reason)
@@ -224,7 +223,7 @@ class Zygote:
         if (candidate is None or candidate.job is not job or candidate.verifier is not None
                 or job.kill is not None or not self.running):
             return
-        _, report, _ = parse_result(job, "run")
+        _, report, _ = parse_result(job, Role.RUN)
         if may_need_verification(candidate, report):
             assert report is not None
             candidate.verifier = self.verifiers.start(
@@ -242,7 +241,7 @@ class Zygote:
             if candidate is not None:
                 for other in (candidate.job, candidate.verifier):
                     if other is not None and other is not job and not other.reaped:
-                        self.trees.kill(other, "cancel")  # the result is decided
+                        self.trees.kill(other, Kill.CANCEL)  # the result is decided
                 candidate.job = None
                 result = failed(candidate.observation, f"the zygote could not handle its result: {exc!r}")
                 self.candidates.pop(job.candidate_id, None)
@@ -256,7 +255,7 @@ class Zygote:
         if candidate is None:  # the start-up probe, or a candidate already finished
             self.refill_wanted = True
             return
-        if job.phase == "run":
+        if job.role is Role.RUN:
             self._run_ended(candidate, job)
             return
         if candidate.job is not job:  # verified before its run ended: the run's end decides
@@ -286,7 +285,7 @@ class Zygote:
             candidate.verifier = None
             if verifier is not None and not verifier.reaped:  # started early, not needed: the
                 candidate.job = verifier  # run was killed or crashed after its report; the
-                self.trees.kill(verifier, "cancel", grace=False)  # candidate ends once it is reaped
+                self.trees.kill(verifier, Kill.CANCEL, grace=False)  # candidate ends once it is reaped
                 return
         self._finish(candidate)
 
@@ -332,10 +331,15 @@ class Zygote:
         self.standbys.ready.clear()
         self.trees.forget()
 
-    def _kill_everything(self, reason: str = "cancel", detail: str = "") -> None:
+    def _kill_everything(self, reason: Kill = Kill.CANCEL, detail: str = "") -> None:
         self.running = False  # the end: no spare, standby or verifier is forked while we reap
         self.trees.kill_all(reason, detail)
 
 
 def _done(candidate_id: int, result: ZygoteResult) -> bytes:
     return encode_frame(Done(v=PROTOCOL_VERSION, type="done", id=candidate_id, result=result))
+
+
+def _stop_reason(reason: object) -> Kill:
+    """The host's reason for a cancel ("race", "cancel", "interrupt"); anything else is a cancel."""
+    return next((stop for stop in STOPS if stop == reason), Kill.CANCEL)

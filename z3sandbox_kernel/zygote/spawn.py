@@ -6,13 +6,13 @@ With a PID namespace per candidate (kernel isolation), the tree is::
                        └──fork──> child (PID 2: bootstrap, layers, user code)
 
 User code is never PID 1: PID 1 ignores signals it has no handler for (SIGXCPU among them) and must
-reap orphans.  ``init`` enters the candidate's filesystem view and its uid (mounts.py, namespaces.py),
-reaps everything, reports the child's wait status and rusage on a pipe when the child ends, kills
-whatever is left in the namespace, and exits.  To stop a candidate the zygote sends init
-``KILL_REQUEST`` (init kills the child and reports as usual, so a killed candidate's CPU and memory
-are its own) and SIGKILLs init after a short grace whatever it did; killing ``init`` tears the
-whole namespace down.  Without PID namespaces the zygote forks the child directly, kills its process
-group at the end and, as a subreaper, kills the orphans it inherits.
+reap orphans. ``init`` walks the recipe's init steps (recipe.py: the candidate's filesystem view,
+its uid, its own user namespace), reaps everything, reports the child's wait status and rusage on a
+pipe when the child ends, kills whatever is left in the namespace, and exits. To stop a candidate
+the zygote sends init ``KILL_REQUEST`` (init kills the child and reports as usual, so a killed
+candidate's CPU and memory are its own) and SIGKILLs init after a short grace whatever it did;
+killing ``init`` tears the whole namespace down. Without PID namespaces the zygote forks the child
+directly, kills its process group at the end and, as a subreaper, kills the orphans it inherits.
 """
 
 from __future__ import annotations
@@ -24,17 +24,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..child.bootstrap import CANDIDATE_NAME, ChildJob, become_child
+from ..child.bootstrap import ChildJob, become_child
 from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
 from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST, STANDBY_TAKEN
+from ..roles import Role
 from . import scratch
-from .mounts import enter_candidate_view
-from .namespaces import drop_to, enter_candidate_user_namespace, fork_in_new_pid_namespace
+from .namespaces import fork_in_new_pid_namespace
+from .recipe import set_up_init
 
-ZYGOTE_NAME = "z3sandbox-zyg"
-SPARE_NAME = "z3sandbox-spare"  # an idle verifier forked ahead (verifiers.py), visible as such
-STANDBY_NAME = "z3sandbox-stby"  # a standby candidate's init and child until handed a request
+# The processes' names (roles.py), as the tests and bench/kill.py look for them.
+ZYGOTE_NAME = Role.ZYGOTE.process_name
+SPARE_NAME = Role.SPARE.process_name  # an idle verifier forked ahead (verifiers.py), visible as such
+STANDBY_NAME = Role.STANDBY.process_name  # a standby candidate's init and child until handed a request
+CANDIDATE_NAME = Role.RUN.process_name
 
 # Builds the ChildJob once its pipe ends exist:
 # (stdout_w, stderr_w, result_w, go_r or None, in_pid_namespace).
@@ -68,12 +71,12 @@ def _pipe(ends: list[int]) -> tuple[int, int]:
     return read_end, write_end
 
 
-def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "",
+def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: Role | None = None,
           forget: Callable[[], None] = lambda: None, name: str = ZYGOTE_NAME) -> Spawned:
     """Fork the tree for one job; returns the read ends, non-blocking, owned by the caller.
-    ``ahead``: the name of a process forked before its request (SPARE_NAME, STANDBY_NAME, or
-    CANDIDATE_NAME for a candidate handed its request right after); it gets a go pipe (its write
-    end non-blocking) and carries the name from its first instant (a name is inherited at fork);
+    ``ahead``: the role of a process forked before its request (a spare, a standby, or a run
+    handed its request right after); it gets a go pipe (its write end non-blocking) and carries
+    the role's process name from its first instant (a name is inherited at fork);
     ``name`` is the forking process's own, taken back after the fork.  ``forget`` runs first in
     the child: it drops the forking process's state."""
     ends: list[int] = []
@@ -82,19 +85,19 @@ def spawn(job_factory: ChildJobFactory, pid_ns_fd: int | None, ahead: str = "",
         err_r, err_w = _pipe(ends)
         res_r, res_w = _pipe(ends)
         status_r, status_w = _pipe(ends) if pid_ns_fd is not None else (None, None)
-        go_r, go_w = _go_pipe(ends) if ahead else (None, None)
+        go_r, go_w = _go_pipe(ends) if ahead is not None else (None, None)
         job = job_factory(out_w, err_w, res_w, go_r, pid_ns_fd is not None)
-        if ahead:
-            set_process_name(ahead)
+        if ahead is not None:
+            set_process_name(ahead.process_name)
         zygote = os.getpid()  # the forking process: the fork server, or the zygote
         pid = fork_in_new_pid_namespace(pid_ns_fd) if pid_ns_fd is not None else os.fork()
     except BaseException:  # no fork (no memory, no process slot): no descriptor left behind
         for fd in ends:
             os.close(fd)
-        if ahead:
+        if ahead is not None:
             set_process_name(name)
         raise
-    if ahead and pid != 0:
+    if ahead is not None and pid != 0:
         set_process_name(name)
     if pid == 0:  # never return into the zygote's code from here
         try:
@@ -120,15 +123,13 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     """PID 1 of the candidate's namespace: set up its view, fork the child, reap all, report the
     child's wait status and its own rusage (not ours: a killed candidate's real CPU and memory).
 
-    Order: the mount/IPC/UTS namespaces and mounts need the zygote's capabilities, so they come
-    before ``drop_to`` (root's candidates run as the dedicated uid), which comes before the
-    candidate's own user namespace (created by that uid, so RLIMIT_NPROC counts it alone).
+    Its steps and their order are the recipe's (recipe.py, ``Where.INIT``).
     """
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _close_all_but({2, status_w, job.stdout_fd, job.stderr_fd, job.result_fd, job.go_fd})
-    if job.kind == "standby":  # named as one until the zygote hands its child a request
+    if job.role is Role.STANDBY:  # named as one until the zygote hands its child a request
         signal.signal(STANDBY_TAKEN, lambda *_: set_process_name(CANDIDATE_NAME))
     else:
         set_process_name(CANDIDATE_NAME)
@@ -141,9 +142,11 @@ def _run_init(job: ChildJob, status_w: int) -> None:
             _kill_quietly(pid)
 
     signal.signal(KILL_REQUEST, kill_request)
-    _enter_view(job)
-    if job.policy.extra.get("nproc_effective") == "1":
-        enter_candidate_user_namespace()
+    for step, failure in set_up_init(job.policy):  # the init's steps of the recipe
+        # reported (the layers show inactive with the reason); fails the candidate only if it
+        # required one of them (bootstrap)
+        job.preset_reports = [report(r["name"], False, error=failure.message) if r["name"] in step.reports
+                              else r for r in job.preset_reports]
     child = os.fork()
     if child == 0:
         signal.signal(KILL_REQUEST, signal.SIG_DFL)
@@ -165,7 +168,7 @@ def _run_init(job: ChildJob, status_w: int) -> None:
             os.waitpid(-1, 0)
     except ChildProcessError:
         pass
-    measured = scratch.usage(job.policy.scratch_dir) if job.policy.extra.get("ipc_uts") else (-1, -1, -1)
+    measured = scratch.usage(job.policy.scratch_dir) if job.policy.ipc_uts else (-1, -1, -1)
     os.write(status_w, INIT_STATUS.pack(*ended, *measured))
     os._exit(0)
 
@@ -180,24 +183,6 @@ def _close_all_but(keep: set[int | None]) -> None:
             os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, 1 << 16)
-
-
-def _enter_view(job: ChildJob) -> None:
-    """The candidate's mount/IPC/UTS namespaces and its ids.  A failure is reported (the layers
-    show inactive with the reason) and fails the candidate only if it required one of them."""
-    policy = job.policy
-    uid = os.getuid() if policy.uid is None else policy.uid
-    gid = os.getgid() if policy.gid is None else policy.gid
-    if policy.extra.get("ipc_uts"):
-        try:
-            enter_candidate_view(policy.scratch_dir, int(policy.limits.disk_mb), uid, gid,
-                                 view=bool(policy.extra.get("view")))
-        except OSError as exc:
-            for index, layer in enumerate(job.preset_reports):
-                if layer["name"] in ("mountns", "ipcns", "utsns"):
-                    job.preset_reports[index] = report(layer["name"], False,
-                                                       error=f"per-candidate setup failed: {exc}")
-    drop_to(uid, gid)
 
 
 def _kill_quietly(pid: int) -> None:

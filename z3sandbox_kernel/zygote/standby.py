@@ -26,15 +26,15 @@ from collections.abc import Callable
 
 from ..limits import Limits
 from ..protocol import STANDBY_TAKEN, RunRequest, encode_frame, report_budget
+from ..roles import Kill, Role
 from . import frames
 from .jobs import Job
 from .verifiers import CORES
 
-STANDBY_ID = -3  # the candidate id of a standby until it is handed a request
 TARGET = 1  # standbys kept ready: each holds two processes and a mounted tmpfs while it waits
 
 Spawner = Callable[[], Job]
-Killer = Callable[[Job, str], None]
+Killer = Callable[[Job, Kill], None]
 HandOff = Callable[[Job, bytes], None]  # Trees.hand_off: the request frame into its go pipe
 
 
@@ -86,7 +86,7 @@ class Standbys:
 
 def hand(job: Job, candidate_id: int, limits: Limits) -> None:
     """The job is now the candidate's: its clock starts, and its limits are the request's."""
-    job.candidate_id = candidate_id
+    job.candidate_id, job.role = candidate_id, Role.RUN
     job.started = time.monotonic()
     job.deadline = job.started + float(limits.wall_s)
     keep = int(limits.output_kb) * 1024

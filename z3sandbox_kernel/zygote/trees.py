@@ -20,13 +20,14 @@ from typing import Any
 
 from ..limits import Limits
 from ..protocol import KILL_REQUEST, STANDBY_TAKEN, RunRequest, VerifyRequest, report_budget
+from ..roles import Kill, Role
 from . import frames, scratch
 from .capture import Stream
 from .classify import signal_of
 from .forker import ForkServer, Usage, fork_tree
-from .jobs import Job, close_go_pipe
+from .jobs import NO_CANDIDATE, Job, close_go_pipe
 from .sandboxing import SandboxPlan
-from .spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME, kill_group, reap_ready
+from .spawn import ZYGOTE_NAME, kill_group, reap_ready
 
 READ_CHUNK = 1 << 16
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
@@ -68,15 +69,16 @@ class Trees:
         self.forker = ForkServer(self.plan, self.forget_all)
         self.selector.register(self.forker.reaped_fd, selectors.EVENT_READ, ("reaped", None))
 
-    def spawn(self, candidate_id: int, phase: str, request: RunRequest | VerifyRequest, limits: Limits,
-              ahead: str = "") -> Job:
-        """Fork one tree.  ``ahead`` (SPARE_NAME, STANDBY_NAME, CANDIDATE_NAME): forked before its
-        request, it waits on a go pipe with no deadline until it is handed one (standby.py,
-        verifiers.py, ``hand_off``).  Only the probe's ``request`` is used (its required layers):
-        every other tree receives its request after the fork."""
-        label = {SPARE_NAME: "spare", STANDBY_NAME: "standby"}.get(ahead, f"{phase}-{candidate_id}")
+    def spawn(self, candidate_id: int, role: Role, request: RunRequest | VerifyRequest, limits: Limits,
+              ahead: bool = False) -> Job:
+        """Fork one tree.  ``ahead`` (a spare, a standby, or a run handed its request right after
+        the fork): forked before its request, it waits on a go pipe with no deadline until it is
+        handed one (standby.py, verifiers.py, ``hand_off``).  Only the probe's ``request`` is used
+        (its required layers): every other tree receives its request after the fork."""
+        ahead = ahead or role.ahead
+        label = str(role) if role.ahead else f"{role}-{candidate_id}"
         folder = scratch.make(self.scratch_base, label)
-        order = {"phase": phase, "ahead": ahead, "folder": folder, "limits": limits.to_dict(),
+        order = {"role": str(role), "ahead": ahead, "folder": folder, "limits": limits.to_dict(),
                  "require": list(request.get("require") or [])}
         started = time.monotonic()
         if self.forker is not None:
@@ -91,7 +93,7 @@ class Trees:
         }
         if spawned.status_fd is not None:
             streams["status"] = Stream("status", spawned.status_fd, 64)
-        job = Job(candidate_id, phase, spawned.pid, folder, started,
+        job = Job(candidate_id, role, spawned.pid, folder, started,
                   math.inf if ahead else started + float(limits.wall_s), streams,
                   go_fd=spawned.go_fd,
                   result=frames.ResultReader(report_budget(int(limits.payload_max_bytes)),
@@ -113,7 +115,7 @@ class Trees:
             traceback.print_exc()
             self._close(stream)
             if job.kill is None:
-                self.kill(job, "report", f"the zygote could not read its {stream.name}: {exc!r}")
+                self.kill(job, Kill.REPORT, f"the zygote could not read its {stream.name}: {exc!r}")
 
     def _on_stream(self, job: Job, stream: Stream) -> None:
         assert stream.fd is not None
@@ -134,8 +136,8 @@ class Trees:
             job.parsed = None
             violation = job.result.feed(chunk)
             if violation and job.kill is None:
-                self.kill(job, "report", violation)
-            elif len(job.result.frames) == 2 and job.phase == "run":
+                self.kill(job, Kill.REPORT, violation)
+            elif len(job.result.frames) == 2 and job.role is Role.RUN:
                 self.report_whole(job)
             return
         stream.take(chunk)
@@ -143,7 +145,7 @@ class Trees:
             return
         out, err = job.streams["stdout"].total, job.streams["stderr"].total
         if out + err > job.output_cap and job.kill is None:
-            self.kill(job, "output", f"stdout and stderr passed the hard cap of {job.output_cap >> 20} "
+            self.kill(job, Kill.OUTPUT, f"stdout and stderr passed the hard cap of {job.output_cap >> 20} "
                                      f"MB together ({out} bytes on stdout, {err} on stderr)")
 
     def _close(self, stream: Stream) -> None:
@@ -222,7 +224,8 @@ class Trees:
         self.end_hand_off(job)
         if "status" not in job.streams:  # no PID namespace took the tree down with its init
             kill_group(job.pid)
-            if job.phase == "run" and self.forker is None:  # only user code can leave processes
+            user_code = job.role in (Role.RUN, Role.STANDBY)  # only user code can leave processes
+            if user_code and self.forker is None:
                 self.plan.kill_orphans(set(self.jobs_by_pid))  # (the fork server's trees: it does)
         self._drain(job)
         if "status" not in job.streams and signal_of(job.wait_status) == signal.SIGXFSZ:
@@ -242,12 +245,12 @@ class Trees:
         now = time.monotonic()
         for job in list(self.jobs_by_pid.values()):
             if job.kill is None and now >= job.deadline:
-                self.kill(job, "wall")
+                self.kill(job, Kill.WALL)
             elif job.kill is not None and now >= job.deadline:  # the init's grace is over
                 job.deadline = math.inf
                 kill_group(job.pid)
 
-    def kill(self, job: Job, reason: str, detail: str = "", grace: bool = True) -> None:
+    def kill(self, job: Job, reason: Kill, detail: str = "", grace: bool = True) -> None:
         """End the job's tree.  With an init (a PID namespace), ask it to kill the candidate and
         report the candidate's own status and rusage, and SIGKILL the tree ``KILL_GRACE_S`` later
         whatever it did; otherwise SIGKILL its process group now."""
@@ -262,7 +265,7 @@ class Trees:
         job.deadline = math.inf
         kill_group(job.pid)
 
-    def kill_all(self, reason: str, detail: str = "") -> None:
+    def kill_all(self, reason: Kill, detail: str = "") -> None:
         """Kill every tree and reap them all now (each reaped job is ``ended`` as usual)."""
         for job in list(self.jobs_by_pid.values()):
             if job.kill is None:
@@ -297,4 +300,4 @@ class Trees:
 
     def busy(self) -> int:
         """Trees that serve a candidate (not an idle spare or standby, not the probe)."""
-        return sum(1 for job in self.jobs_by_pid.values() if job.candidate_id >= 0)
+        return sum(1 for job in self.jobs_by_pid.values() if job.candidate_id != NO_CANDIDATE)

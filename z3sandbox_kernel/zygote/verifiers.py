@@ -21,14 +21,14 @@ from collections.abc import Callable
 
 from ..limits import Limits
 from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, VerifyRequest
-from .jobs import Job, close_go_pipe
+from ..roles import Kill, Role
+from .jobs import NO_CANDIDATE, Job, close_go_pipe
 
-SPARE_ID = -2  # the candidate id of a spare verifier until it is handed a model
 CORES = os.cpu_count() or 1
 
 # (candidate id, request, limits, spare) -> the forked job; (job, kill reason) -> None.
 Spawner = Callable[[int, VerifyRequest, Limits, bool], Job]
-Killer = Callable[[Job, str], None]
+Killer = Callable[[Job, Kill], None]
 
 
 class Verifiers:
@@ -41,7 +41,7 @@ class Verifiers:
     def refill(self, running: bool, jobs: int) -> None:
         """Fork the spare if one is wanted, none is waiting and fewer than CORES jobs run."""
         if self.wanted and self.spare is None and running and jobs < CORES:
-            self.spare = self._spawn(SPARE_ID, {"spare": True}, Limits(), True)
+            self.spare = self._spawn(NO_CANDIDATE, {"spare": True}, Limits(), True)
 
     def start(self, candidate_id: int, request: VerifyRequest, limits: Limits) -> Job:
         """Hand ``request`` to the spare (it serves this one model), or to one forked now: every
@@ -49,7 +49,7 @@ class Verifiers:
         next spare is forked after the done frame (``refill``), not here."""
         spare, self.spare = self.spare, None
         if spare is None or spare.reaped or spare.kill is not None or spare.go_fd is None:
-            spare = self._spawn(SPARE_ID, {"spare": True}, Limits(), True)
+            spare = self._spawn(NO_CANDIDATE, {"spare": True}, Limits(), True)
         try:
             path = os.path.join(spare.scratch, SPARE_REQUEST_FILE)
             with open(path, "w", encoding="utf-8") as out:
@@ -57,10 +57,11 @@ class Verifiers:
             assert spare.go_fd is not None
             os.write(spare.go_fd, SPARE_GO)
         except OSError:
-            self._kill(spare, "cancel")  # it ends as a verification without a result
+            self._kill(spare, Kill.CANCEL)  # it ends as a verification without a result
         finally:
             close_go_pipe(spare)
-        spare.candidate_id, spare.deadline = candidate_id, time.monotonic() + float(limits.wall_s)
+        spare.candidate_id, spare.role = candidate_id, Role.VERIFY
+        spare.deadline = time.monotonic() + float(limits.wall_s)
         return spare
 
     def ended(self, job: Job) -> None:

@@ -4,16 +4,18 @@ Each layer module defines::
 
     NAME: str                                  # "landlock", "seccomp", ...
     def probe() -> LayerReport                 # can this machine apply it?  No side effects.
+    def prepare(read_only_paths=()) -> LayerReport  # once, in the zygote: what apply can compute ahead
     def apply(policy: Policy) -> LayerReport   # apply it to the calling process, or raise LayerSetupError
 
 (``Layer`` below says it for the type checker.)  ``apply`` runs in the candidate process after
-fork and before any user code (see child/bootstrap.py for the order).  Adding or skipping a layer
-is one line in ``KERNEL_LAYERS``.
+fork and before any user code, in the order of the isolation recipe (zygote/recipe.py, where adding
+or skipping a layer is one line).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass
 from typing import Protocol
 
 from ...limits import Limits
@@ -42,7 +44,18 @@ class Policy:
     gid: int | None = None
     shm_dir: str = ""  # a private /dev/shm on the candidate's scratch tmpfs (read-write), if any
     address_space_base: int = 0  # the zygote's address space: RLIMIT_AS is this + memory_mb
-    extra: dict[str, str] = field(default_factory=dict)
+    nproc_effective: bool = False  # a user namespace of its own: RLIMIT_NPROC counts it alone
+    nproc_note: str = ""  # why the threads limit is not applied, "" when it is
+    view: bool = False  # its init enters the filesystem view (zygote/mounts.py)
+    ipc_uts: bool = False  # its init enters IPC and UTS namespaces (and a sized tmpfs: measured)
+
+    @property
+    def candidate_uid(self) -> int:
+        return os.getuid() if self.uid is None else self.uid
+
+    @property
+    def candidate_gid(self) -> int:
+        return os.getgid() if self.gid is None else self.gid
 
 
 class Layer(Protocol):
@@ -51,6 +64,8 @@ class Layer(Protocol):
     NAME: str
 
     def probe(self) -> LayerReport: ...
+
+    def prepare(self, read_only_paths: tuple[str, ...] = ()) -> LayerReport: ...
 
     def apply(self, policy: Policy) -> LayerReport: ...
 

@@ -53,10 +53,11 @@ def _find_last_cap() -> int:
             cap += 1
 
 
-def prepare() -> None:
+def prepare(read_only_paths: tuple[str, ...] = ()) -> LayerReport:
     """Read the kernel's capability count once, in the zygote (the child may have no /proc)."""
     global _last_cap
     _last_cap = _find_last_cap()
+    return probe()
 
 
 def probe() -> LayerReport:

@@ -20,6 +20,10 @@ def probe() -> LayerReport:
     return report(NAME, True, "clean environment, isolated sys.path")
 
 
+def prepare(read_only_paths: tuple[str, ...] = ()) -> LayerReport:
+    return probe()  # nothing to compute ahead
+
+
 def apply(policy: Policy) -> LayerReport:
     os.environ.clear()
     os.environ.update({"HOME": policy.scratch_dir, "TMPDIR": policy.scratch_dir, "LANG": "C.UTF-8"})

@@ -41,7 +41,7 @@ def limits_table(policy: Policy) -> list[tuple[str, int, int]]:
         # a cap one candidate takes it all, and siblings or the user's own programs get EAGAIN.
         ("RLIMIT_SIGPENDING", 256, 256),
     ]
-    if policy.extra.get("nproc_effective") == "1":
+    if policy.nproc_effective:
         table.append(("RLIMIT_NPROC", int(limits.threads), int(limits.threads)))
     return table
 
@@ -49,6 +49,10 @@ def limits_table(policy: Policy) -> list[tuple[str, int, int]]:
 def probe() -> LayerReport:
     return report(NAME, True, "cpu, address space, open files, file size, core dumps, priority, "
                   "locked memory")
+
+
+def prepare(read_only_paths: tuple[str, ...] = ()) -> LayerReport:
+    return probe()  # nothing to compute ahead: the limits come with the request
 
 
 def apply(policy: Policy) -> LayerReport:
@@ -65,5 +69,5 @@ def apply(policy: Policy) -> LayerReport:
     # Python ignores SIGXFSZ, which turns the file-size limit into an EFBIG the script may swallow;
     # the default action makes the kill visible to the zygote.
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-    note = policy.extra.get("nproc_note")
+    note = policy.nproc_note
     return report(NAME, True, ", ".join(applied) + (f"; {note}" if note else ""))

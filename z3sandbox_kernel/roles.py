@@ -1,0 +1,83 @@
+"""Process roles and kill reasons: one enum each, shared by the zygote, the child side and the host.
+
+Both are ``StrEnum``s (written out on Python 3.10) whose values are the strings the wire, the saved
+run documents and the labextension already use: a member compares equal to its value and
+serialises as it.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # Python 3.10 (requires-python): the same behaviour, written out
+
+    class StrEnum(str, enum.Enum):
+        """A member is its value: it compares, formats and serialises as that string."""
+
+        def __str__(self) -> str:
+            return str(self.value)
+
+        def __format__(self, spec: str) -> str:
+            return str(self.value).__format__(spec)
+
+
+class Role(StrEnum):
+    """What a process of the sandbox is for."""
+
+    ZYGOTE = "zygote"  # the serving zygote (and its thin outer parent)
+    FORK_SERVER = "fork server"  # forks every tree, holds no request (zygote/forker.py)
+    RUN = "run"  # a candidate's tree: its init and the child that runs user code
+    STANDBY = "standby"  # a candidate's tree forked before its request (zygote/standby.py)
+    VERIFY = "verify"  # a verification of a candidate's model
+    SPARE = "spare"  # a verifier forked before its model (zygote/verifiers.py)
+    PROBE = "probe"  # the start-up probe: applies every layer, runs nothing
+
+    @property
+    def ahead(self) -> bool:
+        """Forked before its request: it waits for it on its go pipe."""
+        return self in (Role.STANDBY, Role.SPARE)
+
+    @property
+    def process_name(self) -> str:
+        """Its name in ``ps`` and /proc/PID/comm (15 bytes at most)."""
+        return PROCESS_NAMES[self]
+
+
+PROCESS_NAMES = {
+    Role.ZYGOTE: "z3sandbox-zyg",
+    Role.FORK_SERVER: "z3sandbox-fork",
+    Role.RUN: "z3sandbox-init",  # a candidate, from a cold fork or a standby
+    Role.STANDBY: "z3sandbox-stby",  # a standby's init and child until handed a request
+    Role.VERIFY: "z3sandbox-init",
+    Role.SPARE: "z3sandbox-spare",
+    Role.PROBE: "z3sandbox-init",
+}
+
+
+class Kill(StrEnum):
+    """Why a candidate was killed, as its result's ``kill`` says.  The zygote's own decisions
+    come first; the others are read from what the operating system observed (zygote/classify.py)."""
+
+    WALL = "wall"  # its wall-clock limit
+    OUTPUT = "output"  # stdout and stderr passed their hard cap
+    REPORT = "report"  # its result descriptor broke the protocol
+    RACE = "race"  # another candidate was decisive first
+    CANCEL = "cancel"  # cancelled by the host
+    INTERRUPT = "interrupt"  # the user interrupted the run
+    DIED = "died"  # the zygote itself failed
+    SOLVER = "solver"  # the solver's own timeout
+    CPU = "cpu"  # RLIMIT_CPU
+    MEMORY = "memory"  # the address-space limit
+    FILE_SIZE = "file_size"  # RLIMIT_FSIZE
+    SECCOMP = "seccomp"  # a system call the filter kills for
+    DISK = "disk"  # its scratch tmpfs was full
+
+
+# The zygote kills a candidate for these; the rest are the operating system's.
+ZYGOTE_KILLS = frozenset({Kill.WALL, Kill.OUTPUT, Kill.REPORT, Kill.RACE, Kill.CANCEL, Kill.INTERRUPT,
+                          Kill.DIED})
+# Kills that end a candidate without a verdict of its own (cancelled).
+STOPS = frozenset({Kill.RACE, Kill.CANCEL, Kill.INTERRUPT})
