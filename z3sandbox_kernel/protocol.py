@@ -11,13 +11,11 @@ Roles::
   anything a candidate wrote.
 * child -> zygote, on ``RESULT_FD``: first a setup frame (the layers applied, written by the bootstrap
   *before* user code runs), then the harness's ``ChildReport`` after user code ends (a verifier sends
-  a ``VerifyReport``): two frames, no more.  The zygote treats everything on it as untrusted: a
-  per-candidate byte budget checked as bytes arrive (``report_budget``), nesting depth checked
-  before parsing, then msgspec decodes the frame straight into the TypedDicts below, with their
-  bounds (``msgspec.Meta``), before any field is used (``zygote/frames.py``); a frame that fails
-  makes that candidate ``internal_error`` and touches nothing else.  The report is only ever a
-  candidate's word about its own solver outcome.  Times, memory, signals and kills come from the
-  operating system.
+  a ``VerifyReport``): two frames, no more.  All of it is untrusted: a byte budget checked as bytes
+  arrive (``report_budget``), the nesting depth checked, then msgspec decodes each frame into the
+  TypedDicts below, bounds included, before any field is used (``zygote/frames.py``); a frame that
+  fails makes that candidate ``internal_error`` and touches nothing else.  The report is only a
+  candidate's word about its solver outcome; times, memory, signals and kills come from the OS.
 
 Every message is one frame: a 4-byte big-endian length, then that many bytes of UTF-8 JSON with a
 ``v`` field equal to ``PROTOCOL_VERSION``.  This module is imported on every side and imports nothing
@@ -94,7 +92,7 @@ STANDBY_TAKEN = signal.SIGUSR2
 STANDBY_REQUEST_MAX_BYTES = 1 << 16
 
 # A model value as ``encode_value`` makes it: None, bool, int, str, or {"fraction": [numerator,
-# denominator]}.  msgspec checks this shape; frames.py checks the one key and a denominator other than 0.
+# denominator]} (msgspec checks the shape; frames.py the one key and a denominator other than 0).
 _Pair = Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]
 JsonValue = None | bool | int | str | dict[str, _Pair]
 
@@ -120,8 +118,7 @@ def encode_frame(message: Mapping[str, object]) -> bytes:  # a dict, or any mess
 
 
 def frame_length(header: bytes) -> int:
-    (length,) = _HEADER.unpack(header)
-    return int(length)
+    return int(_HEADER.unpack(header)[0])
 
 
 def decode_body(body: bytes, limit: int = MAX_FRAME_BYTES) -> dict[str, Any]:
@@ -180,18 +177,14 @@ def decode_value(value: JsonValue) -> Any:
 # z3's own order; more travel only as hex runs.
 INLINE_BYTE_CONSTANTS = 4096
 
-ChildOutcome = Literal[
-    "sat", "unsat", "unknown", "no_check", "syntax_error", "exception", "memory_error", "blocked",
-    "internal_error",  # the harness itself failed; reason says how
-]
+ChildOutcome = Literal["sat", "unsat", "unknown", "no_check", "syntax_error", "exception", "memory_error",
+                       "blocked", "internal_error"]  # internal_error: the harness itself failed
 
 
-# The child's frames are decoded into the types below by msgspec (zygote/frames.py): these
-# TypedDicts, with their bounds, are the schema.  Fields the zygote requires of a child's frame sit
-# in a ``total=True`` base class; unknown fields are dropped.
+# msgspec decodes a child's frames into the types below (zygote/frames.py): they and their bounds
+# are the schema.  Required fields sit in a total base class; unknown fields are dropped.
 Natural = Annotated[int, msgspec.Meta(ge=0)]
-HEX_PAIRS = r"\A(?:[0-9a-fA-F]{2})*\Z"
-HexPairs = Annotated[str, msgspec.Meta(pattern=HEX_PAIRS)]
+HexPairs = Annotated[str, msgspec.Meta(pattern=r"\A(?:[0-9a-fA-F]{2})*\Z")]
 ByteRun = tuple[Natural, HexPairs]  # [start index, hex]
 CoreEntry = tuple[int, str]  # [line, source text]
 Smt2Pair = tuple[str, str]  # [smt2 name, smt2 value]
@@ -207,12 +200,9 @@ class ByteConstant(TypedDict):
     value: JsonValue
 
 
-class _ChildExceptionRequired(TypedDict):
+class ChildException(TypedDict):
     type: str
     message: str
-
-
-class ChildException(_ChildExceptionRequired, total=False):
     line: int | None  # line in the candidate's script, where it can be told
 
 
@@ -404,9 +394,7 @@ class Done(TypedDict):
     result: ZygoteResult
 
 
-# The same messages as unions, for the host's typing (host/zygote_client.py parses the frames into
-# them; a cluster Remote speaks them too).  What the host sends the zygote:
-HostRequest = RunRequest | CancelRequest | ShutdownRequest
-# What the zygote sends the host after its Hello, per candidate:
-ZygoteEvent = Started | Done
+# The same messages as unions, for the host's typing (a cluster Remote speaks them too).
+HostRequest = RunRequest | CancelRequest | ShutdownRequest  # what the host sends the zygote
+ZygoteEvent = Started | Done  # what the zygote sends the host after its Hello, per candidate
 Language = Literal["python", "smt2"]  # RunRequest.language
