@@ -142,9 +142,6 @@ def decode(body: bytes, kind: type[Frame], what: str, kind_name: str,
         if type(value) is dict and (len(value) != 1 or value.get("fraction", (0, 0))[1] == 0):
             raise FrameError(f"{_NAMES[kind]}.model[{name[:40]!r}] is not a model value: "
                              "a fraction is {\"fraction\": [numerator, denominator]}, denominator 0 excluded")
-    for field in ("byte_runs", "unsat_core", "model_smt2"):  # as JSON lists, as json.loads gave them
-        if field in message:
-            message[field] = [list(pair) for pair in message[field]]
     return message
 
 
