@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._version import __version__
     from .agents.repair import repair
+    from .host.plan import Graces
     from .host.records import diff_runs, load_runs
     from .host.sandbox import Sandbox, run
     from .limits import Limits
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 # public name -> the module that defines it, imported on first access
 _LAZY = {
     "CandidateResult": ".results",
+    "Graces": ".host.plan",
     "Limits": ".limits",
     "RunResult": ".results",
     "Sandbox": ".host.sandbox",
@@ -38,6 +40,7 @@ _LAZY = {
 
 __all__ = [
     "CandidateResult",
+    "Graces",
     "Limits",
     "RunResult",
     "Sandbox",

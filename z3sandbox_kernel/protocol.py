@@ -11,12 +11,11 @@ Roles::
   anything a candidate wrote.
 * child -> zygote, on ``RESULT_FD``: first a setup frame (the layers applied, written by the bootstrap
   *before* user code runs), then the harness's ``ChildReport`` after user code ends (a verifier sends
-  a ``VerifyReport``): two frames, no more.  The zygote treats everything on it as untrusted: a
-  per-candidate byte budget checked as bytes arrive (``report_budget``), nesting depth checked
-  before parsing, then a strict schema (``zygote/frames.py``) before any field is used; a frame that
-  fails makes that candidate ``internal_error`` and touches nothing else.  The report is only ever a
-  candidate's word about its own solver outcome.  Times, memory, signals and kills come from the
-  operating system.
+  a ``VerifyReport``): two frames, no more.  All of it is untrusted: a byte budget checked as bytes
+  arrive (``report_budget``), the nesting depth checked, then msgspec decodes each frame into the
+  TypedDicts below, bounds included, before any field is used (``zygote/frames.py``); a frame that
+  fails makes that candidate ``internal_error`` and touches nothing else.  The report is only a
+  candidate's word about its solver outcome; times, memory, signals and kills come from the OS.
 
 Every message is one frame: a 4-byte big-endian length, then that many bytes of UTF-8 JSON with a
 ``v`` field equal to ``PROTOCOL_VERSION``.  This module is imported on every side and imports nothing
@@ -30,7 +29,9 @@ import signal
 import struct
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
+
+import msgspec
 
 PROTOCOL_VERSION = 1
 
@@ -90,7 +91,10 @@ STANDBY_TAKEN = signal.SIGUSR2
 # bytes; the zygote writes it as the pipe drains (zygote/trees.py, ``hand_off``), whatever its size.
 STANDBY_REQUEST_MAX_BYTES = 1 << 16
 
-JsonValue = None | bool | int | float | str | list[Any] | dict[str, Any]
+# A model value as ``encode_value`` makes it: None, bool, int, str, or {"fraction": [numerator,
+# denominator]} (msgspec checks the shape; frames.py the one key and a denominator other than 0).
+_Pair = Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]
+JsonValue = None | bool | int | str | dict[str, _Pair]
 
 
 class ProtocolError(Exception):
@@ -114,8 +118,7 @@ def encode_frame(message: Mapping[str, object]) -> bytes:  # a dict, or any mess
 
 
 def frame_length(header: bytes) -> int:
-    (length,) = _HEADER.unpack(header)
-    return int(length)
+    return int(_HEADER.unpack(header)[0])
 
 
 def decode_body(body: bytes, limit: int = MAX_FRAME_BYTES) -> dict[str, Any]:
@@ -174,19 +177,26 @@ def decode_value(value: JsonValue) -> Any:
 # z3's own order; more travel only as hex runs.
 INLINE_BYTE_CONSTANTS = 4096
 
-ChildOutcome = Literal[
-    "sat", "unsat", "unknown", "no_check", "syntax_error", "exception", "memory_error", "blocked",
-    "internal_error",  # the harness itself failed; reason says how
-]
+ChildOutcome = Literal["sat", "unsat", "unknown", "no_check", "syntax_error", "exception", "memory_error",
+                       "blocked", "internal_error"]  # internal_error: the harness itself failed
+
+
+# msgspec decodes a child's frames into the types below (zygote/frames.py): they and their bounds
+# are the schema.  Required fields sit in a total base class; unknown fields are dropped.
+Natural = Annotated[int, msgspec.Meta(ge=0)]
+HexPairs = Annotated[str, msgspec.Meta(pattern=r"\A(?:[0-9a-fA-F]{2})*\Z")]
+ByteRun = tuple[Natural, HexPairs]  # [start index, hex]
+CoreEntry = tuple[int, str]  # [line, source text]
+Smt2Pair = tuple[str, str]  # [smt2 name, smt2 value]
 
 
 class ByteConstant(TypedDict):
     """A model constant named ``byte_<N>``, as the harness saw it; the zygote applies the rules."""
 
     name: str
-    index: int
+    index: Natural
     sort: str  # "bv", "int", "bool", "real", or another sort's name
-    width: int | None  # bit-vector width, else None
+    width: Natural | None  # bit-vector width, else None
     value: JsonValue
 
 
@@ -196,9 +206,13 @@ class ChildException(TypedDict):
     line: int | None  # line in the candidate's script, where it can be told
 
 
-class ChildReport(TypedDict, total=False):
-    v: int
+class _ChildReportRequired(TypedDict):
     outcome: ChildOutcome
+
+
+class ChildReport(_ChildReportRequired, total=False):
+    v: int
+    type: Literal["result"]  # set by the bootstrap as it writes the frame
     reason: str  # z3's reason_unknown, the syntax error text, the denial ...
     solver_timeout: bool  # unknown because the solver's timeout expired
     line: int | None  # syntax errors: line and column
@@ -209,13 +223,12 @@ class ChildReport(TypedDict, total=False):
     # Well-formed byte_N (8-bit, 0..255) as [[start index, hex], ...].  Past INLINE_BYTE_CONSTANTS
     # the 8-bit bit-vector ones travel only here (not in model or model_smt2): the zygote puts them
     # back (zygote/payload.py), so a 1 MiB payload's report is 2 MB, not 45.
-    byte_runs: list[list[Any]]
-    unsat_core: list[list[Any]]  # [[line, source text], ...]
+    byte_runs: list[ByteRun]
+    unsat_core: list[CoreEntry]
     # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
     # and the model's constants as [smt2 name, smt2 value] pairs.
     assertions_smt2: str
-    model_smt2: list[list[str]]
-    isolation: dict[str, Any]  # the layers the bootstrap applied (see IsolationReport)
+    model_smt2: list[Smt2Pair]
 
 
 class SetupFrame(TypedDict):
@@ -227,15 +240,19 @@ class SetupFrame(TypedDict):
     error: str | None  # a required layer failed: the candidate does not run
 
 
-class VerifyReport(TypedDict, total=False):
-    v: int
+class _VerifyReportRequired(TypedDict):
     verified: bool | None  # None: could not be decided (e.g. unsupported sorts, unknown)
+
+
+class VerifyReport(_VerifyReportRequired, total=False):
+    v: int
+    type: Literal["result"]
     reason: str
     # When decided: the model that was checked, as a ChildReport holds one.  It is the result's
     # model and payload (zygote/classify.py): what is shown is what was verified (issue 20).
     model: dict[str, JsonValue]
     byte_constants: list[ByteConstant]
-    byte_runs: list[list[Any]]
+    byte_runs: list[ByteRun]
 
 
 # The reason of a sat result whose model could not be verified (verification was asked for): it is
@@ -265,9 +282,12 @@ NAMESPACE_LAYERS = ("userns", "netns", "pidns", "mountns", "ipcns", "utsns")
 KNOWN_LAYERS = frozenset(KERNEL_LAYERS + NAMESPACE_LAYERS)
 
 
-class LayerReport(TypedDict, total=False):
+class _LayerReportRequired(TypedDict):
     name: str  # "userns", "netns", "pidns", "rlimits", "landlock", "seccomp", "environment"
     active: bool
+
+
+class LayerReport(_LayerReportRequired, total=False):
     detail: str  # e.g. "ABI 7, 12 rules", "43 rules", "uid 1000 -> 0"
     error: str  # why it is not active
 
@@ -374,9 +394,7 @@ class Done(TypedDict):
     result: ZygoteResult
 
 
-# The same messages as unions, for the host's typing (host/zygote_client.py parses the frames into
-# them; a cluster Remote speaks them too).  What the host sends the zygote:
-HostRequest = RunRequest | CancelRequest | ShutdownRequest
-# What the zygote sends the host after its Hello, per candidate:
-ZygoteEvent = Started | Done
+# The same messages as unions, for the host's typing (a cluster Remote speaks them too).
+HostRequest = RunRequest | CancelRequest | ShutdownRequest  # what the host sends the zygote
+ZygoteEvent = Started | Done  # what the zygote sends the host after its Hello, per candidate
 Language = Literal["python", "smt2"]  # RunRequest.language

@@ -228,6 +228,27 @@ def test_config_magic_sets_a_default_limit(shell: InteractiveShell) -> None:
         shell.run_line_magic("config", "Z3Sandbox.timeout_s = 5.0")
 
 
+def test_grace_traits_are_made_from_the_graces_model_and_reach_the_sandbox(shell: InteractiveShell) -> None:
+    """As jupyter_client's shutdown_wait_time: how long the kernel waits on a sandbox process."""
+    import dataclasses
+
+    from z3sandbox_kernel.host.plan import Graces
+
+    magics = magics_of(shell)
+    assert magics is not None
+    traits = magics.options.traits(config=True)
+    for spec in dataclasses.fields(Graces):
+        assert traits[spec.name].default_value == spec.default
+        assert spec.metadata["help"] in traits[spec.name].help
+    shell.run_line_magic("config", "Z3Sandbox.cancel_grace_s = 3.0")
+    try:
+        assert magics.options.graces() == Graces(cancel_grace_s=3.0)
+        assert magics.sandbox("process").graces.cancel_grace_s == 3.0  # made now, or for its next run
+    finally:
+        shell.run_line_magic("config", "Z3Sandbox.cancel_grace_s = 10.0")
+        magics.sandbox("process").graces = Graces()
+
+
 def test_config_rejects_a_limit_below_its_minimum(shell: InteractiveShell) -> None:
     options = magics_of(shell).options  # type: ignore[union-attr]
     from traitlets import TraitError

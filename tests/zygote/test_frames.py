@@ -46,7 +46,7 @@ def test_a_well_formed_report_passes_and_unknown_fields_are_dropped():
                                         byte_runs=[[0, "4142"]], forged="x"))
     assert error is None
     assert setup == SETUP
-    assert checked == {"v": 1, "type": "result", "outcome": "sat", "byte_runs": [[0, "4142"]],
+    assert checked == {"v": 1, "type": "result", "outcome": "sat", "byte_runs": [(0, "4142")],  # a ByteRun
                        "model": {"x": 1, "r": {"fraction": [1, 3]}, "s": "hi", "b": True}}
 
 

@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import base64
 import dataclasses
-import functools
 import inspect
 import json
 import logging
@@ -32,16 +31,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits
 from ..options import argparse_specs
-from ..protocol import encode_value
 from ..render import number
+from .mcp_output import output_model, run_output
 
 if TYPE_CHECKING:
     from ..host.sandbox import Sandbox
-    from ..results import CandidateResult, RunResult
+    from ..results import CandidateResult
 
 DEFAULT_MAX_CANDIDATES = 64
 OPERATOR_OPTIONS = ("isolation", "jobs")  # run options the operator sets; a client sets the others
-OUTPUT_CAP_CHARS = 4096  # of each of stdout and stderr in the tool's result: head and tail
 _RUN_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 Progress = Callable[[float, float, str], Awaitable[None]]
@@ -134,79 +132,6 @@ def parse_address(text: str) -> tuple[str, int]:
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"--http {text}: expected HOST:PORT")
     return host, int(port)
-
-
-# -------------------------------------------------------------------------------- the results
-
-def capped(text: str, limit: int = OUTPUT_CAP_CHARS) -> str:
-    """Head and tail of ``text`` (errors are at the end), the middle dropped with a note."""
-    if len(text) <= limit:
-        return text
-    head, tail = limit // 4, limit - limit // 4
-    return f"{text[:head]}\n… [{len(text) - head - tail} characters dropped] …\n{text[-tail:]}"
-
-
-def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
-    model = candidate.model
-    return {
-        "index": candidate.index, "label": candidate.label,
-        "verdict": candidate.verdict.value if candidate.verdict else None,
-        "reason": candidate.reason, "kill": candidate.kill,
-        "model": None if model is None else {name: encode_value(value) for name, value in model.items()},
-        "payload_b64": None if candidate.payload is None else base64.b64encode(candidate.payload).decode(),
-        "verified": candidate.verified, "error": candidate.error,
-        "unsat_core": [list(pair) for pair in candidate.unsat_core] if candidate.unsat_core else None,
-        "stdout": capped(candidate.stdout), "stderr": capped(candidate.stderr),
-        "wall_s": candidate.wall_s, "cpu_s": candidate.cpu_s,
-    }
-
-
-def run_output(result: RunResult, record: str | None) -> dict[str, Any]:
-    return {
-        "run_id": result.run_id, "verdict": result.verdict.value, "counts": result.counts,
-        "tie": result.tie, "elapsed_s": round(result.elapsed_s, 4), "notes": list(result.notes),
-        "record": record, "candidates": [candidate_output(c) for c in result.candidates],
-    }
-
-
-@functools.cache
-def output_model() -> Any:
-    """The tool's structured content as pydantic models (the SDK publishes their JSON schema);
-    made on first use, so that the CLI needs neither pydantic nor mcp until it serves."""
-    from pydantic import BaseModel
-
-    class ErrorOutput(BaseModel):
-        type: str
-        line: int | None
-        message: str
-
-    class CandidateOutput(BaseModel):
-        index: int
-        label: str | None
-        verdict: str | None
-        reason: str
-        kill: str | None
-        model: dict[str, Any] | None
-        payload_b64: str | None
-        verified: bool | None
-        error: ErrorOutput | None
-        unsat_core: list[list[Any]] | None
-        stdout: str
-        stderr: str
-        wall_s: float
-        cpu_s: float
-
-    class RunOutput(BaseModel):
-        run_id: str
-        verdict: str
-        counts: dict[str, int]
-        tie: dict[str, Any] | None
-        elapsed_s: float
-        notes: list[str]
-        record: str | None
-        candidates: list[CandidateOutput]
-
-    return RunOutput
 
 
 # --------------------------------------------------------------------------------- the service

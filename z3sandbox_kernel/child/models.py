@@ -20,8 +20,10 @@ from ..protocol import (
     MAX_ASSERTIONS_REPORT_BYTES,
     MAX_MODEL_REPORT_BYTES,
     ByteConstant,
+    ByteRun,
     ChildReport,
     JsonValue,
+    Smt2Pair,
     encode_value,
 )
 
@@ -56,7 +58,7 @@ class ModelFields:
     model: dict[str, JsonValue] = field(default_factory=dict)
     byte_constants: list[ByteConstant] = field(default_factory=list)  # those that break the rules
     byte_values: dict[int, int] = field(default_factory=dict)  # index -> byte, for well-formed ones
-    model_smt2: list[list[str]] = field(default_factory=list)
+    model_smt2: list[Smt2Pair] = field(default_factory=list)
     # JSON bytes of model and model_smt2 so far (about): past MAX_MODEL_REPORT_BYTES, no more
     # entries are added, so the report stays within the zygote's budget (protocol.report_budget).
     size: int = 0
@@ -65,21 +67,21 @@ class ModelFields:
     def full(self) -> bool:
         return self.size > MAX_MODEL_REPORT_BYTES
 
-    def byte_runs(self) -> list[list[Any]]:
+    def byte_runs(self) -> list[ByteRun]:
         """Well-formed byte_N as [[start, hex], ...]: 2 characters a byte instead of ~60 of JSON,
         so a 1 MiB payload fits in the report."""
-        runs: list[list[Any]] = []
+        runs: list[ByteRun] = []
         start, chunk, previous = -1, bytearray(), -2
         for index in sorted(self.byte_values):
             if index != previous + 1 and chunk:
-                runs.append([start, chunk.hex()])
+                runs.append((start, chunk.hex()))
                 chunk = bytearray()
             if not chunk:
                 start = index
             chunk.append(self.byte_values[index])
             previous = index
         if chunk:
-            runs.append([start, chunk.hex()])
+            runs.append((start, chunk.hex()))
         return runs
 
 
@@ -229,7 +231,7 @@ def _read_constant(model: z3.ModelRef, index: int, skip_ids: frozenset[int],
         fields.size += len(name) + len(str(encoded)) + 8
         pair = _smt2_pair(decl, value)
         if pair is not None:
-            fields.model_smt2.append([clean_text(pair[0]), clean_text(pair[1])])
+            fields.model_smt2.append((clean_text(pair[0]), clean_text(pair[1])))
             fields.size += len(pair[0]) + len(pair[1]) + 8
     except Exception:
         return
@@ -279,7 +281,7 @@ def check_report(record: CheckReport, cores: bool) -> ChildReport:
     if record.result == z3.Z3_L_FALSE:
         report = {"outcome": "unsat"}
         if cores:
-            report["unsat_core"] = record.core
+            report["unsat_core"] = [(line, text) for line, text in record.core]
         return report
     reason = clean_text(record.reason, 2000)
     if any(word in reason for word in MEMORY_WORDS):

@@ -34,9 +34,9 @@ from typing import Any, TypeVar, cast
 
 from ..protocol import PROTOCOL_VERSION, Done, HostRequest, RunRequest, Started, ZygoteResult
 from ..verdicts import Verdict
-from .sandbox import Deliver, Remote, default_isolation
-from .scheduler import Send
+from .scheduler import Deliver, Remote, Send
 from .worker import STARTED_TOPIC, ZygotePlugin, process_zygote, run_candidate, synthesized
+from .zygote_owner import default_isolation
 
 MISSING_DASK = ("running on a Dask cluster needs the 'distributed' package: "
                 "pip install distributed (the [dask] extra)")

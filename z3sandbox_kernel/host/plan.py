@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import get_args
 
 from ..limits import Limits
@@ -13,6 +13,28 @@ from ..protocol import KNOWN_LAYERS, Language
 
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 MAX_CANDIDATES = 100_000
+
+
+def _grace(default: float, help_text: str) -> float:
+    return field(default=default, metadata={"help": help_text})
+
+
+@dataclass(frozen=True)
+class Graces:
+    """How long the host waits on a zygote before it acts on its own, in seconds.  The defaults
+    are generous for a loaded machine (a zygote may lag; it never hangs); tests pass short ones.
+    The Jupyter side configures them as ``Z3Sandbox.<name>`` traits (jupyter/config.py)."""
+
+    watchdog_grace_s: float = _grace(
+        10.0, "past a candidate's wall limit (twice it with verification) with no result, the "
+              "sandbox process is taken for wedged, killed and restarted")
+    cancel_grace_s: float = _grace(
+        10.0, "a cancel the sandbox process does not confirm within this ends the candidates in "
+              "the host, and the process is taken for wedged")
+    shutdown_grace_s: float = _grace(
+        2.0, "a sandbox process asked to shut down exits within this, or is killed")
+    exit_grace_s: float = _grace(
+        2.0, "a sandbox process that closed its pipe exits on its own within this, or is killed")
 
 
 @dataclass(frozen=True)

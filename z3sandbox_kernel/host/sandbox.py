@@ -8,61 +8,26 @@ in the calling thread, so widgets and prints land in the cell that started the r
 from __future__ import annotations
 
 import asyncio
-import atexit
-import contextlib
 import dataclasses
 import itertools
 import os
 import queue
-import sys
 import threading
-import warnings
 import weakref
-from collections.abc import Callable, Coroutine, Iterable
-from concurrent.futures import Executor, Future
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
+from typing import Any
 
 from ..limits import Limits
-from ..protocol import IsolationReport, ZygoteEvent
+from ..protocol import Hello, IsolationReport, ZygoteEvent
 from ..results import CandidateResult, RunResult
-from .plan import RunPlan, make_plan, required_layers
+from .plan import Graces, RunPlan, make_plan, required_layers
 from .records import Recording
-from .scheduler import Run, Send
+from .scheduler import Remote, Run, Send
 from .zygote_client import ZygoteProcess
-
-T = TypeVar("T")
-Deliver = Callable[[ZygoteEvent], None]
-
-
-class Remote(Protocol):
-    """Where candidates run when not on the local zygote (a Dask cluster, any Executor).
-
-    It speaks the zygote's protocol: ``send`` takes "run" and "cancel" requests, and ``deliver``
-    receives "started" and "done" messages, called on the Sandbox's loop.
-    """
-
-    async def connect(self, deliver: Deliver) -> Send: ...
-
-    async def close(self) -> None: ...
-
-    def default_jobs(self) -> int: ...
-
+from .zygote_owner import LoopThread, PerLevel, ZygoteOwner, default_isolation, warn_degraded
 
 UpdateCallback = Callable[[CandidateResult], None]
-_warned: set[str] = set()
-
-
-def default_isolation() -> str:
-    return "kernel" if sys.platform == "linux" else "process"
-
-
-def warn_degraded(report: IsolationReport, stacklevel: int = 3) -> None:
-    """Once per process and layer: a missing layer is said out loud, never skipped silently."""
-    for layer in report["layers"]:
-        if not layer.get("active") and layer["name"] not in _warned:
-            _warned.add(layer["name"])
-            warnings.warn(f"z3sandbox: isolation is degraded: {layer['name']} is not active: "
-                          f"{layer.get('error', 'unknown reason')}", RuntimeWarning, stacklevel=stacklevel)
 
 
 def _warned_about(result: RunResult) -> RunResult:
@@ -72,53 +37,6 @@ def _warned_about(result: RunResult) -> RunResult:
         if candidate.isolation:
             warn_degraded(candidate.isolation, stacklevel=4)
     return result
-
-
-class _LoopThread:
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="z3sandbox-loop", daemon=True)
-        self.thread.start()
-
-    def submit(self, coroutine: Coroutine[object, object, T]) -> Future[T]:
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
-
-    def call(self, function: Callable[..., object], *args: object) -> None:
-        self.loop.call_soon_threadsafe(function, *args)
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=5)
-        if not self.thread.is_alive():
-            self.loop.close()
-
-
-class ZygoteOwner(Protocol):
-    """What ``close_zygote_and_loop`` needs of a Sandbox or a WorkerZygote."""
-
-    _loop: _LoopThread
-    _starting: asyncio.Lock | None
-    _zygote: ZygoteProcess | None
-
-
-def close_zygote_and_loop(owner: ZygoteOwner) -> None:
-    """Close the zygote ``owner`` started (after a start in progress, so that one is closed too),
-    then stop its loop thread.  ``owner`` has ``_loop``, ``_starting`` and ``_zygote``."""
-
-    async def shutdown() -> None:
-        if owner._starting is not None:
-            async with owner._starting:
-                pass
-        if owner._zygote is not None:
-            await owner._zygote.close()
-        for detached in list(getattr(owner, "_detached", ())):  # killed as wedged
-            with contextlib.suppress(asyncio.TimeoutError):
-                await detached.reader_done()
-
-    try:
-        owner._loop.submit(shutdown()).result(timeout=10)
-    finally:
-        owner._loop.stop()
 
 
 @dataclasses.dataclass
@@ -140,7 +58,7 @@ def _weakly(method: Callable[..., None]) -> Callable[..., None]:
     return call
 
 
-def _close_dropped(loop: _LoopThread, held: _Held) -> None:
+def _close_dropped(loop: LoopThread, held: _Held) -> None:
     """The finalizer of a Sandbox collected without close(): shut its zygote down and stop its
     loop.  On the loop's own thread it cannot wait for the loop: the zygote is killed instead."""
     zygote = held.zygote
@@ -159,29 +77,26 @@ def _close_dropped(loop: _LoopThread, held: _Held) -> None:
         loop.stop()
 
 
-class Sandbox:
+class Sandbox(ZygoteOwner):
     """Runs candidates in sandboxed children of one zygote.  Thread-safe; close() when done (a
     Sandbox dropped without it is closed when it is garbage-collected)."""
 
     def __init__(self, isolation: str | None = None, require: Iterable[str] = (),
-                 jobs: int | None = None, record_dir: str | os.PathLike[str] | None = None) -> None:
+                 jobs: int | None = None, record_dir: str | os.PathLike[str] | None = None,
+                 graces: Graces | None = None) -> None:
         """``record_dir``: write every run's record there (``<run_id>.jsonl``, host/records.py);
-        a run's own ``record_dir=`` overrides it."""
+        a run's own ``record_dir=`` overrides it.  ``graces``: how long to wait on a zygote
+        before acting (host/plan.py); ``self.graces`` may be changed, for the next runs."""
         level = isolation or default_isolation()
         if level not in ("kernel", "process"):
             raise ValueError(f"isolation must be 'kernel' or 'process', not {isolation!r}")
-        self.level = level
+        super().__init__(level, graces)
         self.require = required_layers(require)
         self.jobs = jobs
         self.record_dir = record_dir
         self.restarts = 0
-        self._loop = _LoopThread()
-        self._zygote: ZygoteProcess | None = None
-        self._starting: asyncio.Lock | None = None
         self._runs: set[Run] = set()
-        self._detached: set[ZygoteProcess] = set()  # killed as wedged, their readers still ending
         self._ids = itertools.count(1)
-        self._closed = False
         # A Sandbox dropped without close(): its zygote goes when it is collected, not at the
         # host's exit.  The zygote's callbacks hold it weakly (_weakly), so it can be collected.
         self._held = _Held()
@@ -190,16 +105,12 @@ class Sandbox:
 
     # ------------------------------------------------------------------------- zygote lifecycle
 
-    async def _ensure_zygote(self) -> ZygoteProcess:
-        if self._starting is None:
-            self._starting = asyncio.Lock()
-        async with self._starting:
-            if self._zygote is None:
-                zygote = ZygoteProcess(self.level, _weakly(self._on_message),
-                                       _weakly(self._on_zygote_exit))
-                await zygote.start()
-                self._zygote = self._held.zygote = zygote
-            return self._zygote
+    def _new_zygote(self) -> ZygoteProcess:
+        return ZygoteProcess(self.level, _weakly(self._on_message), _weakly(self._on_zygote_exit),
+                             self.graces)
+
+    def _started(self, zygote: ZygoteProcess, hello: Hello) -> None:
+        self._held.zygote = zygote
 
     async def _connect(self, run: Run) -> Send:
         return (await self._ensure_zygote()).send
@@ -307,7 +218,7 @@ class Sandbox:
         updates: queue.Queue[CandidateResult | None] = queue.Queue()  # None: the run is over
         remote = self._remote(kwargs)
         recording, emit = self._recording(kwargs, updates.put)
-        run = Run(self._plan(scripts, kwargs), emit)
+        run = Run(self._plan(scripts, kwargs), emit, self.graces)
         future = self._loop.submit(self._execute(run, remote, recording))
         future.add_done_callback(lambda _: updates.put(None))
         while True:
@@ -332,7 +243,7 @@ class Sandbox:
 
         remote = self._remote(kwargs)
         recording, recorded_emit = self._recording(kwargs, emit)
-        run = Run(self._plan(scripts, kwargs), recorded_emit)
+        run = Run(self._plan(scripts, kwargs), recorded_emit, self.graces)
         try:
             return _warned_about(await asyncio.wrap_future(
                 self._loop.submit(self._execute(run, remote, recording))))
@@ -369,7 +280,7 @@ class Sandbox:
         self._closed = True
         self._finalizer.detach()
         self.cancel()
-        close_zygote_and_loop(self)
+        self._close_zygote_and_loop()
 
     def __enter__(self) -> Sandbox:
         return self
@@ -378,24 +289,12 @@ class Sandbox:
         self.close()
 
 
-_shared: dict[str, Sandbox] = {}
-_shared_lock = threading.Lock()
+_shared: PerLevel[Sandbox] = PerLevel(lambda level: Sandbox(isolation=level), Sandbox.close)
 
 
 def shared_sandbox(isolation: str | None = None) -> Sandbox:
     """The process-wide Sandbox per isolation level, behind ``run()`` and the magic."""
-    level = isolation or default_isolation()
-    with _shared_lock:
-        sandbox = _shared.get(level)
-        if sandbox is None or sandbox._closed:
-            sandbox = _shared[level] = Sandbox(isolation=level)
-        return sandbox
-
-
-@atexit.register
-def _close_shared() -> None:
-    for sandbox in list(_shared.values()):
-        sandbox.close()
+    return _shared.get(isolation)
 
 
 # client: a distributed.Client or a scheduler's address; distributed is optional, so its Client is

@@ -4,8 +4,8 @@ Everything here runs on the Sandbox's event-loop thread; ``emit`` hands state ch
 listens (the calling thread's queue, or the awaiting loop).
 
 The run always returns, whatever the zygote does: each candidate has a watchdog (its wall limit, the
-verification's, and ``WATCHDOG_GRACE_S``), and a cancel that the zygote does not confirm within
-``CANCEL_GRACE_S`` ends the candidates here.  Either way the zygote is then taken for wedged:
+verification's, and ``Graces.watchdog_grace_s``), and a cancel that the zygote does not confirm within
+``Graces.cancel_grace_s`` ends the candidates here.  Either way the zygote is then taken for wedged:
 ``on_unresponsive`` kills it, and the next candidate starts a new one.
 """
 
@@ -17,6 +17,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from ..limits import Limits
 from ..protocol import (
@@ -25,23 +26,39 @@ from ..protocol import (
     HostRequest,
     IsolationReport,
     RunRequest,
+    ZygoteEvent,
     ZygoteResult,
 )
 from ..results import CandidateResult, RunResult
 from ..verdicts import Verdict
 from ..zygote.payload import expand_model
-from .plan import RunPlan
+from .plan import Graces, RunPlan
 
-WATCHDOG_GRACE_S = 10.0  # generous: on a loaded machine a zygote can lag; it never hangs
-CANCEL_GRACE_S = 10.0  # a zygote confirms a cancel in well under a second; a wedged one never does
 SANDBOX_DIED = "the sandbox process died"
 log = logging.getLogger("z3sandbox")
 Send = Callable[[HostRequest], bool]  # False: the zygote is gone (its exit is being handled)
+Deliver = Callable[[ZygoteEvent], None]
+
+
+class Remote(Protocol):
+    """Where candidates run when not on the local zygote (a Dask cluster, any Executor).
+
+    It speaks the zygote's protocol: ``send`` takes "run" and "cancel" requests, and ``deliver``
+    receives "started" and "done" messages, called on the Sandbox's loop.
+    """
+
+    async def connect(self, deliver: Deliver) -> Send: ...
+
+    async def close(self) -> None: ...
+
+    def default_jobs(self) -> int: ...
 
 
 class Run:
-    def __init__(self, plan: RunPlan, emit: Callable[[CandidateResult], None]) -> None:
+    def __init__(self, plan: RunPlan, emit: Callable[[CandidateResult], None],
+                 graces: Graces | None = None) -> None:
         self.plan = plan
+        self.graces = graces or Graces()
         self.emit = emit
         self.candidates = [CandidateResult(index=i, state="queued") for i in range(len(plan.scripts))]
         self.queue: deque[int] = deque(range(len(plan.scripts)))
@@ -82,7 +99,7 @@ class Run:
         plan = self.plan
         self.in_flight[request_id] = index
         if self.on_unresponsive is not None:  # a local zygote (a cluster may queue candidates)
-            limit = plan.limits.wall_s * (2 if plan.verify else 1) + WATCHDOG_GRACE_S
+            limit = plan.limits.wall_s * (2 if plan.verify else 1) + self.graces.watchdog_grace_s
             self._watchdogs[request_id] = asyncio.get_running_loop().call_later(
                 limit, self._overdue, request_id, limit)
         self._send(RunRequest(
@@ -161,7 +178,8 @@ class Run:
                     request_id, limit)
         self._fail(request_id, Verdict.INTERNAL_ERROR,
                    f"no result within {limit:g} s (the wall limit, verification and "
-                   f"{WATCHDOG_GRACE_S:g} s of grace): the sandbox process was unresponsive and is restarted",
+                   f"{self.graces.watchdog_grace_s:g} s of grace): the sandbox process was unresponsive "
+                   "and is restarted",
                    kill="died")
         self._unresponsive()
 
@@ -185,7 +203,7 @@ class Run:
                 self._send(CancelRequest(v=PROTOCOL_VERSION, type="cancel", id=request_id,
                                          reason=reason))
         if self.in_flight:
-            asyncio.get_running_loop().call_later(CANCEL_GRACE_S, self._cancel_overdue, reason)
+            asyncio.get_running_loop().call_later(self.graces.cancel_grace_s, self._cancel_overdue, reason)
         self._wake()
 
     def stop_one(self, index: int) -> bool:
@@ -210,8 +228,8 @@ class Run:
             return
         for request_id in list(self.in_flight):
             self._fail(request_id, Verdict.CANCELLED,
-                       f"{reason}; the sandbox process did not confirm within {CANCEL_GRACE_S:g} s "
-                       "and is restarted")
+                       f"{reason}; the sandbox process did not confirm within "
+                       f"{self.graces.cancel_grace_s:g} s and is restarted")
         self._unresponsive()
 
 

@@ -23,7 +23,6 @@ Roles (see protocol.py for the messages)::
 from __future__ import annotations
 
 import asyncio
-import atexit
 import functools
 import itertools
 import os
@@ -33,11 +32,11 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, cast
 
-from ..protocol import PROTOCOL_VERSION, CancelRequest, RunRequest, ZygoteEvent, ZygoteResult
+from ..protocol import PROTOCOL_VERSION, CancelRequest, Hello, RunRequest, ZygoteEvent, ZygoteResult
 from ..results import CandidateResult
 from ..verdicts import Verdict
-from .sandbox import _LoopThread, close_zygote_and_loop, default_isolation, warn_degraded
 from .zygote_client import ZygoteProcess
+from .zygote_owner import PerLevel, ZygoteOwner, default_isolation, warn_degraded
 
 try:  # distributed is optional; without it this module still serves plain Executors
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -67,7 +66,7 @@ def synthesized(index: int, verdict: Verdict, reason: str, *, host: str | None =
     return cast(ZygoteResult, candidate.to_dict())  # a CandidateDict (and its limits), no byte_runs
 
 
-class WorkerZygote:
+class WorkerZygote(ZygoteOwner):
     """One zygote for this process and the loop thread that talks to it.  Thread-safe.
 
     Candidates are named by a *token* (the Dask key, or one the host made) so that a cancel can
@@ -76,37 +75,28 @@ class WorkerZygote:
     """
 
     def __init__(self, isolation: str) -> None:
-        self.level = isolation
-        self._loop = _LoopThread()
-        self._zygote: ZygoteProcess | None = None
-        self._starting: asyncio.Lock | None = None
+        super().__init__(isolation)
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[ZygoteResult]] = {}  # zygote id -> result
         self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "it started"
         self._lock = threading.Lock()  # guards the two token tables below
         self._tokens: dict[str, int | None] = {}  # token -> zygote id (None: not yet sent)
         self._cancelled: dict[str, str] = {}  # token -> reason, for a cancel that came first
-        self._closed = False
 
     @property
     def pid(self) -> int | None:
         return self._zygote.pid if self._zygote else None
 
     def start(self) -> Future[ZygoteProcess]:
-        return self._loop.submit(self._ensure())
+        return self._loop.submit(self._ensure_zygote())
 
-    async def _ensure(self) -> ZygoteProcess:
-        if self._starting is None:
-            self._starting = asyncio.Lock()
-        async with self._starting:
-            if self._closed:
-                raise RuntimeError("this worker's zygote is closed")
-            if self._zygote is None:
-                zygote = ZygoteProcess(self.level, self._on_message, self._on_exit)
-                hello = await zygote.start()
-                warn_degraded(hello["isolation"])  # once, in the worker's log
-                self._zygote = zygote
-            return self._zygote
+    def _new_zygote(self) -> ZygoteProcess:
+        if self._closed:
+            raise RuntimeError("this worker's zygote is closed")
+        return ZygoteProcess(self.level, self._on_message, self._on_exit, self.graces)
+
+    def _started(self, zygote: ZygoteProcess, hello: Hello) -> None:
+        warn_degraded(hello["isolation"])  # once, in the worker's log
 
     def _on_message(self, msg: ZygoteEvent) -> None:
         if msg["type"] == "started":
@@ -150,7 +140,7 @@ class WorkerZygote:
                    on_started: Callable[[], None] | None) -> ZygoteResult:
         index = int(request["index"])
         try:
-            zygote = await self._ensure()
+            zygote = await self._ensure_zygote()
         except Exception as exc:
             return synthesized(index, Verdict.INTERNAL_ERROR, f"the worker's zygote did not start: {exc}")
         zygote_id = next(self._ids)
@@ -198,7 +188,7 @@ class WorkerZygote:
         if self._closed:
             return
         self._closed = True
-        close_zygote_and_loop(self)
+        self._close_zygote_and_loop()
 
 
 class _ZygoteLost(Exception):
@@ -236,27 +226,11 @@ class ZygotePlugin(WorkerPlugin):
 
 # -------------------------------------------------------------------------------------- the task
 
-_process_zygotes: dict[str, WorkerZygote] = {}
-_process_lock = threading.Lock()
-
-
-def process_zygote(isolation: str) -> WorkerZygote:
-    """This process's own zygote for ``isolation``, outside a Dask worker with the plugin."""
-    with _process_lock:
-        zygote = _process_zygotes.get(isolation)
-        if zygote is None:
-            zygote = _process_zygotes[isolation] = WorkerZygote(isolation)
-        return zygote
-
-
-@atexit.register
-def close_process_zygotes() -> None:
-    """Close this process's own zygotes (at exit; the next task starts a new one)."""
-    with _process_lock:
-        zygotes = list(_process_zygotes.values())
-        _process_zygotes.clear()
-    for zygote in zygotes:
-        zygote.close()
+# This process's own zygote per isolation level, outside a Dask worker with the plugin (closed at
+# exit; the next task starts a new one).
+_process_zygotes: PerLevel[WorkerZygote] = PerLevel(WorkerZygote, WorkerZygote.close)
+process_zygote = _process_zygotes.get
+close_process_zygotes = _process_zygotes.close_all
 
 
 def _dask_worker() -> DaskWorker | None:
@@ -304,7 +278,7 @@ def run_candidate(request: RunRequest, isolation: str, token: str,
 def zygote_pids(dask_worker: DaskWorker | None = None) -> list[int]:
     """The zygotes of this process (for tests and diagnostics: ``client.run(zygote_pids)``)."""
     worker = dask_worker if dask_worker is not None else _dask_worker()
-    zygotes = list(_process_zygotes.values())
+    zygotes = _process_zygotes.owners()
     if worker is not None:
         zygotes += [p.zygote for p in worker.plugins.values()
                     if isinstance(p, ZygotePlugin) and p.zygote is not None]

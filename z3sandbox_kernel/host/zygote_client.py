@@ -1,8 +1,8 @@
 """Starting the zygote process and talking to it (asyncio, on the Sandbox's own event-loop thread).
 
 Shutdown ladder: a ``shutdown`` request, then closing its stdin (the zygote kills every candidate on
-EOF), then SIGKILL after ``SHUTDOWN_GRACE_S``.  The zygote is PID 1 of its PID namespace, so its
-death takes every candidate with it; the kernel guarantees that, not this code.
+EOF), then SIGKILL after ``Graces.shutdown_grace_s`` (host/plan.py).  The zygote is PID 1 of its PID
+namespace, so its death takes every candidate with it; the kernel guarantees that, not this code.
 """
 
 from __future__ import annotations
@@ -32,9 +32,8 @@ from ..protocol import (
     frame_length,
 )
 from ..zygote import scratch
+from .plan import Graces
 
-SHUTDOWN_GRACE_S = 2.0
-EXIT_GRACE_S = 2.0  # a zygote that closed its pipe exits on its own within this, or is killed
 log = logging.getLogger("z3sandbox")
 START_TIMEOUT_S = 60.0
 
@@ -93,8 +92,9 @@ def zygote_command(level: str) -> list[str]:
 
 class ZygoteProcess:
     def __init__(self, level: str, on_message: Callable[[ZygoteEvent], None],
-                 on_exit: Callable[[ZygoteProcess, str], None]) -> None:
+                 on_exit: Callable[[ZygoteProcess, str], None], graces: Graces | None = None) -> None:
         self.level = level
+        self.graces = graces or Graces()
         self.on_message = on_message
         self.on_exit = on_exit
         self.process: asyncio.subprocess.Process | None = None
@@ -147,7 +147,7 @@ class ZygoteProcess:
                     log.exception("z3sandbox: a message from the zygote could not be handled")
         except (asyncio.IncompleteReadError, ConnectionError):
             if not self.closing:
-                await self._exit_within(EXIT_GRACE_S)
+                await self._exit_within(self.graces.exit_grace_s)
         except ProtocolError:
             pass
         except Exception:  # whatever it is, the exit below must run: runs wait for it
@@ -204,7 +204,7 @@ class ZygoteProcess:
     async def reader_done(self) -> None:
         """Until the reader has seen the process end (it was killed, or closed)."""
         if self._reader is not None:
-            await asyncio.wait_for(asyncio.shield(self._reader), SHUTDOWN_GRACE_S)
+            await asyncio.wait_for(asyncio.shield(self._reader), self.graces.shutdown_grace_s)
 
     async def close(self) -> None:
         if not self.process or self.process.returncode is not None:
@@ -214,7 +214,7 @@ class ZygoteProcess:
         if self.process.stdin:
             self.process.stdin.close()
         try:
-            await asyncio.wait_for(self.process.wait(), SHUTDOWN_GRACE_S)
+            await asyncio.wait_for(self.process.wait(), self.graces.shutdown_grace_s)
         except asyncio.TimeoutError:
             self.kill()
             await self.process.wait()

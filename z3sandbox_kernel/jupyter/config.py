@@ -4,7 +4,9 @@ Set once per session with ``%config Z3Sandbox.timeout_s = 10``, or in a profile'
 ``ipython_config.py`` / ``ipython_kernel_config.py`` with ``c.Z3Sandbox.timeout_s = 10``.  The limit
 traits are made from ``limits.LIMIT_FIELDS`` (name, default, minimum, unit, help) and the run option
 traits from ``options.RUN_OPTIONS``, so there is one model of each; the magic's options override
-these values for one run.
+these values for one run.  The grace traits (``watchdog_grace_s`` ...) are made from
+``host.plan.Graces``, as jupyter_client makes ``shutdown_wait_time`` a trait: how long the kernel
+waits on a sandbox process before it acts on its own.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from traitlets import Bool, CaselessStrEnum, Float, Int, List, TraitType, Unicode
 from traitlets.config import Configurable
 
+from ..host.plan import Graces
 from ..limits import LIMIT_FIELDS, Limits
 from ..options import RunOption, options_for
 
@@ -25,6 +28,11 @@ def _limit_trait(spec: dataclasses.Field[Any]) -> TraitType[Any, Any]:
     default: Any = spec.default
     kind = Int if spec.type in ("int", int) else Float
     return kind(default, min=spec.metadata["minimum"], help=help_text).tag(config=True)
+
+
+def _grace_trait(spec: dataclasses.Field[Any]) -> TraitType[Any, Any]:
+    default: Any = spec.default
+    return Float(default, min=0.0, help=f"{spec.metadata['help']} (seconds)").tag(config=True)
 
 
 def _option_trait(option: RunOption) -> TraitType[Any, Any]:
@@ -68,6 +76,10 @@ class _Z3SandboxOptions(Configurable):
         values.update({k: v for k, v in overrides.items() if v is not None})
         return Limits(**values)
 
+    def graces(self) -> Graces:
+        """How long the kernel waits on a sandbox process (the ``*_grace_s`` traits)."""
+        return Graces(**{spec.name: getattr(self, spec.name) for spec in dataclasses.fields(Graces)})
+
 
 # The configurable class itself: the options above plus one trait per limit, named like the limit.
 Z3Sandbox: type[_Z3SandboxOptions] = type(
@@ -78,5 +90,6 @@ Z3Sandbox: type[_Z3SandboxOptions] = type(
         "__doc__": "Defaults of the %%z3sandbox magic: limits, isolation and run options.",
         **{option.name: _option_trait(option) for option in options_for("config")},
         **{spec.name: _limit_trait(spec) for spec in LIMIT_FIELDS},
+        **{spec.name: _grace_trait(spec) for spec in dataclasses.fields(Graces)},
     },
 )

@@ -102,8 +102,9 @@ class Z3SandboxMagics(Magics):
             from ..host.sandbox import Sandbox
 
             self._sandboxes[isolation] = Sandbox(
-                isolation=isolation, require=tuple(self.options.require)
+                isolation=isolation, require=tuple(self.options.require), graces=self.options.graces()
             )
+        self._sandboxes[isolation].graces = self.options.graces()  # %config applies to the next run
         return self._sandboxes[isolation]
 
     def sandbox_count(self) -> int:

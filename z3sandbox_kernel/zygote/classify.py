@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -286,7 +287,7 @@ def exit_code_of(status: int | None) -> int | None:
 
 def classify(obs: Observation) -> ZygoteResult:
     verdict, reason, kill = _verdict(obs)
-    report: ChildReport = obs.report or {}
+    report = obs.report or cast(ChildReport, {})
     if obs.checked is not None and obs.verified is not None:  # the model the verifier checked
         report = cast(ChildReport, {**report, **obs.checked})
     model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
@@ -329,7 +330,7 @@ def classify(obs: Observation) -> ZygoteResult:
     }
 
 
-def _core(core: list[list[Any]] | None) -> list[list[Any]] | None:
+def _core(core: Sequence[Sequence[Any]] | None) -> list[list[Any]] | None:
     """The unsat core as the host may hold it (SHOWN_CORE_*): a candidate sets its size."""
     if core is None:
         return None

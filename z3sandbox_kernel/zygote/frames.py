@@ -1,5 +1,5 @@
-"""The trust boundary: a child's result descriptor, read under a budget and checked against a strict
-schema before the zygote uses any of it.
+"""The trust boundary: a child's result descriptor, read under a budget and decoded into the
+protocol's own types before the zygote uses any of it.
 
 Everything on the descriptor after the setup frame was written by a process that ran user code, so
 it is hostile until checked.  Three gates, in order:
@@ -7,30 +7,32 @@ it is hostile until checked.  Three gates, in order:
 1. As bytes arrive (``ResultReader.feed``): the per-candidate byte budget, each frame's announced
    length against what is left of it, and at most ``MAX_CHILD_FRAMES`` frames.  A violation ends the
    candidate at once, so no candidate can make the zygote buffer or decode more than its budget.
-2. Before parsing (``check_depth``): the nesting depth, found in passes over bytes done in C
-   (strings out, then innermost ``[]``/``{}`` pairs removed per pass), so the recursive JSON parser
-   never sees a 100,000-deep frame.
-3. After parsing: the schema below, field by field (types, valid strings -- a lone surrogate would
-   break re-encoding --, model value shapes, core and byte-run shapes).  Unknown fields are dropped.
+2. Before decoding (``check_depth``): the nesting depth, found in passes over bytes done in C
+   (strings out, then innermost ``[]``/``{}`` pairs removed per pass), so no parser ever sees a
+   100,000-deep frame.  msgspec has no depth limit of its own.
+3. Decoding (``decode``): msgspec decodes the frame into ``SetupFrame``, ``ChildReport`` or
+   ``VerifyReport`` (protocol.py) with their bounds: types, required fields, valid UTF-8 (a lone
+   surrogate would break re-encoding), ranges, hex, pair shapes.  Unknown fields are dropped.  What
+   msgspec cannot say is checked after it: the protocol version, the frame's type, a fraction's
+   denominator.
 
 A frame that fails any gate makes that candidate ``internal_error`` with a reason that says what
-was wrong (``FrameError``); nothing else is affected.
+was wrong (``FrameError``, its words translated from msgspec's); nothing else is affected.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypedDict, TypeVar
+
+import msgspec
 
 from ..protocol import (
     MAX_CHILD_FRAMES,
     MAX_FRAME_DEPTH,
     PROTOCOL_VERSION,
     ChildReport,
-    JsonValue,
-    LayerReport,
     SetupFrame,
     VerifyReport,
     frame_length,
@@ -39,10 +41,8 @@ from ..protocol import (
 _HEADER_BYTES = 4
 _EMPTY_PAIR = re.compile(rb"\[\]|\{\}")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_HEX = re.compile("(?:[0-9a-fA-F]{2})*")
-_OUTCOMES = frozenset({"sat", "unsat", "unknown", "no_check", "syntax_error", "exception",
-                       "memory_error", "blocked", "internal_error"})
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+_NOT_A_NUMBER = re.compile(rb"[:,\[]\s*-?(?:Infinity|NaN)\b")  # Python's json.dumps writes them
 
 
 class FrameError(ValueError):
@@ -103,23 +103,60 @@ def check_depth(body: bytes, limit: int = MAX_FRAME_DEPTH) -> None:
         raise FrameError(f"nested deeper than {limit} levels (or unbalanced brackets)")
 
 
-def load(body: bytes, what: str, between: Callable[[], None] = lambda: None) -> dict[str, Any]:
-    """A frame's JSON object, after the depth gate, with the protocol version checked."""
+class _Head(TypedDict, total=False):
+    """What a frame says it is; read only to explain a frame that did not decode."""
+
+    v: Any
+    type: Any
+
+
+Frame = TypeVar("Frame", SetupFrame, ChildReport, VerifyReport)
+_DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
+    kind: msgspec.json.Decoder(kind) for kind in (SetupFrame, ChildReport, VerifyReport, _Head)}
+_NAMES = {SetupFrame: "setup frame", ChildReport: "report", VerifyReport: "verification report"}
+
+
+def decode(body: bytes, kind: type[Frame], what: str, kind_name: str,
+           between: Callable[[], None] = lambda: None) -> Frame:
+    """``body`` decoded into ``kind`` (its ``type`` field must be ``kind_name``), after the depth
+    gate, with the protocol version checked; ``what`` names the frame in errors."""
     try:
         check_depth(body)
-        between()
-        value = json.loads(body.decode("utf-8"))
-        between()
     except FrameError as exc:
         raise FrameError(f"{what}: {exc}") from None
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+    between()
+    try:
+        message: Any = _DECODERS[kind].decode(body)
+    except msgspec.ValidationError as exc:
+        _check_head(body, what, kind_name)  # a frame of another version or type says so first
+        raise FrameError(_words(str(exc), _NAMES[kind], body)) from None
+    except msgspec.DecodeError as exc:
+        if _ESCAPED_SURROGATE.search(body):  # msgspec says "truncated" of a lone \\ud800
+            raise FrameError(f"{what} holds a lone surrogate (not valid Unicode) or is cut short") from None
+        if _NOT_A_NUMBER.search(body):
+            raise FrameError(f"{what} holds NaN or Infinity: not a model value, and not JSON") from None
         raise FrameError(f"{what} is not UTF-8 JSON: {str(exc)[:200]}") from None
-    if not isinstance(value, dict):
-        raise FrameError(f"{what} is a JSON {type(value).__name__}, not an object")
-    if value.get("v") != PROTOCOL_VERSION:
-        raise FrameError(f"{what} has protocol version {str(value.get('v'))[:20]!r}, "
+    between()
+    _check_head(message, what, kind_name)
+    for name, value in message.get("model", {}).items():
+        if type(value) is dict and (len(value) != 1 or value.get("fraction", (0, 0))[1] == 0):
+            raise FrameError(f"{_NAMES[kind]}.model[{name[:40]!r}] is not a model value: "
+                             "a fraction is {\"fraction\": [numerator, denominator]}, denominator 0 excluded")
+    return message
+
+
+def _check_head(message: bytes | dict[str, Any], what: str, kind_name: str) -> None:
+    if isinstance(message, bytes):
+        try:
+            message = _DECODERS[_Head].decode(message)
+        except msgspec.MsgspecError:
+            return  # not even an object: msgspec's own words say so
+    assert isinstance(message, dict)
+    if message.get("v") != PROTOCOL_VERSION:
+        raise FrameError(f"{what} has protocol version {str(message.get('v'))[:20]!r}, "
                          f"not {PROTOCOL_VERSION}")
-    return value
+    if message.get("type") != kind_name:
+        raise FrameError(f"{what} is of type {str(message.get('type'))[:40]!r}, not {kind_name!r}")
 
 
 def parse(reader: ResultReader, phase: str) -> tuple[SetupFrame | None, dict[str, Any] | None, str | None]:
@@ -130,172 +167,62 @@ def parse(reader: ResultReader, phase: str) -> tuple[SetupFrame | None, dict[str
     frames, leftover = reader.frames, len(reader.pending)
     try:
         if frames:
-            setup = setup_frame(load(frames[0], "the setup frame"))
+            setup = decode(frames[0], SetupFrame, "the setup frame", "setup")
         if reader.error is not None:
             raise FrameError(reader.error)
         if leftover:
             raise FrameError(f"the result descriptor ends inside a frame ({leftover} bytes left over)")
         if len(frames) < 2:
             return setup, None, None
-        body = load(frames[1], "the result frame", reader.between)
-        if body.get("type") != "result":
-            raise FrameError(f"the second frame is of type {str(body.get('type'))[:40]!r}, not 'result'")
         if phase == "verify":
-            return setup, dict(verify_report(body)), None
-        return setup, dict(child_report(body)), None
+            verify = decode(frames[1], VerifyReport, "the result frame", "result", reader.between)
+            return setup, dict(verify), None
+        report = decode(frames[1], ChildReport, "the result frame", "result", reader.between)
+        return setup, dict(report), None
     except FrameError as exc:
         return setup, None, f"the child's result message is malformed: {exc}"
 
 
-# ---------------------------------------------------------------------------------------- schema
+# ------------------------------------------------------------------- msgspec's errors, in our words
 
-Check = Callable[[Any, str], Any]
-
-
-def text(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise FrameError(f"{where} is a {type(value).__name__}, not a string")
-    if _SURROGATE.search(value):
-        raise FrameError(f"{where} holds a lone surrogate (not valid Unicode)")
-    return value
+_EXPECTED = re.compile(r"Expected `(?P<want>[^`]+)`(?:, got `(?P<got>[^`]+)`)?(?P<rest>.*)", re.S)
+_MISSING = re.compile(r"Object missing required field `(?P<field>[^`]+)`")
+_ENUM = re.compile(r"Invalid enum value (?P<value>.*)", re.S)
+_JSON_TYPES = {"array": "list", "object": "dict", "null": "None"}
+_WANTED = {"array": "a list", "object": "an object", "str": "a string", "int": "an integer",
+           "bool": "a boolean", "bool | null": "a boolean or null"}
 
 
-def integer(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise FrameError(f"{where} is a {type(value).__name__}, not an integer")
-    return value
+def _words(error: str, what: str, body: bytes) -> str:
+    """msgspec's ``error`` about a ``what``, in the words the zygote reports."""
+    detail, _, path = error.partition(" - at `$")
+    path = path.rstrip("`")
+    where = what + path
+    expected, missing, enum = _EXPECTED.fullmatch(detail), _MISSING.fullmatch(detail), _ENUM.fullmatch(detail)
+    if path.endswith("model[...]"):  # a model value's own shape
+        words = f"is not a model value ({detail[:120]})"
+    elif missing:
+        words = f"lacks {missing['field']}"
+    elif enum:
+        leaf = re.sub(r"\[.*", "", path.rsplit(".", 1)[-1]) or "value"
+        words = f"is not a{'n' if leaf[0] in 'aeiou' else ''} {leaf}: {enum['value'][:40]}"
+    elif expected and expected["got"]:
+        got = _JSON_TYPES.get(expected["got"], expected["got"])
+        words = f"is a {got}, not {_WANTED.get(expected['want'], expected['want'])}"
+    elif expected and expected["rest"].startswith(" of length"):
+        words = f"has {_length_at(body, path)} items, not{expected['rest'][len(' of length'):]}"
+    elif expected and expected["rest"].startswith(" >= 0"):
+        words = "is negative"
+    elif expected and expected["rest"].startswith(" matching regex"):  # protocol.HexPairs, the only one
+        words = "is not hex digits in pairs"
+    else:
+        words = f"is wrong: {detail[:200]}"
+    return f"{where[:200]} {words}"
 
 
-def natural(value: Any, where: str) -> int:
-    if integer(value, where) < 0:
-        raise FrameError(f"{where} is negative")
-    return int(value)
-
-
-def boolean(value: Any, where: str) -> bool:
-    if not isinstance(value, bool):
-        raise FrameError(f"{where} is a {type(value).__name__}, not a boolean")
-    return value
-
-
-def optional(check: Check) -> Check:
-    return lambda value, where: None if value is None else check(value, where)
-
-
-def array(value: Any, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise FrameError(f"{where} is a {type(value).__name__}, not a list")
-    return value
-
-
-def obj(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise FrameError(f"{where} is a {type(value).__name__}, not an object")
-    return value
-
-
-def tuple_of(*checks: Check) -> Check:
-    """A JSON list of exactly these shapes, e.g. a core entry [line, text]."""
-    def check(value: Any, where: str) -> list[Any]:
-        items = array(value, where)
-        if len(items) != len(checks):
-            raise FrameError(f"{where} has {len(items)} items, not {len(checks)}")
-        return [c(item, f"{where}[{i}]") for i, (c, item) in enumerate(zip(checks, items, strict=True))]
-    return check
-
-
-def list_of(check: Check) -> Check:
-    return lambda value, where: [check(item, f"{where}[{i}]") for i, item in enumerate(array(value, where))]
-
-
-def fields(schema: dict[str, Check], required: frozenset[str] = frozenset()) -> Check:
-    """An object with these fields (each checked); unknown fields are dropped."""
-    def check(value: Any, where: str) -> dict[str, Any]:
-        given = obj(value, where)
-        missing = required - set(given)
-        if missing:
-            raise FrameError(f"{where} lacks {', '.join(sorted(missing))}")
-        return {name: schema[name](item, f"{where}.{name}") for name, item in given.items() if name in schema}
-    return check
-
-
-def model_value(value: Any, where: str) -> JsonValue:
-    """What ``encode_value`` makes: None, bool, int, str, or {"fraction": [n, d]} with d != 0."""
-    if value is None or isinstance(value, (bool, int)):
-        return cast(JsonValue, value)
-    if isinstance(value, str):
-        return text(value, where)
-    if isinstance(value, dict) and set(value) == {"fraction"}:
-        numerator, denominator = tuple_of(integer, integer)(value["fraction"], f"{where}.fraction")
-        if denominator == 0:
-            raise FrameError(f"{where} is a fraction with denominator 0")
-        return {"fraction": [numerator, denominator]}
-    raise FrameError(f"{where} is not a model value (a {type(value).__name__})")
-
-
-_PLAIN = (type(None), bool, int)
-
-
-def model(value: Any, where: str) -> dict[str, JsonValue]:
-    """Checked in bulk (a model may hold a million entries, and the zygote's loop waits): the
-    types in one pass, the strings for surrogates in one search, each other value on its own."""
-    given = obj(value, where)
-    names = list(given)
-    texts = [item for item in given.values() if type(item) is str]
-    if _SURROGATE.search("".join(names)) or _SURROGATE.search("".join(texts)):
-        raise FrameError(f"{where} holds a lone surrogate (not valid Unicode)")
-    for name, item in given.items():
-        if type(item) not in _PLAIN and type(item) is not str:
-            model_value(item, f"{where}[{name[:40]!r}]")
-    return given
-
-
-def hex_text(value: Any, where: str) -> str:
-    if not _HEX.fullmatch(text(value, where)):
-        raise FrameError(f"{where} is not hex digits in pairs")
-    return str(value)
-
-
-def outcome(value: Any, where: str) -> str:
-    if value not in _OUTCOMES:
-        raise FrameError(f"{where} is not an outcome: {str(value)[:40]!r}")
-    return str(value)
-
-
-_BYTE_CONSTANT = fields({"name": text, "index": natural, "sort": text, "width": optional(natural),
-                         "value": model_value},
-                        frozenset({"name", "index", "sort", "width", "value"}))
-_EXCEPTION = fields({"type": text, "message": text, "line": optional(integer)},
-                    frozenset({"type", "message"}))
-_LAYER = fields({"name": text, "active": boolean, "detail": text, "error": text},
-                frozenset({"name", "active"}))
-_CHILD_REPORT = fields({
-    "v": integer, "type": text, "outcome": outcome, "reason": text, "solver_timeout": boolean,
-    "line": optional(integer), "column": optional(integer), "exception": _EXCEPTION,
-    "model": model, "byte_constants": list_of(_BYTE_CONSTANT),
-    "byte_runs": list_of(tuple_of(natural, hex_text)),
-    "unsat_core": list_of(tuple_of(integer, text)), "assertions_smt2": text,
-    "model_smt2": list_of(tuple_of(text, text)),
-}, frozenset({"outcome"}))
-_VERIFY_REPORT = fields({"v": integer, "type": text, "verified": optional(boolean), "reason": text,
-                         "model": model, "byte_constants": list_of(_BYTE_CONSTANT),
-                         "byte_runs": list_of(tuple_of(natural, hex_text))},
-                        frozenset({"verified"}))
-_SETUP = fields({"v": integer, "type": text, "layers": list_of(_LAYER), "error": optional(text)},
-                frozenset({"layers"}))
-
-
-def child_report(body: dict[str, Any]) -> ChildReport:
-    return cast(ChildReport, _CHILD_REPORT(body, "report"))
-
-
-def verify_report(body: dict[str, Any]) -> VerifyReport:
-    return cast(VerifyReport, _VERIFY_REPORT(body, "verification report"))
-
-
-def setup_frame(body: dict[str, Any]) -> SetupFrame:
-    if body.get("type") != "setup":
-        raise FrameError("the first frame is not the setup frame")
-    checked = _SETUP(body, "setup frame")
-    layers = cast(list[LayerReport], checked["layers"])
-    return {"v": PROTOCOL_VERSION, "type": "setup", "layers": layers, "error": checked.get("error")}
+def _length_at(body: bytes, path: str) -> str:
+    """The length of the list at ``path`` (``.a[0].b``), read again on this error path only."""
+    value: Any = msgspec.json.decode(body)
+    for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
+        value = value[name] if name else value[int(index)]
+    return str(len(value)) if isinstance(value, list) else "the wrong number of"

@@ -85,7 +85,8 @@ class SandboxPlan:
             return
         by_name = {r["name"]: r for r in applied}
         self.layer_reports = [by_name.get(r["name"], r) for r in self.layer_reports]
-        self.layers = [layer for layer in self.layers if by_name.get(layer.NAME, {}).get("active", True)]
+        self.layers = [layer for layer in self.layers
+                       if layer.NAME not in by_name or by_name[layer.NAME]["active"]]
 
     def isolation_report(self) -> IsolationReport:
         return {"level": "kernel" if self.level == "kernel" else "process",

@@ -278,7 +278,7 @@ class Zygote:
                 return
             observe_verification(candidate.observation, verifier)
         else:
-            reported = candidate.observation.report or {}
+            reported: dict[str, Any] = dict(candidate.observation.report or {})
             if not reported.get("assertions_smt2"):
                 candidate.observation.verify_reason = (
                     "no assertions to check it against (over 4 MB as SMT-LIB, or not reported)")

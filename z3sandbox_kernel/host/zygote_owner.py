@@ -1,0 +1,143 @@
+"""What a ``Sandbox`` (host/sandbox.py) and a worker's zygote (host/worker.py) share: an event-loop
+thread, the one zygote started from it (on demand, once, with exec), its shutdown, and the registry
+of one owner per isolation level in this process.
+
+Imports go one way: sandbox.py, worker.py and distributed.py import this module, never each other's
+private parts (tests/test_architecture.py checks the package has no import circle).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future
+from typing import Generic, TypeVar
+
+from ..protocol import Hello, IsolationReport
+from .plan import Graces
+from .zygote_client import ZygoteProcess
+
+T = TypeVar("T")
+_warned: set[str] = set()
+
+
+def default_isolation() -> str:
+    return "kernel" if sys.platform == "linux" else "process"
+
+
+def warn_degraded(report: IsolationReport, stacklevel: int = 3) -> None:
+    """Once per process and layer: a missing layer is said out loud, never skipped silently."""
+    for layer in report["layers"]:
+        if not layer.get("active") and layer["name"] not in _warned:
+            _warned.add(layer["name"])
+            warnings.warn(f"z3sandbox: isolation is degraded: {layer['name']} is not active: "
+                          f"{layer.get('error', 'unknown reason')}", RuntimeWarning, stacklevel=stacklevel)
+
+
+class LoopThread:
+    """An asyncio loop on a daemon thread of its own: the zygote is created and read from it."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="z3sandbox-loop", daemon=True)
+        self.thread.start()
+
+    def submit(self, coroutine: Coroutine[object, object, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    def call(self, function: Callable[..., object], *args: object) -> None:
+        self.loop.call_soon_threadsafe(function, *args)
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+class ZygoteOwner:
+    """A loop thread and the zygote started from it.  Subclasses say how a zygote is made (its
+    callbacks) and what is done once it said hello."""
+
+    def __init__(self, level: str, graces: Graces | None = None) -> None:
+        self.level = level
+        self.graces = graces or Graces()  # read when a zygote or a run starts
+        self._loop = LoopThread()
+        self._zygote: ZygoteProcess | None = None
+        self._starting: asyncio.Lock | None = None
+        self._detached: set[ZygoteProcess] = set()  # killed as wedged, their readers still ending
+        self._closed = False
+
+    def _new_zygote(self) -> ZygoteProcess:
+        raise NotImplementedError
+
+    def _started(self, zygote: ZygoteProcess, hello: Hello) -> None:
+        """Called once ``zygote`` said ``hello``, before it serves anything."""
+
+    async def _ensure_zygote(self) -> ZygoteProcess:
+        """The zygote, started on first use (one start at a time, on the loop thread)."""
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            if self._zygote is None:
+                zygote = self._new_zygote()
+                self._started(zygote, await zygote.start())
+                self._zygote = zygote
+            return self._zygote
+
+    def _close_zygote_and_loop(self) -> None:
+        """Close the zygote (after a start in progress, so that one is closed too) and the ones
+        killed as wedged, then stop the loop thread."""
+
+        async def shutdown() -> None:
+            if self._starting is not None:
+                async with self._starting:
+                    pass
+            if self._zygote is not None:
+                await self._zygote.close()
+            for detached in list(self._detached):
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await detached.reader_done()
+
+        try:
+            self._loop.submit(shutdown()).result(timeout=10)
+        finally:
+            self._loop.stop()
+
+
+Owner = TypeVar("Owner", bound=ZygoteOwner)
+
+
+class PerLevel(Generic[Owner]):
+    """One owner per isolation level in this process, made on first use (again once closed), and
+    closed at the process's exit: the shared Sandbox behind ``run()``, a worker's zygote."""
+
+    def __init__(self, make: Callable[[str], Owner], close: Callable[[Owner], None]) -> None:
+        self._make, self._close = make, close
+        self._owners: dict[str, Owner] = {}
+        self._lock = threading.Lock()
+        atexit.register(self.close_all)
+
+    def get(self, level: str | None) -> Owner:
+        level = level or default_isolation()
+        with self._lock:
+            owner = self._owners.get(level)
+            if owner is None or owner._closed:
+                owner = self._owners[level] = self._make(level)
+            return owner
+
+    def owners(self) -> list[Owner]:
+        with self._lock:
+            return list(self._owners.values())
+
+    def close_all(self) -> None:
+        with self._lock:
+            owners = list(self._owners.values())
+            self._owners.clear()
+        for owner in owners:
+            self._close(owner)
