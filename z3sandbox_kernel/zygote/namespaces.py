@@ -53,7 +53,8 @@ class NamespaceState:
     view: View | None = None  # the filesystem view (mounts.py), built by the serving zygote
 
     def active(self, name: str) -> bool:
-        return bool(self.reports.get(name, {}).get("active"))
+        report = self.reports.get(name)
+        return report is not None and report["active"]
 
     @property
     def user(self) -> bool:
