@@ -19,7 +19,7 @@ MAX_LINES = 400
 # circle (results -> render -> html/shown -> render, broken at run time by lazy imports), and
 # modules over the budget that other streams split.
 KNOWN_CIRCLES = [{f"z3sandbox_kernel.{name}" for name in ("results", "render", "html", "shown")}]
-KNOWN_LARGE = {"render.py", "child/observer.py", "child/layers/seccomp.py"}
+KNOWN_LARGE = {"render.py"}
 CHILD_MAY_NOT_IMPORT = ("host", "jupyter", "agents")
 
 
