@@ -410,3 +410,19 @@ def test_payloads_are_saved_once_each_and_atomically(tmp_path) -> None:
     assert [p.name.split(",")[0] for p in first] == ["id:000000", "id:000001"]
     assert [p.name.split(",")[0] for p in afl_sync([b"CD", b"EF"], tmp_path / "sync")] == ["id:000002"]
     assert sorted(p.name for p in queue.iterdir() if p.name.startswith(".")) == []  # no temporaries
+
+
+def test_the_optimum_is_in_the_row_in_every_form() -> None:
+    goals = [{"term": "x + y", "direction": "maximize", "value": 13},
+             {"term": HOSTILE, "direction": "minimize", "value": Fraction(1, 2)}]
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.SAT, model={"x": 9}, objectives=goals),  # type: ignore[list-item]
+        CandidateResult(index=1, verdict=Verdict.SAT, model={"x": 9})])
+    text = run_text(result)
+    assert "objective: maximize x + y = 13; minimize <script>" in text and "\x1b" not in text
+    assert "maximize x + y = 13" in run_html(result) and "<script>" not in run_html(result)
+    first, second = run_json(result)["candidates"]
+    assert first["objective"].startswith("maximize x + y = 13; minimize")
+    assert first["objectives"][1]["value"] == {"fraction": [1, 2]}
+    assert "objective" not in second and "objectives" not in second
+    assert "optimum: maximize x + y = 13" in repr(result[0])

@@ -31,7 +31,14 @@ from .render import (
     shorten_reason,
     tie_summary,
 )
-from .shown import core_summary, inline_output, shown_style, shown_verdict, shows_output
+from .shown import (
+    core_summary,
+    inline_output,
+    objective_summary,
+    shown_style,
+    shown_verdict,
+    shows_output,
+)
 from .verdicts import VERDICT_DOCS, verdict_style
 
 if TYPE_CHECKING:
@@ -111,6 +118,9 @@ def _cell(candidate: CandidateResult, column: Column) -> str:
     if column.key == "reason":  # with the unsat core in sight, so that an HTML export keeps it
         core = core_summary(candidate)
         shown = f"<div>core: <code>{html.escape(core)}</code></div>" if core else ""
+        optimum = objective_summary(candidate)
+        if optimum:
+            shown += f"<div>objective: <code>{html.escape(optimum)}</code></div>"
         return folded(reason_text(candidate)) + shown
     if column.key == "model":  # the whole model or payload one click away (nbconvert HTML too)
         return folded(model_text(candidate), _MODEL_WIDTH)

@@ -60,6 +60,7 @@ SHOWN_MODEL_MAX_ENTRIES = 10_000
 SHOWN_MODEL_MAX_BYTES = 1 << 20  # names and values as text
 SHOWN_CORE_MAX_ENTRIES = 1_000
 SHOWN_CORE_TEXT_CHARS = 1_000
+SHOWN_OBJECTIVES = 100  # a sat Optimize check's objectives (each term cut as a core's text)
 # A host <-> zygote frame larger than this is a protocol error.
 MAX_FRAME_BYTES = 128 << 20
 
@@ -190,6 +191,14 @@ class ByteConstant(TypedDict):
     value: JsonValue
 
 
+class Objective(TypedDict):
+    """One objective of the last ``Optimize`` check (child/objectives.py) and the value z3 found."""
+
+    term: str  # the objective as z3 prints it; a soft group's id for assert_soft
+    direction: str  # "maximize", "minimize", "soft", or "" when not known
+    value: JsonValue  # encode_value: an int, a fraction, or z3's text ("oo", "(+ 3 epsilon)")
+
+
 class ChildException(TypedDict):
     type: str
     message: str
@@ -211,6 +220,7 @@ class ChildReport(TypedDict, total=False):
     # back (zygote/payload.py), so a 1 MiB payload's report is 2 MB, not 45.
     byte_runs: list[list[Any]]
     unsat_core: list[list[Any]]  # [[line, source text], ...]
+    objectives: list[Objective]  # sat from an Optimize check: its objectives, in z3's order
     # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
     # and the model's constants as [smt2 name, smt2 value] pairs.
     assertions_smt2: str
@@ -331,7 +341,14 @@ class CandidateError(TypedDict):
     message: str
 
 
-class CandidateDict(TypedDict):
+class CandidateOptional(TypedDict, total=False):
+    """The optional fields of ``CandidateDict``, added in schema version 1 (absent in older
+    documents, and when there is nothing to say)."""
+
+    objectives: list[Objective]  # a sat Optimize check's objectives and their values
+
+
+class CandidateDict(CandidateOptional):
     """A finished candidate: ``CandidateResult`` as JSON.  Also the per-candidate part of the
     ``application/vnd.z3sandbox.run+json`` schema."""
 

@@ -27,6 +27,9 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
           "state": "queued" | "running",      # only while verdict is null (live documents)
           "shown": "proved" | "counterexample" | "sat · no payload" | <the verdict or state>,
           "core_answer": "(a1 a3)" | null,    # an SMT-LIB (get-unsat-core) answer in stdout
+          "objectives": [{"term": "x + y", "direction": "maximize", "value": 13}],  # only when
+                                              # a sat Optimize check had some
+          "objective": "maximize x + y = 13",  # with objectives: as the row shows them
           "show_output": false,               # its row shows stdout inline (alone, or failed)
           # (a live document, "finished": false, has empty stdout and stderr: the final one has them)
           "model": {"x": 3, "r": {"fraction": [1, 2]}},
@@ -39,7 +42,7 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
 
 Additive changes keep version 1: a reader ignores fields it does not know, and label,
 source_preview, state, finished, progress, tie, view, columns, error, shown, core_answer,
-show_output, delta and control were added that way.
+show_output, delta, control, objectives and objective were added that way.
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
 MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}``, so
@@ -64,6 +67,7 @@ from .shown import (
     core_summary,
     inline_output,
     model_items,
+    objective_summary,
     shown_verdict,
     shows_output,
     smt2_core_answer,
@@ -100,6 +104,8 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     # What the row shows without a click (shown.py), decided here once for every renderer.
     data["shown"] = shown_verdict(candidate)
     data["core_answer"] = smt2_core_answer(candidate)
+    if candidate.objectives:  # left out otherwise, as "objectives" is (results.py)
+        data["objective"] = objective_summary(candidate)
     data["show_output"] = shows_output(candidate, alone) and not live
     return data
 
@@ -357,6 +363,8 @@ def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
     core = core_summary(candidate)
     if core:
         lines.append(f"{'':5}core: {core}")
+    if objective_summary(candidate):
+        lines.append(f"{'':5}objective: {objective_summary(candidate)}")
     if shows_output(candidate, alone):
         text, more = inline_output(candidate)
         body = text.splitlines() + ([f"… ({more} more lines)"] if more else [])
@@ -432,6 +440,8 @@ def candidate_alone_text(candidate: CandidateResult) -> str:
         lines.append(f"  model:   {shorten(', '.join(f'{k}={v}' for k, v in model_items(candidate)), 72)}")
     if core_summary(candidate):
         lines.append(f"  core:    {core_summary(candidate)}")
+    if objective_summary(candidate):
+        lines.append(f"  optimum: {objective_summary(candidate)}")
     reason = reason_text(candidate)
     if reason:
         lines.append(f"  reason:  {printable(' '.join(reason.split()))}")

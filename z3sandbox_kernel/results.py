@@ -16,6 +16,7 @@ from .protocol import (
     CandidateDict,
     CandidateError,
     IsolationReport,
+    Objective,
     decode_value,
     encode_value,
 )
@@ -38,6 +39,8 @@ class CandidateResult:
     payload: bytes | None = None
     payload_error: str | None = None
     unsat_core: list[tuple[int, str]] | None = None
+    # sat from an Optimize check: its objectives, {term, direction, value} (protocol.Objective)
+    objectives: list[Objective] = field(default_factory=list)
     stdout: str = ""
     stderr: str = ""
     stdout_truncated: bool = False
@@ -74,6 +77,8 @@ class CandidateResult:
             values["model"] = {k: decode_value(v) for k, v in model.items()}
         payload_hex = data.get("payload_hex")
         values["payload"] = bytes.fromhex(payload_hex) if payload_hex is not None else None
+        values["objectives"] = [{**goal, "value": decode_value(goal["value"])}
+                                for goal in data.get("objectives") or ()]
         core = data.get("unsat_core")
         if core is not None:
             values["unsat_core"] = [(int(line), str(text)) for line, text in core]
@@ -92,6 +97,9 @@ class CandidateResult:
         data.pop("payload")
         data["payload_hex"] = self.payload.hex() if self.payload is not None else None
         data["unsat_core"] = [list(pair) for pair in self.unsat_core] if self.unsat_core else None
+        data["objectives"] = [{**goal, "value": encode_value(goal["value"])} for goal in self.objectives]
+        if not self.objectives:
+            del data["objectives"]  # optional in the document (protocol.CandidateDict)
         data["limits"] = self.limits.to_dict() if self.limits is not None else None
         return data
 

@@ -1,7 +1,8 @@
 """What a row shows without a click, beyond its verdict: shared by the text, HTML and JSON forms.
 
 A prove() call's "proved" / "counterexample", a sat candidate with no payload as a warning, the
-unsat core (tracked lines or an SMT-LIB ``(get-unsat-core)`` answer), a row's stdout inline (the
+unsat core (tracked lines or an SMT-LIB ``(get-unsat-core)`` answer), an Optimize check's objectives
+and their values, a row's stdout inline (the
 run's only candidate, or a failed one), and model names in natural order.  Display only: nothing
 here changes a verdict or the vote.
 """
@@ -83,6 +84,17 @@ def core_summary(candidate: CandidateResult) -> str:
 
         return core_text(candidate)
     return smt2_core_answer(candidate) or ""
+
+
+def objective_summary(candidate: CandidateResult) -> str:
+    """A sat Optimize check's objectives in one cell: ``maximize x + y = 13; soft g = 2``."""
+    parts = []
+    for goal in candidate.objectives or ():
+        direction = goal.get("direction") or "objective"
+        term = _printable(str(goal.get("term", "")))
+        name = f"{direction} {term}" if term else direction
+        parts.append(f"{name} = {_printable(str(goal.get('value')))}")
+    return "; ".join(parts)
 
 
 def shows_output(candidate: CandidateResult, alone: bool) -> bool:

@@ -216,6 +216,17 @@ function coreSection(candidate: ICandidate): HTMLElement | null {
   return section(`Unsat core (${candidate.unsat_core.length})`, list);
 }
 
+/** A sat Optimize check's objectives and their values, as the kernel wrote them. */
+function objectiveSection(candidate: ICandidate): HTMLElement | null {
+  if (typeof candidate.objective !== 'string' || !candidate.objective) {
+    return null;
+  }
+  const count = Array.isArray(candidate.objectives)
+    ? candidate.objectives.length
+    : 1;
+  return section(`Objectives (${count})`, pre(candidate.objective));
+}
+
 function streamSection(
   name: 'stdout' | 'stderr',
   candidate: ICandidate,
@@ -286,6 +297,7 @@ export function candidateDetail(
     payloadSection(candidate), // the payload first: for a fuzzer, it is the answer
     modelSection(candidate, state),
     coreSection(candidate),
+    objectiveSection(candidate),
     streamSection('stdout', candidate, state),
     streamSection('stderr', candidate, state)
   ];

@@ -171,6 +171,12 @@ const COLUMNS: Record<string, IColumn> = {
         line.append(el('code', undefined, core));
         cell.appendChild(line);
       }
+      if (typeof candidate.objective === 'string' && candidate.objective) {
+        const line = el('div', 'jp-Z3Run-coreInline jp-Z3Run-objective');
+        line.append(el('span', 'jp-Z3Run-coreLabel', 'objective: '));
+        line.append(el('code', undefined, candidate.objective));
+        cell.appendChild(line);
+      }
       return cell;
     }
   }

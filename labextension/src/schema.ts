@@ -55,6 +55,17 @@ export interface ICandidate {
   core_answer?: string | null;
   /** The row shows its stdout inline (the run's only candidate, or a failed one). */
   show_output?: boolean;
+  /** A sat Optimize check's objectives and the values z3 found. */
+  objectives?: IObjective[];
+  /** The objectives as the row shows them, e.g. "maximize x + y = 13" (made by the kernel). */
+  objective?: string | null;
+}
+
+export interface IObjective {
+  term: string;
+  /** "maximize", "minimize", "soft", or "" when not known. */
+  direction: string;
+  value: ModelValue;
 }
 
 export interface IRun {

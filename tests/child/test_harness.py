@@ -179,6 +179,33 @@ def test_optimize_reports_the_optimum() -> None:
     assert run.report["outcome"] == "sat" and run.report["model"] == {"x": 9}
 
 
+def test_optimize_reports_its_objectives_and_their_values() -> None:
+    run = run_child("x, y = Ints('x y')\no = Optimize()\no.add(x < 10, y < 5, x > -3)\n"
+                    "h = o.maximize(x + y)\no.minimize(x)\no.add_soft(x > 100, 2, 'g')\n"
+                    "print(o.check(), h.value())\n")
+    assert run.stdout == "sat 13\n"
+    assert run.report["objectives"] == [
+        {"term": "x + y", "direction": "maximize", "value": 13},
+        {"term": "x", "direction": "minimize", "value": 9},
+        {"term": "g", "direction": "soft", "value": 2}]
+
+
+def test_objectives_are_left_out_when_the_optimize_changed_or_ended() -> None:
+    changed = run_child("x = Int('x')\no = Optimize()\no.add(x < 10)\no.maximize(x)\no.check()\n"
+                        "o.add(x < 5)\n")
+    ended = run_child("x = Int('x')\ndef f():\n    o = Optimize()\n    o.add(x < 10)\n"
+                      "    o.maximize(x)\n    o.check()\nf()\n")
+    plain = run_child("x = Int('x')\ns.add(x < 10)\ns.check()\n")
+    assert changed.report["outcome"] == ended.report["outcome"] == "sat"
+    assert "objectives" not in changed.report and "objectives" not in ended.report
+    assert "objectives" not in plain.report
+
+
+def test_an_unbounded_objective_is_reported_as_z3_says_it() -> None:
+    run = run_child("x = Real('x')\no = Optimize()\no.maximize(x)\no.check()\n")
+    assert run.report["objectives"] == [{"term": "x", "direction": "maximize", "value": "oo"}]
+
+
 def test_solve_reports_its_check() -> None:
     run = run_child("x = Int('x')\nsolve(x > 2, x < 4)\n")
     assert run.report["model"] == {"x": 3}
@@ -412,6 +439,19 @@ def test_smt2_optimization_commands_use_optimize() -> None:
     run = run_child("(declare-const x Int)\n(assert (< x 10))\n(maximize x)\n(check-sat)\n",
                     language="smt2")
     assert run.report["model"] == {"x": 9}
+
+
+def test_smt2_optimization_reports_the_objectives() -> None:
+    run = run_child("(declare-const x Int)\n(declare-const y Int)\n(assert (< x 10))\n"
+                    "(assert (< y 5))\n(maximize (+ x y))\n(minimize x)\n"
+                    "(assert-soft (> x 100) :weight 2 :id g)\n(assert-soft (> y 100) :id g)\n"
+                    "(assert-soft (< x -100))\n(check-sat)\n", language="smt2")
+    assert run.stdout == "sat\n"
+    assert run.report["objectives"] == [
+        {"term": "(+ x y)", "direction": "maximize", "value": 13},
+        {"term": "x", "direction": "minimize", "value": 9},
+        {"term": "g", "direction": "soft", "value": 3},
+        {"term": "", "direction": "soft", "value": 1}]
 
 
 # ------------------------------------------------------------------------------------- fidelity

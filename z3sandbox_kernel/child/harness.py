@@ -32,7 +32,7 @@ import z3
 
 from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
-from . import errors, instrument, models, observer, smt2
+from . import errors, instrument, models, objectives, observer, smt2
 
 SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its path in the working folder
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -87,6 +87,7 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         for name in SEED_PARAMS if random_seed else ():
             z3.set_param(name, random_seed)
         instrument.install(run)
+        objectives.install()
         instrument.adopt_spare_contexts(_SPARES.get(language, []))
         report = _run_smt2(script) if language == "smt2" else _run_python(script, filename)
     except BaseException as exc:  # a harness bug (or a script that broke z3 for us)
@@ -159,7 +160,11 @@ def _finish(failure: BaseException | None) -> ChildReport:
     del kept
     if record is None:
         return {"outcome": "no_check"}
-    return models.check_report(record, run.cores)
+    report = models.check_report(record, run.cores)
+    goals = objectives.read(record)  # after the script: this asks z3 (objectives.py says why)
+    if goals:
+        report["objectives"] = goals
+    return report
 
 
 def _run_smt2(script: str) -> ChildReport:

@@ -17,10 +17,12 @@ from ..protocol import (
     SHOWN_CORE_MAX_ENTRIES,
     SHOWN_CORE_TEXT_CHARS,
     SHOWN_MODEL_MAX_ENTRIES,
+    SHOWN_OBJECTIVES,
     UNVERIFIED_REASON,
     ChildReport,
     IsolationReport,
     LayerReport,
+    Objective,
     SetupFrame,
     ZygoteResult,
 )
@@ -295,7 +297,7 @@ def classify(obs: Observation) -> ZygoteResult:
             report.get("byte_constants") or [], report.get("byte_runs") or [], obs.seed,
             int(obs.limits.payload_max_bytes),
         )
-    return {
+    result: ZygoteResult = {
         "index": obs.index,
         "verdict": verdict.value,
         "reason": cap(reason),
@@ -325,6 +327,16 @@ def classify(obs: Observation) -> ZygoteResult:
         if model is not None and len(model) < SHOWN_MODEL_MAX_ENTRIES and not omitted else [],
         "model_omitted": omitted,
     }
+    if verdict is Verdict.SAT and report.get("objectives"):
+        result["objectives"] = _objectives(report["objectives"])
+    return result
+
+
+def _objectives(found: list[Objective]) -> list[Objective]:
+    """A sat Optimize check's objectives as the host may hold them: a candidate sets their size."""
+    return [{"term": goal["term"][:SHOWN_CORE_TEXT_CHARS], "direction": goal["direction"][:20],
+             "value": goal["value"][:SHOWN_CORE_TEXT_CHARS] if isinstance(goal["value"], str)
+             else goal["value"]} for goal in found[:SHOWN_OBJECTIVES]]
 
 
 def _core(core: list[list[Any]] | None) -> list[list[Any]] | None:

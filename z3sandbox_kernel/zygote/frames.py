@@ -269,13 +269,15 @@ _EXCEPTION = fields({"type": text, "message": text, "line": optional(integer)},
                     frozenset({"type", "message"}))
 _LAYER = fields({"name": text, "active": boolean, "detail": text, "error": text},
                 frozenset({"name", "active"}))
+_OBJECTIVE = fields({"term": text, "direction": text, "value": model_value},
+                    frozenset({"term", "direction", "value"}))
 _CHILD_REPORT = fields({
     "v": integer, "type": text, "outcome": outcome, "reason": text, "solver_timeout": boolean,
     "line": optional(integer), "column": optional(integer), "exception": _EXCEPTION,
     "model": model, "byte_constants": list_of(_BYTE_CONSTANT),
     "byte_runs": list_of(tuple_of(natural, hex_text)),
     "unsat_core": list_of(tuple_of(integer, text)), "assertions_smt2": text,
-    "model_smt2": list_of(tuple_of(text, text)),
+    "model_smt2": list_of(tuple_of(text, text)), "objectives": list_of(_OBJECTIVE),
 }, frozenset({"outcome"}))
 _VERIFY_REPORT = fields({"v": integer, "type": text, "verified": optional(boolean), "reason": text,
                          "model": model, "byte_constants": list_of(_BYTE_CONSTANT),
