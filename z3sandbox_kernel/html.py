@@ -33,7 +33,9 @@ from .render import (
 )
 from .shown import (
     core_summary,
+    further_models,
     inline_output,
+    model_count,
     objective_summary,
     shown_style,
     shown_verdict,
@@ -123,7 +125,13 @@ def _cell(candidate: CandidateResult, column: Column) -> str:
             shown += f"<div>objective: <code>{html.escape(optimum)}</code></div>"
         return folded(reason_text(candidate)) + shown
     if column.key == "model":  # the whole model or payload one click away (nbconvert HTML too)
-        return folded(model_text(candidate), _MODEL_WIDTH)
+        shown = folded(model_text(candidate), _MODEL_WIDTH)
+        more = further_models(candidate)
+        if more:  # models=N: the count in sight, each further model one click away
+            shown += (f"<details><summary>{model_count(candidate)} models</summary>"
+                      f'<pre style="white-space:pre-wrap;margin:0">'
+                      f"{html.escape(chr(10).join(more))}</pre></details>")
+        return shown
     return html.escape(column.text(candidate))
 
 

@@ -44,6 +44,8 @@ RESULT_FD = 3
 MAX_MODEL_REPORT_BYTES = 8 << 20
 MAX_ASSERTIONS_REPORT_BYTES = 4 << 20
 REPORT_SLACK_BYTES = 1 << 20
+# models=N: the further models together (child/more_models.py), payloads included.
+MORE_MODELS_REPORT_BYTES = 4 << 20
 # The budget never exceeds this, whatever payload_max_bytes says.
 MAX_CHILD_REPORT_BYTES = 64 << 20
 # JSON nesting a legitimate frame needs is 4 ({"model": {"x": {"fraction": [1, 2]}}}); checked
@@ -101,7 +103,7 @@ class ProtocolError(Exception):
 def report_budget(payload_max_bytes: int) -> int:
     """The bytes a candidate may write on its result descriptor (both frames, headers included)."""
     needed = (MAX_MODEL_REPORT_BYTES + MAX_ASSERTIONS_REPORT_BYTES + REPORT_SLACK_BYTES
-              + 2 * int(payload_max_bytes))
+              + MORE_MODELS_REPORT_BYTES + 2 * int(payload_max_bytes))
     return min(needed, MAX_CHILD_REPORT_BYTES)
 
 
@@ -199,6 +201,16 @@ class Objective(TypedDict):
     value: JsonValue  # encode_value: an int, a fraction, or z3's text ("oo", "(+ 3 epsilon)")
 
 
+class FoundModel(TypedDict):
+    """A further model of a sat candidate (``models=N``, child/more_models.py): the fields a
+    ``ChildReport`` holds of its model, for this one."""
+
+    model: dict[str, JsonValue]
+    byte_constants: list[ByteConstant]
+    byte_runs: list[list[Any]]
+    model_smt2: list[list[str]]
+
+
 class ChildException(TypedDict):
     type: str
     message: str
@@ -221,6 +233,7 @@ class ChildReport(TypedDict, total=False):
     byte_runs: list[list[Any]]
     unsat_core: list[list[Any]]  # [[line, source text], ...]
     objectives: list[Objective]  # sat from an Optimize check: its objectives, in z3's order
+    more_models: list[FoundModel]  # models=N: up to N-1 further models, each unlike the others
     # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
     # and the model's constants as [smt2 name, smt2 value] pairs.
     assertions_smt2: str
@@ -237,6 +250,16 @@ class SetupFrame(TypedDict):
     error: str | None  # a required layer failed: the candidate does not run
 
 
+class CheckedModel(TypedDict, total=False):
+    """A verifier's word on one further model (``VerifyReport.more``): as ``VerifyReport``."""
+
+    verified: bool | None
+    reason: str
+    model: dict[str, JsonValue]
+    byte_constants: list[ByteConstant]
+    byte_runs: list[list[Any]]
+
+
 class VerifyReport(TypedDict, total=False):
     v: int
     verified: bool | None  # None: could not be decided (e.g. unsupported sorts, unknown)
@@ -246,6 +269,7 @@ class VerifyReport(TypedDict, total=False):
     model: dict[str, JsonValue]
     byte_constants: list[ByteConstant]
     byte_runs: list[list[Any]]
+    more: list[CheckedModel]  # the further models (VerifyRequest.more_models_smt2), in order
 
 
 # The reason of a sat result whose model could not be verified (verification was asked for): it is
@@ -265,6 +289,7 @@ class VerifyRequest(TypedDict, total=False):
     require: list[str]
     spare: bool
     limits: dict[str, float]
+    more_models_smt2: list[Any]  # models=N: each further model's pairs, checked one by one
 
 
 # The layers an isolation report names, in application order (child/bootstrap.py says why this
@@ -287,7 +312,11 @@ class IsolationReport(TypedDict):
     layers: list[LayerReport]
 
 
-class RunRequest(TypedDict):
+class RunRequestOptional(TypedDict, total=False):
+    models: int  # up to this many distinct models of a sat candidate (absent: 1)
+
+
+class RunRequest(RunRequestOptional):
     v: int
     type: Literal["run"]
     id: int
@@ -341,11 +370,21 @@ class CandidateError(TypedDict):
     message: str
 
 
+class ModelDict(TypedDict):
+    """A further model of a candidate (``models=N``) as the host holds it."""
+
+    model: dict[str, JsonValue]
+    payload_hex: str | None
+    payload_error: str | None
+    verified: bool | None
+
+
 class CandidateOptional(TypedDict, total=False):
     """The optional fields of ``CandidateDict``, added in schema version 1 (absent in older
     documents, and when there is nothing to say)."""
 
     objectives: list[Objective]  # a sat Optimize check's objectives and their values
+    more_models: list[ModelDict]  # models=N: the further models, each verified like the first
 
 
 class CandidateDict(CandidateOptional):

@@ -30,6 +30,9 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
           "objectives": [{"term": "x + y", "direction": "maximize", "value": 13}],  # only when
                                               # a sat Optimize check had some
           "objective": "maximize x + y = 13",  # with objectives: as the row shows them
+          "more_models": [{"model": {...}, "payload_hex": ..., "payload_error": ...,
+                           "verified": true}],  # only with models=N and further models found
+          "further_models": ["model 2: x=2"],  # with more_models: one line each, as shown
           "show_output": false,               # its row shows stdout inline (alone, or failed)
           # (a live document, "finished": false, has empty stdout and stderr: the final one has them)
           "model": {"x": 3, "r": {"fraction": [1, 2]}},
@@ -42,7 +45,8 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
 
 Additive changes keep version 1: a reader ignores fields it does not know, and label,
 source_preview, state, finished, progress, tie, view, columns, error, shown, core_answer,
-show_output, delta, control, objectives and objective were added that way.
+show_output, delta, control, objectives, objective, more_models and further_models were added
+that way.
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
 MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}``, so
@@ -65,7 +69,9 @@ from typing import TYPE_CHECKING, Any
 from .limits import LIMIT_FIELDS, Limits
 from .shown import (
     core_summary,
+    further_models,
     inline_output,
+    model_count,
     model_items,
     objective_summary,
     shown_verdict,
@@ -83,6 +89,7 @@ SCHEMA_VERSION = 1
 VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
 # Fields of CandidateResult that the JSON document leaves out: volatile, per-machine or live-only.
 _NOT_IN_JSON = (*VOLATILE_FIELDS, "isolation", "host", "state", "limits")  # limits: once, per run
+_ONLY_IF_ANY = ("objectives", "more_models")
 # The limits a one-line summary always shows; any other limit is shown when it is not the default.
 HEADLINE_LIMITS = ("timeout_s", "wall_s", "cpu_s", "memory_mb")
 _ABI = re.compile(r"ABI \d+")
@@ -97,6 +104,9 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     data = candidate.to_dict()
     for name in _NOT_IN_JSON:
         data.pop(name, None)
+    for name in _ONLY_IF_ANY:  # optional fields (protocol.CandidateOptional): saved outputs of
+        if not data[name]:     # runs without them stay as they were
+            del data[name]
     if live:
         data["stdout"] = data["stderr"] = ""
     if candidate.verdict is None:
@@ -106,6 +116,8 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     data["core_answer"] = smt2_core_answer(candidate)
     if candidate.objectives:  # left out otherwise, as "objectives" is (results.py)
         data["objective"] = objective_summary(candidate)
+    if candidate.more_models:  # models=N, as "more_models" is
+        data["further_models"] = further_models(candidate)
     data["show_output"] = shows_output(candidate, alone) and not live
     return data
 
@@ -210,8 +222,10 @@ def model_text(candidate: CandidateResult, max_bytes: int = 4096) -> str:
 
 
 def model_preview(candidate: CandidateResult, width: int = 40) -> str:
-    """``model_text`` shortened to one cell."""
+    """``model_text`` shortened to one cell, after the count of models when there are several."""
     text = model_text(candidate, max_bytes=width)
+    if candidate.more_models:
+        text = f"{model_count(candidate)} models: {text}"
     return shorten(text, width) if text else ""
 
 
@@ -365,6 +379,7 @@ def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
         lines.append(f"{'':5}core: {core}")
     if objective_summary(candidate):
         lines.append(f"{'':5}objective: {objective_summary(candidate)}")
+    lines += [f"{'':5}{shorten(line, 100)}" for line in further_models(candidate)]
     if shows_output(candidate, alone):
         text, more = inline_output(candidate)
         body = text.splitlines() + ([f"… ({more} more lines)"] if more else [])
@@ -438,6 +453,7 @@ def candidate_alone_text(candidate: CandidateResult) -> str:
         lines.append(f"  payload: {shorten(candidate.payload.hex(' '), 72)} ({len(candidate.payload)} bytes)")
     if candidate.model:
         lines.append(f"  model:   {shorten(', '.join(f'{k}={v}' for k, v in model_items(candidate)), 72)}")
+    lines += [f"  {shorten(line, 79)}" for line in further_models(candidate)]
     if core_summary(candidate):
         lines.append(f"  core:    {core_summary(candidate)}")
     if objective_summary(candidate):

@@ -16,6 +16,7 @@ from .protocol import (
     CandidateDict,
     CandidateError,
     IsolationReport,
+    ModelDict,
     Objective,
     decode_value,
     encode_value,
@@ -25,6 +26,29 @@ from .verdicts import Verdict
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
 DISPLAY_SCHEMA = "z3sandbox.run"  # the display document's schema (render.py), which from_json reads too
 DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (not imported: render is heavy)
+
+
+@dataclass
+class ModelResult:
+    """A further model of a sat candidate (``models=N``): its model, payload and verification,
+    as a candidate's first model is held (``CandidateResult.model``, ``payload``, ``verified``)."""
+
+    model: dict[str, Any]
+    payload: bytes | None = None
+    payload_error: str | None = None
+    verified: bool | None = None
+
+    @classmethod
+    def from_dict(cls, data: ModelDict | dict[str, Any]) -> ModelResult:
+        payload_hex = data.get("payload_hex")
+        return cls({k: decode_value(v) for k, v in (data.get("model") or {}).items()},
+                   bytes.fromhex(payload_hex) if payload_hex is not None else None,
+                   data.get("payload_error"), data.get("verified"))
+
+    def to_dict(self) -> ModelDict:
+        return {"model": {k: encode_value(v) for k, v in self.model.items()},
+                "payload_hex": self.payload.hex() if self.payload is not None else None,
+                "payload_error": self.payload_error, "verified": self.verified}
 
 
 @dataclass
@@ -41,6 +65,8 @@ class CandidateResult:
     unsat_core: list[tuple[int, str]] | None = None
     # sat from an Optimize check: its objectives, {term, direction, value} (protocol.Objective)
     objectives: list[Objective] = field(default_factory=list)
+    # models=N: the further models, each unlike the others and verified like ``model``
+    more_models: list[ModelResult] = field(default_factory=list)
     stdout: str = ""
     stderr: str = ""
     stdout_truncated: bool = False
@@ -79,6 +105,7 @@ class CandidateResult:
         values["payload"] = bytes.fromhex(payload_hex) if payload_hex is not None else None
         values["objectives"] = [{**goal, "value": decode_value(goal["value"])}
                                 for goal in data.get("objectives") or ()]
+        values["more_models"] = [ModelResult.from_dict(found) for found in data.get("more_models") or ()]
         core = data.get("unsat_core")
         if core is not None:
             values["unsat_core"] = [(int(line), str(text)) for line, text in core]
@@ -98,10 +125,19 @@ class CandidateResult:
         data["payload_hex"] = self.payload.hex() if self.payload is not None else None
         data["unsat_core"] = [list(pair) for pair in self.unsat_core] if self.unsat_core else None
         data["objectives"] = [{**goal, "value": encode_value(goal["value"])} for goal in self.objectives]
-        if not self.objectives:
-            del data["objectives"]  # optional in the document (protocol.CandidateDict)
+        data["more_models"] = [found.to_dict() for found in self.more_models]
         data["limits"] = self.limits.to_dict() if self.limits is not None else None
         return data
+
+    def payloads(self) -> list[tuple[str, bytes]]:
+        """A sat candidate's payloads, one per model (``models=N``), each named: ``""`` for the
+        first model's, ``"model-2"``, ``"model-3"``... for the further ones (a further model that
+        failed verification gives none)."""
+        if self.verdict is not Verdict.SAT:
+            return []
+        named = [("", self.payload)] + [(f"model-{n}", found.payload) for n, found in
+                                        enumerate(self.more_models, start=2) if found.verified is not False]
+        return [(name, payload) for name, payload in named if payload is not None]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         from .render import candidate_mimebundle
@@ -223,9 +259,8 @@ class RunResult:
 
     @property
     def payloads(self) -> list[bytes]:
-        return [
-            c.payload for c in self.candidates if c.verdict is Verdict.SAT and c.payload is not None
-        ]
+        """Every sat candidate's payloads, one per model (``models=N``), in candidate order."""
+        return [payload for c in self.candidates for _, payload in c.payloads()]
 
     # -- saving and comparing runs
 
@@ -272,9 +307,9 @@ class RunResult:
         payload once, atomically: ``payload-LABEL-sha256:HASH.bin``.  Returns the new files."""
         from .payloads import save_payloads
 
-        return save_payloads(
-            ((c.label or f"candidate-{c.index}", c.payload) for c in self.candidates
-             if c.verdict is Verdict.SAT and c.payload is not None), folder)
+        named = (("-".join(filter(None, (c.label or f"candidate-{c.index}", name))), payload)
+                 for c in self.candidates for name, payload in c.payloads())
+        return save_payloads(named, folder)
 
     @property
     def unfinished(self) -> list[int]:

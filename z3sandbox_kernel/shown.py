@@ -97,6 +97,27 @@ def objective_summary(candidate: CandidateResult) -> str:
     return "; ".join(parts)
 
 
+def model_count(candidate: CandidateResult) -> int:
+    """How many models a sat candidate has: its own, and the further ones (``models=N``)."""
+    return (1 if candidate.model is not None or candidate.payload is not None else 0) + len(
+        candidate.more_models or ())
+
+
+def further_models(candidate: CandidateResult) -> list[str]:
+    """Each further model (``models=N``) in one line: ``model 2: 41 42`` (its payload in hex),
+    else its ``name=value`` pairs in natural order; one that failed verification says so."""
+    lines = []
+    for number, found in enumerate(candidate.more_models or (), start=2):
+        if found.payload is not None:
+            text = found.payload.hex(" ")
+        else:
+            pairs = sorted(found.model.items(), key=lambda item: natural_key(str(item[0])))
+            text = ", ".join(f"{name}={value}" for name, value in pairs)
+        checked = {False: " (failed verification)", None: " (not verified)"}.get(found.verified, "")
+        lines.append(f"model {number}: {_printable(text)}{checked}")
+    return lines
+
+
 def shows_output(candidate: CandidateResult, alone: bool) -> bool:
     """Whether its row shows stdout inline: the only candidate of its run, or a failed one."""
     if not (candidate.stdout or candidate.stdout_truncated) or candidate.verdict is None:

@@ -227,6 +227,15 @@ function objectiveSection(candidate: ICandidate): HTMLElement | null {
   return section(`Objectives (${count})`, pre(candidate.objective));
 }
 
+/** models=N: the further models, one line each, as the kernel wrote them. */
+function furtherModelsSection(candidate: ICandidate): HTMLElement | null {
+  const further = candidate.further_models;
+  if (!Array.isArray(further) || further.length === 0) {
+    return null;
+  }
+  return section(`Further models (${further.length})`, pre(further.join('\n')));
+}
+
 function streamSection(
   name: 'stdout' | 'stderr',
   candidate: ICandidate,
@@ -296,6 +305,7 @@ export function candidateDetail(
     factsSection(candidate, timing),
     payloadSection(candidate), // the payload first: for a fuzzer, it is the answer
     modelSection(candidate, state),
+    furtherModelsSection(candidate),
     coreSection(candidate),
     objectiveSection(candidate),
     streamSection('stdout', candidate, state),

@@ -141,6 +141,13 @@ const COLUMNS: Record<string, IColumn> = {
     title: 'model / payload',
     cell: (candidate, _t, group) => {
       const cell = el('td', 'jp-Z3Run-preview', modelPreview(candidate));
+      const further = candidate.further_models;
+      if (Array.isArray(further) && further.length) {
+        // models=N: the count in the row, every model in the detail.
+        cell.prepend(
+          el('span', 'jp-Z3Run-modelCount', `${further.length + 1} models: `)
+        );
+      }
       cell.appendChild(group);
       return cell;
     }

@@ -59,6 +59,17 @@ export interface ICandidate {
   objectives?: IObjective[];
   /** The objectives as the row shows them, e.g. "maximize x + y = 13" (made by the kernel). */
   objective?: string | null;
+  /** models=N: the further models (each verified like the first). */
+  more_models?: IFoundModel[];
+  /** The further models as the kernel shows them, one line each: "model 2: x=2". */
+  further_models?: string[];
+}
+
+export interface IFoundModel {
+  model: Record<string, ModelValue>;
+  payload_hex: string | null;
+  payload_error: string | null;
+  verified: boolean | null;
 }
 
 export interface IObjective {

@@ -44,10 +44,10 @@ def _child(script: str, pipes: list[tuple[int, int]], options: dict[str, Any]) -
 
 
 def run_child(script: str, language: str = "python", timeout_s: float = 5.0,
-              random_seed: int | None = None, cores: bool = False) -> ChildRun:
+              random_seed: int | None = None, cores: bool = False, model_count: int = 1) -> ChildRun:
     """Run one candidate in a fresh fork of this (prepared) process, as the zygote does."""
     options = {"language": language, "timeout_s": timeout_s, "random_seed": random_seed,
-               "cores": cores}
+               "cores": cores, "model_count": model_count}
     pipes = [os.pipe() for _ in range(3)]
     pid = os.fork()
     if pid == 0:
@@ -204,6 +204,27 @@ def test_objectives_are_left_out_when_the_optimize_changed_or_ended() -> None:
 def test_an_unbounded_objective_is_reported_as_z3_says_it() -> None:
     run = run_child("x = Real('x')\no = Optimize()\no.maximize(x)\no.check()\n")
     assert run.report["objectives"] == [{"term": "x", "direction": "maximize", "value": "oo"}]
+
+
+def test_model_count_gives_distinct_further_models_after_the_output() -> None:
+    script = "x = Int('x')\ns.add(x > 0, x < 4)\nprint(s.check(), s.model())\n"
+    alone, three, five = run_child(script), run_child(script, model_count=3), run_child(script, model_count=5)
+    assert alone.stdout == three.stdout == five.stdout == "sat [x = 1]\n"
+    assert "more_models" not in alone.report
+    assert [found["model"] for found in three.report["more_models"]] == [{"x": 2}, {"x": 3}]
+    assert len(five.report["more_models"]) == 2  # there are no more: fewer than asked
+    assert three.report["more_models"][0]["model_smt2"] == [["x", "2"]]
+
+
+def test_further_models_carry_their_payloads_and_smt2_further_models_too() -> None:
+    payloads = run_child("b = [BitVec(f'byte_{i}', 8) for i in range(2)]\n"
+                         "s.add(b[0] == 0x41, ULT(b[1], 3))\ns.check()\n", model_count=3)
+    runs = [found["byte_runs"] for found in payloads.report["more_models"]]
+    assert len(runs) == 2 and all(run[0][1].startswith("41") for run in runs)
+    assert len({run[0][1] for run in runs} | {payloads.report["byte_runs"][0][1]}) == 3
+    smt2 = run_child("(declare-const x Int)\n(assert (< 0 x 3))\n(check-sat)\n", language="smt2",
+                     model_count=4)
+    assert [found["model"] for found in smt2.report["more_models"]] == [{"x": 2}]
 
 
 def test_solve_reports_its_check() -> None:

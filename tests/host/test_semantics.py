@@ -67,7 +67,7 @@ def test_optimize_objectives_reach_the_result_and_its_saved_document(sandbox):
     assert again[0].objectives == result[0].objectives
     assert "objective: minimize x = 1/2; maximize x + 1 = 3/2" in repr(result)
     plain = sandbox.run("x = Int('x')\ns.add(x < 10)\ns.check()\n", limits=QUICK)
-    assert "objectives" not in plain[0].to_dict()
+    assert plain[0].to_dict()["objectives"] == []
 
 
 def test_script_runs_as_main_with_a_fresh_solver_bound_to_s(sandbox):

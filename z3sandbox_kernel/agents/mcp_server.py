@@ -156,6 +156,11 @@ def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
         "payload_b64": None if candidate.payload is None else base64.b64encode(candidate.payload).decode(),
         "verified": candidate.verified, "error": candidate.error,
         "unsat_core": [list(pair) for pair in candidate.unsat_core] if candidate.unsat_core else None,
+        "objectives": [{**goal, "value": encode_value(goal["value"])} for goal in candidate.objectives],
+        "more_models": [{"model": {name: encode_value(value) for name, value in found.model.items()},
+                         "payload_b64": None if found.payload is None
+                         else base64.b64encode(found.payload).decode(),
+                         "verified": found.verified} for found in candidate.more_models],
         "stdout": capped(candidate.stdout), "stderr": capped(candidate.stderr),
         "wall_s": candidate.wall_s, "cpu_s": candidate.cpu_s,
     }
@@ -191,6 +196,8 @@ def output_model() -> Any:
         verified: bool | None
         error: ErrorOutput | None
         unsat_core: list[list[Any]] | None
+        objectives: list[dict[str, Any]] = []  # a sat Optimize check's {term, direction, value}
+        more_models: list[dict[str, Any]] = []  # models=N: {model, payload_b64, verified} each
         stdout: str
         stderr: str
         wall_s: float
@@ -245,7 +252,7 @@ class Service:
                 scripts, on_update=landed, k=k, language=arguments.get("language", "python"),
                 limits=self.operator.limits(arguments), seed=seed_bytes, race=bool(arguments.get("race")),
                 verify=bool(arguments.get("verify", True)), cores=bool(arguments.get("cores")),
-                labels=arguments.get("labels"))
+                models=int(arguments.get("models") or 1), labels=arguments.get("labels"))
             await queue.join()
         finally:
             reporter.cancel()
@@ -329,6 +336,9 @@ def _tool_parameters(operator: Operator, context: type) -> list[inspect.Paramete
         keyword("race", Annotated[bool, Field(description="stop the rest at the first sat or unsat")], False),
         keyword("verify", Annotated[bool, Field(description="re-check sat models in a fresh process")], True),
         keyword("cores", Annotated[bool, Field(description="report unsat cores as script lines")], False),
+        keyword("models", Annotated[int, Field(
+            description="up to this many distinct models per sat candidate, each verified",
+            ge=1, le=100)], 1),
         keyword("seed_b64", Annotated[str | None, Field(
             description="base64 input that models' byte_N constants overlay (payload_b64)")], None),
         keyword("labels", Annotated[list[str] | None, Field(

@@ -32,7 +32,7 @@ import z3
 
 from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
-from . import errors, instrument, models, objectives, observer, smt2
+from . import errors, instrument, models, more_models, objectives, observer, smt2
 
 SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its path in the working folder
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -77,9 +77,10 @@ def _build_main() -> types.ModuleType:
 
 
 def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: int | None,
-                  cores: bool) -> ChildReport:
-    """Run ``script`` and report its last check.  Never raises: a harness failure becomes an
-    ``internal_error`` report, which the zygote's schema check turns into that verdict."""
+                  cores: bool, model_count: int = 1) -> ChildReport:
+    """Run ``script`` and report its last check (and, sat, up to ``model_count`` - 1 further models:
+    more_models.py).  Never raises: a harness failure becomes an ``internal_error`` report, which
+    the zygote's schema check turns into that verdict."""
     try:
         filename = SCRIPT_NAME  # as code objects name it: tracebacks say candidate.py
         run = instrument.Run(max(float(timeout_s), 0.001), cores and language == "python",
@@ -90,6 +91,10 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         objectives.install()
         instrument.adopt_spare_contexts(_SPARES.get(language, []))
         report = _run_smt2(script) if language == "smt2" else _run_python(script, filename)
+        if model_count > 1 and report.get("outcome") == "sat" and report.get("assertions_smt2"):
+            _flush()  # the script's output is whole before the harness checks anything more
+            report["more_models"] = more_models.find(
+                report["assertions_smt2"], report.get("model_smt2") or [], model_count)
     except BaseException as exc:  # a harness bug (or a script that broke z3 for us)
         report = {"outcome": "internal_error", "reason": f"the harness failed: {errors.describe(exc)}"}
     _flush()

@@ -8,11 +8,11 @@ values of other sorts stay free, so they are checked for existence only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import z3
 
-from ..protocol import PROTOCOL_VERSION, VerifyReport
+from ..protocol import PROTOCOL_VERSION, CheckedModel, VerifyReport, VerifyRequest
 from .models import read_model
 from .smt2 import Smt2SyntaxError, error_message, split_commands
 from .terms import walk_terms
@@ -57,6 +57,20 @@ def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: f
         except BaseException as exc:  # a model that cannot be shown is not shown as verified
             report = {"v": PROTOCOL_VERSION, "verified": None,
                       "reason": f"the checked model could not be read: {type(exc).__name__}"}
+    return report
+
+
+def verify_request(request: VerifyRequest) -> VerifyReport:
+    """The model of ``request``, and each further one (``more_models_smt2``) on its own, with
+    the same assertions: a further model is verified as the first one is."""
+    report = verify_model(request["assertions_smt2"], request["model_smt2"], request["timeout_s"])
+    more = request.get("more_models_smt2") or []
+    if more:
+        report["more"] = [
+            cast(CheckedModel, {key: value for key, value in
+                                verify_model(request["assertions_smt2"], pairs,
+                                             request["timeout_s"]).items() if key != "v"})
+            for pairs in more]
     return report
 
 

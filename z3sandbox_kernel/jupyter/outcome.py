@@ -55,11 +55,10 @@ def afl_writer(
     if sync_dir is None:
         return then
     from ..payloads import afl_sync
-    from ..verdicts import Verdict
 
     def on_update(candidate: CandidateResult) -> None:
-        if candidate.verdict is Verdict.SAT and candidate.payload is not None:
-            afl_sync([candidate.payload], sync_dir)
+        if candidate.payloads():  # one per model (models=N)
+            afl_sync([payload for _, payload in candidate.payloads()], sync_dir)
         if then is not None:
             then(candidate)
 

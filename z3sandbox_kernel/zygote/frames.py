@@ -271,6 +271,14 @@ _LAYER = fields({"name": text, "active": boolean, "detail": text, "error": text}
                 frozenset({"name", "active"}))
 _OBJECTIVE = fields({"term": text, "direction": text, "value": model_value},
                     frozenset({"term", "direction", "value"}))
+_FOUND_MODEL = fields({"model": model, "byte_constants": list_of(_BYTE_CONSTANT),
+                      "byte_runs": list_of(tuple_of(natural, hex_text)),
+                      "model_smt2": list_of(tuple_of(text, text))},
+                     frozenset({"model", "byte_constants", "byte_runs", "model_smt2"}))
+_CHECKED_MODEL = fields({"verified": optional(boolean), "reason": text, "model": model,
+                        "byte_constants": list_of(_BYTE_CONSTANT),
+                        "byte_runs": list_of(tuple_of(natural, hex_text))},
+                       frozenset({"verified"}))
 _CHILD_REPORT = fields({
     "v": integer, "type": text, "outcome": outcome, "reason": text, "solver_timeout": boolean,
     "line": optional(integer), "column": optional(integer), "exception": _EXCEPTION,
@@ -278,10 +286,12 @@ _CHILD_REPORT = fields({
     "byte_runs": list_of(tuple_of(natural, hex_text)),
     "unsat_core": list_of(tuple_of(integer, text)), "assertions_smt2": text,
     "model_smt2": list_of(tuple_of(text, text)), "objectives": list_of(_OBJECTIVE),
+    "more_models": list_of(_FOUND_MODEL),
 }, frozenset({"outcome"}))
 _VERIFY_REPORT = fields({"v": integer, "type": text, "verified": optional(boolean), "reason": text,
                          "model": model, "byte_constants": list_of(_BYTE_CONSTANT),
-                         "byte_runs": list_of(tuple_of(natural, hex_text))},
+                         "byte_runs": list_of(tuple_of(natural, hex_text)),
+                         "more": list_of(_CHECKED_MODEL)},
                         frozenset({"verified"}))
 _SETUP = fields({"v": integer, "type": text, "layers": list_of(_LAYER), "error": optional(text)},
                 frozenset({"layers"}))
