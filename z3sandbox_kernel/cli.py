@@ -20,8 +20,10 @@ from typing import Any
 
 from .limits import LIMIT_FIELDS, Limits
 from .options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
-from .render import candidate_alone_text, printable, run_text, source_preview
+from .phrases import source_preview
 from .results import CandidateResult, RunResult
+from .shown import printable
+from .textview import candidate_alone_text, run_text
 
 DESCRIPTION = "z3sandbox (or python -m z3sandbox_kernel): run candidates from files, manage the kernelspec."
 RUN_EPILOG = ("Exit status: 0 when the candidates ran, whatever their verdicts; 2 for a usage error; "

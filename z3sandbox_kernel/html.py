@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from .render import (
+from .phrases import (
     SAVED_COLUMNS,
     Column,
     counts_summary,
@@ -23,7 +23,6 @@ from .render import (
     isolation_summary,
     limits_summary,
     model_text,
-    printable,
     progress,
     progress_summary,
     reason_text,
@@ -37,10 +36,12 @@ from .shown import (
     inline_output,
     model_count,
     objective_summary,
+    printable,
     shown_style,
     shown_verdict,
     shows_output,
 )
+from .textview import candidate_alone_text
 from .verdicts import VERDICT_DOCS, verdict_style
 
 if TYPE_CHECKING:
@@ -231,8 +232,6 @@ def live_html(result: RunResult, rows: list[CandidateResult]) -> str:
 
 def candidate_html(candidate: CandidateResult) -> str:
     """A candidate alone: its row of the table, then its full reason, core and output."""
-    from .render import candidate_alone_text
-
     return (
         f'<div style="font-size:12px;line-height:1.4">{verdict_badge(candidate)} '
         f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'

@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from .limits import Limits
 from .protocol import (
@@ -25,7 +25,35 @@ from .verdicts import Verdict
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
 DISPLAY_SCHEMA = "z3sandbox.run"  # the display document's schema (render.py), which from_json reads too
-DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (not imported: render is heavy)
+DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (results imports no presentation)
+
+
+class Views(Protocol):
+    """How results show themselves: the presentation (render.py) registers one with ``show_with``
+    when it is imported, so this module imports none of it (the dependency goes one way:
+    presentation -> results).  The package's public names import the presentation with them
+    (__init__.py); until it is imported, a result's repr is a plain one-liner."""
+
+    def run_mimebundle(self, result: RunResult) -> tuple[dict[str, Any], dict[str, Any]]: ...
+    def run_text(self, result: RunResult) -> str: ...
+    def candidate_mimebundle(self, candidate: CandidateResult, alone: RunResult
+                             ) -> tuple[dict[str, Any], dict[str, Any]]: ...
+    def candidate_alone_text(self, candidate: CandidateResult) -> str: ...
+    def table_rows(self, result: RunResult) -> list[dict[str, Any]]: ...
+
+
+_VIEWS: list[Views] = []
+
+
+def show_with(views: Views) -> None:
+    """Register how results show themselves (render.py does, on import)."""
+    _VIEWS[:] = [views]
+
+
+def _views() -> Views:
+    if not _VIEWS:
+        raise RuntimeError("no presentation is registered: import z3sandbox_kernel.render")
+    return _VIEWS[0]
 
 
 @dataclass
@@ -140,14 +168,13 @@ class CandidateResult:
         return [(name, payload) for name, payload in named if payload is not None]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        from .render import candidate_mimebundle
-
-        return candidate_mimebundle(self)
+        alone = RunResult(candidates=[self], limits=self.limits or Limits())
+        return _views().candidate_mimebundle(self, alone) if _VIEWS else {"text/plain": repr(self)}
 
     def __repr__(self) -> str:
-        from .render import candidate_alone_text
-
-        return candidate_alone_text(self)
+        if not _VIEWS:
+            return f"CandidateResult(index={self.index}, verdict={self.verdict})"
+        return _views().candidate_alone_text(self)
 
 
 @dataclass
@@ -297,10 +324,8 @@ class RunResult:
                    run_id=data.get("run_id") or "")
 
     def table_rows(self) -> list[dict[str, Any]]:
-        """One dict per candidate, keyed by the table's columns (``render.TABLE_COLUMNS``)."""
-        from .render import TABLE_COLUMNS
-
-        return [{column.key: column.value(c) for column in TABLE_COLUMNS} for c in self.candidates]
+        """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
+        return _views().table_rows(self)
 
     def save_payloads(self, folder: Any) -> list[Any]:
         """Write every sat candidate's payload into ``folder`` (created if need be), each distinct
@@ -339,14 +364,12 @@ class RunResult:
         return pd.DataFrame(self.table_rows()).set_index("index")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        from .render import run_mimebundle
-
-        return run_mimebundle(self)
+        return _views().run_mimebundle(self) if _VIEWS else {"text/plain": repr(self)}
 
     def __repr__(self) -> str:
-        from .render import run_text
-
-        return run_text(self)
+        if not _VIEWS:
+            return f"RunResult(verdict={self.verdict}, {len(self.candidates)} candidates)"
+        return _views().run_text(self)
 
 
 def _display_document(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

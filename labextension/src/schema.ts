@@ -63,6 +63,8 @@ export interface ICandidate {
   more_models?: IFoundModel[];
   /** The further models as the kernel shows them, one line each: "model 2: x=2". */
   further_models?: string[];
+  /** Each saved column's text as the kernel's text table shows it, by column key. */
+  cells?: Record<string, string>;
 }
 
 export interface IFoundModel {
@@ -103,6 +105,10 @@ export interface IRun {
   delta?: boolean;
   /** A live run that can stop one candidate: the id the kernel's stop request names. */
   control?: string | null;
+  /** The kernel's one-line isolation summary ("kernel: userns ...; missing: netns"). */
+  isolation_summary?: string;
+  /** Each limit as [name, value with its unit], as the kernel writes it. */
+  limits_shown?: [string, string][];
 }
 
 export interface ITie {
@@ -115,6 +121,8 @@ export interface ITie {
 export interface IColumnSpec {
   key: string;
   title: string;
+  /** A measured figure's unit ("s", "MB"). */
+  unit?: string;
 }
 
 export interface IProgress {
@@ -191,6 +199,18 @@ export function parseRun(data: unknown): ParseResult {
     progress: parseProgress(data.progress),
     tie: isObject(data.tie) ? data.tie : null,
     view: typeof data.view === 'string' ? data.view : 'run',
+    isolation_summary:
+      typeof data.isolation_summary === 'string'
+        ? data.isolation_summary
+        : undefined,
+    limits_shown: Array.isArray(data.limits_shown)
+      ? data.limits_shown.filter(
+          (pair): pair is [string, string] =>
+            Array.isArray(pair) &&
+            pair.length === 2 &&
+            pair.every(part => typeof part === 'string')
+        )
+      : undefined,
     columns: Array.isArray(data.columns)
       ? data.columns.filter(
           (c): c is JSONish => isObject(c) && typeof c.key === 'string'

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits
 from ..options import argparse_specs
+from ..phrases import number
 from ..protocol import encode_value
-from ..render import number
 
 if TYPE_CHECKING:
     from ..host.sandbox import Sandbox
