@@ -37,7 +37,7 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
                            "verified": true}],  # only with models=N and further models found
           "further_models": ["model 2: x=2"],  # with more_models: one line each, as shown
           "show_output": false,               # its row shows stdout inline (alone, or failed)
-          "cells": {"verdict": "sat", "model": "x=3", ...},   # each saved column's text, as the
+          "cells": {"model": "x=3", "reason": "", "kill": ""},   # those columns' text as the
                                               # text table shows it (render from it, don't format)
           # (a live document, "finished": false, has empty stdout and stderr: the final one has them)
           "model": {"x": 3, "r": {"fraction": [1, 2]}},
@@ -96,6 +96,9 @@ VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
 # Fields of CandidateResult that the JSON document leaves out: volatile, per-machine or live-only.
 _NOT_IN_JSON = (*VOLATILE_FIELDS, "isolation", "host", "state", "limits")  # limits: once, per run
 _ONLY_IF_ANY = ("objectives", "more_models")
+# The columns whose text the labextension draws as it is ("cells"); the others are markup made
+# from fields the document has anyway (index, a badge from "shown", the label and source preview).
+_CELLS = frozenset({"kill", "model", "reason"})
 
 
 # ------------------------------------------------------------------------------------------- JSON
@@ -124,7 +127,8 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     data["show_output"] = shows_output(candidate, alone) and not live
     # Each saved column's text as the text and HTML tables show it: the labextension draws these
     # (its own markup around them: badges, folding), it does not format cells again.
-    data["cells"] = {column.key: column.text(candidate) for column in SAVED_COLUMNS}
+    data["cells"] = {column.key: column.text(candidate) for column in SAVED_COLUMNS
+                     if column.key in _CELLS}
     return data
 
 
