@@ -37,6 +37,9 @@ def test_each_further_model_is_verified_on_its_own() -> None:
     first, second = report["more"]
     assert first["verified"] is True and first["model"] == {"x": 3}
     assert second["verified"] is False and "v" not in second
+    late = verify_request({**request, "limits": {"wall_s": 0.0}})  # type: ignore[typeddict-item]
+    assert late["verified"] is True
+    assert [found["verified"] for found in late["more"]] == [None, None]
 
 
 def test_a_name_given_twice_is_malformed() -> None:
