@@ -9,18 +9,15 @@ from fractions import Fraction
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
 from z3sandbox_kernel.html import MAX_ROWS, run_html
-from z3sandbox_kernel.render import (
-    MIME_TYPE,
+from z3sandbox_kernel.phrases import (
     SAVED_COLUMNS,
-    SCHEMA_VERSION,
     TABLE_COLUMNS,
     isolation_summary,
     limits_summary,
-    run_json,
-    run_mimebundle,
-    run_text,
     shorten_reason,
 )
+from z3sandbox_kernel.render import MIME_TYPE, SCHEMA_VERSION, run_json, run_mimebundle
+from z3sandbox_kernel.textview import run_text
 from z3sandbox_kernel.verdicts import style_table
 
 ISOLATION = {
@@ -142,8 +139,12 @@ def test_json_document_follows_schema_version_1() -> None:
         "index", "verdict", "reason", "model", "payload_hex", "payload_error", "unsat_core",
         "stdout", "stderr", "stdout_truncated", "stderr_truncated", "kill", "exit_code",
         "signal", "verified", "label", "source_preview", "output_truncated", "error",
-        "shown", "core_answer", "show_output", "model_omitted",
+        "shown", "core_answer", "show_output", "model_omitted", "cells",
     }
+    assert first["cells"] == {"model": "00 41 42", "reason": "", "kill": ""}
+    assert document["isolation_summary"] == isolation_summary(ISOLATION)  # type: ignore[arg-type]
+    assert ["timeout", "2 s"] in document["limits_shown"]
+    assert {"key": "wall_s", "title": "wall", "unit": "s"} in document["columns"]
     assert document["finished"] is True and document["progress"] == {"done": 3, "total": 3}
     assert document["tie"] is None and document["view"] == "run"
     assert [c["key"] for c in document["columns"]] == [c.key for c in TABLE_COLUMNS]
@@ -410,3 +411,40 @@ def test_payloads_are_saved_once_each_and_atomically(tmp_path) -> None:
     assert [p.name.split(",")[0] for p in first] == ["id:000000", "id:000001"]
     assert [p.name.split(",")[0] for p in afl_sync([b"CD", b"EF"], tmp_path / "sync")] == ["id:000002"]
     assert sorted(p.name for p in queue.iterdir() if p.name.startswith(".")) == []  # no temporaries
+
+
+def test_the_optimum_is_in_the_row_in_every_form() -> None:
+    goals = [{"term": "x + y", "direction": "maximize", "value": 13},
+             {"term": HOSTILE, "direction": "minimize", "value": Fraction(1, 2)}]
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.SAT, model={"x": 9}, objectives=goals),  # type: ignore[list-item]
+        CandidateResult(index=1, verdict=Verdict.SAT, model={"x": 9})])
+    text = run_text(result)
+    assert "objective: maximize x + y = 13; minimize <script>" in text and "\x1b" not in text
+    assert "maximize x + y = 13" in run_html(result) and "<script>" not in run_html(result)
+    first, second = run_json(result)["candidates"]
+    assert first["objective"].startswith("maximize x + y = 13; minimize")
+    assert first["objectives"][1]["value"] == {"fraction": [1, 2]}
+    assert "objective" not in second and "objectives" not in second
+    assert "optimum: maximize x + y = 13" in repr(result[0])
+
+
+def test_results_import_no_presentation_and_the_presentation_has_no_circle() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from z3sandbox_kernel.results import RunResult, CandidateResult\n"
+        "from z3sandbox_kernel.verdicts import Verdict\n"
+        "assert not any(m in sys.modules for m in ('z3sandbox_kernel.render', 'z3sandbox_kernel.html',"
+        " 'z3sandbox_kernel.textview', 'z3sandbox_kernel.phrases')), 'results imported presentation'\n"
+        "bare = repr(RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.SAT)]))\n"
+        "import z3sandbox_kernel.html, z3sandbox_kernel.textview\n"
+        "assert 'z3sandbox_kernel.render' not in sys.modules, 'html or textview imported render'\n"
+        "from z3sandbox_kernel import RunResult as Public\n"
+        "shown = repr(Public(candidates=[CandidateResult(index=0, verdict=Verdict.SAT)]))\n"
+        "print(bare); print(shown.splitlines()[0])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["RunResult(verdict=sat, 1 candidates)", "RunResult: sat"]

@@ -20,8 +20,10 @@ from typing import Any
 
 from .limits import LIMIT_FIELDS, Limits
 from .options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
-from .render import candidate_alone_text, printable, run_text, source_preview
+from .phrases import source_preview
 from .results import CandidateResult, RunResult
+from .shown import printable
+from .textview import candidate_alone_text, run_text
 
 DESCRIPTION = "z3sandbox (or python -m z3sandbox_kernel): run candidates from files, manage the kernelspec."
 RUN_EPILOG = ("Exit status: 0 when the candidates ran, whatever their verdicts; 2 for a usage error; "
@@ -147,7 +149,7 @@ def _run_command(args: argparse.Namespace) -> int:
         with _stop_on_sigterm() as signals:
             result = run(texts if len(texts) > 1 else texts[0], k=chosen["k"], language=language,
                          limits=limits, seed=seed, race=chosen["race"], jobs=chosen["jobs"],
-                         cores=chosen["cores"], verify=chosen["verify"],
+                         cores=chosen["cores"], models=chosen["models"], verify=chosen["verify"],
                          isolation=chosen["isolation"], on_update=view.update if view else None,
                          record_dir=args.record, labels=[path.name for path in paths])
     except (OSError, ValueError) as exc:
@@ -177,9 +179,10 @@ def _name(result: RunResult, paths: list[Path], texts: list[str]) -> None:
 
 def _report(args: argparse.Namespace, result: RunResult) -> None:
     if args.payload_dir:
-        for candidate in result:
-            if candidate.payload is not None:
-                (args.payload_dir / f"candidate-{candidate.index}.bin").write_bytes(candidate.payload)
+        for candidate in result:  # candidate-<i>.bin, and candidate-<i>-model-<n>.bin (--models)
+            for name, payload in candidate.payloads():
+                stem = "-".join(filter(None, (f"candidate-{candidate.index}", name)))
+                (args.payload_dir / f"{stem}.bin").write_bytes(payload)
     if args.json:
         for index in range(len(result)):
             print(json.dumps(candidate_json(result, index)))

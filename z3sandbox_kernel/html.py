@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from .render import (
+from .phrases import (
     SAVED_COLUMNS,
     Column,
     counts_summary,
@@ -23,7 +23,6 @@ from .render import (
     isolation_summary,
     limits_summary,
     model_text,
-    printable,
     progress,
     progress_summary,
     reason_text,
@@ -31,7 +30,18 @@ from .render import (
     shorten_reason,
     tie_summary,
 )
-from .shown import core_summary, inline_output, shown_style, shown_verdict, shows_output
+from .shown import (
+    core_summary,
+    further_models,
+    inline_output,
+    model_count,
+    objective_summary,
+    printable,
+    shown_style,
+    shown_verdict,
+    shows_output,
+)
+from .textview import candidate_alone_text
 from .verdicts import VERDICT_DOCS, verdict_style
 
 if TYPE_CHECKING:
@@ -111,9 +121,18 @@ def _cell(candidate: CandidateResult, column: Column) -> str:
     if column.key == "reason":  # with the unsat core in sight, so that an HTML export keeps it
         core = core_summary(candidate)
         shown = f"<div>core: <code>{html.escape(core)}</code></div>" if core else ""
+        optimum = objective_summary(candidate)
+        if optimum:
+            shown += f"<div>objective: <code>{html.escape(optimum)}</code></div>"
         return folded(reason_text(candidate)) + shown
     if column.key == "model":  # the whole model or payload one click away (nbconvert HTML too)
-        return folded(model_text(candidate), _MODEL_WIDTH)
+        shown = folded(model_text(candidate), _MODEL_WIDTH)
+        more = further_models(candidate)
+        if more:  # models=N: the count in sight, each further model one click away
+            shown += (f"<details><summary>{model_count(candidate)} models</summary>"
+                      f'<pre style="white-space:pre-wrap;margin:0">'
+                      f"{html.escape(chr(10).join(more))}</pre></details>")
+        return shown
     return html.escape(column.text(candidate))
 
 
@@ -213,8 +232,6 @@ def live_html(result: RunResult, rows: list[CandidateResult]) -> str:
 
 def candidate_html(candidate: CandidateResult) -> str:
     """A candidate alone: its row of the table, then its full reason, core and output."""
-    from .render import candidate_alone_text
-
     return (
         f'<div style="font-size:12px;line-height:1.4">{verdict_badge(candidate)} '
         f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'

@@ -11,14 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .html import live_html
-from .render import (
-    MIME_TYPE,
-    counts_summary,
-    progress_summary,
-    run_json,
-    run_metadata,
-    text_table,
-)
+from .phrases import counts_summary, progress_summary
+from .render import MIME_TYPE, run_json, run_metadata
+from .textview import text_table
 
 if TYPE_CHECKING:
     from .results import CandidateResult, RunResult

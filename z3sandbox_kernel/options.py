@@ -58,6 +58,9 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               places=("magic", "cli")),
     RunOption("cores", "--cores", "switch", False,
               "ask for unsat cores (the script lines of the tracked assertions)"),
+    RunOption("models", "--models", "count", 1,
+              "up to N distinct models per sat candidate (blocking clauses after the script; each "
+              "verified like the first)", metavar="N"),
     RunOption("verify", "--no-verify", "negated", True,
               "check every sat model against the assertions in a fresh process",
               flag_help="do not check sat models in a fresh process"),
@@ -131,7 +134,7 @@ def limit_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     unit, type and help from the limits model; every default is None (the config's or the model's
     applies)."""
     from .limits import DEFAULT_LIMITS, LIMIT_FIELDS
-    from .render import number
+    from .phrases import number
 
     specs: list[tuple[tuple[str, ...], dict[str, Any]]] = []
     for spec in LIMIT_FIELDS:

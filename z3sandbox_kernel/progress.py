@@ -13,7 +13,7 @@ import threading
 import time
 from typing import TextIO
 
-from .render import counts_summary, progress
+from .phrases import counts_summary, progress
 from .results import CandidateResult, RunResult
 
 BAR_WIDTH = 24

@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from .limits import Limits
 from .protocol import (
@@ -16,6 +16,8 @@ from .protocol import (
     CandidateDict,
     CandidateError,
     IsolationReport,
+    ModelDict,
+    Objective,
     decode_value,
     encode_value,
 )
@@ -23,7 +25,58 @@ from .verdicts import Verdict
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
 DISPLAY_SCHEMA = "z3sandbox.run"  # the display document's schema (render.py), which from_json reads too
-DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (not imported: render is heavy)
+DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (results imports no presentation)
+
+
+class Views(Protocol):
+    """How results show themselves: the presentation (render.py) registers one with ``show_with``
+    when it is imported, so this module imports none of it (the dependency goes one way:
+    presentation -> results).  The package's public names import the presentation with them
+    (__init__.py); until it is imported, a result's repr is a plain one-liner."""
+
+    def run_mimebundle(self, result: RunResult) -> tuple[dict[str, Any], dict[str, Any]]: ...
+    def run_text(self, result: RunResult) -> str: ...
+    def candidate_mimebundle(self, candidate: CandidateResult, alone: RunResult
+                             ) -> tuple[dict[str, Any], dict[str, Any]]: ...
+    def candidate_alone_text(self, candidate: CandidateResult) -> str: ...
+    def table_rows(self, result: RunResult) -> list[dict[str, Any]]: ...
+
+
+_VIEWS: list[Views] = []
+
+
+def show_with(views: Views) -> None:
+    """Register how results show themselves (render.py does, on import)."""
+    _VIEWS[:] = [views]
+
+
+def _views() -> Views:
+    if not _VIEWS:
+        raise RuntimeError("no presentation is registered: import z3sandbox_kernel.render")
+    return _VIEWS[0]
+
+
+@dataclass
+class ModelResult:
+    """A further model of a sat candidate (``models=N``): its model, payload and verification,
+    as a candidate's first model is held (``CandidateResult.model``, ``payload``, ``verified``)."""
+
+    model: dict[str, Any]
+    payload: bytes | None = None
+    payload_error: str | None = None
+    verified: bool | None = None
+
+    @classmethod
+    def from_dict(cls, data: ModelDict | dict[str, Any]) -> ModelResult:
+        payload_hex = data.get("payload_hex")
+        return cls({k: decode_value(v) for k, v in (data.get("model") or {}).items()},
+                   bytes.fromhex(payload_hex) if payload_hex is not None else None,
+                   data.get("payload_error"), data.get("verified"))
+
+    def to_dict(self) -> ModelDict:
+        return {"model": {k: encode_value(v) for k, v in self.model.items()},
+                "payload_hex": self.payload.hex() if self.payload is not None else None,
+                "payload_error": self.payload_error, "verified": self.verified}
 
 
 @dataclass
@@ -38,6 +91,10 @@ class CandidateResult:
     payload: bytes | None = None
     payload_error: str | None = None
     unsat_core: list[tuple[int, str]] | None = None
+    # sat from an Optimize check: its objectives, {term, direction, value} (protocol.Objective)
+    objectives: list[Objective] = field(default_factory=list)
+    # models=N: the further models, each unlike the others and verified like ``model``
+    more_models: list[ModelResult] = field(default_factory=list)
     stdout: str = ""
     stderr: str = ""
     stdout_truncated: bool = False
@@ -74,6 +131,9 @@ class CandidateResult:
             values["model"] = {k: decode_value(v) for k, v in model.items()}
         payload_hex = data.get("payload_hex")
         values["payload"] = bytes.fromhex(payload_hex) if payload_hex is not None else None
+        values["objectives"] = [{**goal, "value": decode_value(goal["value"])}
+                                for goal in data.get("objectives") or ()]
+        values["more_models"] = [ModelResult.from_dict(found) for found in data.get("more_models") or ()]
         core = data.get("unsat_core")
         if core is not None:
             values["unsat_core"] = [(int(line), str(text)) for line, text in core]
@@ -92,18 +152,29 @@ class CandidateResult:
         data.pop("payload")
         data["payload_hex"] = self.payload.hex() if self.payload is not None else None
         data["unsat_core"] = [list(pair) for pair in self.unsat_core] if self.unsat_core else None
+        data["objectives"] = [{**goal, "value": encode_value(goal["value"])} for goal in self.objectives]
+        data["more_models"] = [found.to_dict() for found in self.more_models]
         data["limits"] = self.limits.to_dict() if self.limits is not None else None
         return data
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        from .render import candidate_mimebundle
+    def payloads(self) -> list[tuple[str, bytes]]:
+        """A sat candidate's payloads, one per model (``models=N``), each named: ``""`` for the
+        first model's, ``"model-2"``, ``"model-3"``... for the further ones (a further model that
+        failed verification gives none)."""
+        if self.verdict is not Verdict.SAT:
+            return []
+        named = [("", self.payload)] + [(f"model-{n}", found.payload) for n, found in
+                                        enumerate(self.more_models, start=2) if found.verified is not False]
+        return [(name, payload) for name, payload in named if payload is not None]
 
-        return candidate_mimebundle(self)
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        alone = RunResult(candidates=[self], limits=self.limits or Limits())
+        return _views().candidate_mimebundle(self, alone) if _VIEWS else {"text/plain": repr(self)}
 
     def __repr__(self) -> str:
-        from .render import candidate_alone_text
-
-        return candidate_alone_text(self)
+        if not _VIEWS:
+            return f"CandidateResult(index={self.index}, verdict={self.verdict})"
+        return _views().candidate_alone_text(self)
 
 
 @dataclass
@@ -215,9 +286,8 @@ class RunResult:
 
     @property
     def payloads(self) -> list[bytes]:
-        return [
-            c.payload for c in self.candidates if c.verdict is Verdict.SAT and c.payload is not None
-        ]
+        """Every sat candidate's payloads, one per model (``models=N``), in candidate order."""
+        return [payload for c in self.candidates for _, payload in c.payloads()]
 
     # -- saving and comparing runs
 
@@ -254,19 +324,17 @@ class RunResult:
                    run_id=data.get("run_id") or "")
 
     def table_rows(self) -> list[dict[str, Any]]:
-        """One dict per candidate, keyed by the table's columns (``render.TABLE_COLUMNS``)."""
-        from .render import TABLE_COLUMNS
-
-        return [{column.key: column.value(c) for column in TABLE_COLUMNS} for c in self.candidates]
+        """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
+        return _views().table_rows(self)
 
     def save_payloads(self, folder: Any) -> list[Any]:
         """Write every sat candidate's payload into ``folder`` (created if need be), each distinct
         payload once, atomically: ``payload-LABEL-sha256:HASH.bin``.  Returns the new files."""
         from .payloads import save_payloads
 
-        return save_payloads(
-            ((c.label or f"candidate-{c.index}", c.payload) for c in self.candidates
-             if c.verdict is Verdict.SAT and c.payload is not None), folder)
+        named = (("-".join(filter(None, (c.label or f"candidate-{c.index}", name))), payload)
+                 for c in self.candidates for name, payload in c.payloads())
+        return save_payloads(named, folder)
 
     @property
     def unfinished(self) -> list[int]:
@@ -296,14 +364,12 @@ class RunResult:
         return pd.DataFrame(self.table_rows()).set_index("index")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        from .render import run_mimebundle
-
-        return run_mimebundle(self)
+        return _views().run_mimebundle(self) if _VIEWS else {"text/plain": repr(self)}
 
     def __repr__(self) -> str:
-        from .render import run_text
-
-        return run_text(self)
+        if not _VIEWS:
+            return f"RunResult(verdict={self.verdict}, {len(self.candidates)} candidates)"
+        return _views().run_text(self)
 
 
 def _display_document(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

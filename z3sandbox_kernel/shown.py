@@ -1,7 +1,8 @@
 """What a row shows without a click, beyond its verdict: shared by the text, HTML and JSON forms.
 
 A prove() call's "proved" / "counterexample", a sat candidate with no payload as a warning, the
-unsat core (tracked lines or an SMT-LIB ``(get-unsat-core)`` answer), a row's stdout inline (the
+unsat core (tracked lines or an SMT-LIB ``(get-unsat-core)`` answer), an Optimize check's objectives
+and their values, a row's stdout inline (the
 run's only candidate, or a failed one), and model names in natural order.  Display only: nothing
 here changes a verdict or the vote.
 """
@@ -16,10 +17,15 @@ if TYPE_CHECKING:
     from .results import CandidateResult
 
 
-def _printable(text: str) -> str:
-    from .render import printable  # render imports this module
-
-    return printable(text)
+def printable(text: str) -> str:
+    """``text`` with control and format characters shown as escapes, never raw to a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() or ch == " " else
+        (" " if ch in "\t\n\r" else ch.encode("unicode_escape").decode("ascii"))
+        for ch in text
+    )
 
 
 def state_label(candidate: CandidateResult) -> str:
@@ -72,17 +78,52 @@ def smt2_core_answer(candidate: CandidateResult) -> str | None:
     lines = _stdout_lines(candidate)
     for before, line in itertools.pairwise(lines):
         if before == "unsat" and _SMT2_CORE.match(line):
-            return _printable(line)
+            return printable(line)
     return None
+
+
+def core_text(candidate: CandidateResult) -> str:
+    """``line 3: s.add(x > 2); line 4: ...``: an unsat core as the script's lines."""
+    return "; ".join(f"line {line}: {printable(text)}" for line, text in candidate.unsat_core or ())
 
 
 def core_summary(candidate: CandidateResult) -> str:
     """The unsat core in one cell: the script's lines, or the SMT-LIB answer, or ''."""
     if candidate.unsat_core:
-        from .render import core_text
-
         return core_text(candidate)
     return smt2_core_answer(candidate) or ""
+
+
+def objective_summary(candidate: CandidateResult) -> str:
+    """A sat Optimize check's objectives in one cell: ``maximize x + y = 13; soft g = 2``."""
+    parts = []
+    for goal in candidate.objectives or ():
+        direction = goal.get("direction") or "objective"
+        term = printable(str(goal.get("term", "")))
+        name = f"{direction} {term}" if term else direction
+        parts.append(f"{name} = {printable(str(goal.get('value')))}")
+    return "; ".join(parts)
+
+
+def model_count(candidate: CandidateResult) -> int:
+    """How many models a sat candidate has: its own, and the further ones (``models=N``)."""
+    return (1 if candidate.model is not None or candidate.payload is not None else 0) + len(
+        candidate.more_models or ())
+
+
+def further_models(candidate: CandidateResult) -> list[str]:
+    """Each further model (``models=N``) in one line: ``model 2: 41 42`` (its payload in hex),
+    else its ``name=value`` pairs in natural order; one that failed verification says so."""
+    lines = []
+    for number, found in enumerate(candidate.more_models or (), start=2):
+        if found.payload is not None:
+            text = found.payload.hex(" ")
+        else:
+            pairs = sorted(found.model.items(), key=lambda item: natural_key(str(item[0])))
+            text = ", ".join(f"{name}={value}" for name, value in pairs)
+        checked = {False: " (failed verification)", None: " (not verified)"}.get(found.verified, "")
+        lines.append(f"model {number}: {printable(text)}{checked}")
+    return lines
 
 
 def shows_output(candidate: CandidateResult, alone: bool) -> bool:
@@ -95,7 +136,7 @@ def shows_output(candidate: CandidateResult, alone: bool) -> bool:
 def inline_output(candidate: CandidateResult, lines: int = INLINE_LINES) -> tuple[str, int]:
     """Its stdout's first ``lines`` lines (control characters escaped), and how many more."""
     all_lines = (candidate.stdout or "").rstrip("\n").splitlines()
-    shown = "\n".join(_printable(line) for line in all_lines[:lines])
+    shown = "\n".join(printable(line) for line in all_lines[:lines])
     more = len(all_lines) - lines if len(all_lines) > lines else 0
     if candidate.stdout_truncated:
         shown += "\n… (stdout was cut at the output limit)"

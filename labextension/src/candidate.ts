@@ -216,6 +216,26 @@ function coreSection(candidate: ICandidate): HTMLElement | null {
   return section(`Unsat core (${candidate.unsat_core.length})`, list);
 }
 
+/** A sat Optimize check's objectives and their values, as the kernel wrote them. */
+function objectiveSection(candidate: ICandidate): HTMLElement | null {
+  if (typeof candidate.objective !== 'string' || !candidate.objective) {
+    return null;
+  }
+  const count = Array.isArray(candidate.objectives)
+    ? candidate.objectives.length
+    : 1;
+  return section(`Objectives (${count})`, pre(candidate.objective));
+}
+
+/** models=N: the further models, one line each, as the kernel wrote them. */
+function furtherModelsSection(candidate: ICandidate): HTMLElement | null {
+  const further = candidate.further_models;
+  if (!Array.isArray(further) || further.length === 0) {
+    return null;
+  }
+  return section(`Further models (${further.length})`, pre(further.join('\n')));
+}
+
 function streamSection(
   name: 'stdout' | 'stderr',
   candidate: ICandidate,
@@ -285,7 +305,9 @@ export function candidateDetail(
     factsSection(candidate, timing),
     payloadSection(candidate), // the payload first: for a fuzzer, it is the answer
     modelSection(candidate, state),
+    furtherModelsSection(candidate),
     coreSection(candidate),
+    objectiveSection(candidate),
     streamSection('stdout', candidate, state),
     streamSection('stderr', candidate, state)
   ];

@@ -8,6 +8,7 @@ import { stopButton } from './control';
 import { el, formatNumber } from './dom';
 import {
   ICandidate,
+  IColumnSpec,
   IRun,
   ITiming,
   candidateLabel,
@@ -33,6 +34,12 @@ export interface IColumn {
     group: HTMLElement,
     run: IRun
   ) => HTMLElement;
+}
+
+/** The kernel's text for a column of this row (a document older than `cells`: undefined). */
+function kernelCell(candidate: ICandidate, key: string): string | undefined {
+  const text = candidate.cells?.[key];
+  return typeof text === 'string' ? text : undefined;
 }
 
 function reasonText(candidate: ICandidate): string {
@@ -134,13 +141,17 @@ const COLUMNS: Record<string, IColumn> = {
   kill: {
     key: 'kill',
     title: 'kill',
-    cell: c => el('td', 'jp-Z3Run-kill', c.kill ?? '')
+    cell: c => el('td', 'jp-Z3Run-kill', kernelCell(c, 'kill') ?? c.kill ?? '')
   },
   model: {
     key: 'model',
     title: 'model / payload',
     cell: (candidate, _t, group) => {
-      const cell = el('td', 'jp-Z3Run-preview', modelPreview(candidate));
+      const cell = el(
+        'td',
+        'jp-Z3Run-preview',
+        kernelCell(candidate, 'model') ?? modelPreview(candidate)
+      );
       cell.appendChild(group);
       return cell;
     }
@@ -161,7 +172,7 @@ const COLUMNS: Record<string, IColumn> = {
       const cell = el(
         'td',
         'jp-Z3Run-reason',
-        shortenReason(reasonText(candidate))
+        kernelCell(candidate, 'reason') ?? shortenReason(reasonText(candidate))
       );
       cell.title = reasonText(candidate);
       const core = coreLine(candidate);
@@ -169,6 +180,12 @@ const COLUMNS: Record<string, IColumn> = {
         const line = el('div', 'jp-Z3Run-coreInline');
         line.append(el('span', 'jp-Z3Run-coreLabel', 'core: '));
         line.append(el('code', undefined, core));
+        cell.appendChild(line);
+      }
+      if (typeof candidate.objective === 'string' && candidate.objective) {
+        const line = el('div', 'jp-Z3Run-coreInline jp-Z3Run-objective');
+        line.append(el('span', 'jp-Z3Run-coreLabel', 'objective: '));
+        line.append(el('code', undefined, candidate.objective));
         cell.appendChild(line);
       }
       return cell;
@@ -185,7 +202,7 @@ const FIGURES = new Set(['wall_s', 'cpu_s', 'peak_rss_mb']);
  * candidate ends.  Keys this version does not know are left out.
  */
 export function columnsFor(run: IRun, withTimings: boolean): IColumn[] {
-  const specs = run.columns?.length
+  const specs: IColumnSpec[] = run.columns?.length
     ? run.columns
     : DEFAULT_ORDER.map(key => ({ key, title: COLUMNS[key].title }));
   const withLabels = run.candidates.some(
@@ -196,7 +213,15 @@ export function columnsFor(run: IRun, withTimings: boolean): IColumn[] {
     .filter(spec => spec.key !== 'label' || withLabels)
     .filter(spec => !FIGURES.has(spec.key) || withTimings)
     .map(spec => ({
-      ...COLUMNS[spec.key],
+      ...(FIGURES.has(spec.key) && spec.unit
+        ? figureColumn(
+            spec.key,
+            COLUMNS[spec.key].title,
+            COLUMNS[spec.key].sort as SortKey,
+            t => t[spec.key as 'wall_s' | 'cpu_s' | 'peak_rss_mb'],
+            spec.unit // the kernel's unit, not one guessed here
+          )
+        : COLUMNS[spec.key]),
       title: String(spec.title || COLUMNS[spec.key].title)
     }));
 }

@@ -45,16 +45,23 @@ export function limitLabel(name: string, value: unknown): [string, string] {
   return [name.replace(/_/g, ' '), formatNumber(value)];
 }
 
-/** One line, e.g. "kernel: userns, netns, seccomp; not active: landlock". */
-export function isolationSummary(isolation: IIsolation | null): string {
+/**
+ * One line, e.g. "kernel: userns netns seccomp; missing: landlock": the kernel's own summary
+ * (render.isolation_summary); a document older than it gets the same words made here.
+ */
+export function isolationSummary(run: IRun): string {
+  if (typeof run.isolation_summary === 'string') {
+    return run.isolation_summary;
+  }
+  const isolation: IIsolation | null = run.isolation;
   if (!isolation || !Array.isArray(isolation.layers)) {
-    return 'none reported';
+    return 'unknown';
   }
   const active = isolation.layers.filter(l => l.active).map(l => l.name);
-  const inactive = isolation.layers.filter(l => !l.active).map(l => l.name);
-  let text = `${isolation.level}: ${active.length ? active.join(', ') : 'no layer active'}`;
-  if (inactive.length) {
-    text += `; not active: ${inactive.join(', ')}`;
+  const missing = isolation.layers.filter(l => !l.active).map(l => l.name);
+  let text = `${isolation.level}: ${active.length ? active.join(' ') : 'no layers'}`;
+  if (missing.length) {
+    text += `; missing: ${missing.join(' ')}`;
   }
   return text;
 }
@@ -197,7 +204,7 @@ function isolationDetail(isolation: IIsolation | null): Node {
       'li',
       layer.active ? 'jp-Z3Run-layerOn' : 'jp-Z3Run-layerOff'
     );
-    const status = layer.active ? 'active' : 'not active';
+    const status = layer.active ? 'active' : 'missing';
     const extra = layer.active ? layer.detail : (layer.error ?? layer.detail);
     item.textContent = `${layer.name}: ${status}${extra ? ` (${extra})` : ''}`;
     list.appendChild(item);
@@ -208,15 +215,12 @@ function isolationDetail(isolation: IIsolation | null): Node {
 function settings(run: IRun): HTMLElement {
   const details = el('details', 'jp-Z3Run-settings');
   details.appendChild(
-    el(
-      'summary',
-      undefined,
-      `Limits and isolation — ${isolationSummary(run.isolation)}`
-    )
+    el('summary', undefined, `Limits and isolation — ${isolationSummary(run)}`)
   );
-  const limits = Object.entries(run.limits).map(([name, value]) =>
-    limitLabel(name, value)
-  );
+  // The kernel's names and units (render.limits_shown); an older document's are guessed.
+  const limits =
+    run.limits_shown ??
+    Object.entries(run.limits).map(([name, value]) => limitLabel(name, value));
   details.appendChild(keyValueTable(limits, 'jp-Z3Run-limits'));
   details.appendChild(isolationDetail(run.isolation));
   return details;

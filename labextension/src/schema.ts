@@ -55,6 +55,30 @@ export interface ICandidate {
   core_answer?: string | null;
   /** The row shows its stdout inline (the run's only candidate, or a failed one). */
   show_output?: boolean;
+  /** A sat Optimize check's objectives and the values z3 found. */
+  objectives?: IObjective[];
+  /** The objectives as the row shows them, e.g. "maximize x + y = 13" (made by the kernel). */
+  objective?: string | null;
+  /** models=N: the further models (each verified like the first). */
+  more_models?: IFoundModel[];
+  /** The further models as the kernel shows them, one line each: "model 2: x=2". */
+  further_models?: string[];
+  /** Each saved column's text as the kernel's text table shows it, by column key. */
+  cells?: Record<string, string>;
+}
+
+export interface IFoundModel {
+  model: Record<string, ModelValue>;
+  payload_hex: string | null;
+  payload_error: string | null;
+  verified: boolean | null;
+}
+
+export interface IObjective {
+  term: string;
+  /** "maximize", "minimize", "soft", or "" when not known. */
+  direction: string;
+  value: ModelValue;
 }
 
 export interface IRun {
@@ -81,6 +105,10 @@ export interface IRun {
   delta?: boolean;
   /** A live run that can stop one candidate: the id the kernel's stop request names. */
   control?: string | null;
+  /** The kernel's one-line isolation summary ("kernel: userns ...; missing: netns"). */
+  isolation_summary?: string;
+  /** Each limit as [name, value with its unit], as the kernel writes it. */
+  limits_shown?: [string, string][];
 }
 
 export interface ITie {
@@ -93,6 +121,8 @@ export interface ITie {
 export interface IColumnSpec {
   key: string;
   title: string;
+  /** A measured figure's unit ("s", "MB"). */
+  unit?: string;
 }
 
 export interface IProgress {
@@ -169,6 +199,18 @@ export function parseRun(data: unknown): ParseResult {
     progress: parseProgress(data.progress),
     tie: isObject(data.tie) ? data.tie : null,
     view: typeof data.view === 'string' ? data.view : 'run',
+    isolation_summary:
+      typeof data.isolation_summary === 'string'
+        ? data.isolation_summary
+        : undefined,
+    limits_shown: Array.isArray(data.limits_shown)
+      ? data.limits_shown.filter(
+          (pair): pair is [string, string] =>
+            Array.isArray(pair) &&
+            pair.length === 2 &&
+            pair.every(part => typeof part === 'string')
+        )
+      : undefined,
     columns: Array.isArray(data.columns)
       ? data.columns.filter(
           (c): c is JSONish => isObject(c) && typeof c.key === 'string'

@@ -56,11 +56,37 @@ describe('renderRun', () => {
       '1 sat, 1 unsat'
     );
     const settings = node.querySelector('.jp-Z3Run-settings')!.textContent!;
-    expect(settings).toContain('kernel: userns; not active: landlock');
+    expect(settings).toContain('kernel: userns; missing: landlock');
     expect(settings).toContain('timeout5 s');
     expect(settings).toContain(
-      'landlock: not active (not supported by this kernel)'
+      'landlock: missing (not supported by this kernel)'
     );
+  });
+
+  it("draws the kernel's cell texts, limits and isolation summary", () => {
+    const node = renderRun({
+      ...run([
+        candidate({
+          cells: {
+            model: '3 models: x=1',
+            reason: 'as the kernel says',
+            kill: ''
+          },
+          further_models: ['model 2: x=2', 'model 3: x=3'],
+          objective: 'maximize x = 1'
+        })
+      ]),
+      isolation_summary: 'kernel: userns; missing: netns',
+      limits_shown: [['memory', '512 MB']]
+    });
+    expect(texts(node, '.jp-Z3Run-preview')[0]).toBe('3 models: x=1');
+    expect(texts(node, '.jp-Z3Run-reason')[0]).toContain('as the kernel says');
+    expect(texts(node, '.jp-Z3Run-reason')[0]).toContain(
+      'objective: maximize x = 1'
+    );
+    const settings = node.querySelector('.jp-Z3Run-settings')!.textContent!;
+    expect(settings).toContain('kernel: userns; missing: netns');
+    expect(settings).toContain('memory512 MB');
   });
 
   it('expands a candidate into a hex dump with offsets and ASCII', () => {

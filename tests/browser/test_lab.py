@@ -173,6 +173,7 @@ def rows_that_show_what_matters() -> list[dict[str, Any]]:
     """Outputs made by the renderer itself: a proof alone (its stdout inline), then a run whose
     rows show a core, an SMT-LIB core answer, a payload warning, and a long name and reason."""
     from z3sandbox_kernel import CandidateResult, RunResult
+    from z3sandbox_kernel.results import ModelResult
 
     proof = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n")])
     several = RunResult(candidates=[
@@ -182,6 +183,9 @@ def rows_that_show_what_matters() -> list[dict[str, Any]]:
                         payload_error="byte_0: a bit-vector of width 16, not 8"),
         CandidateResult(index=3, verdict=Verdict.RUNTIME_ERROR, reason=LONG_REASON,
                         label=LONG_LABEL, stdout="printed before the error\n"),
+        CandidateResult(index=4, verdict=Verdict.SAT, model={"x": 9}, verified=True,
+                        objectives=[{"term": "x", "direction": "maximize", "value": 9}],
+                        more_models=[ModelResult({"x": 8}, verified=True)]),
     ])  # fmt: skip
     return [rendered_output(proof), rendered_output(several)]
 
@@ -262,9 +266,13 @@ def check_rows_show_what_matters(panel: Locator) -> None:
     expect()(proof.locator(".jp-Z3Run-inlineOutput")).to_have_text("proved")
     expect()(proof.locator(".jp-Z3Run-filter")).to_have_count(0)  # no K-way controls
     expect()(several.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(
-        ["unsat", "unsat", "sat · no payload", "runtime_error"])
+        ["unsat", "unsat", "sat · no payload", "runtime_error", "sat"])
     expect()(several.locator(".jp-Z3Run-coreInline")).to_have_text(
-        ["core: line 3: s.add(x > 3)", "core: (a1 a3)"])
+        ["core: line 3: s.add(x > 3)", "core: (a1 a3)", "objective: maximize x = 9"])
+    models = several.locator('.jp-Z3Run-row[data-index="4"] .jp-Z3Run-preview')
+    expect()(models).to_contain_text("2 models: x=9")
+    expect()(open_detail(several, 4).locator(".jp-Z3Run-section", has_text="Further models")
+             ).to_contain_text("model 2: x=8")
     expect()(several.locator(".jp-Z3Run-inlineOutput")).to_have_text(["printed before the error"])
     row = several.locator('.jp-Z3Run-row[data-index="3"]')
     name, reason = (row.locator(f".jp-Z3Run-{part}").bounding_box() for part in ("candidate", "reason"))

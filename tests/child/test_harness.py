@@ -44,10 +44,10 @@ def _child(script: str, pipes: list[tuple[int, int]], options: dict[str, Any]) -
 
 
 def run_child(script: str, language: str = "python", timeout_s: float = 5.0,
-              random_seed: int | None = None, cores: bool = False) -> ChildRun:
+              random_seed: int | None = None, cores: bool = False, model_count: int = 1) -> ChildRun:
     """Run one candidate in a fresh fork of this (prepared) process, as the zygote does."""
     options = {"language": language, "timeout_s": timeout_s, "random_seed": random_seed,
-               "cores": cores}
+               "cores": cores, "model_count": model_count}
     pipes = [os.pipe() for _ in range(3)]
     pid = os.fork()
     if pid == 0:
@@ -177,6 +177,54 @@ def test_model_is_the_one_of_the_last_check_even_after_more_assertions() -> None
 def test_optimize_reports_the_optimum() -> None:
     run = run_child("x = Int('x')\no = Optimize()\no.add(x < 10)\no.maximize(x)\no.check()\n")
     assert run.report["outcome"] == "sat" and run.report["model"] == {"x": 9}
+
+
+def test_optimize_reports_its_objectives_and_their_values() -> None:
+    run = run_child("x, y = Ints('x y')\no = Optimize()\no.add(x < 10, y < 5, x > -3)\n"
+                    "h = o.maximize(x + y)\no.minimize(x)\no.add_soft(x > 100, 2, 'g')\n"
+                    "print(o.check(), h.value())\n")
+    assert run.stdout == "sat 13\n"
+    assert run.report["objectives"] == [
+        {"term": "x + y", "direction": "maximize", "value": 13},
+        {"term": "x", "direction": "minimize", "value": 9},
+        {"term": "g", "direction": "soft", "value": 2}]
+
+
+def test_objectives_are_left_out_when_the_optimize_changed_or_ended() -> None:
+    changed = run_child("x = Int('x')\no = Optimize()\no.add(x < 10)\no.maximize(x)\no.check()\n"
+                        "o.add(x < 5)\n")
+    ended = run_child("x = Int('x')\ndef f():\n    o = Optimize()\n    o.add(x < 10)\n"
+                      "    o.maximize(x)\n    o.check()\nf()\n")
+    plain = run_child("x = Int('x')\ns.add(x < 10)\ns.check()\n")
+    assert changed.report["outcome"] == ended.report["outcome"] == "sat"
+    assert "objectives" not in changed.report and "objectives" not in ended.report
+    assert "objectives" not in plain.report
+
+
+def test_an_unbounded_objective_is_reported_as_z3_says_it() -> None:
+    run = run_child("x = Real('x')\no = Optimize()\no.maximize(x)\no.check()\n")
+    assert run.report["objectives"] == [{"term": "x", "direction": "maximize", "value": "oo"}]
+
+
+def test_model_count_gives_distinct_further_models_after_the_output() -> None:
+    script = "x = Int('x')\ns.add(x > 0, x < 4)\nprint(s.check(), s.model())\n"
+    alone, three, five = run_child(script), run_child(script, model_count=3), run_child(script, model_count=5)
+    assert alone.stdout == three.stdout == five.stdout == "sat [x = 1]\n"
+    assert "more_models" not in alone.report
+    assert [found["model"] for found in three.report["more_models"]] == [{"x": 2}, {"x": 3}]
+    assert len(five.report["more_models"]) == 2  # there are no more: fewer than asked
+    assert three.report["more_models"][0]["model_smt2"] == [["x", "2"]]
+
+
+def test_further_models_carry_their_payloads_and_smt2_further_models_too() -> None:
+    payloads = run_child("b = [BitVec(f'byte_{i}', 8) for i in range(2)]\n"
+                         "s.add(b[0] == 0x41, ULT(b[1], 3))\ns.check()\n", model_count=3)
+    runs = [found["byte_runs"] for found in payloads.report["more_models"]]
+    assert len(runs) == 2 and all(run[0][1].startswith("41") for run in runs)
+    assert len({run[0][1] for run in runs} | {payloads.report["byte_runs"][0][1]}) == 3
+    smt2 = run_child("(declare-const x Int)\n(assert (< 0 x 3))\n(check-sat)\n", language="smt2",
+                     model_count=4)
+    assert [found["model"] for found in smt2.report["more_models"]] == [{"x": 2}]
 
 
 def test_solve_reports_its_check() -> None:
@@ -412,6 +460,19 @@ def test_smt2_optimization_commands_use_optimize() -> None:
     run = run_child("(declare-const x Int)\n(assert (< x 10))\n(maximize x)\n(check-sat)\n",
                     language="smt2")
     assert run.report["model"] == {"x": 9}
+
+
+def test_smt2_optimization_reports_the_objectives() -> None:
+    run = run_child("(declare-const x Int)\n(declare-const y Int)\n(assert (< x 10))\n"
+                    "(assert (< y 5))\n(maximize (+ x y))\n(minimize x)\n"
+                    "(assert-soft (> x 100) :weight 2 :id g)\n(assert-soft (> y 100) :id g)\n"
+                    "(assert-soft (< x -100))\n(check-sat)\n", language="smt2")
+    assert run.stdout == "sat\n"
+    assert run.report["objectives"] == [
+        {"term": "(+ x y)", "direction": "maximize", "value": 13},
+        {"term": "x", "direction": "minimize", "value": 9},
+        {"term": "g", "direction": "soft", "value": 3},
+        {"term": "", "direction": "soft", "value": 1}]
 
 
 # ------------------------------------------------------------------------------------- fidelity

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from z3sandbox_kernel.child import harness
-from z3sandbox_kernel.child.verify import verify_model
+from z3sandbox_kernel.child.verify import verify_model, verify_request
 
 from .test_harness import DATA, run_child
 
@@ -27,6 +27,19 @@ def test_correct_model_verifies_and_the_report_holds_the_model_checked() -> None
     assert verify_model(ASSERTIONS, MODEL, 5.0) == {
         "v": 1, "verified": True, "byte_constants": [], "byte_runs": [],
         "model": {"odd name": 5, "r": {"fraction": [1, 3]}, "w": 'a"b', "x": 2}}
+
+
+def test_each_further_model_is_verified_on_its_own() -> None:
+    request = {"assertions_smt2": "(declare-fun x () Int)(assert (> x 1))", "model_smt2": [["x", "2"]],
+               "timeout_s": 5.0, "require": [], "more_models_smt2": [[["x", "3"]], [["x", "0"]]]}
+    report = verify_request(request)  # type: ignore[arg-type]
+    assert report["verified"] is True and report["model"] == {"x": 2}
+    first, second = report["more"]
+    assert first["verified"] is True and first["model"] == {"x": 3}
+    assert second["verified"] is False and "v" not in second
+    late = verify_request({**request, "limits": {"wall_s": 0.0}})  # type: ignore[typeddict-item]
+    assert late["verified"] is True
+    assert [found["verified"] for found in late["more"]] == [None, None]
 
 
 def test_a_name_given_twice_is_malformed() -> None:

@@ -167,7 +167,7 @@ CASES: list[Case] = [
          extra={"follow_up": "planted"}),
     Case("37_plant_in_sys_path.py", {"kernel": landlock()}),
     Case("38_forged_result_stdout.py", same(Expect(("no_check",)))),
-    # A frame on fd 3 is the candidate's word about its own outcome (protocol.py): it may claim sat
+    # A frame on fd 3 is the candidate's word about its own outcome (protocol/): it may claim sat
     # for itself, but not change the isolation report, another candidate, or get a verified model.
     Case("39_forged_frame_fd3.py", same(Expect(("sat", "crashed", "internal_error"))),
          extra={"forged": True}),

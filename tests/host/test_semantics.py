@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
-from z3sandbox_kernel import Limits, Verdict
+from z3sandbox_kernel import Limits, RunResult, Verdict
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("zygote_is_clean")]
 
@@ -53,6 +55,19 @@ def test_optimize_check_counts(sandbox):
                          limits=QUICK)
     assert result[0].verdict is Verdict.SAT
     assert result[0].model == {"x": 9}
+
+
+def test_optimize_objectives_reach_the_result_and_its_saved_document(sandbox):
+    result = sandbox.run("x = Real('x')\no = Optimize()\no.add(x < 10, 2 * x >= 1)\n"
+                         "o.minimize(x)\no.maximize(x + 1)\no.check()\n", limits=QUICK)
+    assert result[0].objectives == [
+        {"term": "x", "direction": "minimize", "value": Fraction(1, 2)},
+        {"term": "x + 1", "direction": "maximize", "value": Fraction(3, 2)}]
+    again = RunResult.from_json(result.to_json())
+    assert again[0].objectives == result[0].objectives
+    assert "objective: minimize x = 1/2; maximize x + 1 = 3/2" in repr(result)
+    plain = sandbox.run("x = Int('x')\ns.add(x < 10)\ns.check()\n", limits=QUICK)
+    assert plain[0].to_dict()["objectives"] == []
 
 
 def test_script_runs_as_main_with_a_fresh_solver_bound_to_s(sandbox):

@@ -14,7 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from z3sandbox_kernel import RunResult, Verdict
 from z3sandbox_kernel.jupyter.magic import Z3SandboxMagics, magics_of
 from z3sandbox_kernel.jupyter.scripts import Script, cell_lines, split_candidates, split_cell
-from z3sandbox_kernel.render import number
+from z3sandbox_kernel.phrases import number
 
 SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
 UNSAT = 'x = Int("x")\ns.add(x > 1, x < 1)\n'
@@ -73,6 +73,8 @@ USAGE_ERRORS = [
     ("--memory 1", SAT, "--memory 1: not allowed: it must be at least 64 MB"),
     ("--timeout -1", SAT, "--timeout -1.0: not allowed"),
     ("--isolation vm", SAT, "argument --isolation: invalid choice: 'vm'"),
+    ("--models 0", SAT, "argument --models: 0 is less than 1"),
+    ("--models two", SAT, "argument --models: 'two' is not a whole number"),
     ("", "   \n\n", "the cell is empty"),
     ("--candidates no_such_variable", "\n", "--candidates no_such_variable: no variable"),
     ("--seed no_such_variable", SAT, "--seed no_such_variable: no variable"),
@@ -296,6 +298,13 @@ def test_seed_bytes_become_the_payload(shell: InteractiveShell) -> None:
     script = 'b = BitVec("byte_1", 8)\ns.add(b == 0x41)\n'
     run_cell(shell, f"{FAST} --seed seed_input --quiet", script)
     assert shell.user_ns["_z3"].payload == b"HALLO"
+
+
+def test_models_gives_each_sat_candidate_its_further_models(shell: InteractiveShell) -> None:
+    script = "x = Int('x')\ns.add(x > 0, x < 4)\ns.check()\n"
+    run_cell(shell, f"{FAST} --models 3 --quiet", script)
+    candidate = shell.user_ns["_z3"][0]
+    assert sorted([candidate.model["x"]] + [m.model["x"] for m in candidate.more_models]) == [1, 2, 3]
 
 
 def test_k_runs_the_script_k_times(shell: InteractiveShell) -> None:

@@ -65,6 +65,11 @@ def test_a_well_formed_report_passes_and_unknown_fields_are_dropped():
     (report(byte_runs=[[-1, "41"]]), "negative"),
     (report(model_smt2=[["x", 1]]), "model_smt2[0][1] is a int"),
     (report(outcome="won"), "not an outcome"),
+    (report(objectives=[{"term": "x", "direction": "maximize"}]), "lacks value"),
+    (report(objectives=[{"term": 1, "direction": "maximize", "value": 3}]), "is a int"),
+    (report(more_models=[{"model": {}, "byte_constants": [], "byte_runs": []}]), "lacks model_smt2"),
+    (report(more_models=[{"model": {"x": 1e999}, "byte_constants": [], "byte_runs": [],
+                          "model_smt2": []}]), "not a model value"),
     ({"v": 1, "type": "result"}, "lacks outcome"),
     ({"v": 2, "type": "result", "outcome": "sat"}, "protocol version"),
     ({"v": 1, "type": "setup", "layers": []}, "not 'result'"),
@@ -75,6 +80,13 @@ def test_a_forged_report_is_an_error_that_says_what_was_wrong(body, words):
     _, checked, error = read(body)
     assert checked is None
     assert error is not None and words in error, error
+
+
+def test_objectives_pass_with_their_values():
+    goals = [{"term": "x + y", "direction": "maximize", "value": 13},
+             {"term": "x", "direction": "minimize", "value": {"fraction": [1, 2]}}]
+    _, checked, error = read(report(objectives=goals))
+    assert error is None and checked is not None and checked["objectives"] == goals
 
 
 def test_depth_is_checked_before_parsing_and_quickly():

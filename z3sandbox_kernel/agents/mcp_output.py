@@ -34,6 +34,11 @@ def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
         "payload_b64": None if candidate.payload is None else base64.b64encode(candidate.payload).decode(),
         "verified": candidate.verified, "error": candidate.error,
         "unsat_core": [list(pair) for pair in candidate.unsat_core] if candidate.unsat_core else None,
+        "objectives": [{**goal, "value": encode_value(goal["value"])} for goal in candidate.objectives],
+        "more_models": [{"model": {name: encode_value(value) for name, value in found.model.items()},
+                         "payload_b64": None if found.payload is None
+                         else base64.b64encode(found.payload).decode(),
+                         "verified": found.verified} for found in candidate.more_models],
         "stdout": capped(candidate.stdout), "stderr": capped(candidate.stderr),
         "wall_s": candidate.wall_s, "cpu_s": candidate.cpu_s,
     }
@@ -69,6 +74,8 @@ def output_model() -> Any:
         verified: bool | None
         error: ErrorOutput | None
         unsat_core: list[list[Any]] | None
+        objectives: list[dict[str, Any]] = []  # a sat Optimize check's {term, direction, value}
+        more_models: list[dict[str, Any]] = []  # models=N: {model, payload_b64, verified} each
         stdout: str
         stderr: str
         wall_s: float

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits
 from ..options import argparse_specs
-from ..render import number
+from ..phrases import number
 from .mcp_output import output_model, run_output
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ class Service:
                 scripts, on_update=landed, k=k, language=arguments.get("language", "python"),
                 limits=self.operator.limits(arguments), seed=seed_bytes, race=bool(arguments.get("race")),
                 verify=bool(arguments.get("verify", True)), cores=bool(arguments.get("cores")),
-                labels=arguments.get("labels"))
+                models=int(arguments.get("models") or 1), labels=arguments.get("labels"))
             await queue.join()
         finally:
             reporter.cancel()
@@ -254,6 +254,9 @@ def _tool_parameters(operator: Operator, context: type) -> list[inspect.Paramete
         keyword("race", Annotated[bool, Field(description="stop the rest at the first sat or unsat")], False),
         keyword("verify", Annotated[bool, Field(description="re-check sat models in a fresh process")], True),
         keyword("cores", Annotated[bool, Field(description="report unsat cores as script lines")], False),
+        keyword("models", Annotated[int, Field(
+            description="up to this many distinct models per sat candidate, each verified",
+            ge=1, le=100)], 1),
         keyword("seed_b64", Annotated[str | None, Field(
             description="base64 input that models' byte_N constants overlay (payload_b64)")], None),
         keyword("labels", Annotated[list[str] | None, Field(

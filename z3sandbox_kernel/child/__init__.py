@@ -1,1 +1,1 @@
-"""child side of z3sandbox-kernel (see protocol.py for the process roles)."""
+"""child side of z3sandbox-kernel (see protocol/ for the process roles)."""

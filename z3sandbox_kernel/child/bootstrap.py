@@ -260,9 +260,7 @@ def _run_job(job: ChildJob) -> int:
             if awaited is None:
                 return 0
             checked = awaited
-        report: dict[str, Any] = dict(
-            verify.verify_model(checked["assertions_smt2"], checked["model_smt2"], checked["timeout_s"])
-        )
+        report: dict[str, Any] = dict(verify.verify_request(checked))
     else:
         from . import harness
 
@@ -274,6 +272,7 @@ def _run_job(job: ChildJob) -> int:
                 timeout_s=float(request["limits"]["timeout_s"]),
                 random_seed=request["random_seed"],
                 cores=bool(request["cores"]),
+                model_count=int(request.get("models") or 1),
             )
         )
     try:

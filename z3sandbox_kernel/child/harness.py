@@ -16,7 +16,7 @@ counterexample).  A script that asserted but never checked gets the solver it as
 checked for it.
 
 Not protected: user code runs in this process and can undo anything done here (the audit hook only
-reports; kernel layers enforce), so the report is the candidate's word, as protocol.py says.
+reports; kernel layers enforce), so the report is the candidate's word, as protocol/ says.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import z3
 
 from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
-from . import errors, instrument, models, observer, smt2
+from . import errors, instrument, models, more_models, objectives, observer, smt2
 
 SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its path in the working folder
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -78,9 +78,10 @@ def _build_main() -> types.ModuleType:
 
 
 def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: int | None,
-                  cores: bool) -> ChildReport:
-    """Run ``script`` and report its last check.  Never raises: a harness failure becomes an
-    ``internal_error`` report, which the zygote's schema check turns into that verdict."""
+                  cores: bool, model_count: int = 1) -> ChildReport:
+    """Run ``script`` and report its last check (and, sat, up to ``model_count`` - 1 further models:
+    more_models.py).  Never raises: a harness failure becomes an ``internal_error`` report, which
+    the zygote's schema check turns into that verdict."""
     try:
         filename = SCRIPT_NAME  # as code objects name it: tracebacks say candidate.py
         run = instrument.Run(max(float(timeout_s), 0.001), cores and language == "python",
@@ -88,8 +89,13 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         for name in SEED_PARAMS if random_seed else ():
             z3.set_param(name, random_seed)
         instrument.install(run)
+        objectives.install()
         instrument.adopt_spare_contexts(_SPARES.get(language, []))
         report = _run_smt2(script) if language == "smt2" else _run_python(script, filename)
+        if model_count > 1 and report.get("outcome") == "sat" and report.get("assertions_smt2"):
+            _flush()  # the script's output is whole before the harness checks anything more
+            report["more_models"] = more_models.find(
+                report["assertions_smt2"], report.get("model_smt2") or [], model_count)
     except BaseException as exc:  # a harness bug (or a script that broke z3 for us)
         report = {"outcome": "internal_error", "reason": f"the harness failed: {errors.describe(exc)}"}
     _flush()
@@ -160,7 +166,11 @@ def _finish(failure: BaseException | None) -> ChildReport:
     del kept
     if record is None:
         return {"outcome": "no_check"}
-    return models.check_report(record, run.cores)
+    report = models.check_report(record, run.cores)
+    goals = objectives.read(record)  # after the script: this asks z3 (objectives.py says why)
+    if goals:
+        report["objectives"] = goals
+    return report
 
 
 def _check_unchecked() -> z3.Solver | None:

@@ -24,7 +24,7 @@ from typing import Any
 import z3
 
 from ..protocol import ChildReport
-from . import instrument, models, observer
+from . import instrument, models, objectives, observer
 from .terms import walk_terms
 
 # z3's parser errors look like: (error "line 4 column 20: unknown constant a")
@@ -172,8 +172,15 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",)) -> ChildR
     if verdict == "unsat":
         return {"outcome": "unsat"}
     if verdict == "sat":
-        return _sat_report(text[: checks[-1].start], _private("(get-model)"),
-                           _optimizes(commands), plan_check(text).logic)
+        report = _sat_report(text[: checks[-1].start], _private("(get-model)"),
+                             _optimizes(commands), plan_check(text).logic)
+        if _optimizes(commands):
+            directions = objectives.smt2_directions(
+                [(c.head, text[c.start:c.end]) for c in commands if c.end <= checks[-1].start])
+            goals = objectives.smt2_objectives(_private("(get-objectives)"), directions)
+            if goals:
+                report["objectives"] = goals
+        return report
     if not fired:  # the answer looks like (:reason-unknown "incomplete quantifiers")
         quoted = _private("(get-info :reason-unknown)").split('"')
         reason = quoted[1] if len(quoted) > 2 else ""

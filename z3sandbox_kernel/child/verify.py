@@ -8,11 +8,12 @@ values of other sorts stay free, so they are checked for existence only.
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, cast
 
 import z3
 
-from ..protocol import PROTOCOL_VERSION, VerifyReport
+from ..protocol import PROTOCOL_VERSION, CheckedModel, VerifyReport, VerifyRequest
 from .models import read_model
 from .smt2 import Smt2SyntaxError, error_message, split_commands
 from .terms import walk_terms
@@ -57,6 +58,27 @@ def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: f
         except BaseException as exc:  # a model that cannot be shown is not shown as verified
             report = {"v": PROTOCOL_VERSION, "verified": None,
                       "reason": f"the checked model could not be read: {type(exc).__name__}"}
+    return report
+
+
+def verify_request(request: VerifyRequest) -> VerifyReport:
+    """The model of ``request``, and each further one (``more_models_smt2``) on its own, with
+    the same assertions: a further model is verified as the first one is.  The further ones share
+    half the verifier's wall limit (the zygote kills it at the whole): past it, they are left
+    undecided, and the first model's verdict still arrives."""
+    started = time.monotonic()
+    report = verify_model(request["assertions_smt2"], request["model_smt2"], request["timeout_s"])
+    budget = float((request.get("limits") or {}).get("wall_s", 10.0)) / 2
+    more: list[CheckedModel] = []
+    for pairs in request.get("more_models_smt2") or []:
+        left = budget - (time.monotonic() - started)
+        if left < 0.05:
+            more.append({"verified": None, "reason": "not verified: the verifier's time ran out"})
+            continue
+        checked = verify_model(request["assertions_smt2"], pairs, min(request["timeout_s"], left))
+        more.append(cast(CheckedModel, {key: value for key, value in checked.items() if key != "v"}))
+    if more:
+        report["more"] = more
     return report
 
 

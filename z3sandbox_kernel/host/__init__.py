@@ -1,1 +1,1 @@
-"""host side of z3sandbox-kernel (see protocol.py for the process roles)."""
+"""host side of z3sandbox-kernel (see protocol/ for the process roles)."""

@@ -49,6 +49,7 @@ class RunPlan:
     cores: bool
     verify: bool
     require: tuple[str, ...]
+    models: int = 1  # up to this many distinct models per sat candidate
 
 
 def as_seed(seed: object) -> bytes | None:
@@ -111,6 +112,7 @@ def make_plan(
     cores: bool = False,
     verify: bool = True,
     require: Iterable[str] = (),
+    models: int = 1,
 ) -> RunPlan:
     limits = limits if limits is not None else Limits()
     if not isinstance(limits, Limits):
@@ -127,8 +129,10 @@ def make_plan(
         jobs = os.cpu_count() or 1
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive whole number, not {jobs!r}")
+    if isinstance(models, bool) or not isinstance(models, int) or models < 1:
+        raise ValueError(f"models must be a positive whole number, not {models!r}")
     return RunPlan(texts, seeds, known_language, limits, seed_bytes, bool(race), jobs, bool(cores),
-                   bool(verify), required_layers(require))
+                   bool(verify), required_layers(require), models)
 
 
 def required_layers(require: object) -> tuple[str, ...]:

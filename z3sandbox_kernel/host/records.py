@@ -88,7 +88,7 @@ class RunRecorder:
             "python_version": platform.python_version(), "host": socket.gethostname(),
             "language": plan.language, "limits": plan.limits.to_dict(),
             "options": {"race": plan.race, "jobs": plan.jobs, "cores": plan.cores,
-                        "verify": plan.verify, "require": list(plan.require)},
+                        "verify": plan.verify, "require": list(plan.require), "models": plan.models},
             "isolation": isolation,
             "seed_sha256": hashlib.sha256(plan.seed).hexdigest() if plan.seed is not None else None,
             "candidates": [

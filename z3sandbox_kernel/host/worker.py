@@ -1,6 +1,6 @@
 """The worker side of a distributed run: one zygote per worker, and the task that runs one candidate.
 
-Roles (see protocol.py for the messages)::
+Roles (see protocol/ for the messages)::
 
     Sandbox (host) --Dask / any Executor--> worker process --exec--> zygote --fork--> child
 

@@ -1,1 +1,1 @@
-"""jupyter side of z3sandbox-kernel (see protocol.py for the process roles)."""
+"""jupyter side of z3sandbox-kernel (see protocol/ for the process roles)."""

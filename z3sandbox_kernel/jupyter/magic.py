@@ -169,6 +169,7 @@ class Z3SandboxMagics(Magics):
             "race": chosen["race"],
             "jobs": chosen["jobs"],
             "cores": chosen["cores"],
+            "models": chosen["models"],
             "verify": chosen["verify"],
             "require": tuple(self.options.require),
             "record_dir": self.options.record_dir or None,

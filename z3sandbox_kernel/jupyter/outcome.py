@@ -24,7 +24,7 @@ RunInterrupted.__name__ = RunInterrupted.__qualname__ = "KeyboardInterrupt"
 def interrupted_line(result: RunResult, name: str) -> str:
     """``z3sandbox: interrupted: kept 2 finished candidates in _z3 (2 sat); 1 stopped and 3
     never started: _z3.rerun() runs them``."""
-    from ..render import counts_summary
+    from ..phrases import counts_summary
     from ..verdicts import Verdict
 
     cancelled = [c for c in result.candidates if c.verdict is Verdict.CANCELLED]
@@ -55,11 +55,10 @@ def afl_writer(
     if sync_dir is None:
         return then
     from ..payloads import afl_sync
-    from ..verdicts import Verdict
 
     def on_update(candidate: CandidateResult) -> None:
-        if candidate.verdict is Verdict.SAT and candidate.payload is not None:
-            afl_sync([candidate.payload], sync_dir)
+        if candidate.payloads():  # one per model (models=N)
+            afl_sync([payload for _, payload in candidate.payloads()], sync_dir)
         if then is not None:
             then(candidate)
 

@@ -1,1 +1,1 @@
-"""zygote side of z3sandbox-kernel (see protocol.py for the process roles)."""
+"""zygote side of z3sandbox-kernel (see protocol/ for the process roles)."""

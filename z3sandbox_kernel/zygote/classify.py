@@ -18,10 +18,14 @@ from ..protocol import (
     SHOWN_CORE_MAX_ENTRIES,
     SHOWN_CORE_TEXT_CHARS,
     SHOWN_MODEL_MAX_ENTRIES,
+    SHOWN_OBJECTIVES,
     UNVERIFIED_REASON,
     ChildReport,
+    FoundModel,
     IsolationReport,
     LayerReport,
+    ModelDict,
+    Objective,
     SetupFrame,
     ZygoteResult,
 )
@@ -83,6 +87,8 @@ class Observation:
     # The verifier's model, byte_constants and byte_runs: the model it checked, which replaces the
     # candidate's own in the result (set with ``verified``, True or False).
     checked: dict[str, Any] | None = None
+    # models=N: the verifier's word on each further model (protocol.CheckedModel), in order.
+    more_checked: list[dict[str, Any]] = field(default_factory=list)
 
 
 def cap(text: str, limit: int = REASON_CAP) -> str:
@@ -298,7 +304,7 @@ def classify(obs: Observation) -> ZygoteResult:
             report.get("byte_constants") or [], report.get("byte_runs") or [], obs.seed,
             int(obs.limits.payload_max_bytes),
         )
-    return {
+    result: ZygoteResult = {
         "index": obs.index,
         "verdict": verdict.value,
         "reason": cap(reason),
@@ -328,6 +334,36 @@ def classify(obs: Observation) -> ZygoteResult:
         if model is not None and len(model) < SHOWN_MODEL_MAX_ENTRIES and not omitted else [],
         "model_omitted": omitted,
     }
+    if verdict is Verdict.SAT and report.get("objectives"):
+        result["objectives"] = _objectives(report["objectives"])
+    if verdict is Verdict.SAT and report.get("more_models"):
+        result["more_models"] = _more_models(obs, report.get("more_models") or [])
+    return result
+
+
+def _more_models(obs: Observation, found: list[FoundModel]) -> list[ModelDict]:
+    """models=N: each further model as the host holds it.  Verified, it is the model the verifier
+    checked (as for the first: what is shown is what was verified); not verified, the candidate's
+    word, with ``verified`` None."""
+    kept: list[ModelDict] = []
+    for index, reported in enumerate(found):
+        checked = obs.more_checked[index] if index < len(obs.more_checked) else {}
+        verified = checked.get("verified")
+        source: dict[str, Any] = dict(checked) if "model" in checked else dict(reported)
+        payload, error = build_payload(source.get("byte_constants") or [], source.get("byte_runs") or [],
+                                       obs.seed, int(obs.limits.payload_max_bytes))
+        model, _ = cap_model(source.get("model") or {})
+        kept.append({"model": model, "payload_hex": payload.hex() if payload is not None else None,
+                     "payload_error": error,
+                     "verified": verified if isinstance(verified, bool) else None})
+    return kept
+
+
+def _objectives(found: list[Objective]) -> list[Objective]:
+    """A sat Optimize check's objectives as the host may hold them: a candidate sets their size."""
+    return [{"term": goal["term"][:SHOWN_CORE_TEXT_CHARS], "direction": goal["direction"][:20],
+             "value": goal["value"][:SHOWN_CORE_TEXT_CHARS] if isinstance(goal["value"], str)
+             else goal["value"]} for goal in found[:SHOWN_OBJECTIVES]]
 
 
 def _core(core: Sequence[Sequence[Any]] | None) -> list[list[Any]] | None:

@@ -11,7 +11,7 @@ it is hostile until checked.  Three gates, in order:
    (strings out, then innermost ``[]``/``{}`` pairs removed per pass), so no parser ever sees a
    100,000-deep frame.  msgspec has no depth limit of its own.
 3. Decoding (``decode``): msgspec decodes the frame into ``SetupFrame``, ``ChildReport`` or
-   ``VerifyReport`` (protocol.py) with their bounds: types, required fields, valid UTF-8 (a lone
+   ``VerifyReport`` (protocol/messages.py) with their bounds: types, required fields, valid UTF-8 (a lone
    surrogate would break re-encoding), ranges, hex, pair shapes.  Unknown fields are dropped.  What
    msgspec cannot say is checked after it: the protocol version, the frame's type, a fraction's
    denominator.
@@ -23,7 +23,7 @@ was wrong (``FrameError``, its words translated from msgspec's); nothing else is
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypedDict, TypeVar
 
 import msgspec
@@ -138,11 +138,21 @@ def decode(body: bytes, kind: type[Frame], what: str, kind_name: str,
         raise FrameError(f"{what} is not UTF-8 JSON: {str(exc)[:200]}") from None
     between()
     _check_head(message, what, kind_name)
-    for name, value in message.get("model", {}).items():
-        if type(value) is dict and (len(value) != 1 or value.get("fraction", (0, 0))[1] == 0):
-            raise FrameError(f"{_NAMES[kind]}.model[{name[:40]!r}] is not a model value: "
-                             "a fraction is {\"fraction\": [numerator, denominator]}, denominator 0 excluded")
+    for where, values in _model_values(message):
+        for name, value in values:
+            if type(value) is dict and (len(value) != 1 or value.get("fraction", (0, 0))[1] == 0):
+                raise FrameError(f"{_NAMES[kind]}{where}[{name[:40]!r}] is not a model value: a fraction"
+                                 " is {\"fraction\": [numerator, denominator]}, denominator 0 excluded")
     return message
+
+
+def _model_values(message: dict[str, Any]) -> Iterator[tuple[str, Iterable[tuple[str, Any]]]]:
+    """Every model value a frame holds (its model, further models, objectives), with where."""
+    yield ".model", message.get("model", {}).items()
+    for field in ("more_models", "more"):
+        for i, further in enumerate(message.get(field, ())):
+            yield f".{field}[{i}].model", further.get("model", {}).items()
+    yield ".objectives", ((o["term"], o["value"]) for o in message.get("objectives", ()))
 
 
 def _check_head(message: bytes | dict[str, Any], what: str, kind_name: str) -> None:

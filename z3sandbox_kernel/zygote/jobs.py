@@ -87,14 +87,19 @@ def wants_verification(candidate: Candidate) -> bool:
 
 
 def verify_request(candidate: Candidate, report: dict[str, Any]) -> VerifyRequest:
-    pairs = expand_smt2_pairs(report.get("model_smt2") or [], report.get("model") or {},
-                              report.get("byte_runs") or [],
-                              int(candidate.observation.limits.payload_max_bytes),
-                              report.get("assertions_smt2", ""))
-    return {"assertions_smt2": report.get("assertions_smt2", ""),
-            "model_smt2": pairs,
-            "timeout_s": candidate.observation.limits.timeout_s,
-            "require": candidate.request.get("require") or []}
+    def pairs(found: dict[str, Any]) -> list[list[str]]:
+        return expand_smt2_pairs(found.get("model_smt2") or [], found.get("model") or {},
+                                 found.get("byte_runs") or [],
+                                 int(candidate.observation.limits.payload_max_bytes),
+                                 report.get("assertions_smt2", ""))
+
+    request: VerifyRequest = {"assertions_smt2": report.get("assertions_smt2", ""),
+                              "model_smt2": pairs(report),
+                              "timeout_s": candidate.observation.limits.timeout_s,
+                              "require": candidate.request.get("require") or []}
+    if report.get("more_models"):  # models=N: each further model, verified on its own
+        request["more_models_smt2"] = [pairs(found) for found in report["more_models"]]
+    return request
 
 
 def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
@@ -134,6 +139,7 @@ def observe_verification(obs: Observation, job: Job) -> None:
         verified = report.get("verified")
         obs.verified = verified if isinstance(verified, bool) else None
         obs.verify_reason = str(report.get("reason") or "")
+        obs.more_checked = list(report.get("more") or [])
         if obs.verified is not None:  # what the verifier checked is what the result will hold
             obs.checked = {key: report.get(key) or default
                            for key, default in (("model", {}), ("byte_constants", []), ("byte_runs", []))}

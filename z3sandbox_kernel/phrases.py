@@ -1,0 +1,219 @@
+"""Short phrases of results, one line each, and the table's columns: shared by the text table
+(textview.py), the HTML table (html.py), the run document (render.py) and the terminal's progress.
+
+Everything a candidate wrote is untrusted: ``shown.printable`` escapes control characters here, and
+``html.py`` escapes the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .limits import LIMIT_FIELDS, Limits
+from .shown import model_count, model_items, printable, shown_verdict, state_label
+
+if TYPE_CHECKING:
+    from .protocol import IsolationReport
+    from .results import CandidateResult, RunResult
+
+# The limits a one-line summary always shows; any other limit is shown when it is not the default.
+HEADLINE_LIMITS = ("timeout_s", "wall_s", "cpu_s", "memory_mb")
+_ABI = re.compile(r"ABI \d+")
+
+
+def shorten(text: str, width: int = 60) -> str:
+    text = printable(" ".join(text.split()))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def shorten_reason(text: str, width: int = 60) -> str:
+    """Like ``shorten``, but a closing parenthesis ("(memory limit 512 MB)") survives the cut."""
+    text = printable(" ".join(text.split()))
+    tail = re.search(r" \([^()]{1,30}\)$", text)
+    if len(text) <= width or tail is None:
+        return shorten(text, width)
+    return text[: width - len(tail.group(0)) - 1] + "…" + tail.group(0)
+
+
+def reason_text(candidate: CandidateResult) -> str:
+    """The reason, with the payload error (if any) after it."""
+    if candidate.payload_error:
+        return f"{candidate.reason} (payload: {candidate.payload_error})".strip()
+    return candidate.reason
+
+
+def source_preview(script: str, width: int = 80) -> str | None:
+    """The first line of a script that is neither blank nor a comment, for the table."""
+    for line in script.splitlines():
+        if line.strip() and not line.lstrip().startswith(("#", ";")):
+            return shorten(line.strip(), width)
+    return None
+
+
+def candidate_name(candidate: CandidateResult) -> str:
+    """What the table calls a candidate: its label, else its source preview."""
+    return printable(candidate.label or candidate.source_preview or "")
+
+
+def model_text(candidate: CandidateResult, max_bytes: int = 4096) -> str:
+    """The payload in hex (its first ``max_bytes``) when there is one, else the whole model as
+    ``name=value`` pairs."""
+    payload = candidate.payload
+    if payload is not None:
+        more = f" … ({len(payload)} bytes)" if len(payload) > max_bytes else ""
+        return payload[:max_bytes].hex(" ") + more
+    text = ", ".join(f"{k}={v}" for k, v in model_items(candidate))
+    return text + (f", … {candidate.model_omitted} more entries not kept" if candidate.model_omitted else "")
+
+
+def model_preview(candidate: CandidateResult, width: int = 40) -> str:
+    """``model_text`` shortened to one cell, after the count of models when there are several."""
+    text = model_text(candidate, max_bytes=width)
+    if candidate.more_models:
+        text = f"{model_count(candidate)} models: {text}"
+    return shorten(text, width) if text else ""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the one table: the text table, the HTML table, the labextension's table (by
+    ``key`` and ``title`` in the run document) and ``to_dataframe()`` all use ``TABLE_COLUMNS``.
+    Volatile columns (measured figures) are shown live and in the labextension (from the output
+    metadata) and the data frame, never in a saved text or HTML table."""
+
+    key: str
+    title: str
+    width: int  # in the text table; 0 for the last, unpadded column
+    value: Callable[[CandidateResult], Any]  # the raw value (data frame)
+    text: Callable[[CandidateResult], str]  # the shown text (escaped later by the HTML renderer)
+    volatile: bool = False
+    unit: str = ""  # a measured figure's unit ("s", "MB"), for renderers that format the number
+
+
+def _figure(name: str, unit: str) -> Column:
+    def text(c: CandidateResult) -> str:
+        return f"{getattr(c, name):.2f} {unit}" if c.verdict is not None else ""
+
+    title = {"wall_s": "wall", "cpu_s": "cpu", "peak_rss_mb": "memory"}[name]
+    return Column(name, title, 9, lambda c: getattr(c, name), text, volatile=True, unit=unit)
+
+
+TABLE_COLUMNS: tuple[Column, ...] = (
+    Column("index", "#", 3, lambda c: c.index, lambda c: str(c.index)),
+    Column("label", "candidate", 22, lambda c: c.label, lambda c: shorten(candidate_name(c), 22)),
+    Column("verdict", "verdict", 16, lambda c: state_label(c), lambda c: shown_verdict(c)),
+    Column("kill", "kill", 9, lambda c: c.kill, lambda c: printable(c.kill or "")),
+    Column("model", "model / payload", 30, lambda c: c.payload if c.payload is not None else c.model,
+           lambda c: model_preview(c, 30)),
+    _figure("wall_s", "s"),
+    _figure("cpu_s", "s"),
+    _figure("peak_rss_mb", "MB"),
+    Column("reason", "reason", 0, reason_text, lambda c: shorten_reason(reason_text(c))),
+)
+SAVED_COLUMNS = tuple(column for column in TABLE_COLUMNS if not column.volatile)
+
+
+def counts_summary(result: RunResult) -> str:
+    """``2 sat, 1 timeout`` (most common first), plus candidates not done yet."""
+    counts = Counter(state_label(c) for c in result.candidates)
+    return ", ".join(f"{n} {label}" for label, n in counts.most_common()) or "no candidates"
+
+
+def number(value: float) -> str:
+    """``5``, ``0.5``, ``1048576``: whole numbers in full (never ``1.04858e+06``)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def limits_summary(limits: Limits) -> str:
+    """``timeout 5 s, wall 10 s, cpu 8 s, memory 512 MB``, then any limit not at its default."""
+    parts = []
+    for spec in LIMIT_FIELDS:
+        value = getattr(limits, spec.name)
+        if spec.name in HEADLINE_LIMITS or value != spec.default:
+            unit = spec.metadata["unit"]
+            label = spec.metadata["flag"].lstrip("-")
+            parts.append(f"{label} {number(value)}{(' ' + unit) if unit else ''}")
+    return ", ".join(parts)
+
+
+def limits_shown(limits: Limits) -> list[list[str]]:
+    """Every limit as ``[name, value with its unit]`` (``["memory", "512 MB"]``), in the model's
+    order: the labextension's limits table shows these, it does not guess units."""
+    shown = []
+    for spec in LIMIT_FIELDS:
+        unit = spec.metadata["unit"]
+        value = number(getattr(limits, spec.name))
+        shown.append([spec.metadata["flag"].lstrip("-"), f"{value} {unit}" if unit else value])
+    return shown
+
+
+def isolation_summary(report: IsolationReport | None) -> str:
+    """``kernel: userns netns pidns landlock(ABI 7) seccomp``: the level, the active layers (with
+    an ABI version where the layer has one), then ``missing: ...`` for layers not applied.  The
+    layers' full details stay in the report."""
+    if not report:
+        return "unknown"
+    active, missing = [], []
+    for layer in report.get("layers", []):
+        name = str(layer.get("name", "?"))
+        if layer.get("active"):
+            version = _ABI.match(str(layer.get("detail") or ""))
+            active.append(f"{name}({version.group(0)})" if version else name)
+        else:
+            missing.append(name)
+    text = f"{report.get('level', '?')}: {' '.join(active) or 'no layers'}"
+    return printable(text + (f"; missing: {' '.join(missing)}" if missing else ""))
+
+
+def groups_summary(result: RunResult, most: int = 4) -> str:
+    """``identical models: x=2 (#0 #2 #5); x=3 (#1 #4)`` when some SAT candidates agree, else ''."""
+    groups = result.model_groups()
+    if not groups or len(groups[0]) < 2:
+        return ""
+    parts = [f"{model_preview(group[0], 30) or 'empty model'} "
+             f"({' '.join(f'#{c.index}' for c in group[:8])}{' …' if len(group) > 8 else ''})"
+             for group in groups[:most]]
+    more = f"; {len(groups) - most} more" if len(groups) > most else ""
+    return f"identical models: {'; '.join(parts)}{more}"
+
+
+def run_summary(result: RunResult) -> str:
+    """The one-line header: vote, counts, limits, isolation."""
+    done = all(c.verdict is not None for c in result.candidates)
+    vote = result.verdict.value if done else "pending"
+    text = f"vote: {vote} ({counts_summary(result)})"
+    if result.tie is not None:
+        text += f" | {tie_summary(result)}"
+    text += f" | limits: {limits_summary(result.limits)}"
+    if result.isolation is not None:
+        text += f" | isolation {isolation_summary(result.isolation)}"
+    if result.interrupted:
+        text += " | interrupted"
+    return text
+
+
+def tie_summary(result: RunResult) -> str:
+    tie = result.tie
+    if tie is None:
+        return ""
+    return f"tie {tie['sat']} sat / {tie['unsat']} unsat -> {tie['winner']}: {tie['rule']}"
+
+
+def progress(result: RunResult) -> dict[str, int]:
+    done = sum(1 for c in result.candidates if c.verdict is not None)
+    return {"done": done, "total": len(result.candidates)}
+
+
+def finished(result: RunResult) -> bool:
+    """A document is live while some candidate has no verdict yet."""
+    return all(c.verdict is not None for c in result.candidates)
+
+
+def progress_summary(result: RunResult) -> str:
+    """``3/10 done, 1.2 s`` while a run goes."""
+    step = progress(result)
+    return f"{step['done']}/{step['total']} done, {result.elapsed_s:.1f} s"

@@ -1,0 +1,291 @@
+"""The messages between the roles, as TypedDicts that msgspec decodes into with their bounds
+(protocol/__init__.py describes the roles; zygote/frames.py decodes what a candidate wrote)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypedDict
+
+import msgspec
+
+from .wire import JsonValue
+
+# ------------------------------------------------------------------------------------ child -> zygote
+
+# Up to this many 8-bit bit-vector byte_N constants also appear in ``model`` and ``model_smt2`` in
+# z3's own order; more travel only as hex runs.
+INLINE_BYTE_CONSTANTS = 4096
+
+ChildOutcome = Literal["sat", "unsat", "unknown", "no_check", "syntax_error", "exception", "memory_error",
+                       "blocked", "internal_error"]  # internal_error: the harness itself failed
+
+
+# msgspec decodes a child's frames into the types below (zygote/frames.py): they and their bounds
+# are the schema.  Required fields sit in a total base class; unknown fields are dropped.
+Natural = Annotated[int, msgspec.Meta(ge=0)]
+HexPairs = Annotated[str, msgspec.Meta(pattern=r"\A(?:[0-9a-fA-F]{2})*\Z")]
+ByteRun = tuple[Natural, HexPairs]  # [start index, hex]
+CoreEntry = tuple[int, str]  # [line, source text]
+Smt2Pair = tuple[str, str]  # [smt2 name, smt2 value]
+
+
+class ByteConstant(TypedDict):
+    """A model constant named ``byte_<N>``, as the harness saw it; the zygote applies the rules."""
+
+    name: str
+    index: Natural
+    sort: str  # "bv", "int", "bool", "real", or another sort's name
+    width: Natural | None  # bit-vector width, else None
+    value: JsonValue
+
+
+class Objective(TypedDict):
+    """One objective of the last ``Optimize`` check (child/objectives.py) and the value z3 found."""
+
+    term: str  # the objective as z3 prints it; a soft group's id for assert_soft
+    direction: str  # "maximize", "minimize", "soft", or "" when not known
+    value: JsonValue  # encode_value: an int, a fraction, or z3's text ("oo", "(+ 3 epsilon)")
+
+
+class FoundModel(TypedDict):
+    """A further model of a sat candidate (``models=N``, child/more_models.py): the fields a
+    ``ChildReport`` holds of its model, for this one."""
+
+    model: dict[str, JsonValue]
+    byte_constants: list[ByteConstant]
+    byte_runs: list[ByteRun]
+    model_smt2: list[Smt2Pair]
+
+
+class ChildException(TypedDict):
+    type: str
+    message: str
+    line: int | None  # line in the candidate's script, where it can be told
+
+
+class _ChildReportRequired(TypedDict):
+    outcome: ChildOutcome
+
+
+class ChildReport(_ChildReportRequired, total=False):
+    v: int
+    type: Literal["result"]  # set by the bootstrap as it writes the frame
+    reason: str  # z3's reason_unknown, the syntax error text, the denial ...
+    solver_timeout: bool  # unknown because the solver's timeout expired
+    line: int | None  # syntax errors: line and column
+    column: int | None
+    exception: ChildException
+    model: dict[str, JsonValue]  # name -> encode_value(python value)
+    byte_constants: list[ByteConstant]  # byte_N that break the payload rules, as they are
+    # Well-formed byte_N (8-bit, 0..255) as [[start index, hex], ...].  Past INLINE_BYTE_CONSTANTS
+    # the 8-bit bit-vector ones travel only here (not in model or model_smt2): the zygote puts them
+    # back (zygote/payload.py), so a 1 MiB payload's report is 2 MB, not 45.
+    byte_runs: list[ByteRun]
+    unsat_core: list[CoreEntry]
+    objectives: list[Objective]  # sat from an Optimize check: its objectives, in z3's order
+    more_models: list[FoundModel]  # models=N: up to N-1 further models, each unlike the others
+    # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
+    # and the model's constants as [smt2 name, smt2 value] pairs.
+    assertions_smt2: str
+    model_smt2: list[Smt2Pair]
+
+
+class SetupFrame(TypedDict):
+    """The bootstrap's first frame, written before user code runs: the layers as they applied."""
+
+    v: int
+    type: Literal["setup"]
+    layers: list[LayerReport]
+    error: str | None  # a required layer failed: the candidate does not run
+
+
+class CheckedModel(TypedDict, total=False):
+    """A verifier's word on one further model (``VerifyReport.more``): as ``VerifyReport``."""
+
+    verified: bool | None
+    reason: str
+    model: dict[str, JsonValue]
+    byte_constants: list[ByteConstant]
+    byte_runs: list[ByteRun]
+
+
+class _VerifyReportRequired(TypedDict):
+    verified: bool | None  # None: could not be decided (e.g. unsupported sorts, unknown)
+
+
+class VerifyReport(_VerifyReportRequired, total=False):
+    v: int
+    type: Literal["result"]
+    reason: str
+    # When decided: the model that was checked, as a ChildReport holds one.  It is the result's
+    # model and payload (zygote/classify.py): what is shown is what was verified (issue 20).
+    model: dict[str, JsonValue]
+    byte_constants: list[ByteConstant]
+    byte_runs: list[ByteRun]
+    more: list[CheckedModel]  # the further models (VerifyRequest.more_models_smt2), in order
+
+
+# The reason of a sat result whose model could not be verified (verification was asked for): it is
+# shown as such, and counts for nothing in the vote or a tie (results.py).
+UNVERIFIED_REASON = "the model is not verified"
+
+
+# ------------------------------------------------------------------------------------ host <-> zygote
+
+class VerifyRequest(TypedDict, total=False):
+    """zygote -> verifier (a fresh child, child/verify.py): the model to re-check, or, for a spare
+    forked before any model existed, ``spare`` (its request comes later, with ``limits``)."""
+
+    assertions_smt2: str
+    model_smt2: list[Any]
+    timeout_s: float
+    require: list[str]
+    spare: bool
+    limits: dict[str, float]
+    more_models_smt2: list[Any]  # models=N: each further model's pairs, checked one by one
+
+
+# The layers an isolation report names, in application order (child/bootstrap.py says why this
+# order): the names ``require`` accepts.
+PROCESS_LAYERS = ("environment", "rlimits")
+KERNEL_LAYERS = ("environment", "rlimits", "capabilities", "landlock", "seccomp")
+NAMESPACE_LAYERS = ("userns", "netns", "pidns", "mountns", "ipcns", "utsns")
+KNOWN_LAYERS = frozenset(KERNEL_LAYERS + NAMESPACE_LAYERS)
+
+
+class _LayerReportRequired(TypedDict):
+    name: str  # "userns", "netns", "pidns", "rlimits", "landlock", "seccomp", "environment"
+    active: bool
+
+
+class LayerReport(_LayerReportRequired, total=False):
+    detail: str  # e.g. "ABI 7, 12 rules", "43 rules", "uid 1000 -> 0"
+    error: str  # why it is not active
+
+
+class IsolationReport(TypedDict):
+    level: Literal["kernel", "process"]
+    layers: list[LayerReport]
+
+
+class RunRequestOptional(TypedDict, total=False):
+    models: int  # up to this many distinct models of a sat candidate (absent: 1)
+
+
+class RunRequest(RunRequestOptional):
+    v: int
+    type: Literal["run"]
+    id: int
+    index: int
+    script: str
+    language: Language
+    limits: dict[str, float]
+    random_seed: int | None
+    cores: bool
+    verify: bool
+    seed_hex: str | None  # the input byte_N models overlay
+    require: list[str]  # layers that must be active, or the candidate is not run
+
+
+class CancelRequest(TypedDict):
+    v: int
+    type: Literal["cancel"]
+    id: int
+    reason: str  # "race", "cancel", "interrupt"
+
+
+class ShutdownRequest(TypedDict):
+    v: int
+    type: Literal["shutdown"]
+
+
+class Hello(TypedDict):
+    v: int
+    type: Literal["hello"]
+    pid: int
+    z3_version: str
+    isolation: IsolationReport
+    scratch: str  # the zygote's folder of scratch folders; the host removes it if the zygote dies
+
+
+class Started(TypedDict):
+    v: int
+    type: Literal["started"]
+    id: int
+
+
+class CandidateError(TypedDict):
+    """A failed candidate's error, for agents and people alike (``CandidateResult.error``): the
+    escaped exception's class name (``SyntaxError``, ``NameError`` ...), or the verdict when no
+    exception escaped (``timeout``, ``crashed`` ...); the line of the script it happened on, where
+    it can be told (a solver timeout: the line of the check(); a crash: the Python line faulthandler
+    printed); and the message."""
+
+    type: str
+    line: int | None
+    message: str
+
+
+class ModelDict(TypedDict):
+    """A further model of a candidate (``models=N``) as the host holds it."""
+
+    model: dict[str, JsonValue]
+    payload_hex: str | None
+    payload_error: str | None
+    verified: bool | None
+
+
+class CandidateOptional(TypedDict, total=False):
+    """The optional fields of ``CandidateDict``, added in schema version 1 (absent in older
+    documents, and when there is nothing to say)."""
+
+    objectives: list[Objective]  # a sat Optimize check's objectives and their values
+    more_models: list[ModelDict]  # models=N: the further models, each verified like the first
+
+
+class CandidateDict(CandidateOptional):
+    """A finished candidate: ``CandidateResult`` as JSON.  Also the per-candidate part of the
+    ``application/vnd.z3sandbox.run+json`` schema."""
+
+    index: int
+    verdict: str
+    reason: str
+    model: dict[str, JsonValue] | None
+    payload_hex: str | None
+    payload_error: str | None
+    unsat_core: list[list[Any]] | None
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    output_truncated: bool  # the middle of stdout or stderr was dropped (head and tail are kept)
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    kill: str | None  # "solver", "wall", "cpu", "memory", "output", "file_size", "race", "cancel", "seccomp"
+    exit_code: int | None
+    signal: int | None
+    verified: bool | None
+    isolation: IsolationReport | None
+    host: str | None  # the worker that ran it, for distributed runs; None for this machine
+    error: CandidateError | None  # None when it did not fail (sat, unsat, unknown, no_check, cancelled)
+
+
+class ZygoteResult(CandidateDict, total=False):
+    """``Done.result``: a ``CandidateDict``, and the byte_N that travelled as hex only
+    (``INLINE_BYTE_CONSTANTS``), which the host puts back into ``model`` (payload.expand_model)."""
+
+    byte_runs: list[list[Any]]
+    model_omitted: int  # model entries left out (SHOWN_MODEL_MAX_ENTRIES, SHOWN_MODEL_MAX_BYTES)
+
+
+class Done(TypedDict):
+    v: int
+    type: Literal["done"]
+    id: int
+    result: ZygoteResult
+
+
+# The same messages as unions, for the host's typing (a cluster Remote speaks them too).
+HostRequest = RunRequest | CancelRequest | ShutdownRequest  # what the host sends the zygote
+ZygoteEvent = Started | Done  # what the zygote sends the host after its Hello, per candidate
+Language = Literal["python", "smt2"]  # RunRequest.language

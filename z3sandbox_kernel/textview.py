@@ -1,0 +1,135 @@
+"""The fixed-width text forms: the run's table (``RunResult.__repr__``, the terminal, ``text/plain``)
+and a candidate alone (``_z3[1]``).  No volatile figures, so a saved ``text/plain`` stays the same."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .phrases import (
+    SAVED_COLUMNS,
+    Column,
+    counts_summary,
+    finished,
+    groups_summary,
+    limits_summary,
+    reason_text,
+    shorten,
+    tie_summary,
+)
+from .shown import (
+    core_summary,
+    further_models,
+    inline_output,
+    model_items,
+    objective_summary,
+    printable,
+    shown_verdict,
+    shows_output,
+)
+
+if TYPE_CHECKING:
+    from .results import CandidateResult, RunResult
+
+
+def _text_row(cells: list[str], columns: tuple[Column, ...], widths: list[int] | None = None) -> str:
+    widths = widths or [column.width for column in columns]
+    parts = [
+        cell.rjust(width) if column.key == "index" else cell.ljust(width)
+        for cell, column, width in zip(cells, columns, widths, strict=True)
+    ]
+    return "  ".join(parts).rstrip()
+
+
+def text_header(columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
+    return _text_row([column.title for column in columns], columns)
+
+
+def candidate_text(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
+    """One row of the fixed-width table (no volatile figures unless ``columns`` has them)."""
+    return _text_row([column.text(candidate) for column in columns], columns)
+
+
+def text_table(candidates: list[CandidateResult], columns: tuple[Column, ...] = SAVED_COLUMNS,
+               *, alone: bool = False) -> list[str]:
+    """Header, rule and rows, each column as wide as its widest cell (every cell is already cut to
+    its column's width), each row followed by what it shows without a click: its unsat core, and
+    its stdout when ``alone`` (the run's only candidate) or when it failed."""
+    rows = [[column.text(c) for column in columns] for c in candidates]
+    widths = [max([len(column.title), column.width if column.key == "index" else 0]
+                  + [len(row[i]) for row in rows]) if column.width else 0
+              for i, column in enumerate(columns)]
+    header = _text_row([column.title for column in columns], columns, widths)
+    lines = [header, "-" * len(header)]
+    for candidate, row in zip(candidates, rows, strict=True):
+        lines.append(_text_row(row, columns, widths))
+        lines.extend(_under_row(candidate, alone))
+    return lines
+
+
+def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
+    lines = []
+    core = core_summary(candidate)
+    if core:
+        lines.append(f"{'':5}core: {core}")
+    if objective_summary(candidate):
+        lines.append(f"{'':5}objective: {objective_summary(candidate)}")
+    lines += [f"{'':5}{shorten(line, 100)}" for line in further_models(candidate)]
+    if shows_output(candidate, alone):
+        text, more = inline_output(candidate)
+        body = text.splitlines() + ([f"… ({more} more lines)"] if more else [])
+        lines += [f"{'':5}{'stdout:' if n == 0 else '':8}{line}" for n, line in enumerate(body)]
+    return lines
+
+
+TEXT_HEADER = text_header()
+
+
+def run_text(result: RunResult, cores: bool = True) -> str:
+    """A fixed-width table with no volatile figures.  Unsat cores are under their rows (``cores``
+    is kept for callers; a core is always shown now), and so is the stdout ``text_table`` shows."""
+    vote = result.verdict.value if finished(result) else "pending"
+    if len(result.candidates) == 1:  # one candidate: its verdict, not a vote
+        lines = [f"RunResult: {shown_verdict(result.candidates[0])}"]
+    else:
+        lines = [f"RunResult: {vote} ({counts_summary(result)})"]
+    if result.tie is not None:
+        lines[0] += f" -- {tie_summary(result)}"
+    if result.interrupted:
+        lines[0] += " -- interrupted"
+    if groups_summary(result):
+        lines.append(groups_summary(result))
+    lines += text_table(result.candidates, alone=len(result.candidates) == 1)
+    lines.extend(f"note: {printable(note)}" for note in result.notes)
+    return "\n".join(lines)
+
+
+def candidate_alone_text(candidate: CandidateResult) -> str:
+    """A candidate shown alone (``_z3[1]``): what it is, what it found and why."""
+    name = f" {candidate.label!r}" if candidate.label else ""
+    verified = ""
+    if candidate.verdict is not None and candidate.verdict.value == "sat" and candidate.verified is not None:
+        verified = " (model verified)" if candidate.verified else " (model failed verification)"
+    lines = [f"candidate {candidate.index}{name}: {shown_verdict(candidate)}{verified}"]
+    if candidate.source_preview:
+        lines.append(f"  source:  {printable(candidate.source_preview)}")
+    if candidate.payload is not None:
+        lines.append(f"  payload: {shorten(candidate.payload.hex(' '), 72)} ({len(candidate.payload)} bytes)")
+    if candidate.model:
+        lines.append(f"  model:   {shorten(', '.join(f'{k}={v}' for k, v in model_items(candidate)), 72)}")
+    lines += [f"  {shorten(line, 79)}" for line in further_models(candidate)]
+    if core_summary(candidate):
+        lines.append(f"  core:    {core_summary(candidate)}")
+    if objective_summary(candidate):
+        lines.append(f"  optimum: {objective_summary(candidate)}")
+    reason = reason_text(candidate)
+    if reason:
+        lines.append(f"  reason:  {printable(' '.join(reason.split()))}")
+    if candidate.kill:
+        lines.append(f"  killed:  {printable(candidate.kill)}")
+    if shows_output(candidate, alone=True):
+        text, more = inline_output(candidate)
+        body = text.splitlines() + ([f"… ({more} more lines)"] if more else [])
+        lines += [f"  {'stdout:' if n == 0 else '':9}{line}" for n, line in enumerate(body)]
+    if candidate.limits is not None:
+        lines.append(f"  limits:  {limits_summary(candidate.limits)}")
+    return "\n".join(lines)
