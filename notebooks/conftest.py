@@ -3,7 +3,7 @@ run's display as the final state it is updated to (see the end of this file).
 
 nbval compares every MIME type of an output (all but images, widget views and metadata) and
 applies the sanitize patterns only to strings.  A JSON output such as the run document
-(``application/vnd.z3sandbox.run+json``, see z3sandbox_kernel/render.py) is a dict, compared as
+(``application/vnd.z3sandbox.run+json``, see z3sandbox_kernel/presentation/render.py) is a dict, compared as
 is: the machine-specific parts in it (the isolation report, the active layers named in a
 ``blocked`` reason) could not be masked.  Here such values become canonical JSON text (sorted
 keys, one line) before nbval sanitizes and compares them; strings are untouched.

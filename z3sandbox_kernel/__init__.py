@@ -65,7 +65,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(module, __name__), name)
     if name in _SHOWN:  # results show themselves through the presentation (results.Views)
-        importlib.import_module(".render", __name__)
+        importlib.import_module(".presentation.render", __name__)
     globals()[name] = value
     return value
 

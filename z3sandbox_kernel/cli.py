@@ -20,10 +20,10 @@ from typing import Any
 
 from .limits import LIMIT_FIELDS, Limits
 from .options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
-from .phrases import source_preview
+from .presentation.phrases import source_preview
+from .presentation.shown import printable
+from .presentation.textview import candidate_alone_text, run_text
 from .results import CandidateResult, RunResult
-from .shown import printable
-from .textview import candidate_alone_text, run_text
 
 DESCRIPTION = "z3sandbox (or python -m z3sandbox_kernel): run candidates from files, manage the kernelspec."
 RUN_EPILOG = ("Exit status: 0 when the candidates ran, whatever their verdicts; 2 for a usage error; "
@@ -130,7 +130,7 @@ def _stop_on_sigterm() -> Iterator[list[int]]:
 
 def _run_command(args: argparse.Namespace) -> int:
     from .host.sandbox import run
-    from .progress import ProgressLine
+    from .presentation.progress import ProgressLine
 
     chosen = resolve(args)
     # Not on a terminal (a log): a progress line every 10 s, so long runs show they are alive.

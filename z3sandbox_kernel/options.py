@@ -134,7 +134,7 @@ def limit_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     unit, type and help from the limits model; every default is None (the config's or the model's
     applies)."""
     from .limits import DEFAULT_LIMITS, LIMIT_FIELDS
-    from .phrases import number
+    from .presentation.phrases import number
 
     specs: list[tuple[tuple[str, ...], dict[str, Any]]] = []
     for spec in LIMIT_FIELDS:

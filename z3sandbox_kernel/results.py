@@ -24,12 +24,12 @@ from .protocol import (
 from .verdicts import Verdict
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
-DISPLAY_SCHEMA = "z3sandbox.run"  # the display document's schema (render.py), which from_json reads too
+DISPLAY_SCHEMA = "z3sandbox.run"  # the display document's schema (presentation/render.py), which from_json reads too
 DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (results imports no presentation)
 
 
 class Views(Protocol):
-    """How results show themselves: the presentation (render.py) registers one with ``show_with``
+    """How results show themselves: the presentation (presentation/render.py) registers one with ``show_with``
     when it is imported, so this module imports none of it (the dependency goes one way:
     presentation -> results).  The package's public names import the presentation with them
     (__init__.py); until it is imported, a result's repr is a plain one-liner."""
@@ -46,7 +46,7 @@ _VIEWS: list[Views] = []
 
 
 def show_with(views: Views) -> None:
-    """Register how results show themselves (render.py does, on import)."""
+    """Register how results show themselves (presentation/render.py does, on import)."""
     _VIEWS[:] = [views]
 
 

@@ -1,6 +1,6 @@
 /**
  * A live run's rows, kept by the renderer from one refresh to the next: a refresh marked
- * `delta` (z3sandbox_kernel/live.py) carries only the rows that changed since the previous one.
+ * `delta` (z3sandbox_kernel/presentation/live.py) carries only the rows that changed since the previous one.
  */
 
 type JSONish = { [key: string]: unknown };

@@ -1,6 +1,6 @@
 /**
  * The `application/vnd.z3sandbox.run+json` document, as written by
- * `z3sandbox_kernel/render.py` (`run_json`, `run_metadata`).  That module's
+ * `z3sandbox_kernel/presentation/render.py` (`run_json`, `run_metadata`).  That module's
  * docstring is the reference; these types mirror it.  Only the schema name and
  * version are checked strictly: a field of the wrong type is shown as it is
  * rather than hiding the whole result.
@@ -274,7 +274,7 @@ export function shownLabel(candidate: ICandidate): string {
     : stateLabel(candidate);
 }
 
-/** The verdicts.json entry that colours a shown label (SHOWN_STYLES in shown.py). */
+/** The verdicts.json entry that colours a shown label (SHOWN_STYLES in presentation/shown.py). */
 const SHOWN_STYLES: Record<string, string> = {
   proved: 'unsat',
   counterexample: 'sat',

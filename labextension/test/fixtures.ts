@@ -1,4 +1,4 @@
-/** Run documents as `z3sandbox_kernel/render.py` writes them. */
+/** Run documents as `z3sandbox_kernel/presentation/render.py` writes them. */
 
 import type { ICandidate, IRun } from '../src/schema';
 

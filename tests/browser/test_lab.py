@@ -118,7 +118,7 @@ def test_launcher_offers_the_kernel_with_its_logo(lab: LabServer, page: Page, ou
 
 
 def saved_run(version: int) -> dict[str, Any]:
-    """A result as `z3sandbox_kernel.render.run_json` writes it, by hand, three candidates."""
+    """A result as `z3sandbox_kernel.presentation.render.run_json` writes it, by hand, three candidates."""
     base = {
         "reason": "", "model": None, "payload_hex": None, "payload_error": None,
         "unsat_core": None, "stdout": "", "stderr": "", "stdout_truncated": False,
@@ -159,7 +159,7 @@ def saved_output(version: int) -> dict[str, Any]:
 
 def rendered_output(result: Any) -> dict[str, Any]:
     """A display_data output as the kernel writes it (render.run_mimebundle)."""
-    from z3sandbox_kernel.render import run_mimebundle
+    from z3sandbox_kernel.presentation.render import run_mimebundle
 
     data, metadata = run_mimebundle(result)
     return {"output_type": "display_data", "data": data, "metadata": metadata}

@@ -262,7 +262,7 @@ def test_help_is_plain_text_and_typos_get_the_right_usage_and_a_suggestion(files
 
 
 def test_progress_is_a_line_now_and_then_when_stderr_is_not_a_terminal():
-    from z3sandbox_kernel.progress import ProgressLine
+    from z3sandbox_kernel.presentation.progress import ProgressLine
     from z3sandbox_kernel.results import RunResult
 
     stream = io.StringIO()

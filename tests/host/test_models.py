@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from z3sandbox_kernel import Limits, RunResult, Verdict
-from z3sandbox_kernel.render import run_json
+from z3sandbox_kernel.presentation.render import run_json
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("zygote_is_clean")]
 

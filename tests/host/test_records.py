@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import require_extra
 from z3sandbox_kernel import Limits, RunResult, Sandbox, Verdict, diff_runs, load_runs
 from z3sandbox_kernel.host.records import VERDICT_RANK, read_record, sha256
-from z3sandbox_kernel.render import run_mimebundle
+from z3sandbox_kernel.presentation.render import run_mimebundle
 from z3sandbox_kernel.results import CandidateResult
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("zygote_is_clean")]

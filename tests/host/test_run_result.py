@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
-from z3sandbox_kernel.render import MIME_TYPE
+from z3sandbox_kernel.presentation.render import MIME_TYPE
 
 V = Verdict
 

@@ -15,7 +15,7 @@ from jupyter_client.manager import KernelManager
 
 from z3sandbox_kernel import __version__
 from z3sandbox_kernel.jupyter.kernelspec import install_kernelspec
-from z3sandbox_kernel.render import MIME_TYPE
+from z3sandbox_kernel.presentation.render import MIME_TYPE
 
 pytestmark = pytest.mark.kernel
 

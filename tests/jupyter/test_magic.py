@@ -14,7 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from z3sandbox_kernel import RunResult, Verdict
 from z3sandbox_kernel.jupyter.magic import Z3SandboxMagics, magics_of
 from z3sandbox_kernel.jupyter.scripts import Script, cell_lines, split_candidates, split_cell
-from z3sandbox_kernel.phrases import number
+from z3sandbox_kernel.presentation.phrases import number
 
 SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
 UNSAT = 'x = Int("x")\ns.add(x > 1, x < 1)\n'

@@ -15,8 +15,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
 from z3sandbox_kernel.jupyter.table import LiveDisplay, Throttle
-from z3sandbox_kernel.progress import ProgressLine
-from z3sandbox_kernel.render import MIME_TYPE, run_mimebundle
+from z3sandbox_kernel.presentation.progress import ProgressLine
+from z3sandbox_kernel.presentation.render import MIME_TYPE, run_mimebundle
 
 
 def queued(count: int) -> RunResult:

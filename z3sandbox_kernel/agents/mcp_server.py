@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits
 from ..options import argparse_specs
-from ..phrases import number
+from ..presentation.phrases import number
 from .mcp_output import output_model, run_output
 
 if TYPE_CHECKING:

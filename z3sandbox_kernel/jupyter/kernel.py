@@ -30,7 +30,7 @@ from ipykernel.kernelapp import IPKernelApp
 from traitlets import Type
 
 from .._version import __version__
-from ..phrases import isolation_summary
+from ..presentation.phrases import isolation_summary
 from .config import Z3Sandbox
 
 

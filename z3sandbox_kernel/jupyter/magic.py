@@ -42,7 +42,7 @@ from IPython.display import display
 
 from ..limits import LIMIT_FIELDS, Limits
 from ..options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
-from ..progress import ProgressLine
+from ..presentation.progress import ProgressLine
 from ..results import CandidateResult, RunResult
 from .config import Z3Sandbox
 from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun

@@ -24,7 +24,7 @@ RunInterrupted.__name__ = RunInterrupted.__qualname__ = "KeyboardInterrupt"
 def interrupted_line(result: RunResult, name: str) -> str:
     """``z3sandbox: interrupted: kept 2 finished candidates in _z3 (2 sat); 1 stopped and 3
     never started: _z3.rerun() runs them``."""
-    from ..phrases import counts_summary
+    from ..presentation.phrases import counts_summary
     from ..verdicts import Verdict
 
     cancelled = [c for c in result.candidates if c.verdict is Verdict.CANCELLED]

@@ -11,7 +11,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from ..phrases import source_preview
+from ..presentation.phrases import source_preview
 from ..results import CandidateResult, RunResult
 
 # A line of its own that starts a new candidate in the cell body, with an optional name.

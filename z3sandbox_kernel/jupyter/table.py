@@ -30,8 +30,8 @@ from typing import Any, Protocol
 
 from IPython.display import display
 
-from ..live import LIVE_ROWS, live_mimebundle
-from ..render import MIME_TYPE, run_mimebundle
+from ..presentation.live import LIVE_ROWS, live_mimebundle
+from ..presentation.render import MIME_TYPE, run_mimebundle
 from ..results import CandidateResult, RunResult
 
 # With nothing new to show, the elapsed time in a live display still moves this often.

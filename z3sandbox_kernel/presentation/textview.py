@@ -28,7 +28,7 @@ from .shown import (
 )
 
 if TYPE_CHECKING:
-    from .results import CandidateResult, RunResult
+    from ..results import CandidateResult, RunResult
 
 
 def _text_row(cells: list[str], columns: tuple[Column, ...], widths: list[int] | None = None) -> str:

@@ -67,7 +67,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import results
+from .. import results
 from .html import candidate_html, run_html
 from .phrases import (
     SAVED_COLUMNS,
@@ -88,7 +88,7 @@ from .shown import (
 from .textview import candidate_alone_text, run_text
 
 if TYPE_CHECKING:
-    from .results import CandidateResult, RunResult
+    from ..results import CandidateResult, RunResult
 
 MIME_TYPE = "application/vnd.z3sandbox.run+json"
 SCHEMA_VERSION = 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+from ..verdicts import VERDICT_DOCS, verdict_style
 from .phrases import (
     SAVED_COLUMNS,
     Column,
@@ -42,10 +43,9 @@ from .shown import (
     shows_output,
 )
 from .textview import candidate_alone_text
-from .verdicts import VERDICT_DOCS, verdict_style
 
 if TYPE_CHECKING:
-    from .results import CandidateResult, RunResult
+    from ..results import CandidateResult, RunResult
 
 # Badge colours come from verdicts.json (shared with the labextension): the light-theme pair,
 # a solid background with white text, which reads at >= 4.5:1 on light and dark pages alike.

@@ -13,8 +13,8 @@ import threading
 import time
 from typing import TextIO
 
+from ..results import CandidateResult, RunResult
 from .phrases import counts_summary, progress
-from .results import CandidateResult, RunResult
 
 BAR_WIDTH = 24
 

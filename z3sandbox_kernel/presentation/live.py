@@ -16,7 +16,7 @@ from .render import MIME_TYPE, run_json, run_metadata
 from .textview import text_table
 
 if TYPE_CHECKING:
-    from .results import CandidateResult, RunResult
+    from ..results import CandidateResult, RunResult
 
 
 # A live refresh's HTML and text show at most this many rows (running ones first).

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .limits import LIMIT_FIELDS, Limits
+from ..limits import LIMIT_FIELDS, Limits
 from .shown import model_count, model_items, printable, shown_verdict, state_label
 
 if TYPE_CHECKING:
-    from .protocol import IsolationReport
-    from .results import CandidateResult, RunResult
+    from ..protocol import IsolationReport
+    from ..results import CandidateResult, RunResult
 
 # The limits a one-line summary always shows; any other limit is shown when it is not the default.
 HEADLINE_LIMITS = ("timeout_s", "wall_s", "cpu_s", "memory_mb")

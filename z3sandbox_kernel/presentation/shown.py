@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .results import CandidateResult
+    from ..results import CandidateResult
 
 
 def printable(text: str) -> str:
