@@ -21,10 +21,11 @@ from .protocol import (
     decode_value,
     encode_value,
 )
+from .roles import Kill
 from .verdicts import Verdict
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
-DISPLAY_SCHEMA = "z3sandbox.run"  # the display document's schema (presentation/render.py), which from_json reads too
+DISPLAY_SCHEMA = "z3sandbox.run"  # presentation/render.py writes it; from_json reads it too
 DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (results imports no presentation)
 
 
@@ -103,7 +104,7 @@ class CandidateResult:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     peak_rss_mb: float = 0.0
-    kill: str | None = None
+    kill: Kill | None = None
     exit_code: int | None = None
     signal: int | None = None
     verified: bool | None = None
@@ -126,6 +127,7 @@ class CandidateResult:
         known = {f.name for f in dataclasses.fields(cls)} - {"limits"}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         values["verdict"] = Verdict(data["verdict"]) if data.get("verdict") is not None else None
+        values["kill"] = _kill(data.get("kill"))
         model = data.get("model")
         if model is not None:
             values["model"] = {k: decode_value(v) for k, v in model.items()}
@@ -342,7 +344,7 @@ class RunResult:
         button or ``Sandbox.cancel()`` ended: someone meant those)."""
         return [c.index for c in self.candidates if c.verdict is None or (
             c.verdict is Verdict.CANCELLED
-            and (c.kill == "interrupt" or c.reason == "interrupt before it started"))]
+            and (c.kill == Kill.INTERRUPT or c.reason == "interrupt before it started"))]
 
     def rerun(self, which: list[int] | None = None) -> RunResult:
         """Run ``which`` candidates again (default: ``unfinished``) as this run ran them, and
@@ -397,3 +399,12 @@ def _from_display_document(data: dict[str, Any], metadata: dict[str, Any]) -> Ru
                      isolation=data.get("isolation"), notes=list(data.get("notes", [])),
                      interrupted=bool(data.get("interrupted")),
                      elapsed_s=float(metadata.get("elapsed_s", 0.0)), run_id=data.get("run_id") or "")
+
+
+def _kill(value: object) -> Kill | None:
+    """A kill reason as the wire and saved documents write it; one this version does not know
+    (a document from a later one) is kept as no reason rather than failing the whole load."""
+    try:
+        return None if value is None else Kill(value)
+    except ValueError:
+        return None

@@ -33,6 +33,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, TypeVar, cast
 
 from ..protocol import PROTOCOL_VERSION, Done, HostRequest, RunRequest, Started, ZygoteResult
+from ..roles import Kill
 from ..verdicts import Verdict
 from .scheduler import Deliver, Remote, Send
 from .worker import STARTED_TOPIC, ZygotePlugin, process_zygote, run_candidate, synthesized
@@ -361,7 +362,7 @@ class ExecutorRemote:
         self._cancelled.setdefault(request_id, reason)
         if future.cancel():
             return  # queued: its done callback reports it cancelled
-        if self._local and process_zygote(self.level).cancel(token, reason):
+        if self._local and process_zygote(self.level).cancel(token, Kill(reason)):
             return  # running here: the zygote kills it and its verdict comes back
         self._finish(request_id, best_effort=True)
 

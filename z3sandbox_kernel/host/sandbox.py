@@ -21,6 +21,7 @@ from typing import Any
 from ..limits import Limits
 from ..protocol import Hello, IsolationReport, ZygoteEvent
 from ..results import CandidateResult, RunResult
+from ..roles import Kill
 from .plan import Graces, RunPlan, make_plan, required_layers
 from .records import Recording
 from .scheduler import Remote, Run, Send
@@ -229,7 +230,7 @@ class Sandbox(ZygoteOwner):
                 if on_update is not None:
                     on_update(item)
             except KeyboardInterrupt:
-                self._loop.call(run.cancel, "interrupt")
+                self._loop.call(run.cancel, Kill.INTERRUPT)
         return _warned_about(future.result())
 
     async def run_async(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
@@ -248,13 +249,13 @@ class Sandbox(ZygoteOwner):
             return _warned_about(await asyncio.wrap_future(
                 self._loop.submit(self._execute(run, remote, recording))))
         except asyncio.CancelledError:
-            self._loop.call(run.cancel, "cancel")
+            self._loop.call(run.cancel, Kill.CANCEL)
             raise
 
     def cancel(self) -> None:
         """Kill every running candidate of every run now; their runs return what finished."""
         for run in list(self._runs):
-            self._loop.call(run.cancel, "cancel")
+            self._loop.call(run.cancel, Kill.CANCEL)
 
     def stop_candidate(self, index: int) -> bool:
         """Stop candidate ``index`` of the runs going now (skip it if queued, kill it if it

@@ -30,6 +30,7 @@ from ..protocol import (
     ZygoteResult,
 )
 from ..results import CandidateResult, RunResult
+from ..roles import Kill
 from ..verdicts import Verdict
 from ..zygote.payload import expand_model
 from .plan import Graces, RunPlan
@@ -63,7 +64,7 @@ class Run:
         self.candidates = [CandidateResult(index=i, state="queued") for i in range(len(plan.scripts))]
         self.queue: deque[int] = deque(range(len(plan.scripts)))
         self.in_flight: dict[int, int] = {}  # request id -> candidate index
-        self.cancelled: str | None = None
+        self.cancelled: Kill | None = None
         self.notes: list[str] = []
         self.isolation: IsolationReport | None = None
         self.finished = asyncio.Event()
@@ -88,7 +89,7 @@ class Run:
             await self.finished.wait()
         return RunResult(candidates=self.candidates, limits=self.plan.limits,
                          language=self.plan.language, isolation=self.isolation, notes=self.notes,
-                         interrupted=self.cancelled == "interrupt",
+                         interrupted=self.cancelled == Kill.INTERRUPT,
                          elapsed_s=time.monotonic() - self.started)
 
     def _complete(self) -> bool:
@@ -148,7 +149,7 @@ class Run:
             self.isolation = candidate.isolation
         self._update(index, candidate)
         if self.plan.race and candidate.verdict is not None and candidate.verdict.decisive:
-            self.cancel("race")
+            self.cancel(Kill.RACE)
         self._wake()
 
     def on_zygote_died(self, how: str) -> None:
@@ -161,9 +162,9 @@ class Run:
         for request_id in list(self.in_flight):
             self._fail(request_id, Verdict.INTERNAL_ERROR,
                        f"{SANDBOX_DIED} (the zygote {how}) while this candidate ran; it is restarted "
-                       "for the next one", kill="died")
+                       "for the next one", kill=Kill.DIED)
 
-    def _fail(self, request_id: int, verdict: Verdict, reason: str, kill: str | None = None) -> None:
+    def _fail(self, request_id: int, verdict: Verdict, reason: str, kill: Kill | None = None) -> None:
         index = self._end(request_id)
         if index is not None:
             self._update(index, CandidateResult(index=index, verdict=verdict, reason=reason,
@@ -180,7 +181,7 @@ class Run:
                    f"no result within {limit:g} s (the wall limit, verification and "
                    f"{self.graces.watchdog_grace_s:g} s of grace): the sandbox process was unresponsive "
                    "and is restarted",
-                   kill="died")
+                   kill=Kill.DIED)
         self._unresponsive()
 
     def _unresponsive(self) -> None:
@@ -189,8 +190,8 @@ class Run:
 
     # ----------------------------------------------------------------------------- cancellation
 
-    def cancel(self, reason: str) -> None:
-        """Kill what runs, drop what waits.  ``reason``: "race", "cancel" or "interrupt"."""
+    def cancel(self, reason: Kill) -> None:
+        """Kill what runs, drop what waits.  ``reason``: race, cancel or interrupt."""
         if self.cancelled is not None:
             return
         self.cancelled = reason
@@ -218,11 +219,11 @@ class Run:
         for request_id, running in self.in_flight.items():
             if running == index and self._send is not None:
                 self._send(CancelRequest(v=PROTOCOL_VERSION, type="cancel", id=request_id,
-                                         reason="cancel"))
+                                         reason=Kill.CANCEL))
                 return True
         return False
 
-    def _cancel_overdue(self, reason: str) -> None:
+    def _cancel_overdue(self, reason: Kill) -> None:
         """The zygote did not confirm the cancel: end the candidates here, so the kernel is free."""
         if not self.in_flight:
             return

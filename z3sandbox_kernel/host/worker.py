@@ -34,6 +34,7 @@ from typing import Any, cast
 
 from ..protocol import PROTOCOL_VERSION, CancelRequest, Hello, RunRequest, ZygoteEvent, ZygoteResult
 from ..results import CandidateResult
+from ..roles import Kill
 from ..verdicts import Verdict
 from .zygote_client import ZygoteProcess
 from .zygote_owner import PerLevel, ZygoteOwner, default_isolation, warn_degraded
@@ -61,8 +62,10 @@ def plugin_name(isolation: str) -> str:
 
 def synthesized(index: int, verdict: Verdict, reason: str, *, host: str | None = None,
                 kill: str | None = None) -> ZygoteResult:
-    """A CandidateDict for a candidate that has no zygote verdict (cancelled in a queue, lost)."""
-    candidate = CandidateResult(index=index, verdict=verdict, reason=reason, kill=kill, host=host)
+    """A CandidateDict for a candidate that has no zygote verdict (cancelled in a queue, lost);
+    ``kill`` is a ``Kill``'s value (a cancel's reason, as it crossed a process or a cluster)."""
+    candidate = CandidateResult(index=index, verdict=verdict, reason=reason, host=host,
+                                kill=None if kill is None else Kill(kill))
     return cast(ZygoteResult, candidate.to_dict())  # a CandidateDict (and its limits), no byte_runs
 
 
@@ -167,7 +170,7 @@ class WorkerZygote(ZygoteOwner):
     def knows(self, token: str) -> bool:
         return token in self._tokens
 
-    def cancel(self, token: str, reason: str = "cancel") -> bool:
+    def cancel(self, token: str, reason: Kill = Kill.CANCEL) -> bool:
         """Kill the candidate ``token`` now (any thread).  False if it is not running here."""
         with self._lock:
             if token not in self._tokens:
@@ -178,7 +181,7 @@ class WorkerZygote(ZygoteOwner):
             self._loop.call(self._send_cancel, zygote_id, reason)
         return True
 
-    def _send_cancel(self, zygote_id: int, reason: str) -> None:
+    def _send_cancel(self, zygote_id: int, reason: Kill) -> None:
         if self._zygote is not None and zygote_id in self._waiting:
             self._zygote.send(CancelRequest(v=PROTOCOL_VERSION, type="cancel", id=zygote_id,
                                             reason=reason))
@@ -221,7 +224,7 @@ class ZygotePlugin(WorkerPlugin):
         zygote = self.zygote
         if (start in RUNNING_STATES and finish in LEAVING_STATES and zygote is not None
                 and isinstance(key, str) and zygote.knows(key)):
-            zygote.cancel(key, "cancel")
+            zygote.cancel(key, Kill.CANCEL)
 
 
 # -------------------------------------------------------------------------------------- the task
@@ -263,7 +266,7 @@ def run_candidate(request: RunRequest, isolation: str, token: str,
         host = str(worker.address)
         zygote.expect(token)
         if _task_state(worker, token) == "cancelled":  # cancelled before expect(): no hook saw it
-            zygote.cancel(token, "cancel")
+            zygote.cancel(token, Kill.CANCEL)
         if announce:
             event = {"key": token, "worker": host}
             on_started = functools.partial(worker.log_event, STARTED_TOPIC, event)  # thread-safe

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
+from ..roles import Kill
 from .wire import JsonValue
 
 # ------------------------------------------------------------------------------------ child -> zygote
@@ -190,7 +191,7 @@ class CancelRequest(TypedDict):
     v: int
     type: Literal["cancel"]
     id: int
-    reason: str  # "race", "cancel", "interrupt"
+    reason: Kill  # race, cancel, interrupt
 
 
 class ShutdownRequest(TypedDict):
@@ -261,7 +262,7 @@ class CandidateDict(CandidateOptional):
     wall_s: float
     cpu_s: float
     peak_rss_mb: float
-    kill: str | None  # "solver", "wall", "cpu", "memory", "output", "file_size", "race", "cancel", "seccomp"
+    kill: Kill | None  # why it was killed (roles.Kill)
     exit_code: int | None
     signal: int | None
     verified: bool | None
