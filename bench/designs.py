@@ -92,8 +92,8 @@ class Design:
 class Engine(Design):
     """This package: a warm zygote forks each candidate.  Cold start = the first run()."""
 
-    def __init__(self, isolation: str, verify: bool) -> None:
-        self.isolation_level, self.verify = isolation, verify
+    def __init__(self, isolation: str, verify: bool, jobs: int | None = None) -> None:
+        self.isolation_level, self.verify, self.jobs = isolation, verify, jobs
         self.key = f"engine_{isolation}" + ("" if verify else "_noverify")
         self.label = (f"(a) engine, isolation={isolation!r}" if isolation == "kernel"
                       else f"(a') engine, isolation={isolation!r}")
@@ -124,7 +124,7 @@ class Engine(Design):
             self.child_cpu_ms.append(result.candidates[0].cpu_s * 1000)
 
     def batch(self, k: int) -> None:
-        self._check(self.sandbox.run([SCRIPT] * k, verify=self.verify).candidates)
+        self._check(self.sandbox.run([SCRIPT] * k, verify=self.verify, jobs=self.jobs).candidates)
 
     def close(self) -> None:
         self.sandbox.close()
