@@ -49,16 +49,25 @@ def snapshot(revision: str) -> str:
     return python
 
 
-def _engine_at(python: str, label: str, verify: bool, jobs: int | None) -> Engine:
+def _engine_at(python: str, label: str, verify: bool, jobs: int | None, back_to_back: bool) -> Engine:
     """An Engine whose zygote is started by ``python`` (read by the first run(), in __init__)."""
     own = sys.executable
     sys.executable = python
     try:
-        engine = Engine("kernel", verify=verify, jobs=jobs)
+        engine = (BackToBack if back_to_back else Engine)("kernel", verify=verify, jobs=jobs)
     finally:
         sys.executable = own
     engine.key = engine.label = label + ("" if verify else " noverify")
     return engine
+
+
+class BackToBack(Engine):
+    """An Engine whose K=1 sample is a run sent the instant the one before it returned."""
+
+    def timed(self, k: int | None = None) -> tuple[float, float]:
+        if k is None:
+            Engine.one(self)
+        return super().timed(k)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--batches", type=int, default=10, help="rounds per K")
     parser.add_argument("--noverify", action="store_true", help="also each side with verify=False")
+    parser.add_argument("--back-to-back", action="store_true",
+                        help="each K=1 sample is the second of two runs, sent the instant the first "
+                        "returned (what the first set off after its verdict is still running)")
     args = parser.parse_args(argv)
     designs: dict[str, Design] = {}
     try:
@@ -76,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             where, _, jobs = spec.partition(",jobs=")
             python = where if os.path.sep in where else snapshot(where)
             for verify in (True, False) if args.noverify else (True,):
-                engine = _engine_at(python, name, verify, int(jobs) if jobs else None)
+                engine = _engine_at(python, name, verify, int(jobs) if jobs else None, args.back_to_back)
                 designs[engine.key] = engine
         rows, load = measure(designs, None, args.runs, 5, args.batches)
     finally:
