@@ -52,15 +52,19 @@ def summarize(latency_s: list[float], cpu_s: list[float],
 
 
 def git_revision() -> str:
-    """HEAD's short hash (+ a note when tracked files differ), or $Z3BENCH_REVISION for a copy of
-    the tree outside git (a snapshot measured while the checkout is being edited)."""
+    """HEAD's short hash (+ a note when tracked files other than the benchmarks' outputs differ), or
+    $Z3BENCH_REVISION for a copy of the tree outside git (a snapshot measured while the checkout is
+    being edited)."""
     if os.environ.get("Z3BENCH_REVISION"):
         return os.environ["Z3BENCH_REVISION"]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+        # The benchmarks' own outputs (make bench writes solve.json before launch.py starts, and the
+        # README's table) do not make the measured tree another one.
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no", "--",
+                                ".", ":!bench/results", ":!README.md"],
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
