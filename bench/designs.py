@@ -67,7 +67,13 @@ class Design:
         else:
             self.batch(k)
         wall = time.perf_counter() - started
-        return wall, time.process_time() + self.outside_cpu_s() - cpu
+        host = time.process_time()  # before settling: its polling is the benchmark's own CPU
+        self.settle()
+        return wall, host + self.outside_cpu_s() - cpu
+
+    def settle(self) -> None:
+        """Wait until the design's processes have finished what this sample set off, so that their
+        CPU is counted in it."""
 
     def close(self) -> None:
         """Release whatever the design holds (a zygote, a pool)."""
@@ -86,8 +92,8 @@ class Design:
 class Engine(Design):
     """This package: a warm zygote forks each candidate.  Cold start = the first run()."""
 
-    def __init__(self, isolation: str, verify: bool) -> None:
-        self.isolation_level, self.verify = isolation, verify
+    def __init__(self, isolation: str, verify: bool, jobs: int | None = None) -> None:
+        self.isolation_level, self.verify, self.jobs = isolation, verify, jobs
         self.key = f"engine_{isolation}" + ("" if verify else "_noverify")
         self.label = (f"(a) engine, isolation={isolation!r}" if isolation == "kernel"
                       else f"(a') engine, isolation={isolation!r}")
@@ -118,23 +124,25 @@ class Engine(Design):
             self.child_cpu_ms.append(result.candidates[0].cpu_s * 1000)
 
     def batch(self, k: int) -> None:
-        self._check(self.sandbox.run([SCRIPT] * k, verify=self.verify).candidates)
+        self._check(self.sandbox.run([SCRIPT] * k, verify=self.verify, jobs=self.jobs).candidates)
 
     def close(self) -> None:
         self.sandbox.close()
 
-    def outside_cpu_s(self) -> float:
-        """The zygote processes' own CPU plus that of every candidate tree they reaped."""
-        outer = self.sandbox.zygote_pid
-        if outer is None:
-            return 0.0
-        try:
-            with open(f"/proc/{outer}/task/{outer}/children") as handle:
-                pids = [outer, *(int(pid) for pid in handle.read().split())]
-        except OSError:
-            pids = [outer]
-        return sum(_proc_cpu_s(pid) for pid in pids)
+    def settle(self) -> None:
+        """What a candidate sets off after its verdict (the next standby and spare verifier forked
+        and bootstrapped) is its cost too, and would otherwise fall between two samples."""
+        _settle(self.sandbox.zygote_pid)
 
+    def outside_cpu_s(self) -> float:
+        """CPU of every process of the zygote's: the thin outer parent, the serving zygote, its fork
+        server (zygote/forker.py: every tree and verifier is its child), and every live tree, each
+        with the CPU of the children it reaped (``cutime``): a tree the fork server reaped is in the
+        fork server's, a candidate its init reaped in the init's.  A process counted live at one
+        reading and reaped by the next moves from its own line to its parent's ``cutime``: nothing
+        is counted twice or lost, as long as every parent reaps (they all do)."""
+        root = self.sandbox.zygote_pid
+        return sum(_proc_cpu_s(pid) for pid in descendants(root)) if root is not None else 0.0
     def extra(self) -> dict[str, Any]:
         report = self.sandbox.isolation()
         applied: dict[str, Any] = dict(self.applied or {})
@@ -142,6 +150,44 @@ class Engine(Design):
         return {"cold_start_ms": self.cold_start_s * 1000, "isolation_probed": report,
                 "isolation_applied": self.applied, "layers_not_applied": inactive,
                 "child_wall_ms_samples": self.child_wall_ms}
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every process below it, from /proc (every thread's ``children``)."""
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/children") as handle:
+                    todo.extend(int(child) for child in handle.read().split())
+            except OSError:
+                pass
+    return found
+
+
+def _settle(root: int | None, limit_s: float = 0.25) -> None:
+    """Wait (at most ``limit_s``) until no process under ``root`` is running or runnable twice in
+    a row, 1 ms apart: the zygote's refills after a verdict are done."""
+    if root is None:
+        return
+    deadline, quiet = time.perf_counter() + limit_s, 0
+    while quiet < 2 and time.perf_counter() < deadline:
+        busy = False
+        for pid in descendants(root):
+            try:
+                with open(f"/proc/{pid}/stat") as handle:
+                    state = handle.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            busy = busy or state in ("R", "D")
+        quiet = 0 if busy else quiet + 1
+        time.sleep(0.001)
 
 
 def _proc_cpu_s(pid: int) -> float:

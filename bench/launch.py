@@ -1,14 +1,16 @@
 """Launch benchmark: per-candidate latency, throughput, CPU and time-to-kill of the engine against the
-designs it replaces, measured interleaved in one run, with issue 12's targets stated as met or missed.
+designs it replaces, measured interleaved in one run, with issue 24's targets stated as MET or MISSED.
 
-    python bench/launch.py [--quick] [--runs N] [--out bench/results] [--only KEY ...]
+    python bench/launch.py [--quick] [--runs N] [--out bench/results] [--only KEY ...] [--solve FILE]
 
 Every design is built first and stays alive; then each round times one candidate of every design
 (in a fresh order every round) and one kill past a wall limit, and records the load
 average, so load that changes during the run hits every row alike.  The K=1/4/16 batches are
 interleaved the same way.  Writes ``launch.json`` (every sample, the load of every round, the
 machine, the isolation report) and ``launch.md`` (the table and the targets), prints the table and,
-when writing to bench/results, refreshes the README's benchmark block from it.
+when writing to bench/results, refreshes the README's benchmark block from it.  The solve-time
+targets are judged from ``solve.json`` in the same folder (bench/solve.py, which ``make bench`` runs
+first), named with its own revision and load.
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ from typing import Any
 import z3
 from designs import SCRIPT, BareFork, Design, Engine, InProcess, Isolated, Subprocess
 from kill import KillProbe
-from report import KS, machine, summarize, table, targets
+from report import KS, machine, solve_summary, summarize, table, targets
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 README = os.path.join(os.path.dirname(os.path.dirname(RESULTS)), "README.md")
 # (runs, warm-up runs, batches per K) for a normal and a --quick run.
-NORMAL = (200, 10, 20)
+NORMAL = (150, 10, 15)
 QUICK = (20, 3, 3)
 
 DESIGNS: dict[str, Callable[[], Design]] = {  # in table order
@@ -85,9 +87,11 @@ def measure(designs: dict[str, Design], kill: KillProbe | None, runs: int, warmu
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs: a smoke test, not a result")
-    parser.add_argument("--runs", type=int, help="single-candidate rounds (default 200, --quick 20)")
+    parser.add_argument("--runs", type=int, help="single-candidate rounds (default 150, --quick 20)")
     parser.add_argument("--out", default=RESULTS, help="folder for launch.json and launch.md")
     parser.add_argument("--only", nargs="*", choices=list(DESIGNS), help="measure only these designs")
+    parser.add_argument("--solve", help="bench/solve.py's solve.json to judge the solve targets on "
+                        "(default: the one in --out, if any)")
     args = parser.parse_args(argv)
     runs, warmup, batches = QUICK if args.quick else NORMAL
     runs = args.runs or runs
@@ -111,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"benchmark": "launch", "script": SCRIPT, "quick": args.quick, "interleaved": True,
               "runs": runs, "warmup": warmup, "batches_per_k": batches, "ks": list(KS),
               "machine": {**info, "isolation": isolation}, "designs": rows,
-              "kill": kill.result() if kill else None}
+              "kill": kill.result() if kill else None, "solve": _solve(args.solve or args.out)}
     markdown = _markdown(result)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "launch.json"), "w") as handle:
@@ -122,6 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     if os.path.samefile(args.out, RESULTS) and not args.quick and not args.only:
         _refresh_readme(markdown)
     return 0
+
+
+def _solve(path: str) -> dict[str, Any] | None:
+    """The solve targets' summary of a solve.json (a file, or a folder holding one), if any."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "solve.json")
+    try:
+        with open(path) as handle:
+            return solve_summary(json.load(handle))
+    except (OSError, ValueError):
+        return None
 
 
 def _refresh_readme(markdown: str) -> None:
@@ -151,7 +166,8 @@ def _markdown(result: dict[str, Any]) -> str:
         f"{result['batches_per_k']} rounds per K"
         + (" (**--quick: not a result**)" if result["quick"] else "")
         + ". Latency = submit to verdict; K=16 run ms = one run() of 16 candidates; CPU = every "
-        "process's CPU per candidate (this one, the zygote, every tree it reaped).",
+        "process's CPU per candidate (this one, the zygote, its fork server, every tree, read once "
+        "the zygote has settled after the verdict).",
         "",
         f"Load average (1 min): {info['load_average_at_start'][0]:.2f} at start, {min(load):.2f}–"
         f"{max(load):.2f} during the rounds, {info['load_average_at_end'][0]:.2f} at end "
@@ -159,9 +175,16 @@ def _markdown(result: dict[str, Any]) -> str:
         "",
         table(rows),
         "",
-        *targets(rows, result.get("kill")),
+        *targets(rows, result.get("kill"), result.get("solve")),
         "",
     ]
+    solve = result.get("solve")
+    if solve:
+        solve_load = solve["load"]
+        lines += [f"Solve targets from bench/solve.py ({solve['machine']}; load "
+                  f"{solve_load[0]:.2f} at start, {solve_load[1]:.2f} at end): the candidate's own CPU "
+                  "over the same work's in a plain interpreter, files over 100 ms of CPU in-process, "
+                  "best of its samples.", ""]
     if cold:
         lines += ["Cold start (first run() of a new Sandbox, zygote start included): "
                   + "; ".join(cold) + ".", ""]

@@ -40,7 +40,7 @@ class RunOption:
     def default_text(self) -> str:
         """The default as the docs say it."""
         if self.default is None:
-            return {"jobs": "one per CPU", "isolation": "the best available"}.get(self.name, "none")
+            return {"jobs": "two per CPU", "isolation": "the best available"}.get(self.name, "none")
         if isinstance(self.default, bool):
             return "on" if self.default else "off"
         return str(self.default)
