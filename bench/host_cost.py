@@ -104,7 +104,7 @@ def main() -> None:
     args = parser.parse_args()
     # Every zygote starts now, and the renderers are imported: what is measured is this revision's
     # code even if the tree changes while the bench runs.
-    from z3sandbox_kernel.presentation import html, render  # noqa: F401
+    from z3sandbox_kernel.presentation import render  # noqa: F401
 
     sandboxes = [Sandbox(isolation="kernel") for _ in range(3)]
     for sandbox in sandboxes:
