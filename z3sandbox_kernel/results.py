@@ -30,10 +30,10 @@ DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (results
 
 
 class Views(Protocol):
-    """How results show themselves: the presentation (presentation/render.py) registers one with ``show_with``
-    when it is imported, so this module imports none of it (the dependency goes one way:
-    presentation -> results).  The package's public names import the presentation with them
-    (__init__.py); until it is imported, a result's repr is a plain one-liner."""
+    """How results show themselves: presentation/render.py registers one with ``show_with`` when it
+    is imported, so this module imports none of it (presentation -> results, one way).  The
+    package's public names import the presentation with them (__init__.py); until it is imported,
+    a result's repr is a plain one-liner."""
 
     def run_mimebundle(self, result: RunResult) -> tuple[dict[str, Any], dict[str, Any]]: ...
     def run_text(self, result: RunResult) -> str: ...
@@ -53,7 +53,7 @@ def show_with(views: Views) -> None:
 
 def _views() -> Views:
     if not _VIEWS:
-        raise RuntimeError("no presentation is registered: import z3sandbox_kernel.render")
+        raise RuntimeError("no presentation is registered: import z3sandbox_kernel.presentation.render")
     return _VIEWS[0]
 
 
@@ -92,10 +92,8 @@ class CandidateResult:
     payload: bytes | None = None
     payload_error: str | None = None
     unsat_core: list[tuple[int, str]] | None = None
-    # sat from an Optimize check: its objectives, {term, direction, value} (protocol.Objective)
-    objectives: list[Objective] = field(default_factory=list)
-    # models=N: the further models, each unlike the others and verified like ``model``
-    more_models: list[ModelResult] = field(default_factory=list)
+    objectives: list[Objective] = field(default_factory=list)  # a sat Optimize check's goals
+    more_models: list[ModelResult] = field(default_factory=list)  # models=N: each verified too
     stdout: str = ""
     stderr: str = ""
     stdout_truncated: bool = False
@@ -104,7 +102,7 @@ class CandidateResult:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     peak_rss_mb: float = 0.0
-    kill: Kill | None = None
+    kill: Kill | None = None  # why it was killed, if it was (roles.Kill: shows as its string)
     exit_code: int | None = None
     signal: int | None = None
     verified: bool | None = None
@@ -127,7 +125,7 @@ class CandidateResult:
         known = {f.name for f in dataclasses.fields(cls)} - {"limits"}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         values["verdict"] = Verdict(data["verdict"]) if data.get("verdict") is not None else None
-        values["kill"] = _kill(data.get("kill"))
+        values["kill"] = Kill.read(data.get("kill"))
         model = data.get("model")
         if model is not None:
             values["model"] = {k: decode_value(v) for k, v in model.items()}
@@ -399,12 +397,3 @@ def _from_display_document(data: dict[str, Any], metadata: dict[str, Any]) -> Ru
                      isolation=data.get("isolation"), notes=list(data.get("notes", [])),
                      interrupted=bool(data.get("interrupted")),
                      elapsed_s=float(metadata.get("elapsed_s", 0.0)), run_id=data.get("run_id") or "")
-
-
-def _kill(value: object) -> Kill | None:
-    """A kill reason as the wire and saved documents write it; one this version does not know
-    (a document from a later one) is kept as no reason rather than failing the whole load."""
-    try:
-        return None if value is None else Kill(value)
-    except ValueError:
-        return None

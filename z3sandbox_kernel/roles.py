@@ -75,6 +75,18 @@ class Kill(StrEnum):
     SECCOMP = "seccomp"  # a system call the filter kills for
     DISK = "disk"  # its scratch tmpfs was full
 
+    def __repr__(self) -> str:
+        return repr(self.value)  # a result's kill shows as the string it always was: 'wall'
+
+    @classmethod
+    def read(cls, value: object) -> Kill | None:
+        """A kill reason as the wire and saved documents write it; one this version does not
+        know (a document from a later version) is read as none rather than failing the load."""
+        try:
+            return None if value is None else cls(value)
+        except ValueError:
+            return None
+
 
 # The zygote kills a candidate for these; the rest are the operating system's.
 ZYGOTE_KILLS = frozenset({Kill.WALL, Kill.OUTPUT, Kill.REPORT, Kill.RACE, Kill.CANCEL, Kill.INTERRUPT,
