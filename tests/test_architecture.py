@@ -1,14 +1,23 @@
-"""The package's shape: imports go one way (no circle), the child side imports nothing of the host,
-and no module is over the size budget (STYLE.md, 12).
+"""The package's shape: the layers kept by folders, imports one way (no circle between modules or
+folders), no import of a name built at run time, nothing of the host or the faces loaded where
+untrusted code runs, and no module over the size budget (STYLE.md, 12).
+
+The layers, bottom up: the contracts (the top-level modules and ``protocol/``); ``child/`` (what
+runs in a sandboxed process); ``zygote/`` (what forks it); ``host/`` (the engine); and the faces
+(``presentation/``, ``jupyter/``, ``agents/``, ``cli``, and the package's own lazy public names).
+``ALLOWED`` says which layer may import which, as an allow-list.
 
 The import graph is read from the source with ``ast``: every ``import`` anywhere in a module, a
-function's lazy one included; only what sits under ``if TYPE_CHECKING:`` is left out (it never runs).
+function's lazy one included, and ``importlib.import_module`` of a literal name; only what sits
+under ``if TYPE_CHECKING:`` is left out (it never runs).
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 import z3sandbox_kernel
 
@@ -17,7 +26,22 @@ NAME = "z3sandbox_kernel"
 MAX_LINES = 400
 KNOWN_CIRCLES: list[set[str]] = []  # none: every import goes one way
 KNOWN_LARGE: set[str] = set()  # none over MAX_LINES
-CHILD_MAY_NOT_IMPORT = ("host", "jupyter", "agents")
+CONTRACTS = "contracts"
+FACES = ("presentation", "jupyter", "agents", "cli", "package")
+# layer -> the layers it may import (its own included)
+ALLOWED: dict[str, frozenset[str]] = {
+    CONTRACTS: frozenset({CONTRACTS}),
+    "child": frozenset({CONTRACTS, "child"}),
+    "zygote": frozenset({CONTRACTS, "child", "zygote"}),
+    "host": frozenset({CONTRACTS, "zygote", "host"}),  # the zygote's pure helpers (payload overlay, scratch)
+    "presentation": frozenset({CONTRACTS, "presentation"}),
+    "jupyter": frozenset({CONTRACTS, "host", "presentation", "jupyter"}),
+    "agents": frozenset({CONTRACTS, "host", "presentation", "agents"}),
+    "cli": frozenset({CONTRACTS, "host", "presentation", "jupyter", "agents", "cli"}),
+    "package": frozenset({CONTRACTS, "host", "presentation", "jupyter", "agents", "cli", "package"}),
+}
+# Where untrusted code runs (the zygote and every child it forks), none of these may be loaded.
+NEVER_IN_A_SANDBOX = ("host", "presentation", "jupyter", "agents", "cli")
 
 
 def _modules() -> dict[str, Path]:
@@ -28,6 +52,18 @@ def _modules() -> dict[str, Path]:
             parts = parts[:-1]
         modules[".".join((NAME, *parts))] = path
     return modules
+
+
+def layer_of(module: str) -> str:
+    """The layer a module belongs to: its folder, or the contracts for a top-level module."""
+    parts = module.split(".")[1:]
+    if not parts or parts[0] in ("__main__",):
+        return "package"
+    if parts[0] == "cli":
+        return "cli"
+    if len(parts) == 1 or parts[0] == "protocol":
+        return CONTRACTS
+    return parts[0]
 
 
 def _is_type_checking(node: ast.If) -> bool:
@@ -46,6 +82,10 @@ def _imported(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
             for child in node.orelse:
                 visit(child)
             return
+        if isinstance(node, ast.Call) and _is_dynamic_import(node) and node.args:
+            name = node.args[0]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                found.add(_absolute(name.value, package))
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -60,6 +100,36 @@ def _imported(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
     visit(ast.parse(path.read_text(encoding="utf-8")))
     return {name for name in found if name in modules and name != module}
+
+
+def _is_dynamic_import(node: ast.Call) -> bool:
+    """``importlib.import_module(...)``, ``import_module(...)`` or ``__import__(...)``."""
+    function = node.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+    return name in ("import_module", "__import__")
+
+
+def _absolute(name: str, package: str) -> str:
+    if not name.startswith("."):
+        return name
+    level = len(name) - len(name.lstrip("."))
+    anchor = package.split(".")[: len(package.split(".")) - level + 1]
+    return ".".join([*anchor, name.lstrip(".")]) if name.lstrip(".") else ".".join(anchor)
+
+
+def built_up_imports(source: str) -> list[int]:
+    """The lines that import a module whose name is built at run time (an f-string, a sum, a
+    format or a join): the graph cannot see what they import, so no layer rule can hold there.
+    A name from a table of literals (the package's lazy public names) is not built up."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and _is_dynamic_import(node) and node.args:
+            name = node.args[0]
+            if isinstance(name, (ast.JoinedStr, ast.BinOp)) or (
+                    isinstance(name, ast.Call) and isinstance(name.func, ast.Attribute)
+                    and name.func.attr in ("format", "join")):
+                lines.append(node.lineno)
+    return lines
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -122,18 +192,76 @@ def _imported_from_source(source: str, tmp_name: str = "a.py") -> set[str]:
         return _imported("z3sandbox_kernel.host.a", path, modules)
 
 
-def test_the_child_side_imports_nothing_of_the_host_jupyter_or_agents():
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that goes against ``ALLOWED``."""
+    return sorted(f"{module} -> {imported}" for module, imports in graph.items() for imported in imports
+                  if layer_of(imported) not in ALLOWED[layer_of(module)])
+
+
+def folder_circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    folders: dict[str, set[str]] = {}
+    for module, imports in graph.items():
+        folders.setdefault(layer_of(module), set()).update(
+            layer_of(imported) for imported in imports if layer_of(imported) != layer_of(module))
+    return circles(folders)
+
+
+def test_every_import_goes_down_the_layers():
+    assert layer_violations(import_graph()) == []
+
+
+def test_the_folders_have_no_circle():
+    assert folder_circles(import_graph()) == []
+
+
+def test_no_module_imports_a_name_built_at_run_time():
+    found = {str(path.relative_to(PACKAGE)): lines for path in PACKAGE.rglob("*.py")
+             if (lines := built_up_imports(path.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
+INJECTED = {  # (module, the import line added to it): each goes against the layers
+    "zygote importing the host": ("zygote.server", "from ..host import sandbox"),
+    "zygote importing jupyter": ("zygote.classify", "def f():\n    from ..jupyter import magic"),
+    "child importing the presentation": ("child.harness", "from ..presentation import phrases"),
+    "a contract importing the presentation": ("options", "from .presentation import phrases"),
+    "child importing the zygote": ("child.bootstrap", "from ..zygote import recipe"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INJECTED))
+def test_the_checks_catch_an_import_against_the_layers(case, tmp_path):
+    module, line = INJECTED[case]
     graph = import_graph()
-    child = [module for module in graph if module.startswith(f"{NAME}.child")]
-    reached, todo = set(child), list(child)
-    while todo:  # what the child side imports, directly or through another module
-        for successor in graph[todo.pop()]:
-            if successor not in reached:
-                reached.add(successor)
-                todo.append(successor)
-    forbidden = sorted(module for module in reached
-                       if module.split(".")[1] in CHILD_MAY_NOT_IMPORT)
-    assert forbidden == []
+    name = f"{NAME}.{module}"
+    path = _modules()[name]
+    injected = tmp_path / path.name
+    injected.write_text(path.read_text(encoding="utf-8") + "\n" + line + "\n", encoding="utf-8")
+    graph[name] = _imported(name, injected, _modules())
+    assert layer_violations(graph) != []
+
+
+def test_the_checks_catch_an_import_of_a_built_up_name():
+    assert built_up_imports("import importlib\nimportlib.import_module(f'..host.{name}', __package__)\n")
+    assert built_up_imports("__import__('z3sandbox_kernel.' + 'host')\n")
+    assert not built_up_imports("importlib.import_module(_LAZY[name], __name__)\n")
+
+
+LOADED_IN_A_CANDIDATE = """
+import sys
+print(sorted(name for name in sys.modules if name.startswith("z3sandbox_kernel")))
+"""
+
+
+def test_a_running_zygote_and_candidate_load_nothing_of_the_host_or_the_faces():
+    """A candidate is a fork of the zygote's fork server: what it has loaded, the zygote had."""
+    from z3sandbox_kernel import Sandbox
+
+    with Sandbox() as sandbox:
+        result = sandbox.run([LOADED_IN_A_CANDIDATE], verify=False).candidates[0]
+    loaded = ast.literal_eval(result.stdout.strip())
+    assert f"{NAME}.zygote.server" in loaded and f"{NAME}.child.harness" in loaded  # it did look
+    assert [name for name in loaded if layer_of(name) in NEVER_IN_A_SANDBOX] == []
 
 
 def test_no_module_is_over_the_size_budget():

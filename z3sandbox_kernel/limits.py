@@ -18,6 +18,12 @@ from typing import Any
 MIN_MEMORY_MB = 64
 
 
+def number(value: float) -> str:
+    """A limit's value as every face writes it: ``5``, ``0.5``, ``1048576`` (whole numbers in full,
+    never ``1.04858e+06``)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 def _limit(default: float, minimum: float, unit: str, help_text: str, flag: str) -> Any:
     return field(
         default=default,

@@ -133,8 +133,7 @@ def limit_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     """``(flags, keywords)`` for ``add_argument``, one per limit (``limits.LIMIT_FIELDS``): flag,
     unit, type and help from the limits model; every default is None (the config's or the model's
     applies)."""
-    from .limits import DEFAULT_LIMITS, LIMIT_FIELDS
-    from .presentation.phrases import number
+    from .limits import DEFAULT_LIMITS, LIMIT_FIELDS, number
 
     specs: list[tuple[tuple[str, ...], dict[str, Any]]] = []
     for spec in LIMIT_FIELDS:

@@ -4,23 +4,20 @@ Runs in the process that will run user code.  Before it, its init has walked the
 steps (zygote/recipe.py: its mount, IPC and UTS namespaces, its uid, its own user namespace).
 ``become_child`` then, each step's position an ordering constraint:
 
-1. Own session and process group: a kill of the group reaches everything the candidate starts.
-2. Descriptors: stdin from /dev/null, 1 and 2 to the capture pipes, the result pipe on RESULT_FD,
-   every other inherited descriptor closed (the zygote's control pipe above all).
-3. Parent-death signal: if the zygote dies, so do we (inside a PID namespace the kernel does it).
-4. Scratch folder as the working directory (the environment layer needs its path).
-5. The recipe's child steps, in its order (environment, rlimits, capabilities, Landlock, seccomp
+1-5. ``BEFORE_LAYERS``, in order: the zygote's signal handling undone, its own session, its
+   descriptors, its parent-death signal, its scratch folder (each step says why it stands there).
+6. The layers, in ``child/steps.py``'s order (environment, rlimits, capabilities, Landlock, seccomp
    last): ``_apply_layers``.
-6. The setup frame on RESULT_FD: which layers are active.  Written *before* user code, so user code
+7. The setup frame on RESULT_FD: which layers are active.  Written *before* user code, so user code
    cannot change what the zygote reports about isolation.
 
 A standby (zygote/standby.py) applies the steps of ``When.PER_CANDIDATE`` before any request
 exists, then blocks on its go pipe; handed a request, it applies those of ``When.WITH_REQUEST``
 (rlimits: they can only be lowered once set) and checks the layers the request requires, then
-step 6: the same steps in the same order as a cold candidate.  A spare verifier does the same,
+step 7: the same steps in the same order as a cold candidate.  A spare verifier does the same,
 its request coming after the setup frame (``_await_request``).
 
-After step 6 user code runs (the harness).  Its report is the second frame.  We never return.
+After step 7 user code runs (the harness).  Its report is the second frame.  We never return.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, cast
 
@@ -55,8 +52,7 @@ from ..protocol import (
     frame_length,
 )
 from ..roles import Role
-from ..zygote.recipe import CHILD_STEPS, When
-from .layers import Layer, LayerSetupError, Policy
+from .layers import Layer, LayerSetupError, Policy, When
 
 # glibc's malloc: keep freed memory (trim) and serve big blocks from the heap (mmap) instead of
 # giving them back to the kernel, whose fresh pages the first check in a new fork would fault in
@@ -113,6 +109,49 @@ def _redirect_descriptors(job: ChildJob) -> None:
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
 
 
+def _undo_zygote_signals(job: ChildJob) -> None:
+    signal.set_wakeup_fd(-1)
+    for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, STANDBY_TAKEN):
+        signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the zygote blocks STANDBY_TAKEN
+
+
+def _own_session(job: ChildJob) -> None:
+    os.setsid()
+
+
+def _parent_death_signal(job: ChildJob) -> None:
+    if not job.in_pid_namespace and sys.platform == "linux":
+        set_parent_death_signal(signal.SIGKILL)
+
+
+def _scratch_folder(job: ChildJob) -> None:
+    os.chdir(job.policy.scratch_dir)
+
+
+@dataclass(frozen=True)
+class JobStep:
+    """One of the child's own steps before its layers (zygote/recipe.py shows them in the recipe)."""
+
+    name: str
+    why: str  # the ordering constraint, said once
+    apply: Callable[[ChildJob], None]
+
+
+BEFORE_LAYERS: tuple[JobStep, ...] = (
+    JobStep("signals", "the zygote's handlers, wake-up descriptor and blocked signals are not the "
+            "candidate's: back to Python's defaults first", _undo_zygote_signals),
+    JobStep("session", "its own session and process group: a kill of the group reaches everything "
+            "the candidate starts", _own_session),
+    JobStep("descriptors", "stdin from /dev/null, 1 and 2 to the capture pipes, the result pipe on "
+            "its number, every other inherited descriptor closed (the zygote's control pipe above all)",
+            _redirect_descriptors),
+    JobStep("parent-death signal", "if the zygote dies, so does the child (inside a PID namespace "
+            "the kernel does it)", _parent_death_signal),
+    JobStep("scratch folder", "the working directory; the environment layer needs its path",
+            _scratch_folder),
+)
+
 _EVERY = frozenset(When)
 _AHEAD = frozenset({When.PER_CANDIDATE})  # a tree forked before its request (a standby, a spare)
 _WITH_REQUEST = frozenset({When.WITH_REQUEST})
@@ -120,17 +159,15 @@ _WITH_REQUEST = frozenset({When.WITH_REQUEST})
 
 def _apply_layers(job: ChildJob, reports: list[LayerReport] | None = None, when: frozenset[When] = _EVERY
                   ) -> tuple[list[LayerReport], str | None]:
-    """Walk the recipe's child steps (those of ``when``) over the layers the zygote applies; a
-    required one that fails stops the candidate, others degrade."""
+    """Apply the layers the zygote hands us (those of ``when``), in order; a required one that
+    fails stops the candidate, others degrade."""
     if reports is None:
         reports = list(job.preset_reports)
         for preset in reports:  # namespaces, entered by the zygote and the candidate's init
             if preset["name"] in job.required and not preset.get("active"):
                 return reports, f"required layer {preset['name']} is not active: {preset.get('error', '')}"
-    layers = {layer.NAME: layer for layer in job.layers}
-    for step in CHILD_STEPS:
-        layer = layers.get(step.name)
-        if layer is None or step.when not in when:
+    for layer in job.layers:  # the active ones, in child/steps.py's order
+        if layer.WHEN not in when:
             continue
         try:
             reports.append(layer.apply(job.policy))
@@ -209,21 +246,14 @@ def _prepare_heap() -> None:
 def become_child(job: ChildJob) -> NoReturn:
     """Turn this fresh fork into a sandboxed candidate (or verifier), run it, report, exit."""
     try:
-        signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, STANDBY_TAKEN):
-            signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the zygote blocks STANDBY_TAKEN
-        os.setsid()  # 1
-        _redirect_descriptors(job)  # 2
-        if not job.in_pid_namespace and sys.platform == "linux":
-            set_parent_death_signal(signal.SIGKILL)  # 3
-        os.chdir(job.policy.scratch_dir)  # 4
+        for step in BEFORE_LAYERS:  # 1-5
+            step.apply(job)
         _keep_freed_memory()
         if job.role is Role.STANDBY:
-            job, reports, failure = _stand_by(job)  # 5, blocked until handed a request
+            job, reports, failure = _stand_by(job)  # 6, blocked until handed a request
         else:  # a spare verifier's request, and so its limits, come after its setup frame
-            reports, failure = _apply_layers(job, when=_AHEAD if job.role is Role.SPARE else _EVERY)  # 5
-        _write_frame({"type": "setup", "layers": reports, "error": failure})  # 6
+            reports, failure = _apply_layers(job, when=_AHEAD if job.role is Role.SPARE else _EVERY)  # 6
+        _write_frame({"type": "setup", "layers": reports, "error": failure})  # 7
         if failure or job.role is Role.PROBE:  # a probe only proves the layers apply
             os._exit(0)
     except BaseException:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..limits import LIMIT_FIELDS, Limits
+from ..limits import LIMIT_FIELDS, Limits, number
 from .shown import model_count, model_items, printable, shown_verdict, state_label
 
 if TYPE_CHECKING:
@@ -121,11 +121,6 @@ def counts_summary(result: RunResult) -> str:
     """``2 sat, 1 timeout`` (most common first), plus candidates not done yet."""
     counts = Counter(state_label(c) for c in result.candidates)
     return ", ".join(f"{n} {label}" for label, n in counts.most_common()) or "no candidates"
-
-
-def number(value: float) -> str:
-    """``5``, ``0.5``, ``1048576``: whole numbers in full (never ``1.04858e+06``)."""
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def limits_summary(limits: Limits) -> str:

@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..child.bootstrap import ChildJob
+from ..child.steps import WITH_REQUEST
 from ..limits import Limits
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
 from ..roles import Role
-from .recipe import WITH_REQUEST
 from .sandboxing import SandboxPlan
 from .spawn import (
     CANDIDATE_NAME,
@@ -82,7 +82,7 @@ def child_job(plan: SandboxPlan, order: dict[str, Any], fds: tuple[int, int, int
     role = Role(order["role"])
     limits = Limits.from_dict(order["limits"])
     required = frozenset(order.get("require") or [])
-    if role is Role.SPARE:  # every layer required but those that come with its request (recipe.py)
+    if role is Role.SPARE:  # every layer required but those that come with its request (child/steps.py)
         required = frozenset(layer.NAME for layer in plan.layers if layer.NAME not in WITH_REQUEST)
     request: dict[str, Any]
     if role in (Role.RUN, Role.STANDBY) and go_r is not None:

@@ -6,29 +6,21 @@ reported as inactive with the reason, and the host warns once per process.
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 from dataclasses import dataclass, field
-from types import ModuleType
 
 from ..child.layers import Layer, Policy, report
+from ..child.steps import layers_at
 from ..limits import Limits
 from ..protocol import KNOWN_LAYERS, IsolationReport, LayerReport
 from ..readable import read_only_paths
 from . import scratch
 from .namespaces import NamespaceState, candidate_ids
-from .recipe import NAMESPACE_LAYERS, child_layers
+from .recipe import NAMESPACE_LAYERS
 
 MAX_ORPHAN_ROUNDS = 64
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def _load_layer(name: str) -> ModuleType | LayerReport:
-    try:
-        return importlib.import_module(f"..child.layers.{name}", __package__)
-    except ImportError as exc:
-        return report(name, False, error=f"not available in this build ({exc})")
 
 
 @dataclass
@@ -45,17 +37,12 @@ class SandboxPlan:
     @classmethod
     def build(cls, level: str, namespaces: NamespaceState, z3_version: str) -> SandboxPlan:
         plan = cls(level, namespaces, z3_version, readable=read_only_paths())
-        for name in child_layers(level):  # the recipe's child steps, in order
-            loaded = _load_layer(name)
-            if isinstance(loaded, ModuleType):
-                layer: Layer = loaded  # a module, structurally a Layer
-                probe = layer.probe()
-                plan.layer_reports.append(probe)
-                if probe.get("active"):
-                    layer.prepare(plan.readable)  # what it says is confirmed by the probe child
-                    plan.layers.append(layer)
-            else:
-                plan.layer_reports.append(loaded)
+        for layer in layers_at(level):  # the child's layers, in order (child/steps.py)
+            probe = layer.probe()
+            plan.layer_reports.append(probe)
+            if probe.get("active"):
+                layer.prepare(plan.readable)  # what it says is confirmed by the probe child
+                plan.layers.append(layer)
         if namespaces.pid:
             plan.pid_ns_fd = os.open("/proc/self/ns/pid", os.O_RDONLY)
         plan.baseline_rss_mb = plan._rss_mb()

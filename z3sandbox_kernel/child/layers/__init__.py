@@ -3,13 +3,16 @@
 Each layer module defines::
 
     NAME: str                                  # "landlock", "seccomp", ...
+    WHEN: When                                 # per candidate, or only with its request
+    PROCESS_LEVEL: bool                        # also at the "process" isolation level
+    WHY: str                                   # why it stands where it stands in the order
     def probe() -> LayerReport                 # can this machine apply it?  No side effects.
     def prepare(read_only_paths=()) -> LayerReport  # once, in the zygote: what apply can compute ahead
     def apply(policy: Policy) -> LayerReport   # apply it to the calling process, or raise LayerSetupError
 
 (``Layer`` below says it for the type checker.)  ``apply`` runs in the candidate process after
-fork and before any user code, in the order of the isolation recipe (zygote/recipe.py, where adding
-or skipping a layer is one line).
+fork and before any user code, in the order of ``child/steps.py``'s ``CHILD_LAYERS`` (where adding
+or skipping a layer is one line; zygote/recipe.py shows it as part of the whole recipe).
 """
 
 from __future__ import annotations
@@ -20,6 +23,15 @@ from typing import Protocol
 
 from ...limits import Limits
 from ...protocol import LayerReport
+from ...roles import StrEnum
+
+
+class When(StrEnum):
+    """When an isolation step runs (the child's layers, and the zygote's and init's steps)."""
+
+    ONCE = "once"  # at the zygote's start-up, before any request
+    PER_CANDIDATE = "per candidate"  # in every tree, possibly before its request exists (a standby)
+    WITH_REQUEST = "with the request"  # only once the request is known: its limits
 
 
 class LayerSetupError(Exception):
@@ -62,6 +74,9 @@ class Layer(Protocol):
     """A layer module, as the zygote and the bootstrap use it (modules satisfy it structurally)."""
 
     NAME: str
+    WHEN: When
+    PROCESS_LEVEL: bool
+    WHY: str
 
     def probe(self) -> LayerReport: ...
 

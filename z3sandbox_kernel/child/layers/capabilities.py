@@ -17,9 +17,12 @@ import errno
 
 from ...oscalls import capget, capset_empty, prctl
 from ...protocol import LayerReport
-from . import LayerSetupError, Policy, report
+from . import LayerSetupError, Policy, When, report
 
 NAME = "capabilities"
+WHEN = When.PER_CANDIDATE
+PROCESS_LEVEL = False
+WHY = "every capability dropped and no_new_privs set, which Landlock and seccomp need"
 
 _PR_CAPBSET_READ = 23
 _PR_CAPBSET_DROP = 24

@@ -11,9 +11,12 @@ import os
 import sys
 
 from ...protocol import LayerReport
-from . import Policy, report
+from . import Policy, When, report
 
 NAME = "environment"
+WHEN = When.PER_CANDIDATE
+PROCESS_LEVEL = True
+WHY = "a clean environment; needs the scratch folder as working directory"
 
 
 def probe() -> LayerReport:

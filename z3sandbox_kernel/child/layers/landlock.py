@@ -37,9 +37,12 @@ from dataclasses import dataclass
 from ... import readable
 from ...oscalls import syscall
 from ...protocol import LayerReport
-from . import LayerSetupError, Policy, report
+from . import LayerSetupError, Policy, When, report
 
 NAME = "landlock"
+WHEN = When.PER_CANDIDATE
+PROCESS_LEVEL = False
+WHY = "the paths it may read and write; after no_new_privs"
 
 # System call numbers are the same on every architecture (the unified table, Linux 5.13+).
 _SYS_CREATE_RULESET = 444

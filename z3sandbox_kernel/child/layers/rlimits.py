@@ -10,9 +10,13 @@ import resource
 import signal
 
 from ...protocol import LayerReport
-from . import LayerSetupError, Policy, report
+from . import LayerSetupError, Policy, When, report
 
 NAME = "rlimits"
+WHEN = When.WITH_REQUEST
+PROCESS_LEVEL = True
+WHY = ("the request's limits: they can only be lowered once set, so a standby or a spare applies "
+       "them when its request comes; before seccomp, which refuses prlimit on others")
 MB = 1 << 20
 
 

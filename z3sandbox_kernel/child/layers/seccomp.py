@@ -52,7 +52,7 @@ from typing import Any
 
 from ...oscalls import prctl
 from ...protocol import LayerReport
-from . import LayerSetupError, Policy, report
+from . import LayerSetupError, Policy, When, report
 from .seccomp_rules import (
     COMMANDS,
     DENIED,
@@ -69,6 +69,9 @@ from .seccomp_rules import (
 )
 
 NAME = "seccomp"
+WHEN = When.PER_CANDIDATE
+PROCESS_LEVEL = False
+WHY = "last: its filter refuses calls the steps before it still make"
 
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _AUDIT_ARCH_AARCH64 = 0xC00000B7
