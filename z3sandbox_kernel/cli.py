@@ -107,10 +107,6 @@ def _check_payload_dir(folder: Path | None) -> None:
         raise ValueError(f"--payload-dir {folder}: not writable")
 
 
-class Terminated(Exception):
-    """SIGTERM arrived: the run stops as on Ctrl-C (see ``_stop_on_sigterm``)."""
-
-
 @contextmanager
 def _stop_on_sigterm() -> Iterator[list[int]]:
     """While the run goes, SIGTERM stops it as Ctrl-C does (KeyboardInterrupt in the waiting
@@ -198,7 +194,7 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
                     name = candidate.label or f"candidate {candidate.index}"
                     print(f"\n--- {stream} of {candidate.index} ({name}) ---")
                     # Lines end at "\n" only: a "\r" (or \x85, \u2028) is shown escaped, never
-                    # obeyed by the terminal (issue 20).
+                    # obeyed by the terminal: a candidate cannot redraw the lines before it.
                     print("\n".join(printable(line.replace("\r", "\\r"))
                                      for line in text.rstrip("\n").split("\n")))
 

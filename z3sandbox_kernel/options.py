@@ -70,7 +70,6 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption("quiet", "--quiet", "switch", False,
               "no live table or progress line; only the final result"),
 )
-RUN_OPTION_NAMES = tuple(option.name for option in RUN_OPTIONS)
 
 
 def options_for(place: Place) -> tuple[RunOption, ...]:

@@ -60,9 +60,9 @@ from .layers import Layer, LayerSetupError, Policy, When
 _TRIM_THRESHOLD = 256 << 20
 _MMAP_THRESHOLD = 32 << 20
 # A process that waits for its request (a spare verifier, a standby) touches this much heap and frees it
-# while it waits: the pages its check will use are then faulted in off the critical path.  4 MB, not
-# 16: a trivial check uses less, and each standby and spare faulted the rest in for nothing
-# (bench/PROFILE.md, issue 24 step 2: K=16 -9 to -19%, CPU per candidate -9 to -12%).
+# while it waits: the pages its check will use are then faulted in off the critical path.  A trivial
+# check uses less than 4 MB; a larger block is faulted in for nothing by every standby and spare
+# (bench/PROFILE.md measures the size).
 _PREPARED_HEAP = 4 << 20
 # The name a candidate runs under (``ps``, /proc/PID/comm), from a cold fork or a standby.
 CANDIDATE_NAME = Role.RUN.process_name

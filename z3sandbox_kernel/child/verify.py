@@ -38,7 +38,7 @@ def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: f
 
     When it decides, the report also holds the model that was checked, read as the harness reads
     one (``model``, ``byte_constants``, ``byte_runs``): the result shows, binds and votes on that
-    model, never on the one the candidate reported beside it (issue 20).  With a solver's help
+    model, never on the one the candidate reported beside it.  With a solver's help
     (values left free), it is the solver's model: the candidate's values, and the verifier's for
     the rest."""
     checked: z3.ModelRef | None = None

@@ -102,7 +102,7 @@ def _scripts(
 
 # Candidates in flight per CPU by default: at one per CPU a core idles while its candidate's tree
 # is forked, torn down and verified; K=16 on 2 cores ran 12% faster at 3-6 in flight, with the same
-# CPU per candidate (bench/PROFILE.md, issue 24).
+# CPU per candidate (bench/PROFILE.md).
 JOBS_PER_CPU = 2
 
 

@@ -118,7 +118,8 @@ class VerifyReport(_VerifyReportRequired, total=False):
     type: Literal["result"]
     reason: str
     # When decided: the model that was checked, as a ChildReport holds one.  It is the result's
-    # model and payload (zygote/classify.py): what is shown is what was verified (issue 20).
+    # model and payload (zygote/classify.py): what is shown is what was verified, never what the
+    # candidate reported beside it.
     model: dict[str, JsonValue]
     byte_constants: list[ByteConstant]
     byte_runs: list[ByteRun]

@@ -35,7 +35,7 @@ MAX_FRAME_DEPTH = 8
 # A candidate's result descriptor carries the setup frame, then one result frame: no more.
 MAX_CHILD_FRAMES = 2
 # What the host keeps of one candidate's model and unsat core, whatever the candidate reported
-# (issue 20: twelve 400,000-constant models took a kernel to 1 GB and its table to 30 s).  The
+# (without a cap, twelve 400,000-constant models take a kernel to 1 GB and its table to 30 s).  The
 # zygote cuts them before the result leaves it, the host's expansion of hex-only byte_N stops at
 # the same count, and ``model_omitted`` says how many entries were left out; the payload stays
 # whole (``Limits.payload_max_bytes``).

@@ -1,4 +1,4 @@
-"""The fork server: the one process candidates and verifiers are forked from (issue 20).
+"""The fork server: the one process candidates and verifiers are forked from.
 
 A fork copies everything its parent holds, freed memory included.  The serving zygote holds the
 requests, outputs, reports and results of every candidate, and a script that reads its own memory
@@ -77,7 +77,7 @@ class Usage:
 
 def child_job(plan: SandboxPlan, order: dict[str, Any], fds: tuple[int, int, int, int | None],
               in_pid_ns: bool) -> ChildJob:
-    """The ChildJob for an order: what Trees.spawn used to build, from nothing but the order."""
+    """The ChildJob for an order, built from nothing but the order."""
     out_w, err_w, res_w, go_r = fds
     role = Role(order["role"])
     limits = Limits.from_dict(order["limits"])
