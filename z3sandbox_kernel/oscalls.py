@@ -88,7 +88,8 @@ def _bind(name: str, argtypes: tuple[Any, ...] | None, restype: Any) -> Callable
     if argtypes is not None:
         function.argtypes = argtypes
     function.restype = restype
-    return function
+    bound: Callable[..., Any] = function
+    return bound
 
 
 _int, _ulong, _path = ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p

@@ -51,7 +51,9 @@ _TABLE: dict[str, Any] = json.loads(VERDICTS_JSON.read_text())
 def verdict_style(label: str) -> dict[str, Any]:
     """The entry of a verdict or live state ("queued", "running", "tie", ...) in verdicts.json;
     unknown labels get the cancelled (grey) look."""
-    return _TABLE["verdicts"].get(label) or _TABLE["states"].get(label) or _TABLE["verdicts"]["cancelled"]
+    style: dict[str, Any] = (_TABLE["verdicts"].get(label) or _TABLE["states"].get(label)
+                             or _TABLE["verdicts"]["cancelled"])
+    return style
 
 
 def style_table() -> dict[str, Any]:

@@ -182,7 +182,7 @@ class DaskRemote:
 
     def default_jobs(self) -> int:
         """Candidates in flight when the run does not say: one per worker thread."""
-        return max(1, sum(self.client.nthreads().values()))
+        return max(1, int(sum(self.client.nthreads().values())))
 
     def _on_client_loop(self, coroutine: Coroutine[object, object, T]) -> asyncio.Future[T]:
         loop = self.client.loop.asyncio_loop

@@ -153,7 +153,7 @@ class WorkerZygote(ZygoteOwner):
                 self._tokens[token] = zygote_id
         if reason is not None:
             return synthesized(index, Verdict.CANCELLED, f"{reason} before it started", kill=reason)
-        waiter = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Future[ZygoteResult] = asyncio.get_running_loop().create_future()
         self._waiting[zygote_id] = waiter
         if on_started is not None:
             self._on_started[zygote_id] = on_started
@@ -273,7 +273,7 @@ def run_candidate(request: RunRequest, isolation: str, token: str,
     else:
         zygote = process_zygote(isolation)
         host = str(worker.address) if worker is not None else f"{socket.gethostname()}:{os.getpid()}"
-    result = zygote.run(request, token, on_started)
+    result: ZygoteResult = zygote.run(request, token, on_started)
     result["host"] = host
     return result
 
