@@ -50,6 +50,9 @@ html_theme = "pydata_sphinx_theme"
 html_title = "z3sandbox-kernel"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 html_show_sourcelink = False
+# Every page is a top-level entry but the tutorial's notebooks: only they get a section sidebar (an
+# empty one would take a third of the page).
+html_sidebars = {"docs/*": [], "docs/tutorial": ["sidebar-nav-bs"], "notebooks/*": ["sidebar-nav-bs"]}
 
 REDIRECT = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=docs/index.html">
