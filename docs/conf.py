@@ -25,7 +25,8 @@ version = release = __version__
 extensions = ["myst_nb", "sphinx.ext.autodoc"]
 
 root_doc = "docs/index"
-include_patterns = ["docs/*.md", "notebooks/*.ipynb", "notebooks/README.md"]
+# SECURITY.md stays at the top (where GitHub shows it to whoever reports a hole) and is a page as it is.
+include_patterns = ["docs/*.md", "notebooks/*.ipynb", "notebooks/README.md", "SECURITY.md"]
 # Sphinx walks every folder it does not exclude: every top-level folder but the two it reads (a
 # virtualenv, node_modules, test outputs), and the notebooks' data.
 exclude_patterns = [path.name for path in ROOT.iterdir()

@@ -16,8 +16,8 @@ README_MAX_LINES = 300
 
 
 def doc_pages() -> list[Path]:
-    """The README and every Markdown page of the docs site."""
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    """The README and every Markdown page of the docs site (SECURITY.md is one, where it is)."""
+    return [ROOT / "README.md", ROOT / "SECURITY.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def generated_part(name: str) -> str:

@@ -1,13 +1,13 @@
 """Rewrite the generated parts of the docs pages from their single sources.
 
 A generated part sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->`` in exactly one page
-(README.md or docs/*.md).  The verdict table (docs/verdicts.md) comes from ``verdicts.VERDICT_DOCS``,
-the limits table (docs/limits.md) from ``limits.LIMIT_FIELDS``, the run options (docs/notebook.md)
-and kill reasons (docs/verdicts.md) from ``options.RUN_OPTIONS`` and ``options.KILL_REASONS``, the
-isolation recipe (docs/how-it-works.md) from ``zygote/recipe.RECIPE`` and the benchmark table
-(docs/benchmarks.md) from ``bench/results/launch.md``: no page retypes a default.
-``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part is not in
-exactly one page (a test runs it).
+(README.md, SECURITY.md or docs/*.md).  The verdict table (docs/verdicts.md) comes from
+``verdicts.VERDICT_DOCS``, the limits table (docs/limits.md) from ``limits.LIMIT_FIELDS``, the run
+options (docs/notebook.md) and kill reasons (docs/verdicts.md) from ``options.RUN_OPTIONS`` and
+``options.KILL_REASONS``, the isolation recipe (docs/how-it-works.md) from ``zygote/recipe.RECIPE``
+and the benchmark table (docs/benchmarks.md) from ``bench/results/launch.md``: no page retypes a
+default.  ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part
+is not in exactly one page (a test runs it).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def pages() -> list[Path]:
     """Every page that may hold a generated part."""
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return [ROOT / "README.md", ROOT / "SECURITY.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def verdict_table() -> str:
