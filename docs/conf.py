@@ -51,6 +51,7 @@ html_theme = "pydata_sphinx_theme"
 html_title = "z3sandbox-kernel"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 html_show_sourcelink = False
+html_copy_source = False
 # Every page is a top-level entry but the tutorial's notebooks: only they get a section sidebar (an
 # empty one would take a third of the page).
 html_sidebars = {"docs/*": [], "docs/tutorial": ["sidebar-nav-bs"], "notebooks/*": ["sidebar-nav-bs"]}
