@@ -6,7 +6,7 @@ PYTHON ?= $(shell command -v /usr/bin/python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test lint notebooks-refresh screenshot bench clean
+.PHONY: install demo test lint docs notebooks-refresh screenshot bench clean
 
 install: $(VENV)/.installed
 
@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 	bash tools/check-node.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs]'
 	touch $@
 
 # The notebook's kernel talks to nbconvert over IPC (Unix sockets in a private temporary folder: a
@@ -43,10 +43,18 @@ lint: install
 	$(BIN)/mypy
 	cd labextension && npm run lint:check
 
+# The docs site (docs/: MyST pages, the notebooks from their saved outputs, the API reference from the
+# docstrings) as HTML in test-output/docs.  Warnings are errors; -E re-reads every page, so a warning in
+# a page that did not change still fails the build.
+docs: install
+	$(BIN)/sphinx-build -W --keep-going -E -q -b html -c docs . test-output/docs
+	@echo "The docs site: test-output/docs/index.html"
+
 notebooks-refresh: install
 	VENV=$(VENV) bash tools/refresh-notebooks.sh
 
-# The README's picture, refreshed on purpose (the browser test writes its screenshots under test-output/).
+# The README's picture (docs/screenshot.png), refreshed on purpose (the browser test writes its
+# screenshots under test-output/).
 screenshot: install
 	$(BIN)/python -m pytest -p no:cacheprovider tests/browser
 	cp test-output/browser/5-reopened-no-kernel.png docs/screenshot.png

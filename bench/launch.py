@@ -8,7 +8,7 @@ Every design is built first and stays alive; then each round times one candidate
 average, so load that changes during the run hits every row alike.  The K=1/4/16 batches are
 interleaved the same way.  Writes ``launch.json`` (every sample, the load of every round, the
 machine, the isolation report) and ``launch.md`` (the table and the targets), prints the table and,
-when writing to bench/results, refreshes the README's benchmark block from it.  The solve-time
+when writing to bench/results, refreshes the docs' benchmark block from it.  The solve-time
 targets are judged from ``solve.json`` in the same folder (bench/solve.py, which ``make bench`` runs
 first), named with its own revision and load.
 """
@@ -19,7 +19,7 @@ import argparse
 import json
 import os
 import random
-import re
+import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -30,7 +30,7 @@ from kill import KillProbe
 from report import KS, machine, solve_summary, summarize, table, targets
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-README = os.path.join(os.path.dirname(os.path.dirname(RESULTS)), "README.md")
+ROOT = os.path.dirname(os.path.dirname(RESULTS))
 # (runs, warm-up runs, batches per K) for a normal and a --quick run.
 NORMAL = (150, 10, 15)
 QUICK = (20, 3, 3)
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         handle.write(markdown)
     print(markdown)
     if os.path.samefile(args.out, RESULTS) and not args.quick and not args.only:
-        _refresh_readme(markdown)
+        _refresh_docs()
     return 0
 
 
@@ -139,17 +139,11 @@ def _solve(path: str) -> dict[str, Any] | None:
         return None
 
 
-def _refresh_readme(markdown: str) -> None:
-    """The README's benchmark block is launch.md (tools/sync_docs.py --check keeps them equal);
-    only that block is rewritten, the rest of the shared file is left alone."""
-    with open(README) as handle:
-        text = handle.read()
-    block = re.compile(r"(<!-- BEGIN bench -->\n).*?(<!-- END bench -->)", re.S)
-    new = block.sub(lambda match: match.group(1) + markdown.strip() + "\n" + match.group(2), text)
-    if new != text:
-        with open(README, "w") as handle:
-            handle.write(new)
-        print("README.md: benchmark block refreshed", file=sys.stderr)
+def _refresh_docs() -> None:
+    """The docs' benchmark block (docs/benchmarks.md) is launch.md as tools/sync_docs.py renders it
+    (its --check keeps them equal): that script rewrites it, and only what is stale."""
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "sync_docs.py")], check=True)
+    print("docs/benchmarks.md: benchmark block refreshed", file=sys.stderr)
 
 
 def _markdown(result: dict[str, Any]) -> str:

@@ -62,9 +62,9 @@ def git_revision() -> str:
         head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, check=True).stdout.strip()
         # The benchmarks' own outputs (make bench writes solve.json before launch.py starts, and the
-        # README's table) do not make the measured tree another one.
+        # docs' table) do not make the measured tree another one.
         dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no", "--",
-                                ".", ":!bench/results", ":!README.md"],
+                                ".", ":!bench/results", ":!docs/benchmarks.md"],
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

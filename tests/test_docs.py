@@ -1,4 +1,5 @@
-"""The README's generated tables match their single sources, and its examples run."""
+"""The README is a front door; the docs pages behind it hold the rest.  Their generated tables
+match their single sources, and their examples run."""
 
 from __future__ import annotations
 
@@ -11,9 +12,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+README_MAX_LINES = 300
 
 
-def test_readme_tables_are_generated_from_the_sources() -> None:
+def doc_pages() -> list[Path]:
+    """The README and every Markdown page of the docs site (SECURITY.md is one, where it is)."""
+    return [ROOT / "README.md", ROOT / "SECURITY.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def generated_part(name: str) -> str:
+    """The text between ``<!-- BEGIN name -->`` and ``<!-- END name -->``, in the one page that has it."""
+    parts = [text.split(f"<!-- BEGIN {name} -->\n", 1)[1].split(f"<!-- END {name} -->", 1)[0]
+             for text in (page.read_text() for page in doc_pages()) if f"<!-- BEGIN {name} -->" in text]
+    assert len(parts) == 1, f"{name}: in {len(parts)} pages"
+    return parts[0]
+
+
+def test_generated_tables_come_from_their_sources() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "sync_docs.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -26,13 +41,28 @@ def test_readme_names_exactly_two_setup_commands() -> None:
     assert commands == ["make demo", "make test"]
 
 
-def test_readme_run_options_and_kill_reasons_come_from_their_models() -> None:
+def test_readme_is_a_front_door_of_at_most_300_lines() -> None:
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= README_MAX_LINES
+    assert "make demo" in text and "make test" in text
+
+
+def test_readme_links_reach_files_that_exist() -> None:
+    """Every relative link of the README and of the docs pages names a file of the checkout (the
+    docs build checks links between pages; this also covers the README, which it does not build)."""
+    missing = []
+    for page in doc_pages():
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text()):
+            if not (page.parent / target).exists():
+                missing.append(f"{page.relative_to(ROOT)}: {target}")
+    assert missing == []
+
+
+def test_run_options_and_kill_reasons_come_from_their_models() -> None:
     from z3sandbox_kernel.options import kills_table, options_table
 
-    text = (ROOT / "README.md").read_text()
     for name, table in (("options", options_table()), ("kills", kills_table())):
-        section = text.split(f"<!-- BEGIN {name} -->\n", 1)[1].split(f"<!-- END {name} -->", 1)[0]
-        assert section == table + "\n", name
+        assert generated_part(name) == table + "\n", name
 
 
 def test_every_kill_the_zygote_makes_is_documented() -> None:
@@ -42,8 +72,23 @@ def test_every_kill_the_zygote_makes_is_documented() -> None:
     assert not ZYGOTE_KILLS - set(KILL_REASONS)
 
 
+def test_the_readme_command_line_example_prints_what_the_command_line_prints() -> None:
+    """The README shows the CLI's table for the example candidates: it is what the CLI prints."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Command line", 1)[1]
+    command = section.split("```sh\n", 1)[1].split("\n```", 1)[0]
+    shown = section.split("```text\n", 1)[1].split("```", 1)[0]
+    assert command == "z3sandbox run --wall 2 examples/candidates/*.py"
+    files = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "examples" / "candidates").glob("*.py"))
+    done = subprocess.run([sys.executable, "-m", "z3sandbox_kernel.cli", "run", "--wall", "2", *files],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == shown
+
+
 # A ```python block right after this line is not run by the doc test (say why after the colon);
-# every other ```python block of the README is.  Other blocks (```sh, a diagram) are never run.
+# every other ```python block of the README and the docs pages is.  Other blocks (```sh, a diagram)
+# are never run.
 SKIP_MARK = "<!-- doc-test: skip"
 
 # Runs the blocks in order in one fresh IPython shell, as cells pasted into a new kernel would run;
@@ -73,9 +118,9 @@ with open(report, "w") as handle:
 """
 
 
-def readme_python_blocks() -> list[tuple[int, str]]:
-    """Every ```python block of the README not marked with SKIP_MARK: (its first line, its text)."""
-    text = (ROOT / "README.md").read_text()
+def python_blocks(page: Path) -> list[tuple[int, str]]:
+    """Every ```python block of a page not marked with SKIP_MARK: (its first line, its text)."""
+    text = page.read_text()
     blocks = []
     for match in re.finditer(r"^```python\n(.*?)^```", text, flags=re.S | re.M):
         before = text[:match.start()].rstrip("\n").rsplit("\n", 1)[-1]
@@ -84,27 +129,39 @@ def readme_python_blocks() -> list[tuple[int, str]]:
     return blocks
 
 
+PAGES_WITH_EXAMPLES = [page for page in doc_pages() if python_blocks(page)]
+
+
+def test_the_examples_are_where_the_doc_test_runs_them() -> None:
+    """The README has an example for the notebook, the API and agents; the pages hold the rest."""
+    names = {page.name for page in PAGES_WITH_EXAMPLES}
+    assert {"README.md", "notebook.md", "api.md", "agents.md", "cluster.md"} <= names
+    assert sum(len(python_blocks(page)) for page in PAGES_WITH_EXAMPLES) >= 12
+
+
 @pytest.mark.timeout(600)
-def test_every_readme_python_example_runs_as_pasted_in_order(tmp_path: Path) -> None:
-    """The README's ```python blocks, in order, in a fresh IPython process whose folder holds the
-    clone's examples/ (as a notebook next to the clone would): nothing is defined for them."""
+@pytest.mark.parametrize("page", PAGES_WITH_EXAMPLES, ids=lambda page: page.name)
+def test_every_python_example_runs_as_pasted_in_order(page: Path, tmp_path: Path) -> None:
+    """A page's ```python blocks, in order, in a fresh IPython process whose folder holds the
+    clone's examples/ (as a notebook next to the clone would): nothing is defined for them, so each
+    page stands on its own."""
     (tmp_path / "examples").symlink_to(ROOT / "examples")
-    blocks = readme_python_blocks()
-    assert len(blocks) >= 9
+    blocks = python_blocks(page)
     report = tmp_path / "report.json"
     done = subprocess.run([sys.executable, "-c", RUNNER, str(report)], input=json.dumps(blocks),
                           cwd=tmp_path, capture_output=True, text=True, timeout=580)
     assert report.exists(), done.stderr[-3000:]
     outcome = json.loads(report.read_text())
-    assert outcome["failure"] is None, f"README.md line {outcome['failure'][0]}: {outcome['failure'][1:]}"
-    solved = (tmp_path / "packet-solved.bin").read_bytes()
-    assert solved[:2] == b"\x7fZ"
-    assert solved[4:] == (ROOT / "examples" / "packet.bin").read_bytes()[4:]  # the rest of the packet
+    where = page.relative_to(ROOT)
+    assert outcome["failure"] is None, f"{where} line {outcome['failure'][0]}: {outcome['failure'][1:]}"
+    if page.name == "notebook.md":  # its fuzzing example writes the solved packet
+        solved = (tmp_path / "packet-solved.bin").read_bytes()
+        assert solved[:2] == b"\x7fZ"
+        assert solved[4:] == (ROOT / "examples" / "packet.bin").read_bytes()[4:]  # the rest of the packet
 
 
-def test_the_skip_mark_skips_only_the_next_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text("```python\na = 1\n```\n" + SKIP_MARK + ": needs a GPU -->\n```python\nb = 2\n```\n"
-                      "```sh\nmake\n```\n```python\nc = 3\n```\n")
-    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
-    assert readme_python_blocks() == [(2, "a = 1\n"), (12, "c = 3\n")]
+def test_the_skip_mark_skips_only_the_next_block(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("```python\na = 1\n```\n" + SKIP_MARK + ": needs a GPU -->\n```python\nb = 2\n```\n"
+                    "```sh\nmake\n```\n```python\nc = 3\n```\n")
+    assert python_blocks(page) == [(2, "a = 1\n"), (12, "c = 3\n")]

@@ -6,7 +6,7 @@ set -euo pipefail
 need="Node.js 20.19+ or 22.12+ with npm"
 how="Debian 12's nodejs package is 18, too old: install one from https://nodejs.org/en/download
 (or NodeSource's packages, or nvm: nvm install 22), then rerun.  No node at hand: build a wheel
-where node is (python -m build) and pip install it here: a wheel needs no node (README, Installing)."
+where node is (python -m build) and pip install it here: a wheel needs no node (docs/install.md)."
 fail() { printf 'make install needs %s to build the JupyterLab extension: %s.\n%s\n' "$need" "$1" "$how" >&2; exit 1; }
 command -v node >/dev/null 2>&1 || fail "node is not on PATH"
 command -v npm >/dev/null 2>&1 || fail "npm is not on PATH (node is $(node --version))"

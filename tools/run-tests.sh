@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite (the README's `make test`): the install (`make install`), lint, the
-# labextension's unit tests, an install from an sdist with no node (tools/check-install.sh), every
-# Python test (engine, layers, evil suite, Jupyter kernel, browser) and the notebooks under nbval.
+# The whole test suite (the README's `make test`): the install (`make install`), lint, the docs site
+# (`make docs`, warnings as errors), the labextension's unit tests, an install from an sdist with no
+# node (tools/check-install.sh), every Python test (engine, layers, evil suite, Jupyter kernel,
+# browser) and the notebooks under nbval.
 # Run as root, it then runs the security-relevant suites again as an ordinary user with a home
 # folder and a supplementary group (tools/run-unprivileged.sh), because root changes what rlimits,
 # namespaces and ids do.  CI=true turns every missing dependency into a failure.  In a git
@@ -56,6 +57,9 @@ ensure_chromium() {
 step "lint: ruff, mypy"
 run "$BIN/ruff" check z3sandbox_kernel tests bench tools
 run "$BIN/mypy"
+
+step "docs: make docs (Sphinx, warnings as errors, into test-output/docs)"
+run make --no-print-directory docs VENV="$VENV"
 
 if [ -f labextension/package.json ]; then
   step "labextension unit tests"

@@ -67,7 +67,7 @@ if [ -d z3sandbox_kernel/labextension ]; then cp -r z3sandbox_kernel/labextensio
 rm -rf "$copy" && mv "$copy.new" "$copy"
 chown -R "$user:" "$copy"
 cd "$copy"
-extras="test,dask"  # what make install installs: the suites import both
+extras="test,dask"  # what the suites import (make install adds docs, which they do not need)
 stamp="$(sha1sum pyproject.toml | cut -c1-40) $extras"
 if [ "$(cat "$venv/.installed" 2>/dev/null)" != "$stamp" ]; then
   rm -rf "$venv"

@@ -1,16 +1,20 @@
-"""Rewrite the generated parts of README.md from their single sources.
+"""Rewrite the generated parts of the docs pages from their single sources.
 
-The verdict table comes from ``verdicts.VERDICT_DOCS``, the limits table from ``limits.LIMIT_FIELDS``,
-the run options and kill reasons from ``options.RUN_OPTIONS`` and ``options.KILL_REASONS``,
-the isolation recipe from ``zygote/recipe.RECIPE`` and the benchmark table from
-``bench/results/launch.md``: nothing in the README retypes a default.
-``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when the README is stale (a test runs it).
+A generated part sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->`` in exactly one page
+(README.md, SECURITY.md or docs/*.md).  The verdict table (docs/verdicts.md) comes from
+``verdicts.VERDICT_DOCS``, the limits table (docs/limits.md) from ``limits.LIMIT_FIELDS``, the run
+options (docs/notebook.md) and kill reasons (docs/verdicts.md) from ``options.RUN_OPTIONS`` and
+``options.KILL_REASONS``, the isolation recipe (docs/how-it-works.md) from ``zygote/recipe.RECIPE``
+and the benchmark table (docs/benchmarks.md) from ``bench/results/launch.md``: no page retypes a
+default.  ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part
+is not in exactly one page (a test runs it).
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from z3sandbox_kernel.limits import LIMIT_FIELDS
@@ -19,7 +23,11 @@ from z3sandbox_kernel.verdicts import VERDICT_DOCS
 from z3sandbox_kernel.zygote.recipe import recipe_table
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+
+
+def pages() -> list[Path]:
+    """Every page that may hold a generated part."""
+    return [ROOT / "README.md", ROOT / "SECURITY.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def verdict_table() -> str:
@@ -39,12 +47,16 @@ def limits_table() -> str:
 
 
 def bench_table() -> str:
+    """launch.md with its headings one level down: on its page it is a section, under the page's title."""
     path = ROOT / "bench" / "results" / "launch.md"
-    return path.read_text().strip() if path.exists() else "(run `make bench`)"
+    text = path.read_text().strip() if path.exists() else "(run `make bench`)"
+    return re.sub(r"^(#+) ", r"#\1 ", text, flags=re.M)
 
 
-SECTIONS = {"verdicts": verdict_table, "limits": limits_table, "bench": bench_table,
-            "options": options_table, "kills": kills_table, "recipe": recipe_table}
+SECTIONS: dict[str, Callable[[], str]] = {
+    "verdicts": verdict_table, "limits": limits_table, "bench": bench_table,
+    "options": options_table, "kills": kills_table, "recipe": recipe_table,
+}
 
 
 def render(text: str) -> str:
@@ -54,16 +66,30 @@ def render(text: str) -> str:
     return text
 
 
+def misplaced(texts: dict[Path, str]) -> list[str]:
+    """A part that no page holds, or more than one, is a problem: a reader would miss it or find two."""
+    problems = []
+    for name in SECTIONS:
+        holders = [path.name for path, text in texts.items() if f"<!-- BEGIN {name} -->" in text]
+        if len(holders) != 1:
+            problems.append(f"the generated part {name!r} is in {len(holders)} pages ({', '.join(holders)})")
+    return problems
+
+
 def main(argv: list[str]) -> int:
-    current = README.read_text()
-    wanted = render(current)
+    texts = {path: path.read_text() for path in pages()}
+    problems = misplaced(texts)
+    stale = [path for path, text in texts.items() if render(text) != text]
     if "--check" in argv:
-        if current != wanted:
-            print("README.md is stale: run python tools/sync_docs.py", file=sys.stderr)
-            return 1
-        return 0
-    README.write_text(wanted)
-    return 0
+        problems += [f"{path.relative_to(ROOT)} is stale: run python tools/sync_docs.py" for path in stale]
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if problems else 0
+    for path in stale:
+        path.write_text(render(texts[path]))
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
