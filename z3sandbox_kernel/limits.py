@@ -1,6 +1,6 @@
 """The one model of limits: defaults, units, help text and validation.
 
-The magic's options, the traitlets config, the CLI and the README all read their defaults and help
+The magic's options, the traitlets config, the CLI and the docs all read their defaults and help
 from ``LIMIT_FIELDS``; nothing else retypes a default.  This module is imported on every side (host,
 zygote, child), so it imports nothing from Jupyter.
 """

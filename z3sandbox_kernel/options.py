@@ -2,9 +2,9 @@
 
 ``RUN_OPTIONS`` names every option that changes how a run goes: the keyword of ``Sandbox.run``
 (or of the magic alone), its flag, its default, its help, and where it exists -- the magic, the
-``Z3Sandbox`` traitlets config and the CLI all build their options from it, and the README's
+``Z3Sandbox`` traitlets config and the CLI all build their options from it, and the docs'
 options table is generated from it (tools/sync_docs.py; tests/test_docs.py checks it).
-``KILL_REASONS`` lists what can end a candidate early (``CandidateResult.kill``), for the README
+``KILL_REASONS`` lists what can end a candidate early (``CandidateResult.kill``), for the docs
 and the renderers.  Imported by the host side only; it imports nothing from Jupyter.
 """
 
@@ -177,7 +177,7 @@ KILL_REASONS: dict[str, str] = {
 
 
 def options_table() -> str:
-    """The README's run options table (markdown)."""
+    """The docs' run options table (markdown)."""
     rows = ["| option | magic / CLI flag | `%config Z3Sandbox` | default | meaning |",
             "|---|---|---|---|---|"]
     for option in RUN_OPTIONS:
@@ -189,7 +189,7 @@ def options_table() -> str:
 
 
 def kills_table() -> str:
-    """The README's kill reasons table (markdown)."""
+    """The docs' kill reasons table (markdown)."""
     rows = ["| `kill` | what ended the candidate |", "|---|---|"]
     rows += [f"| `{name}` | {text} |" for name, text in KILL_REASONS.items()]
     return "\n".join(rows)

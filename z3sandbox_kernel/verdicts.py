@@ -61,7 +61,7 @@ def style_table() -> dict[str, Any]:
     return _TABLE
 
 
-# When each verdict is produced, and what ``reason`` then holds.  The README's table is this one.
+# When each verdict is produced, and what ``reason`` then holds: docs/verdicts.md's table.
 VERDICT_DOCS: dict[Verdict, tuple[str, str]] = {
     verdict: (_TABLE["verdicts"][verdict.value]["description"], _TABLE["verdicts"][verdict.value]["reason"])
     for verdict in Verdict

@@ -6,7 +6,7 @@ the child after redirecting fd 1/2, entering the scratch dir and applying limits
 Fidelity: a candidate prints what ``python candidate.py`` prints with the same z3.  So nothing here
 touches z3's main context before the script runs (``prepare`` only makes spare ones), the
 script runs as ``__main__`` with the argv, ``__file__`` and ``sys.path[0]`` of a plain run, and z3
-is instrumented without parameters (instrument.py).  The README's "Fidelity" section lists what
+is instrumented without parameters (instrument.py).  docs/fidelity.md lists what
 still differs.
 
 The script is never rewritten.  The verdict is the result of the last check() the script ran,

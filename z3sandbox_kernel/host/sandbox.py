@@ -311,7 +311,7 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
     fresh sandboxed child, and vote over the verdicts.  ``client`` (a ``distributed.Client``) or
     ``executor`` (any ``concurrent.futures.Executor``) runs them on a cluster instead, each worker
     with its own zygote.  ``record_dir`` writes the run's record there (``load_runs`` reads it);
-    ``labels`` name the candidates.  See the README for every argument."""
+    ``labels`` name the candidates.  docs/api.md explains every argument."""
     sandbox = shared_sandbox(isolation)
     return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
                        jobs=jobs, cores=cores, verify=verify, models=models, on_update=on_update,

@@ -181,7 +181,7 @@ def set_up_init(policy: Policy) -> list[tuple[Step[Policy], LayerSetupError]]:
 
 
 def recipe_table() -> str:
-    """The recipe as the README shows it (tools/sync_docs.py): one row per step, in order."""
+    """The recipe as docs/how-it-works.md shows it (tools/sync_docs.py): one row per step, in order."""
     rows = ["| # | step | where | when | why here |", "|---|---|---|---|---|"]
     rows += [f"| {number} | {step.name} | {step.where} | {step.when} | {step.why} |"
              for number, step in enumerate(RECIPE, 1)]
