@@ -222,7 +222,8 @@ def test_mcp_help_lists_a_ceiling_per_limit(tmp_path):
     for spec in LIMIT_FIELDS:
         assert "--max-" + spec.name.replace("_", "-") in done.stdout
     assert "--max-candidates" in done.stdout and "--http" in done.stdout
-    assert "--max-models" in done.stdout and "--allow-origin" in done.stdout and "--allow-remote" in done.stdout
+    for flag in ("--max-models", "--allow-origin", "--allow-host", "--allow-remote", "--record-scripts"):
+        assert flag in done.stdout
 
 def test_a_payload_dir_that_cannot_take_files_is_a_usage_error_before_the_run(files):
     (files / "taken").write_text("a file")

@@ -1,16 +1,17 @@
 """``z3sandbox mcp``: the sandbox as an MCP server, for LLM agents (the official ``mcp`` SDK, v2).
 
 One tool, ``run_candidates``: K candidate scripts (Z3Py or SMT-LIB 2), each in a fresh, limited,
-isolated child, with the vote and per candidate its verdict, model, payload, structured error and
-capped output, as structured content.  A progress notification goes out as each verdict lands.
-Resources: ``z3sandbox://isolation`` (the layers this machine applies) and
-``z3sandbox://runs/{run_id}`` (a run's record, with ``--record DIR``).
+isolated child, with the vote and each distinct outcome (verdict, model, payload, structured error,
+capped output) as compact structured content (agents/mcp_output.py).  A progress notification goes
+out as each verdict lands.  Resources: ``z3sandbox://isolation`` (the layers this machine applies)
+and ``z3sandbox://runs/{run_id}`` (a run's record, with ``--record DIR``).
 
-Who decides what: the operator, on the command line, sets a ceiling per limit (``--max-wall-s``,
-one per field of ``limits.Limits``, made from ``LIMIT_FIELDS``; by default each limit's default)
-and on the number of candidates; a client may ask for less, never for more.  Isolation level,
-``require``, jobs and the record folder are the operator's alone.  The transport is stdio (what
-agent clients start) or streamable HTTP on loopback unless the operator names another host.
+Who decides what: the operator, on the command line, sets the ceilings a client's request must
+stay under, the isolation level, ``require``, jobs, the record folder and who may reach the HTTP
+transport (agents/mcp_operator.py); a client may ask for less, never for more.  The transport is
+stdio (what agent clients start) or streamable HTTP, on loopback unless the operator allows more.
+The sandbox starts, and runs one trivial candidate, before the server serves: a client's first
+call costs what its next ones do.
 """
 
 from __future__ import annotations
