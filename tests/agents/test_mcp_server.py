@@ -318,3 +318,34 @@ def test_a_bind_beyond_loopback_needs_allow_remote():
     refused = subprocess.run([sys.executable, "-m", "z3sandbox_kernel", "mcp", "--http", "0.0.0.0:9"],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "--allow-remote" in refused.stderr
+
+
+def test_expected_verdicts_are_recorded_and_labels_are_capped(tmp_path: Path):
+    from z3sandbox_kernel.host.plan import MAX_LABEL_CHARS
+
+    async def session(client: Any) -> Any:
+        ran = await client.call_tool("run_candidates", {"scripts": [SAT, UNSAT], "expected": ["sat", "sat"]})
+        record = await client.read_resource(f"z3sandbox://runs/{ran.structured_content['run_id']}")
+        long_label = await client.call_tool("run_candidates", {"scripts": [SAT],
+                                                               "labels": ["x" * (MAX_LABEL_CHARS + 1)]})
+        return record, long_label
+
+    record, long_label = drive(["--record", str(tmp_path), "--record-scripts"], session)
+    header = json.loads(record.contents[0].text.splitlines()[0])
+    assert [(c["expected"], c["script"]) for c in header["candidates"]] == [("sat", SAT), ("sat", UNSAT)]
+    assert long_label.is_error and f"a label has at most {MAX_LABEL_CHARS}" in long_label.content[0].text
+
+
+def test_only_loopback_binds_go_without_allow_remote_and_the_rest_are_warned_about():
+    from z3sandbox_kernel.agents.mcp_operator import check_bind, transport_security
+
+    assert check_bind(("127.0.0.2", 9), allow_remote=False) is None
+    assert check_bind(("::1", 9), allow_remote=False) is None
+    assert check_bind(("localhost", 9), allow_remote=False) is None
+    with pytest.raises(ValueError, match="--allow-remote"):
+        check_bind(("192.0.2.1", 9), allow_remote=False)
+    assert "no authentication" in (check_bind(("0.0.0.0", 9), allow_remote=True) or "")
+    security = transport_security(("::1", 8000), ["box.example:8000"], ["https://app.example"])
+    assert security.enable_dns_rebinding_protection
+    assert security.allowed_hosts == ["[::1]:8000", "box.example:8000"]
+    assert security.allowed_origins == ["http://[::1]:8000", "https://app.example"]
