@@ -116,7 +116,7 @@ def add_operator_flags(parser: argparse.ArgumentParser) -> None:
     for spec in LIMIT_FIELDS:
         unit = spec.metadata["unit"]
         default = number(getattr(DEFAULT_LIMITS, spec.name)) + (f" {unit}" if unit else "")
-        follows = " or --max-wall-s, if higher and this is not set" if spec.name in FOLLOW_WALL else ""
+        follows = "; raised to --max-wall-s when that is higher" if spec.name in FOLLOW_WALL else ""
         group.add_argument(ceiling_flag(spec.name), dest=f"max_{spec.name}", metavar=(unit or "N").upper(),
                            type=int if spec.type in ("int", int) else float,
                            help=f"most {spec.name} a client may ask for: {spec.metadata['help']} "
