@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from ._version import __version__
     from .agents.repair import repair
     from .host.plan import Graces
-    from .host.records import diff_runs, load_runs
+    from .host.records import load_runs
+    from .host.run_diff import diff_runs
     from .host.sandbox import Sandbox, run
     from .limits import Limits
     from .results import CandidateResult, RunResult
@@ -32,7 +33,7 @@ _LAZY = {
     "Sandbox": ".host.sandbox",
     "Verdict": ".verdicts",
     "__version__": "._version",
-    "diff_runs": ".host.records",
+    "diff_runs": ".host.run_diff",
     "load_runs": ".host.records",
     "repair": ".agents.repair",
     "run": ".host.sandbox",

@@ -147,7 +147,8 @@ def _run_command(args: argparse.Namespace) -> int:
                          limits=limits, seed=seed, race=chosen["race"], jobs=chosen["jobs"],
                          cores=chosen["cores"], models=chosen["models"], verify=chosen["verify"],
                          isolation=chosen["isolation"], on_update=view.update if view else None,
-                         record_dir=args.record, labels=[path.name for path in paths])
+                         record_dir=args.record, labels=[path.name for path in paths],
+                         expected=chosen["expected"], record_scripts=chosen["record_scripts"])
     except (OSError, ValueError) as exc:
         print(f"z3sandbox: error: {limit_error(str(exc))}", file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["switch", "negated", "count", "choice"]
+Kind = Literal["switch", "negated", "count", "choice", "verdicts"]
 Place = Literal["magic", "config", "cli"]
 _LIMIT_ERROR = re.compile(r"^(\w+)=(\S+) is not allowed: ")
 
@@ -25,7 +25,8 @@ _LIMIT_ERROR = re.compile(r"^(\w+)=(\S+) is not allowed: ")
 class RunOption:
     """One run option.  ``kind``: ``switch`` (a flag that turns it on), ``negated`` (on by
     default; the flag turns it off, e.g. ``--no-verify``), ``count`` (a whole number >= 1, or
-    None), ``choice`` (one of ``choices``, or None)."""
+    None), ``choice`` (one of ``choices``, or None), ``verdicts`` (verdict names, comma-separated
+    on a command line, or None)."""
 
     name: str
     flag: str
@@ -69,6 +70,12 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               choices=("kernel", "process")),
     RunOption("quiet", "--quiet", "switch", False,
               "no live table or progress line; only the final result"),
+    RunOption("expected", "--expected", "verdicts", None,
+              "the verdict expected of each script (one for all, or one per script), kept in the "
+              "run's record: load_runs shows it, diff_runs counts it", places=("magic", "cli"),
+              metavar="VERDICT[,...]"),
+    RunOption("record_scripts", "--record-scripts", "switch", False,
+              "keep each script's text in the run's record (with a record folder)"),
 )
 
 
@@ -87,6 +94,20 @@ def positive_int(text: str) -> int:
     return value
 
 
+def verdict_list(text: str) -> list[str]:
+    """argparse type of ``verdicts`` options: ``sat,unsat``, each a verdict's name."""
+    from .verdicts import Verdict
+
+    names = [verdict.value for verdict in Verdict]
+    listed = [word.strip() for word in text.split(",")]
+    for word in listed:
+        if word not in names:
+            close = difflib.get_close_matches(word, names, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise argparse.ArgumentTypeError(f"{word!r} is not a verdict{hint}")
+    return listed
+
+
 def argparse_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     """``(flags, keywords)`` for ``add_argument`` (or IPython's ``@argument``), one per option of
     ``place``.  Every default is None, so that "not given" can fall back to the config."""
@@ -103,6 +124,8 @@ def argparse_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]
             keywords["action"] = "store_false"
         elif option.kind == "count":
             keywords.update(type=positive_int, metavar=option.metavar)
+        elif option.kind == "verdicts":
+            keywords.update(type=verdict_list, metavar=option.metavar)
         else:
             keywords["choices"] = option.choices
         specs.append(((option.flag,), keywords))

@@ -197,6 +197,7 @@ class RunResult:
     elapsed_s: float = 0.0
     run_id: str = ""  # names its record file, when recorded (Sandbox(record_dir=...))
     rounds: list[RunResult] = field(default_factory=list)  # repair(): every round's result, in order
+    planned: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)  # per candidate
     # Set by %%z3sandbox: runs some of its candidates again (see ``rerun``); not saved.
     _rerun: Any = field(default=None, repr=False, compare=False)
 

@@ -4,6 +4,7 @@ as an agent client starts it."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -11,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import require_extra
-from z3sandbox_kernel.agents.mcp_server import Operator, ceiling_flag, parse_address
+from tests.conftest import all_processes, process_tree_of, require_extra
+from z3sandbox_kernel.agents.mcp_operator import Operator, ceiling_flag, parse_address
 from z3sandbox_kernel.limits import LIMIT_FIELDS, Limits
+from z3sandbox_kernel.zygote.spawn import ZYGOTE_NAME
 
 require_extra("mcp", "mcp")
 from mcp import Client  # noqa: E402
@@ -62,7 +64,7 @@ def test_run_candidates_returns_verdicts_errors_and_progress(tmp_path: Path):
     assert out["verdict"] == "sat" and out["tie"]["winner"] == "sat"  # a verified model wins the tie
     by_label = {c["label"]: c for c in out["candidates"]}
     assert by_label["sat"]["verdict"] == "sat" and by_label["sat"]["model"] == {"x": 2}
-    assert by_label["sat"]["verified"] is True and by_label["sat"]["error"] is None
+    assert by_label["sat"]["verified"] is True and "error" not in by_label["sat"]
     assert by_label["unsat"]["verdict"] == "unsat"
     assert by_label["syntax"]["verdict"] == "syntax_error"
     assert by_label["syntax"]["error"]["type"] == "SyntaxError" and by_label["syntax"]["error"]["line"] == 1
@@ -84,10 +86,10 @@ def test_a_client_may_ask_for_less_never_for_more():
         return over_wall, over_count, under
 
     over_wall, over_count, under = drive(["--max-wall-s", "3", "--max-candidates", "2"], session)
-    assert over_wall.is_error and "wall_s" in over_wall.content[0].text
-    assert over_count.is_error and "less than or equal to 2" in over_count.content[0].text
+    assert over_wall.is_error and "wall_s 30 is over --max-wall-s 3" in over_wall.content[0].text
+    assert over_count.is_error and "3 is over --max-candidates 2" in over_count.content[0].text
     assert not under.is_error
-    assert [c["verdict"] for c in under.structured_content["candidates"]] == ["sat", "sat"]
+    assert under.structured_content["counts"] == {"sat": 2}
 
 
 def test_runs_are_not_served_without_a_record_folder():
@@ -145,3 +147,205 @@ def test_http_serves_the_same_tool_on_loopback():
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def server_process() -> int:
+    """The ``z3sandbox mcp`` process the SDK's stdio client started (a child of this one)."""
+    import os
+
+    for proc in all_processes().values():
+        if proc.ppid == os.getpid():
+            try:
+                command = Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"z3sandbox_kernel" in command and b"mcp" in command:
+                return proc.pid
+    raise AssertionError("no z3sandbox mcp process under this one")
+
+
+def test_the_sandbox_is_started_before_the_first_call():
+    async def session(client: Any) -> Any:
+        started = [proc.name for proc in process_tree_of(server_process())]  # right after initialize
+        result = await client.call_tool("run_candidates", {"scripts": [SAT]})
+        return started, result
+
+    started, result = drive([], session)
+    assert ZYGOTE_NAME in started
+    assert result.structured_content["verdict"] == "sat"
+
+
+def test_identical_candidates_are_one_entry_and_the_output_is_compact():
+    async def session(client: Any) -> Any:
+        tools = (await client.list_tools()).tools
+        copies = await client.call_tool("run_candidates", {"scripts": [SAT] * 16})
+        seeds = await client.call_tool("run_candidates", {"scripts": [SAT], "k": 16})
+        return tools[0], copies, seeds
+
+    tool, copies, seeds = drive([], session)
+    for result in (copies, seeds):
+        out = result.structured_content
+        assert len(json.dumps(out)) < 3000 and len(result.content[0].text) < 3000
+        (entry,) = out["candidates"]
+        assert entry["indexes"] == list(range(16))
+        assert entry["verdict"] == "sat" and entry["model"] == {"x": 2} and entry["verified"] is True
+        assert out["counts"] == {"sat": 16}
+        assert json.loads(result.content[0].text) == out
+        assert "null" not in result.content[0].text  # no null fields anywhere
+    schema = tool.output_schema
+    candidate = schema["$defs"]["CandidateOutput"]["properties"]
+    assert all(field.get("description") for field in candidate.values())
+    assert all(field.get("description") for field in schema["properties"].values())
+    assert '"fraction"' in candidate["model"]["description"]  # how model values are encoded
+    verdicts = json.dumps(schema["$defs"]["Verdict"])
+    assert "runtime_error" in verdicts and "enum" in verdicts and "Kill" in schema["$defs"]
+
+
+def test_distinct_outcomes_stay_apart_with_their_errors():
+    async def session(client: Any) -> Any:
+        return await client.call_tool("run_candidates", {"scripts": [SAT, "x = Int('x'\n", SAT, UNSAT]})
+
+    out = drive([], session).structured_content
+    assert [entry["indexes"] for entry in out["candidates"]] == [[0, 2], [1], [3]]
+    assert out["candidates"][1]["error"]["line"] == 1 and "model" not in out["candidates"][1]
+
+
+def test_raising_the_wall_ceiling_raises_cpu_and_timeout_with_it():
+    async def session(client: Any) -> Any:
+        fits = await client.call_tool("run_candidates", {"scripts": [SAT], "wall_s": 15, "cpu_s": 12,
+                                                         "timeout_s": 10})
+        over = await client.call_tool("run_candidates", {"scripts": [SAT], "wall_s": 600})
+        below = await client.call_tool("run_candidates", {"scripts": [SAT], "wall_s": 0})
+        models = await client.call_tool("run_candidates", {"scripts": [SAT], "models": 3})
+        return fits, over, below, models
+
+    fits, over, below, models = drive(["--max-wall-s", "20", "--max-models", "2"], session)
+    assert not fits.is_error and fits.structured_content["verdict"] == "sat"
+    assert over.is_error and "wall_s 600 is over --max-wall-s 20" in over.content[0].text
+    assert below.is_error and "greater than or equal" in below.content[0].text
+    assert models.is_error and "models 3 is over --max-models 2" in models.content[0].text
+    for refused in (over, below, models):
+        assert "pydantic" not in refused.content[0].text and "http" not in refused.content[0].text
+
+
+def test_cpu_and_timeout_ceilings_set_by_the_operator_stay_as_set():
+    from z3sandbox_kernel.agents.mcp_operator import ceilings_from
+
+    raised = ceilings_from({"wall_s": 20.0})
+    assert (raised.wall_s, raised.cpu_s, raised.timeout_s) == (20, 20, 20)
+    kept = ceilings_from({"wall_s": 20.0, "cpu_s": 4.0})
+    assert (kept.cpu_s, kept.timeout_s) == (4, 20)
+    assert ceilings_from({"wall_s": 2.0}).cpu_s == Limits().cpu_s  # lowering the wall lowers nothing else
+    assert ceilings_from({}) == Limits()
+
+
+def start_http(*flags: str) -> tuple[Any, str]:
+    """``z3sandbox mcp --http FLAGS`` until uvicorn listens; the process and its base URL."""
+    import subprocess
+
+    server = subprocess.Popen([sys.executable, "-m", "z3sandbox_kernel", "mcp", "--http", *flags],
+                              stderr=subprocess.PIPE, text=True)
+    assert server.stderr is not None
+    for line in server.stderr:
+        if "Uvicorn running on" in line:
+            return server, line.split("Uvicorn running on ")[1].split()[0]
+    server.wait(timeout=30)
+    raise AssertionError(f"the server did not listen (exit {server.returncode})")
+
+
+def free_port(host: str) -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def test_http_off_the_default_bind_refuses_a_foreign_host_and_origin():
+    import httpx
+
+    port = free_port("127.0.0.2")
+    server, base = start_http(f"127.0.0.2:{port}")
+    try:
+        assert base == f"http://127.0.0.2:{port}"
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+        def post(**extra: str) -> int:
+            return httpx.post(f"{base}/mcp", json=hello, headers=headers | extra, timeout=30).status_code
+
+        assert post(Host="evil.example") == 421
+        assert post(Host=f"evil.example:{port}") == 421
+        assert post(Host=f"localhost:{port}") == 421  # not the address it is bound to
+        assert post(Origin="http://evil.example") == 403
+        assert post(Origin=f"http://localhost:{port + 1}") == 403
+        assert post() == 200 and post(Origin=base) == 200
+
+        async def main() -> Any:
+            async with Client(f"{base}/mcp") as client:
+                return await client.call_tool("run_candidates", {"scripts": [SAT]})
+
+        assert asyncio.run(main()).structured_content["verdict"] == "sat"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_http_allows_the_origins_the_operator_adds():
+    import httpx
+
+    port = free_port("127.0.0.1")
+    server, base = start_http(f"127.0.0.1:{port}", "--allow-origin", "https://app.example")
+    try:
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}
+        statuses = [httpx.post(f"{base}/mcp", json=hello, headers=headers | {"Origin": origin},
+                               timeout=30).status_code
+                    for origin in ("https://app.example", "https://other.example")]
+        assert statuses == [200, 403]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_a_bind_beyond_loopback_needs_allow_remote():
+    import subprocess
+
+    refused = subprocess.run([sys.executable, "-m", "z3sandbox_kernel", "mcp", "--http", "0.0.0.0:9"],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--allow-remote" in refused.stderr
+
+
+def test_expected_verdicts_are_recorded_and_labels_are_capped(tmp_path: Path):
+    from z3sandbox_kernel.host.plan import MAX_LABEL_CHARS
+
+    async def session(client: Any) -> Any:
+        ran = await client.call_tool("run_candidates", {"scripts": [SAT, UNSAT], "expected": ["sat", "sat"]})
+        record = await client.read_resource(f"z3sandbox://runs/{ran.structured_content['run_id']}")
+        long_label = await client.call_tool("run_candidates", {"scripts": [SAT],
+                                                               "labels": ["x" * (MAX_LABEL_CHARS + 1)]})
+        return record, long_label
+
+    record, long_label = drive(["--record", str(tmp_path), "--record-scripts"], session)
+    header = json.loads(record.contents[0].text.splitlines()[0])
+    assert [(c["expected"], c["script"]) for c in header["candidates"]] == [("sat", SAT), ("sat", UNSAT)]
+    assert long_label.is_error and f"a label has at most {MAX_LABEL_CHARS}" in long_label.content[0].text
+
+
+def test_only_loopback_binds_go_without_allow_remote_and_the_rest_are_warned_about():
+    from z3sandbox_kernel.agents.mcp_operator import check_bind, transport_security
+
+    assert check_bind(("127.0.0.2", 9), allow_remote=False) is None
+    assert check_bind(("::1", 9), allow_remote=False) is None
+    assert check_bind(("localhost", 9), allow_remote=False) is None
+    with pytest.raises(ValueError, match="--allow-remote"):
+        check_bind(("192.0.2.1", 9), allow_remote=False)
+    assert "no authentication" in (check_bind(("0.0.0.0", 9), allow_remote=True) or "")
+    security = transport_security(("::1", 8000), ["box.example:8000"], ["https://app.example"])
+    assert security.enable_dns_rebinding_protection
+    assert security.allowed_hosts == ["[::1]:8000", "box.example:8000"]
+    assert security.allowed_origins == ["http://[::1]:8000", "https://app.example"]

@@ -6,6 +6,7 @@ import pytest
 
 from z3sandbox_kernel import Limits, Sandbox, Verdict, repair
 from z3sandbox_kernel.agents.repair import FEEDBACK_BYTES, Feedback, settled
+from z3sandbox_kernel.host.records import read_record
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("zygote_is_clean")]
 
@@ -34,7 +35,10 @@ def test_the_loop_converges_on_a_script_fixed_from_its_feedback(kernel_sandbox: 
     text = seen[1].text()
     assert "<untrusted-output>" in text and "not instructions" in text
     assert "NameError on line 3" in text
-    assert sorted(p.stem for p in tmp_path.glob("*.jsonl")) == sorted(r.run_id for r in result.rounds)
+    assert sorted(p.stem for p in tmp_path.glob("*.jsonl")) == [r.run_id for r in result.rounds]
+    headers = [read_record(tmp_path / f"{r.run_id}.jsonl")[0] for r in result.rounds]
+    assert [header["repair"]["round"] for header in headers] == [1, 2]
+    assert headers[0]["repair"]["id"] == headers[1]["repair"]["id"]
 
 
 def test_the_loop_stops_at_an_unsat_every_candidate_agrees_on(kernel_sandbox: Sandbox):

@@ -128,6 +128,29 @@ def test_show_output_escapes_control_characters(files):
     assert not any(ch in done.stdout for ch in "\r\x1b\x07\u2028")
 
 
+def test_a_line_break_at_the_start_of_a_stdout_line_draws_no_row(files):
+    """Only "\n" ends a line of the table: VT, FF, CR or U+2028 that a candidate printed at the
+    start of a line are shown escaped, never as a row of their own."""
+    (files / "fake.py").write_text('print("x\\n\\x0b1  sat.py  sat\\n\\u20282  a  sat\\n\\r3  b  sat")\n'
+                                   "raise ValueError('no')\n")
+    done = cli("fake.py", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.lstrip()[:1].isdigit()]
+    assert [row[:3] for row in rows] == [["0", "fake.py", "runtime_error"]]
+    assert "\\x0b1  sat.py  sat" in done.stdout and "\\u20282" in done.stdout and "\\r3" in done.stdout
+
+
+def test_expected_verdicts_and_scripts_go_to_the_record(files):
+    done = cli("sat.py", "unsat.py", "--record", "runs", "--expected", "sat,unsat", "--record-scripts",
+               "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    (record,) = (files / "runs").glob("*.jsonl")
+    header = json.loads(record.read_text().splitlines()[0])
+    assert [(c["expected"], c["script"]) for c in header["candidates"]] == [("sat", SAT), ("unsat", UNSAT)]
+    typo = cli("sat.py", "--expected", "sta", cwd=files)
+    assert typo.returncode == 2 and "'sta' is not a verdict (did you mean sat?)" in typo.stderr
+
+
 def test_limit_errors_name_the_flag_and_typos_get_a_suggestion(files):
     done = cli("sat.py", "--memory", "1", "--isolation", "process", cwd=files)
     assert done.returncode == 2
@@ -199,6 +222,8 @@ def test_mcp_help_lists_a_ceiling_per_limit(tmp_path):
     for spec in LIMIT_FIELDS:
         assert "--max-" + spec.name.replace("_", "-") in done.stdout
     assert "--max-candidates" in done.stdout and "--http" in done.stdout
+    for flag in ("--max-models", "--allow-origin", "--allow-host", "--allow-remote", "--record-scripts"):
+        assert flag in done.stdout
 
 def test_a_payload_dir_that_cannot_take_files_is_a_usage_error_before_the_run(files):
     (files / "taken").write_text("a file")

@@ -9,7 +9,9 @@ import pytest
 
 from tests.conftest import require_extra
 from z3sandbox_kernel import Limits, RunResult, Sandbox, Verdict, diff_runs, load_runs
-from z3sandbox_kernel.host.records import VERDICT_RANK, read_record, sha256
+from z3sandbox_kernel.host.plan import MAX_LABEL_CHARS
+from z3sandbox_kernel.host.records import new_run_id, read_record, sha256
+from z3sandbox_kernel.host.run_diff import VERDICT_RANK
 from z3sandbox_kernel.presentation.render import run_mimebundle
 from z3sandbox_kernel.results import CandidateResult
 
@@ -69,8 +71,9 @@ def test_a_record_cut_short_loads_what_it_holds(kernel_sandbox: Sandbox, tmp_pat
 
 
 def test_diff_runs_says_a_change_that_is_not_strictly_better_is_a_regression(kernel_sandbox, tmp_path):
-    before = kernel_sandbox.run([SAT, BROKEN, SAT], limits=QUICK, record_dir=tmp_path)
-    after = kernel_sandbox.run([UNSAT, SAT, SAT], limits=QUICK, record_dir=tmp_path)
+    names = ["first", "second", "third"]  # the same candidates, whose scripts were edited
+    before = kernel_sandbox.run([SAT, BROKEN, SAT], limits=QUICK, record_dir=tmp_path, labels=names)
+    after = kernel_sandbox.run([UNSAT, SAT, SAT], limits=QUICK, record_dir=tmp_path, labels=names)
     diff = diff_runs(before, after)
     assert [(c.index, c.before, c.after, c.kind) for c in diff.changes] == [
         (0, "sat", "unsat", "regression"), (1, "runtime_error", "sat", "improvement")]
@@ -102,3 +105,74 @@ def test_from_json_reads_the_document_a_saved_notebook_holds(kernel_sandbox: San
 def test_to_json_keeps_the_run_id():
     result = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.SAT)], run_id="r1")
     assert RunResult.from_json(result.to_json()).run_id == "r1"
+
+
+def test_run_ids_sort_by_the_time_their_runs_started(tmp_path):
+    ids = [new_run_id() for _ in range(2000)]  # many within one clock tick
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    with Sandbox(isolation="process", record_dir=tmp_path) as sandbox:
+        runs = [sandbox.run(SAT, limits=QUICK).run_id for _ in range(3)]
+    assert runs == sorted(runs)
+    assert [p.stem for p in sorted(tmp_path.glob("*.jsonl"))] == runs
+
+
+def test_diff_runs_of_the_same_scripts_in_another_order_shows_no_change(kernel_sandbox, tmp_path):
+    before = kernel_sandbox.run([SAT, BROKEN, UNSAT], limits=QUICK, record_dir=tmp_path)
+    after = kernel_sandbox.run([UNSAT, SAT, BROKEN], limits=QUICK, record_dir=tmp_path)
+    for diff in (diff_runs(before, after),
+                 diff_runs(tmp_path / f"{before.run_id}.jsonl", tmp_path / f"{after.run_id}.jsonl")):
+        assert diff.changes == () and diff.unchanged == 3
+
+
+def test_diff_runs_matches_by_label_before_script(kernel_sandbox):
+    before = kernel_sandbox.run([SAT, UNSAT], limits=QUICK, labels=["a", "b"])
+    after = kernel_sandbox.run([UNSAT, UNSAT], limits=QUICK, labels=["b", "a"])
+    (change,) = diff_runs(before, after).changes
+    assert (change.label, change.index, change.index_before, change.before, change.after) == (
+        "a", 1, 0, "sat", "unsat")
+
+
+def test_expected_verdicts_are_a_column_and_counted_by_diff_runs(kernel_sandbox: Sandbox, tmp_path):
+    require_extra("pandas", "records")
+    before = kernel_sandbox.run([SAT, BROKEN], limits=QUICK, record_dir=tmp_path, expected=["sat", "unsat"])
+    after = kernel_sandbox.run([SAT, UNSAT], limits=QUICK, record_dir=tmp_path, labels=["s", "u"],
+                               expected=["sat", "unsat"])
+    frame = load_runs(tmp_path / f"{before.run_id}.jsonl")
+    assert list(frame["expected"]) == ["sat", "unsat"]
+    assert list(frame["as_expected"]) == [True, False]
+    diff = diff_runs(tmp_path / f"{before.run_id}.jsonl", tmp_path / f"{after.run_id}.jsonl")
+    assert (diff.expected_before, diff.expected_after) == ((1, 2), (2, 2))
+    assert [(c.before, c.after, c.kind, c.expected) for c in diff.changes] == [
+        ("runtime_error", "unsat", "improvement", "unsat")]
+    assert "as expected 1/2 -> 2/2" in str(diff)
+    with pytest.raises(ValueError, match=r"not a verdict \(did you mean 'unsat'"):
+        kernel_sandbox.run(SAT, expected=["unsta"])
+
+
+def test_a_sat_that_was_expected_unsat_is_a_regression_to_unsat_an_improvement(kernel_sandbox):
+    before = kernel_sandbox.run([SAT], limits=QUICK, expected=["unsat"])
+    after = kernel_sandbox.run([UNSAT], limits=QUICK, expected=["unsat"])
+    (change,) = diff_runs(before, after).changes
+    assert change.kind == "improvement"  # sat -> unsat is no better by rank; it is what was expected
+
+
+def test_record_scripts_keeps_the_scripts_and_the_isolation_report_is_in_the_header_only(
+        kernel_sandbox: Sandbox, tmp_path):
+    result = kernel_sandbox.run([SAT, UNSAT], limits=QUICK, record_dir=tmp_path, record_scripts=True)
+    header, *candidates, _ = read_record(tmp_path / f"{result.run_id}.jsonl")
+    assert [c["script"] for c in header["candidates"]] == [SAT, UNSAT]
+    assert header["isolation"]["level"] == "kernel"
+    assert all("isolation" not in line for line in candidates)
+    again = diff_runs(tmp_path / f"{result.run_id}.jsonl", result)
+    assert again.changes == ()
+    plain = kernel_sandbox.run(SAT, limits=QUICK, record_dir=tmp_path)
+    (entry,) = read_record(tmp_path / f"{plain.run_id}.jsonl")[0]["candidates"]
+    assert "script" not in entry
+
+
+def test_labels_are_capped_in_size_and_count_before_anything_runs(kernel_sandbox: Sandbox):
+    with pytest.raises(ValueError, match=f"label 0 is {MAX_LABEL_CHARS + 1} characters"):
+        kernel_sandbox.run(SAT, labels=["x" * (MAX_LABEL_CHARS + 1)])
+    with pytest.raises(ValueError, match="20000 labels for 2 scripts"):
+        kernel_sandbox.run([SAT, UNSAT], labels=["x" * 1000] * 20_000)
+    assert [c.label for c in kernel_sandbox.run(SAT, k=2, limits=QUICK, labels=["one"])] == ["one", "one"]

@@ -408,6 +408,24 @@ def test_config_record_dir_records_each_run_with_its_candidate_names(shell: Inte
     assert [c["label"] for c in header["candidates"]] == ["yes", "no"]
 
 
+def test_expected_and_record_scripts_reach_the_record(shell: InteractiveShell, tmp_path: Path) -> None:
+    import json
+
+    shell.run_line_magic("config", f"Z3Sandbox.record_dir = {str(tmp_path)!r}")
+    shell.run_line_magic("config", "Z3Sandbox.record_scripts = True")
+    try:
+        run_cell(shell, f"--quiet --expected sat,unsat {FAST}",
+                 f"# %% candidate yes\n{SAT}# %% candidate no\n{UNSAT}")
+        shell.user_ns["_z3"].rerun([1])  # one script again: its own expected verdict
+    finally:
+        shell.run_line_magic("config", "Z3Sandbox.record_dir = None")
+        shell.run_line_magic("config", "Z3Sandbox.record_scripts = False")
+    first, again = (json.loads(path.read_text().splitlines()[0]) for path in sorted(tmp_path.glob("*.jsonl")))
+    assert [(c["label"], c["expected"]) for c in first["candidates"]] == [("yes", "sat"), ("no", "unsat")]
+    assert [c["script"] for c in first["candidates"]] == [SAT, UNSAT]
+    assert [(c["label"], c["expected"]) for c in again["candidates"]] == [("no", "unsat")]
+
+
 def test_a_name_error_on_a_notebook_variable_says_so(shell: InteractiveShell) -> None:
     shell.user_ns["bound"] = 3
     run_cell(shell, f"--quiet {FAST}", 'x = Int("x")\ns.add(x > bound)\n')

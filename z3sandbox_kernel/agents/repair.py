@@ -122,7 +122,8 @@ def repair(generate: Callable[[Feedback | None], Scripts], rounds: int = 3, k: i
     ``Feedback`` on the round before (``feedback.text()`` for a prompt; untrusted output), and
     returns a script, a list of scripts, or a dict name -> script.  ``k`` > 1 runs a single
     script K times with random seeds.  ``run_options`` go to ``run()`` (``limits``, ``race``,
-    ``record_dir`` to record every round ...); ``sandbox`` runs on that ``Sandbox``.  Returns the
+    ``record_dir`` to record every round, each with the loop's ``repair`` id and round ...);
+    ``sandbox`` runs on that ``Sandbox``.  Returns the
     last round's ``RunResult``, with every round's result in ``.rounds``."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a whole number >= 1, not {rounds!r}")
@@ -130,13 +131,17 @@ def repair(generate: Callable[[Feedback | None], Scripts], rounds: int = 3, k: i
         from ..host.sandbox import shared_sandbox
 
         sandbox = shared_sandbox(run_options.pop("isolation", None))
+    from ..host.records import new_run_id
+
+    repair_id = new_run_id()  # each round's record carries it and the round's number
     history: list[RunResult] = []
     feedback: Feedback | None = None
     for number in range(1, rounds + 1):
         scripts, labels = _as_scripts(generate(feedback))
         seeds = k if len(scripts) == 1 and k > 1 else None
         result: RunResult = sandbox.run(scripts if len(scripts) > 1 else scripts[0], k=seeds,
-                                        labels=labels, **run_options)
+                                        labels=labels, repair={"id": repair_id, "round": number},
+                                        **run_options)
         history.append(result)
         if settled(result) or result.interrupted:
             break

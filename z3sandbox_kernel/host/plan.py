@@ -10,9 +10,12 @@ from typing import get_args
 
 from ..limits import Limits
 from ..protocol import KNOWN_LAYERS, Language
+from ..verdicts import Verdict
 
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 MAX_CANDIDATES = 100_000
+# A label names a candidate in a table, a record and an agent's context: a name, not a document.
+MAX_LABEL_CHARS = 200
 
 
 def _grace(default: float, help_text: str) -> float:
@@ -50,6 +53,8 @@ class RunPlan:
     verify: bool
     require: tuple[str, ...]
     models: int = 1  # up to this many distinct models per sat candidate
+    labels: tuple[str | None, ...] = ()  # per candidate, or () when none were given
+    expected: tuple[str | None, ...] = ()  # the verdict expected of each candidate, or ()
 
 
 def as_seed(seed: object) -> bytes | None:
@@ -59,6 +64,49 @@ def as_seed(seed: object) -> bytes | None:
     if isinstance(seed, (bytes, bytearray, memoryview)):
         return bytes(seed)
     raise ValueError(f"seed must be bytes, bytearray or memoryview, not {type(seed).__name__}")
+
+
+def _per_candidate(values: object, what: str, scripts: int, seeds: int) -> list[object]:
+    """``values`` (one per script, or one for all) spread over the candidates: K seeds of one
+    script share its value; fewer than the scripts leave the rest None."""
+    if values is None:
+        return []
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise ValueError(f"{what} must be a list (one per script), not {type(values).__name__}")
+    listed = list(values)
+    if len(listed) > max(scripts, 1):
+        raise ValueError(f"{len(listed)} {what} for {scripts} script{'s' if scripts != 1 else ''}: "
+                         "give one per script, or one for all")
+    if len(listed) == 1:
+        return listed * seeds
+    return [listed[i] if i < len(listed) else None for i in range(seeds)]
+
+
+def checked_labels(labels: object, scripts: int, candidates: int) -> tuple[str | None, ...]:
+    """Per candidate, its label: a str of at most ``MAX_LABEL_CHARS`` characters, or None."""
+    spread = _per_candidate(labels, "labels", scripts, candidates)
+    for index, label in enumerate(spread):
+        if label is not None and not isinstance(label, str):
+            raise ValueError(f"label {index} is a {type(label).__name__}, not a str")
+        if label is not None and len(label) > MAX_LABEL_CHARS:
+            raise ValueError(f"label {index} is {len(label)} characters; a label has at most "
+                             f"{MAX_LABEL_CHARS}")
+    return tuple(spread)  # type: ignore[arg-type]  # checked above
+
+
+def checked_expected(expected: object, scripts: int, candidates: int) -> tuple[str | None, ...]:
+    """Per candidate, the verdict expected of it (a ``Verdict`` or its name), or None."""
+    names = [verdict.value for verdict in Verdict]
+    spread = []
+    for value in _per_candidate(expected, "expected verdicts", scripts, candidates):
+        name = value.value if isinstance(value, Verdict) else value
+        if name is not None and name not in names:
+            close = difflib.get_close_matches(str(name), names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"expected: {name!r} is not a verdict{hint}; the verdicts are "
+                             f"{', '.join(names)}")
+        spread.append(name)
+    return tuple(spread)
 
 
 def _language(language: str) -> Language:
@@ -119,6 +167,8 @@ def make_plan(
     verify: bool = True,
     require: Iterable[str] = (),
     models: int = 1,
+    labels: object = None,
+    expected: object = None,
 ) -> RunPlan:
     limits = limits if limits is not None else Limits()
     if not isinstance(limits, Limits):
@@ -137,8 +187,10 @@ def make_plan(
         raise ValueError(f"jobs must be a positive whole number, not {jobs!r}")
     if isinstance(models, bool) or not isinstance(models, int) or models < 1:
         raise ValueError(f"models must be a positive whole number, not {models!r}")
+    given = 1 if k is not None else len(texts)
     return RunPlan(texts, seeds, known_language, limits, seed_bytes, bool(race), jobs, bool(cores),
-                   bool(verify), required_layers(require), models)
+                   bool(verify), required_layers(require), models,
+                   checked_labels(labels, given, len(texts)), checked_expected(expected, given, len(texts)))
 
 
 def required_layers(require: object) -> tuple[str, ...]:

@@ -4,20 +4,21 @@ A record file ``<record_dir>/<run_id>.jsonl`` holds, one JSON object a line:
 
 1. the header, ``{"record": "run", ...}``: run id, UTC time, package, z3 and Python versions, the
    host, language, limits, run options, the isolation report (the local zygote's; null, with the z3
-   version, for a run on a cluster, whose candidates each carry their own), the seed's sha256, and
-   per candidate its script's sha256, random seed and label;
+   version, for a run on a cluster, whose candidates each carry their own), the seed's sha256, the
+   repair loop's id and round (``repair()``), and per candidate its script's sha256, random seed,
+   label, expected verdict (``expected=``) and, with ``record_scripts=True``, the script itself;
 2. one ``{"record": "candidate", "run_id": ..., <CandidateResult.to_dict()>}`` per candidate, in
-   the order their verdicts land (a crash of the host leaves the ones already known);
+   the order their verdicts land (a crash of the host leaves the ones already known), without the
+   isolation report when its layers (each on or off) are the header's;
 3. the end, ``{"record": "end", ...}``: the vote, counts, tie, elapsed time, notes.
 
-``load_runs`` reads files or folders of them into a pandas DataFrame, one row per candidate;
-``diff_runs`` compares two runs of the same scripts with BenchExec's rule: a verdict that changed
-and is not strictly better is a regression.
+Run ids sort by the time the run started (UTC, to the microsecond), so a folder of records lists
+as an experiment log.  ``load_runs`` reads files or folders of them into a pandas DataFrame, one row
+per candidate; ``diff_runs`` (host/run_diff.py) compares two runs.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import hashlib
 import json
@@ -26,37 +27,33 @@ import platform
 import secrets
 import socket
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..protocol import Hello, IsolationReport
 from ..results import CandidateResult, RunResult
-from ..verdicts import Verdict
 from .plan import RunPlan
 
 RECORD_SCHEMA = "z3sandbox.record"
 RECORD_VERSION = 1
-# How good a verdict is, for diff_runs: an answer, then no answer for want of resources, then a
-# failure of the script or the sandbox, then a wrong answer.  A change to a higher rank is an
-# improvement; any other change is a regression (BenchExec: "changed and not strictly better").
-VERDICT_RANK: dict[Verdict, int] = {
-    **{verdict: 1 for verdict in Verdict},
-    Verdict.SAT: 3, Verdict.UNSAT: 3,
-    Verdict.UNKNOWN: 2, Verdict.TIMEOUT: 2, Verdict.CPU_LIMIT: 2, Verdict.MEMORY_LIMIT: 2,
-    Verdict.OUTPUT_LIMIT: 2,
-    Verdict.INVALID_MODEL: 0,
-}
 # Columns of load_runs() taken from the header, besides the candidate's own fields.
 _HEADER_COLUMNS = ("time", "language", "host")
 _LEFT_OUT = ("isolation", "limits", "error", "record")  # per run, or flattened into error_*
+_last_id_time = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
+_id_lock = threading.Lock()
 
 
 def new_run_id() -> str:
-    """``20261125T204612Z-3f9a1c``: sortable by time, unique by chance."""
-    now = datetime.datetime.now(datetime.timezone.utc)
-    return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+    """``20261125T204612.123456Z-3f9a1c``: the UTC time the run started, to the microsecond (one
+    process never gives the same time twice), so that ids sort by time; unique by chance across
+    processes."""
+    global _last_id_time
+    with _id_lock:
+        now = max(datetime.datetime.now(datetime.timezone.utc),
+                  _last_id_time + datetime.timedelta(microseconds=1))
+        _last_id_time = now
+    return f"{now:%Y%m%dT%H%M%S.%fZ}-{secrets.token_hex(3)}"
 
 
 def sha256(text: str) -> str:
@@ -72,14 +69,15 @@ class RunRecorder:
         self.path = Path(record_dir) / f"{run_id}.jsonl"
         self._lock = threading.Lock()
         self._file: TextIO | None = None
+        self._isolation: IsolationReport | None = None
 
-    def start(self, plan: RunPlan, labels: Sequence[str | None] | None,
-              isolation: IsolationReport | None, z3_version: str | None) -> None:
+    def start(self, plan: RunPlan, isolation: IsolationReport | None, z3_version: str | None,
+              record_scripts: bool = False, repair: dict[str, Any] | None = None) -> None:
         from .._version import __version__
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("a", encoding="utf-8")
-        labels = list(labels or [])
+        self._isolation = isolation
         self._write({
             "record": "run", "schema": RECORD_SCHEMA, "version": RECORD_VERSION,
             "run_id": self.run_id,
@@ -88,19 +86,22 @@ class RunRecorder:
             "python_version": platform.python_version(), "host": socket.gethostname(),
             "language": plan.language, "limits": plan.limits.to_dict(),
             "options": {"race": plan.race, "jobs": plan.jobs, "cores": plan.cores,
-                        "verify": plan.verify, "require": list(plan.require), "models": plan.models},
+                        "verify": plan.verify, "require": list(plan.require), "models": plan.models,
+                        "record_scripts": record_scripts},
             "isolation": isolation,
             "seed_sha256": hashlib.sha256(plan.seed).hexdigest() if plan.seed is not None else None,
-            "candidates": [
-                {"index": i, "sha256": sha256(script), "random_seed": plan.random_seeds[i],
-                 "label": _label(labels, i)}
-                for i, script in enumerate(plan.scripts)],
+            **({"repair": repair} if repair else {}),
+            "candidates": planned_candidates(plan, record_scripts),
         })
 
     def candidate(self, candidate: CandidateResult) -> None:
-        """Record a candidate whose verdict landed (state changes before that are not recorded)."""
+        """Record a candidate whose verdict landed (state changes before that are not recorded);
+        its isolation report only when its layers are not the header's."""
         if candidate.verdict is not None and candidate.state == "done":
-            self._write({"record": "candidate", "run_id": self.run_id, **candidate.to_dict()})
+            line = {"record": "candidate", "run_id": self.run_id, **candidate.to_dict()}
+            if _active_layers(line.get("isolation")) == _active_layers(self._isolation):
+                del line["isolation"]
+            self._write(line)
 
     def finish(self, result: RunResult) -> None:
         self._write({"record": "end", "run_id": self.run_id, "verdict": result.verdict.value,
@@ -122,25 +123,44 @@ class RunRecorder:
                 self._file.flush()  # a reader (or a crash) sees each verdict as it lands
 
 
-def _label(labels: list[str | None], index: int) -> str | None:
-    """One label per candidate, or one for every K seed of one script."""
-    if len(labels) == 1:
-        return labels[0]
-    return labels[index] if 0 <= index < len(labels) else None
+def _active_layers(report: IsolationReport | None) -> object:
+    """What a record compares of two isolation reports: the level and each layer on or off (the
+    details say how each applied, and a candidate's may say more than the zygote's probe)."""
+    if report is None:
+        return None
+    layers = sorted((layer["name"], bool(layer.get("active"))) for layer in report["layers"])
+    return report.get("level"), layers
+
+
+def planned_candidates(plan: RunPlan, record_scripts: bool = False) -> list[dict[str, Any]]:
+    """Per candidate what the run was asked, as the header holds it (``RunResult.planned``): its
+    index, script sha256, random seed, label, expected verdict and, if asked, its script."""
+    def at(values: tuple[str | None, ...], index: int) -> str | None:
+        return values[index] if index < len(values) else None
+
+    return [{"index": i, "sha256": sha256(script), "random_seed": plan.random_seeds[i],
+             "label": at(plan.labels, i),
+             **({"expected": at(plan.expected, i)} if plan.expected else {}),
+             **({"script": script} if record_scripts else {})}
+            for i, script in enumerate(plan.scripts)]
 
 
 class Recording:
-    """One run's id and candidate labels, and its record file when ``record_dir`` is given."""
+    """One run's id and candidate labels, and its record file when ``record_dir`` is given.
+    ``repair``: ``{"id", "round"}`` of the repair loop the run is a round of."""
 
-    def __init__(self, record_dir: str | os.PathLike[str] | None,
-                 labels: Sequence[str | None] | None) -> None:
+    def __init__(self, record_dir: str | os.PathLike[str] | None, plan: RunPlan,
+                 record_scripts: bool = False, repair: dict[str, Any] | None = None) -> None:
         self.run_id = new_run_id()
-        self.labels = list(labels) if labels is not None else []
+        self.plan = plan
+        self.record_scripts = record_scripts
+        self.repair = repair
         self.recorder = RunRecorder(record_dir, self.run_id) if record_dir else None
 
     def label(self, candidate: CandidateResult) -> CandidateResult:
-        if candidate.label is None and self.labels:
-            candidate.label = _label(self.labels, candidate.index)
+        labels = self.plan.labels
+        if candidate.label is None and 0 <= candidate.index < len(labels):
+            candidate.label = labels[candidate.index]
         return candidate
 
     def wrap(self, emit: Callable[[CandidateResult], None]) -> Callable[[CandidateResult], None]:
@@ -152,13 +172,14 @@ class Recording:
             emit(candidate)
         return recorded
 
-    def start(self, plan: RunPlan, hello: Hello | None) -> None:
+    def start(self, hello: Hello | None) -> None:
         if self.recorder is not None:
-            self.recorder.start(plan, self.labels, hello["isolation"] if hello else None,
-                                hello["z3_version"] if hello else None)
+            self.recorder.start(self.plan, hello["isolation"] if hello else None,
+                                hello["z3_version"] if hello else None, self.record_scripts, self.repair)
 
     def finish(self, result: RunResult) -> None:
         result.run_id = self.run_id
+        result.planned = planned_candidates(self.plan)
         for candidate in result.candidates:
             self.label(candidate)
         if self.recorder is not None:
@@ -211,11 +232,17 @@ def candidate_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             continue
         script = scripts.get(line.get("index"), {})
         error = line.get("error") or {}
+        repair = header.get("repair") or {}
         row = {"run_id": header["run_id"], **{k: header.get(k) for k in _HEADER_COLUMNS},
+               "repair_id": repair.get("id"), "repair_round": repair.get("round"),
                "sha256": script.get("sha256"), "random_seed": script.get("random_seed"),
                **{k: v for k, v in line.items() if k not in _LEFT_OUT and k != "run_id"},
+               "expected": script.get("expected"),
                "error_type": error.get("type"), "error_line": error.get("line"),
                "error_message": error.get("message")}
+        row["as_expected"] = None if row["expected"] is None else row["verdict"] == row["expected"]
+        if "script" in script:
+            row["script"] = script["script"]
         if row.get("label") is None:
             row["label"] = script.get("label")
         rows.append(row)
@@ -224,8 +251,10 @@ def candidate_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 def load_runs(path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Any:
     """Run records as a pandas DataFrame, one row per candidate: ``run_id``, ``time``, ``index``,
-    ``label``, ``sha256`` (its script), ``verdict``, ``reason``, ``error_type``, ``error_line``,
-    ``wall_s``, ``cpu_s``, ... .  ``path``: a record file, a folder of them (``record_dir``), or
+    ``label``, ``sha256`` (its script), ``verdict``, ``expected`` and ``as_expected`` (when the
+    run was given ``expected=``), ``reason``, ``error_type``, ``error_line``, ``wall_s``,
+    ``cpu_s``, ``repair_id`` and ``repair_round`` (a round of ``repair()``), ``script`` (with
+    ``record_scripts=True``), ... .  ``path``: a record file, a folder of them (``record_dir``), or
     a list of either.  Needs pandas (``pip install pandas``, the ``[records]`` extra)."""
     try:
         import pandas as pd
@@ -236,7 +265,7 @@ def load_runs(path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -
     rows = [row for file in record_files(path)
             for row in sorted(candidate_rows(file), key=lambda row: row.get("index", 0))]
     frame = pd.DataFrame(rows)
-    for column in ("error_line", "random_seed"):
+    for column in ("error_line", "random_seed", "repair_round"):
         if column in frame:
             frame[column] = frame[column].astype("Int64")  # whole numbers, or <NA>
     return frame
@@ -252,6 +281,7 @@ def run_from_record(path: str | os.PathLike[str]) -> RunResult:
         if line["record"] == "candidate":
             candidate = CandidateResult.from_dict({k: v for k, v in line.items() if k != "limits"})
             candidate.limits = Limits.from_dict(line["limits"]) if line.get("limits") else None
+            candidate.isolation = line.get("isolation", header.get("isolation"))
             candidates[candidate.index] = candidate
     end = next((line for line in rest if line["record"] == "end"), {})
     labels = {entry["index"]: entry.get("label") for entry in header.get("candidates", [])}
@@ -261,79 +291,4 @@ def run_from_record(path: str | os.PathLike[str]) -> RunResult:
                      limits=Limits.from_dict(header["limits"]), language=header["language"],
                      isolation=header.get("isolation"), notes=end.get("notes", []),
                      interrupted=end.get("interrupted", False), elapsed_s=end.get("elapsed_s", 0.0),
-                     run_id=header["run_id"])
-
-
-# ----------------------------------------------------------------------------------- comparing
-
-@dataclass(frozen=True)
-class Change:
-    """One candidate whose verdict differs between two runs."""
-
-    index: int
-    label: str | None
-    before: str | None  # verdict, None: not in that run
-    after: str | None
-    kind: str  # "improvement" or "regression"
-
-
-@dataclass(frozen=True)
-class RunDiff:
-    """What changed from run ``before`` to run ``after`` (``diff_runs``)."""
-
-    before: str  # run ids (empty for a result that has none)
-    after: str
-    verdict_before: str
-    verdict_after: str
-    changes: tuple[Change, ...]
-    unchanged: int
-
-    @property
-    def regressions(self) -> list[Change]:
-        return [change for change in self.changes if change.kind == "regression"]
-
-    @property
-    def improvements(self) -> list[Change]:
-        return [change for change in self.changes if change.kind == "improvement"]
-
-    def to_dicts(self) -> list[dict[str, Any]]:
-        return [dataclasses.asdict(change) for change in self.changes]
-
-    def __str__(self) -> str:
-        head = (f"run {self.before or '?'} -> {self.after or '?'}: vote {self.verdict_before} -> "
-                f"{self.verdict_after}; {len(self.regressions)} regressions, "
-                f"{len(self.improvements)} improvements, {self.unchanged} unchanged")
-        rows = [f"  {change.kind:<11} #{change.index}{f' {change.label!r}' if change.label else ''}: "
-                f"{change.before} -> {change.after}" for change in self.changes]
-        return "\n".join([head, *rows])
-
-
-def _as_run(run: RunResult | str | os.PathLike[str]) -> RunResult:
-    return run if isinstance(run, RunResult) else run_from_record(run)
-
-
-def _kind(before: str | None, after: str | None) -> str:
-    rank_before = VERDICT_RANK[Verdict(before)] if before else -1
-    rank_after = VERDICT_RANK[Verdict(after)] if after else -1
-    return "improvement" if rank_after > rank_before else "regression"
-
-
-def diff_runs(before: RunResult | str | os.PathLike[str],
-              after: RunResult | str | os.PathLike[str]) -> RunDiff:
-    """Compare two runs of the same scripts, candidate by candidate (by index): each verdict that
-    changed is an ``improvement`` when strictly better (an answer beats running out of a limit,
-    which beats a failure, which beats a wrong model) and a ``regression`` otherwise, sat <-> unsat
-    included (BenchExec's rule).  ``before``/``after``: a ``RunResult`` or a record file."""
-    old, new = _as_run(before), _as_run(after)
-    verdicts_old = {c.index: (c.verdict.value if c.verdict else None, c.label) for c in old}
-    verdicts_new = {c.index: (c.verdict.value if c.verdict else None, c.label) for c in new}
-    changes, unchanged = [], 0
-    for index in sorted(set(verdicts_old) | set(verdicts_new)):
-        was, label_old = verdicts_old.get(index, (None, None))
-        now, label_new = verdicts_new.get(index, (None, None))
-        if was == now:
-            unchanged += 1
-            continue
-        changes.append(Change(index, label_new or label_old, was, now, _kind(was, now)))
-    return RunDiff(old.run_id, new.run_id, old.verdict.value, new.verdict.value, tuple(changes),
-                   unchanged)
+                     run_id=header["run_id"], planned=header.get("candidates", []))

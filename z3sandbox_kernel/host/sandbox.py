@@ -160,7 +160,7 @@ class Sandbox(ZygoteOwner):
         if recording is None:
             return await self._scheduled(run, remote)
         try:
-            recording.start(run.plan, None if remote else (await self._ensure_zygote()).hello)
+            recording.start(None if remote else (await self._ensure_zygote()).hello)
             result = await self._scheduled(run, remote)
             recording.finish(result)
             return result
@@ -195,9 +195,13 @@ class Sandbox(ZygoteOwner):
             kwargs["jobs"] = remote.default_jobs()  # one per worker thread, not this machine's cores
         return remote
 
-    def _recording(self, kwargs: dict[str, Any], emit: UpdateCallback) -> tuple[Recording, UpdateCallback]:
-        """The run's id, labels and record (``record_dir``, if any), and ``emit`` that records too."""
-        recording = Recording(kwargs.pop("record_dir", None) or self.record_dir, kwargs.pop("labels", None))
+    def _recording(self, scripts: object, kwargs: dict[str, Any],
+                   emit: UpdateCallback) -> tuple[Recording, UpdateCallback]:
+        """The run's plan, id, labels and record (``record_dir``, if any), and ``emit`` that
+        records too.  ``repair``: the repair loop's ``{"id", "round"}`` (agents/repair.py)."""
+        record_dir = kwargs.pop("record_dir", None) or self.record_dir
+        record_scripts, repair = bool(kwargs.pop("record_scripts", False)), kwargs.pop("repair", None)
+        recording = Recording(record_dir, self._plan(scripts, kwargs), record_scripts, repair)
         return recording, recording.wrap(emit)
 
     def _plan(self, scripts: object, kwargs: dict[str, Any]) -> RunPlan:
@@ -213,13 +217,13 @@ class Sandbox(ZygoteOwner):
     def run(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
             **kwargs: Any) -> RunResult:
         """Run candidates and wait.  KeyboardInterrupt kills every child at once and returns the
-        results so far (``interrupted=True``, the rest ``cancelled``).  Takes ``run()``'s keywords,
-        and ``record_dir`` (record this run there) and ``labels`` (a name per candidate, for the
-        result and the record).  See ``z3sandbox_kernel.run``."""
+        results so far (``interrupted=True``, the rest ``cancelled``).  Takes ``run()``'s keywords
+        (``record_dir``, ``labels``, ``expected``, ``record_scripts`` among them).  See
+        ``z3sandbox_kernel.run``."""
         updates: queue.Queue[CandidateResult | None] = queue.Queue()  # None: the run is over
         remote = self._remote(kwargs)
-        recording, emit = self._recording(kwargs, updates.put)
-        run = Run(self._plan(scripts, kwargs), emit, self.graces)
+        recording, emit = self._recording(scripts, kwargs, updates.put)
+        run = Run(recording.plan, emit, self.graces)
         future = self._loop.submit(self._execute(run, remote, recording))
         future.add_done_callback(lambda _: updates.put(None))
         while True:
@@ -243,8 +247,8 @@ class Sandbox(ZygoteOwner):
                 caller.call_soon_threadsafe(on_update, candidate)
 
         remote = self._remote(kwargs)
-        recording, recorded_emit = self._recording(kwargs, emit)
-        run = Run(self._plan(scripts, kwargs), recorded_emit, self.graces)
+        recording, recorded_emit = self._recording(scripts, kwargs, emit)
+        run = Run(recording.plan, recorded_emit, self.graces)
         try:
             return _warned_about(await asyncio.wrap_future(
                 self._loop.submit(self._execute(run, remote, recording))))
@@ -306,14 +310,18 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
         models: int = 1, on_update: UpdateCallback | None = None, isolation: str | None = None,
         require: Iterable[str] = (), client: Any = None, executor: Executor | None = None,
         record_dir: str | os.PathLike[str] | None = None,
-        labels: list[str | None] | None = None) -> RunResult:
+        labels: list[str | None] | None = None, expected: list[str | None] | None = None,
+        record_scripts: bool = False) -> RunResult:
     """Run one script, K seeds of one script (``k``), or a list of candidate scripts, each in a
     fresh sandboxed child, and vote over the verdicts.  ``client`` (a ``distributed.Client``) or
     ``executor`` (any ``concurrent.futures.Executor``) runs them on a cluster instead, each worker
-    with its own zygote.  ``record_dir`` writes the run's record there (``load_runs`` reads it);
-    ``labels`` name the candidates.  docs/api.md explains every argument."""
+    with its own zygote.  ``record_dir`` writes the run's record there (``load_runs`` reads it;
+    ``record_scripts`` keeps the scripts in it too); ``labels`` name the candidates and
+    ``expected`` gives the verdict expected of each (one per script, or one for all; compared by
+    ``diff_runs``).  docs/api.md explains every argument."""
     sandbox = shared_sandbox(isolation)
     return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
                        jobs=jobs, cores=cores, verify=verify, models=models, on_update=on_update,
                        require=require, client=client, executor=executor,
-                       record_dir=record_dir, labels=labels)
+                       record_dir=record_dir, labels=labels, expected=expected,
+                       record_scripts=record_scripts)

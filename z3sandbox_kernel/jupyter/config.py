@@ -58,6 +58,7 @@ class _Z3SandboxOptions(Configurable):
         models: int
         isolation: str | None
         quiet: bool
+        record_scripts: bool
 
     require = List(
         Unicode(), help="isolation layers that must be active, or no candidate runs"

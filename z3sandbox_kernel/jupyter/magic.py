@@ -173,7 +173,8 @@ class Z3SandboxMagics(Magics):
             "verify": chosen["verify"],
             "require": tuple(self.options.require),
             "record_dir": self.options.record_dir or None,
-            "labels": [script.label for script in scripts],
+            "expected": chosen["expected"],
+            "record_scripts": chosen["record_scripts"],
         }
         if client is not None:
             run_kwargs["client"] = client
@@ -196,8 +197,11 @@ class Z3SandboxMagics(Magics):
         def rerun(result: RunResult, which: list[int]) -> RunResult:
             if run_kwargs["k"] is not None and len(scripts) == 1:
                 raise ValueError("rerun() needs the candidates' own scripts; with -k, run the cell again")
+            expected = run_kwargs["expected"]
+            if expected and len(expected) > 1:  # one per script: those of the scripts run again
+                expected = [expected[i] if i < len(expected) else None for i in which]
             again, _ = self.run([scripts[i] for i in which], chosen["isolation"], chosen["quiet"],
-                                run_kwargs)
+                                run_kwargs | {"expected": expected})
             merged = merged_rerun(result, which, again)
             assert self.shell is not None
             self.shell.user_ns[name] = merged
@@ -291,7 +295,7 @@ class Z3SandboxMagics(Magics):
         """Steps 5 and 6: start (or reuse) the sandbox, run with the live view.  Returns the
         result and whether the live view already shows it (in place of the live table)."""
         sandbox = self.sandbox(isolation)
-        run_kwargs = dict(run_kwargs)
+        run_kwargs = dict(run_kwargs, labels=[script.label for script in scripts])
         afl = run_kwargs.pop("afl_sync", None)
         annotate = annotator(scripts, run_kwargs["k"], self.shell.user_ns if self.shell else None)
         sources = [script.source for script in scripts]

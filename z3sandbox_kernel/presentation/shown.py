@@ -134,9 +134,12 @@ def shows_output(candidate: CandidateResult, alone: bool) -> bool:
 
 
 def inline_output(candidate: CandidateResult, lines: int = INLINE_LINES) -> tuple[str, int]:
-    """Its stdout's first ``lines`` lines (control characters escaped), and how many more."""
-    all_lines = (candidate.stdout or "").rstrip("\n").splitlines()
-    shown = "\n".join(printable(line) for line in all_lines[:lines])
+    """Its stdout's first ``lines`` lines (control characters escaped), and how many more.  Lines
+    end at "\n" only: any other line break (CR, VT, FF, U+2028...) is shown escaped, so that what
+    a candidate printed never draws a row of the table."""
+    text = (candidate.stdout or "").rstrip("\n")
+    all_lines = [line.removesuffix("\r") for line in text.split("\n")] if text else []
+    shown = "\n".join(printable(line.replace("\r", "\\r")) for line in all_lines[:lines])
     more = len(all_lines) - lines if len(all_lines) > lines else 0
     if candidate.stdout_truncated:
         shown += "\n… (stdout was cut at the output limit)"
