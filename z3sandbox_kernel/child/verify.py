@@ -15,7 +15,7 @@ import z3
 
 from ..protocol import PROTOCOL_VERSION, CheckedModel, VerifyReport, VerifyRequest
 from .models import read_model
-from .smt2 import Smt2SyntaxError, error_message, split_commands
+from .smt2_text import Smt2SyntaxError, error_message, split_commands
 from .terms import walk_terms
 
 MAX_TIMEOUT_MS = 4_294_967_294
