@@ -19,8 +19,8 @@ the check's model (smt2.py), never read from the front end's ``(get-objectives)`
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import z3

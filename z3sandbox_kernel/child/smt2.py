@@ -55,6 +55,13 @@ from .terms import walk_terms
 __all__ = ["Smt2SyntaxError", "error_message", "error_position", "plan_check", "run",
            "split_commands"]
 
+# How z3 prints terms (global parameters a script can set: (set-option :pp.decimal true) prints
+# 1/3 as 0.3333333333?), as they were before any script: the report's SMT-LIB values are printed
+# with these, after the script's output is complete, so that the verifier can read them.
+_PRINTING = {f"pp.{name}": z3.get_param(f"pp.{name}") for name in (
+    "decimal", "decimal_precision", "bv_literals", "fp_real_literals", "bounded", "max_depth",
+    "max_indent", "max_num_lines", "max_width", "max_ribbon", "min_alias_size", "single_line")}
+
 # The private (get-model) is asked only when an error cannot end the process: under
 # (set-option :error-behavior immediate-exit) z3 exits on "model is not available".
 _CONTINUES = "(:error-behavior continued-execution)"
@@ -119,6 +126,9 @@ def _decide(text: str, commands: list[Command], last: Command, model_text: str, 
             return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
         return {"outcome": "unknown", "reason": "timeout" if fired else reason,
                 "solver_timeout": fired}
+    for name, value in _PRINTING.items():
+        if z3.get_param(name) != value:
+            z3.set_param(name, value)
     text_of = models.benchmark(solver.ctx.ref(), [a.as_ast() for a in assertions])
     report = models.check_report(models.CheckReport(
         z3.Z3_L_TRUE, fields=models.read_model(model), assertions=text_of), False)

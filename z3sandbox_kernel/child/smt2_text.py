@@ -109,6 +109,7 @@ LOADED_COMMANDS = frozenset({
     "maximize", "minimize", "assert-soft",
 })
 _KEPT_OPTIONS = frozenset({":global-declarations"})
+_OBJECTIVES = frozenset({"maximize", "minimize", "assert-soft"})
 
 
 def until_exit(text: str, commands: list[Command]) -> tuple[str, list[Command]]:
@@ -119,20 +120,22 @@ def until_exit(text: str, commands: list[Command]) -> tuple[str, list[Command]]:
     return text, commands
 
 
-def plan_check(text: str) -> CheckPlan:
+def plan_check(text: str, objectives: bool = True) -> CheckPlan:
     """The assertions to check for the last (check-sat) of ``text`` (up to its first (exit)), as
-    the commands of ``LOADED_COMMANDS`` before it; raises Smt2SyntaxError."""
+    the commands of ``LOADED_COMMANDS`` before it (without (maximize), (minimize) and (assert-soft)
+    unless ``objectives``: they constrain no model); raises Smt2SyntaxError."""
     text, commands = until_exit(text, split_commands(text))
     logic = None
     for command in commands:
         words = text[command.start + 1 : command.end - 1].split()
         if command.head == "set-logic" and len(words) > 1:
             logic = words[1].strip("|")
-    optimize = any(c.head in ("maximize", "minimize", "assert-soft") for c in commands)
+    optimize = any(c.head in _OBJECTIVES for c in commands)
     checks = [c for c in commands if c.head in CHECK_HEADS]
     last = checks[-1] if checks else None
     kept = [text[c.start : c.end] for c in commands
-            if (last is None or c.end <= last.start) and _loaded(text, c)]
+            if (last is None or c.end <= last.start) and _loaded(text, c)
+            and (objectives or c.head not in _OBJECTIVES)]
     if last is not None and last.head == "check-sat-assuming":
         # (check-sat-assuming (l1 l2 ...)): the literals hold for this one check only.
         parts = items(text[last.start + 1 : last.end - 1])
