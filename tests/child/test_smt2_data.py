@@ -72,3 +72,13 @@ def test_the_checked_assertions_follow_the_scopes_and_the_exit() -> None:
     assert run.stdout == z3_prints(script)
     assert run.report["outcome"] == "sat" and -5 < run.report["model"]["x"] < 0
     assert "100" not in run.report["assertions_smt2"]
+
+
+def test_a_file_the_script_wrote_and_included_leaves_its_check_unreported(tmp_path) -> None:
+    """(include) reads assertions the text does not show: no verdict is made up from the text."""
+    written = tmp_path / "more.smt2"
+    script = (f'(declare-const x Int)\n(assert (> x 3))\n(set-option :regular-output-channel "{written}")\n'
+              f'(echo "(assert (< x 0))")\n(include "{written}")\n(check-sat)\n')
+    run = run_child(script, language="smt2")
+    assert run.report["outcome"] == "unknown" and "(include ...)" in run.report["reason"]
+    assert "model" not in run.report

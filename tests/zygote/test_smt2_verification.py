@@ -3,9 +3,11 @@ candidate's report says it asserted (zygote/jobs.py, child/verify.py)."""
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
-from z3sandbox_kernel.child.verify import verify_request
+from z3sandbox_kernel.child import verify
 from z3sandbox_kernel.limits import Limits
 from z3sandbox_kernel.zygote.classify import Observation
 from z3sandbox_kernel.zygote.jobs import Candidate, may_need_verification
@@ -13,6 +15,25 @@ from z3sandbox_kernel.zygote.jobs import verify_request as zygote_request
 
 SCRIPT = ("(set-option :dump-models true)\n(declare-const x Int)\n(push)\n(assert (> x 100))\n"
           "(pop)\n(assert (> x 3))\n(assert (< x 10))\n(echo \"(assert true)\")\n(check-sat)\n")
+
+
+def verify_request(request: Any) -> Any:
+    """The verifier's report, from a fork, as the zygote runs one: z3's main context is made
+    there, not in this process (the harness tests expect none made before their forks)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(write, json.dumps(verify.verify_request(request)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 1 << 16):
+        chunks.append(chunk)
+    os.close(read)
+    os.waitpid(pid, 0)
+    return json.loads(b"".join(chunks))
 
 
 def candidate(script: str, language: str = "smt2") -> Candidate:
@@ -61,3 +82,9 @@ def test_the_verifier_runs_none_of_the_scripts_printing_or_writing_commands(tmp_
 def test_an_unreadable_script_leaves_the_model_undecided() -> None:
     report = verify_request(zygote_request(candidate("(assert (> x"), forged("4")))
     assert report["verified"] is None and "could not be read" in report["reason"]
+
+
+def test_a_script_that_includes_a_file_is_not_verified_from_its_text() -> None:
+    script = '(declare-const x Int)\n(include "more.smt2")\n(assert (> x 3))\n(check-sat)\n'
+    report = verify_request(zygote_request(candidate(script), forged("4")))
+    assert report["verified"] is None and "(include ...)" in report["reason"]

@@ -84,6 +84,8 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",)) -> ChildR
         if error is not None:
             return _error_report(error, memory_words)
         plan = plan_check(text)
+        if plan.unread:
+            return None  # what it asserted is not known: nothing the harness could check
         solver = _loaded(plan.text, plan.optimize, plan.logic)
         if len(solver.assertions()):
             solver.check()  # asserted but never checked: the harness checks it (instrumented)
@@ -109,6 +111,9 @@ def _decide(text: str, commands: list[Command], last: Command, model_text: str, 
     """The last check's answer from values: the front end's model if it satisfies the check's
     assertions, else the harness's own check of them (unless the watchdog already stopped z3's)."""
     plan = plan_check(text)
+    if plan.unread:
+        return {"outcome": "unknown", "reason": f"not read: the script's ({plan.unread[:40]} ...) "
+                "may assert what its text does not show, so its check cannot be reported"}
     solver = _loaded(plan.text, plan.optimize, plan.logic)
     assertions = list(solver.assertions())
     model = _satisfying(solver, assertions, _model_from_text(model_text, assertions, solver.ctx))

@@ -40,6 +40,7 @@ class CheckPlan:
     checks: bool  # the text has a (check-sat) or (check-sat-assuming ...)
     logic: str | None
     optimize: bool  # (maximize), (minimize) or (assert-soft): only z3's Optimize reads those
+    unread: str = ""  # a command before the check that may assert what ``text`` lacks: (include ...)
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -108,6 +109,15 @@ LOADED_COMMANDS = frozenset({
     "declare-datatypes", "declare-codatatypes", "assert", "push", "pop", "reset", "reset-assertions",
     "maximize", "minimize", "assert-soft",
 })
+# Commands that print, ask, set options or check, and change no assertion: left out of ``text``.
+# Any other command z3 knows before the check -- (include "f") reads assertions from a file the
+# script may have written with (echo) -- means the text alone does not say what was asserted.
+UNLOADED_COMMANDS = frozenset({
+    "set-option", "echo", "exit", "check-sat", "check-sat-assuming", "check-sat-using",
+    "get-model", "get-value", "get-assignment", "get-assertions", "get-proof", "get-proof-graph",
+    "get-unsat-core", "get-unsat-assumptions", "get-info", "get-option", "get-objectives",
+    "get-consequences", "simplify", "eval", "display", "labels", "apply", "help", "get-user-tactics",
+})
 _KEPT_OPTIONS = frozenset({":global-declarations"})
 _OBJECTIVES = frozenset({"maximize", "minimize", "assert-soft"})
 
@@ -141,7 +151,9 @@ def plan_check(text: str, objectives: bool = True) -> CheckPlan:
         parts = items(text[last.start + 1 : last.end - 1])
         if len(parts) == 2 and parts[1].startswith("(") and parts[1].endswith(")"):
             kept.append(f"(assert (and true {parts[1][1:-1]}))")
-    return CheckPlan("\n".join(kept), last is not None, logic, optimize)
+    unread = next((c.head for c in commands if (last is None or c.end <= last.start)
+                   and c.head not in LOADED_COMMANDS and c.head not in UNLOADED_COMMANDS), "")
+    return CheckPlan("\n".join(kept), last is not None, logic, optimize, unread)
 
 
 def _loaded(text: str, command: Command) -> bool:

@@ -97,8 +97,11 @@ def request_assertions(request: VerifyRequest) -> str:
     script = request.get("script_smt2")
     if script is None:
         return request["assertions_smt2"]
+    plan = plan_check(script, objectives=False)
+    if plan.unread:
+        raise ValueError(f"its ({plan.unread[:40]} ...) may assert what its text does not show")
     solver = z3.Solver()
-    solver.from_string(plan_check(script, objectives=False).text)
+    solver.from_string(plan.text)
     # No size cap of a report's: the text stays in this process, under its memory limit.
     text = benchmark(solver.ctx.ref(), [f.as_ast() for f in solver.assertions()], limit=sys.maxsize)
     if text is None:
