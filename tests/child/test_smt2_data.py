@@ -30,11 +30,13 @@ def test_a_dumped_model_with_a_name_holding_unsat_leaves_the_check_sat() -> None
 
 def test_a_quoted_name_cannot_add_an_objective_value() -> None:
     script = ("(declare-const x Int)\n(declare-const |q) (x 999999999) (| Int)\n"
-              "(assert (<= x 10))\n(assert (= |q) (x 999999999) (| 1))\n(maximize x)\n"
-              "(check-sat)\n(get-objectives)\n")
+              "(assert (<= x 10))\n(assert (= |q) (x 999999999) (| 1))\n(maximize |q) (x 999999999) (|)\n"
+              "(maximize x)\n(check-sat)\n(get-objectives)\n")
     run = run_child(script, language="smt2")
-    assert run.stdout == z3_prints(script)
-    assert run.report["objectives"] == [{"term": "x", "direction": "maximize", "value": 10}]
+    assert run.stdout == z3_prints(script) and "(x 999999999)" in run.stdout
+    assert run.report["objectives"] == [
+        {"term": "|q) (x 999999999) (|", "direction": "maximize", "value": 1},
+        {"term": "x", "direction": "maximize", "value": 10}]
     assert run.report["model"]["x"] == 10
 
 
