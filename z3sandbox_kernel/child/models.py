@@ -237,9 +237,9 @@ def _read_constant(model: z3.ModelRef, index: int, skip_ids: frozenset[int],
         return
 
 
-def benchmark(ctx: Any, formulas: list[int]) -> str | None:
+def benchmark(ctx: Any, formulas: list[int], limit: int = MAX_ASSERTIONS_SMT2) -> str | None:
     """Formulas (raw pointers of ``ctx``) as an SMT-LIB 2 script of declarations and one assert
-    each, no (check-sat); None when larger than ``MAX_ASSERTIONS_SMT2`` or not printable.  The last
+    each, no (check-sat); None when larger than ``limit`` or not printable.  The last
     formula is z3's "formula" argument, so no ``true`` term is asked for."""
     if not formulas:
         return ""
@@ -249,7 +249,7 @@ def benchmark(ctx: Any, formulas: list[int]) -> str | None:
                                                len(formulas) - 1, vector, formulas[-1])
     except (Exception, MemoryError):
         return None
-    if len(text) > MAX_ASSERTIONS_SMT2:
+    if len(text) > limit:
         return None
     return clean_text(text.replace("(check-sat)\n", ""))
 

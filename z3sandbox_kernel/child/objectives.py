@@ -12,14 +12,15 @@ numerals in the script's context, which is why they wait until its output is com
 Not reported: an optimize object the script let go of before it ended (its values would have to be
 asked for while the script runs), and objectives the script made through z3's C functions itself.
 
-SMT-LIB scripts: the harness asks the front end ``(get-objectives)`` after the script's commands.
+SMT-LIB scripts: the objectives of the Optimize the harness loads from the script's text, valued in
+the check's model (smt2.py), never read from the front end's ``(get-objectives)`` text.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import z3
@@ -110,70 +111,57 @@ def read(record: observer.Record) -> list[Objective]:
 
 # ---------------------------------------------------------------------------------------- SMT-LIB
 
-_GROUP = re.compile(r":id\s+(\|[^|]*\||[^\s()]+)")
-_INTEGER = re.compile(r"\(\s*-\s*(\d+)\s*\)|(-?\d+)")
 
-
-def smt2_directions(commands: list[tuple[str, str]]) -> list[str]:
-    """The direction of each objective z3 lists in (get-objectives), from the script's
-    (maximize), (minimize) and (assert-soft) commands as (head, text): in order, a soft group once."""
-    directions: list[str] = []
-    groups: set[str] = set()
-    for head, text in commands:
-        if head in ("maximize", "minimize"):
-            directions.append(head)
-        elif head == "assert-soft":
-            match = _GROUP.search(text)
-            group = match.group(1) if match else ""
-            if group not in groups:
-                groups.add(group)
-                directions.append("soft")
-    return directions
-
-
-def smt2_objectives(answer: str, directions: list[str]) -> list[Objective]:
-    """The entries of a ``(get-objectives)`` answer, ``(objectives (TERM VALUE) ...)``."""
-    body = answer.strip()
-    if not body.startswith("(objectives"):
+def smt2_objectives(optimize: Any, model: z3.ModelRef, commands: list[list[str]]) -> list[Objective]:
+    """The objectives of an SMT-LIB script's last check: the terms of the Optimize the harness
+    loaded from its text (``Z3_optimize_get_objectives``, every one as a term to minimize: a
+    maximized ``t`` as ``-1 * t``, a soft group as its penalty sum), each valued in the check's
+    model.  ``commands`` are the script's commands before the check, as tokens, for each
+    objective's direction and a soft group's id; [] when they do not line up with z3's list (an
+    objective popped with its scope)."""
+    goals = _smt2_goals(commands)
+    terms = list(optimize.objectives())
+    if len(goals) != len(terms):
         return []
     found: list[Objective] = []
-    for entry in _entries(body[len("(objectives"):-1]):
-        term, value = _split_entry(entry)
-        integer = _INTEGER.fullmatch(value)
-        number: Any = value
-        if integer is not None:
-            number = -int(integer.group(1)) if integer.group(1) else int(integer.group(2))
-        direction = directions[len(found)] if len(found) < len(directions) else ""
-        found.append({"term": models.clean_text(term, TERM_CHARS), "direction": direction,
-                      "value": encode_value(number)})
-        if len(found) >= MAX_OBJECTIVES:
-            break
+    for (direction, group), term in list(zip(goals, terms, strict=True))[:MAX_OBJECTIVES]:
+        if direction == "maximize":
+            term = _negated(term)
+        try:
+            value = model.eval(term, model_completion=True)
+            shown = group if direction == "soft" else term.sexpr()
+            number = models.python_value(value)
+            if direction == "soft" and isinstance(number, Fraction) and number.denominator == 1:
+                number = int(number)  # a penalty: weights are reals, the sum is whole
+            found.append({"term": models.clean_text(shown, TERM_CHARS), "direction": direction,
+                          "value": encode_value(number)})
+        except Exception:  # one that cannot be valued: the others still count
+            continue
     return found
 
 
-def _entries(text: str) -> list[str]:
-    """The top-level parenthesised entries of ``text`` (objective terms are z3-printed: strings and
-    quoted symbols aside, parentheses balance)."""
-    entries, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        if char == "(":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif char == ")" and depth:
-            depth -= 1
-            if depth == 0:
-                entries.append(text[start + 1:i].strip())
-    return entries
+def _smt2_goals(commands: list[list[str]]) -> list[tuple[str, str]]:
+    """(direction, soft group id) of each objective z3 lists, in order, a soft group once."""
+    goals: list[tuple[str, str]] = []
+    groups: set[str] = set()
+    for parts in commands:
+        if parts and parts[0] in ("maximize", "minimize"):
+            goals.append((parts[0], ""))
+        elif parts and parts[0] == "assert-soft":
+            options = parts[2:]
+            group = next((options[i + 1] for i in range(len(options) - 1) if options[i] == ":id"), "")
+            if group not in groups:
+                groups.add(group)
+                goals.append(("soft", group))
+    return goals
 
 
-def _split_entry(entry: str) -> tuple[str, str]:
-    """``TERM VALUE`` -> (TERM, VALUE); VALUE is the last token or parenthesised expression."""
-    if entry.endswith(")"):
-        depth = 0
-        for i in range(len(entry) - 1, -1, -1):
-            depth += {")": 1, "(": -1}.get(entry[i], 0)
-            if depth == 0:
-                return entry[:i].strip(), entry[i:]
-    term, _, value = entry.rpartition(" ")
-    return term.strip(), value
+def _negated(term: z3.ExprRef) -> z3.ExprRef:
+    """``t`` from z3's ``-1 * t``; otherwise ``-term`` simplified."""
+    if z3.is_mul(term) and term.num_args() == 2:
+        factor = term.arg(0)
+        if z3.is_int_value(factor) and factor.as_long() == -1:
+            return term.arg(1)
+        if z3.is_rational_value(factor) and factor.as_fraction() == -1:
+            return term.arg(1)
+    return z3.simplify(-term)

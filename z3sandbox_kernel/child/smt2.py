@@ -1,13 +1,38 @@
 """SMT-LIB 2 candidates: run the text as ``z3 file.smt2`` does, print what it prints, and report
-what its last (check-sat) said.
+what its last (check-sat) found, as values z3's API gives, never as text the script shaped.
 
 The text goes through z3's own front end (``Z3_eval_smtlib2_string``, the command interpreter of
 the z3 executable), one segment per (check-sat) so each check runs under the solver timeout; its
-output (results, models, values, echoes, errors) is the candidate's stdout.  The splitter only
-knows tokens (comments, strings, quoted symbols) and parentheses; z3 parses everything else, so its
-messages and positions are what the user sees.  Afterwards the harness asks the front end for the
-model (a command the script never sees) and loads the assertions before the last (check-sat) with
-``from_string`` (``plan_check``), so a model can be reported and verified.
+output (results, models, values, echoes, errors) is the candidate's stdout and nothing else: the
+harness reads none of it.  Output is the script's to shape -- a symbol ``|a\nunsat\n|`` printed by
+``:dump-models``, an (echo), a label in a progress line, an objective term with parentheses in its
+name -- so no verdict, model or objective is parsed from it.
+
+What the harness reads instead, for the last check (smt2_text.py says how the text is read):
+
+- whether z3 raised for a segment (an error: ``syntax_error``) and whether the harness's own
+  watchdog interrupted the check (a timeout): values of the API and of the harness;
+- the check's assertions, loaded by ``Z3_solver_from_string`` (or the Optimize one) from the
+  script's declaring, asserting and scoping commands before it (``plan_check``).  A command that
+  may assert what the text does not show ((include) of a file the script wrote) leaves the check
+  ``unknown``, said so: nothing is made up from the text;
+- the front end's model, asked privately right after the check (``(get-model)``, a command the
+  script never sees, skipped under ``:error-behavior immediate-exit``) and read back as z3 values.
+  It only counts if every assertion evaluates to true in it (or is satisfiable with its constants
+  fixed): a model that satisfies the assertions proves sat whatever its text looked like, and
+  costs an evaluation, not a search.  This is the common case;
+- otherwise (unsat, unknown, no model kept) the harness checks the loaded assertions itself, under
+  the same solver timeout, and its answer is the verdict: an unsat SMT-LIB check is solved twice
+  (measured on the shared SMT-LIB corpus: CPU of unsat rows x1.96, of sat rows x1.06), a check
+  the watchdog interrupted is not solved again;
+- an Optimize's objectives: its terms as z3 holds them, valued in that model.
+
+Why this is sound: the front end's printed text never reaches a decision, so a name, an option or
+a command that prints changes nothing but stdout; a sat needs a model the API evaluates true; unsat
+and unknown are the API's own answer on assertions read from the text by the same function the
+verifier uses (child/verify.py checks the model against the script the zygote holds).  Why not
+re-solve always: z3's front end keeps its check's state inside (no API reaches it), and the output
+must be z3's own, so the front end solves anyway; a model it found is reused, a refutation cannot be.
 
 An error before or at the last (check-sat) makes the verdict ``syntax_error``; one after it only
 shows in the output, as in z3.  Text the splitter cannot split (unbalanced parentheses, an
@@ -25,119 +50,37 @@ import z3
 
 from ..protocol import ChildReport
 from . import instrument, models, objectives, observer
+from .smt2_text import (
+    CHECK_HEADS,
+    Command,
+    Smt2SyntaxError,
+    error_message,
+    error_position,
+    items,
+    plan_check,
+    split_commands,
+    until_exit,
+)
 from .terms import walk_terms
 
-# z3's parser errors look like: (error "line 4 column 20: unknown constant a")
-_POSITION = re.compile(r"line (\d+) column (\d+)")
-_HEAD = re.compile(r"\(\s*([^\s()\";|]+)")
+__all__ = ["Smt2SyntaxError", "error_message", "error_position", "plan_check", "run",
+           "split_commands"]
 
+# How z3 prints terms (global parameters a script can set: (set-option :pp.decimal true) prints
+# 1/3 as 0.3333333333?), as they were before any script: the report's SMT-LIB values are printed
+# with these, after the script's output is complete, so that the verifier can read them.
+_PRINTING = {f"pp.{name}": z3.get_param(f"pp.{name}") for name in (
+    "decimal", "decimal_precision", "bv_literals", "fp_real_literals", "bounded", "max_depth",
+    "max_indent", "max_num_lines", "max_width", "max_ribbon", "min_alias_size", "single_line")}
 
-class Smt2SyntaxError(Exception):
-    """Unbalanced parentheses, an unterminated string or symbol, or text outside a command."""
-
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(f"line {line} column {column}: {message}")
-        self.line = line
-        self.column = column
-
-
-@dataclass(frozen=True)
-class Command:
-    start: int  # offset of "(" in the text
-    end: int  # offset just after the matching ")"
-    head: str  # "check-sat", "assert", ...
-
-
-@dataclass(frozen=True)
-class CheckPlan:
-    """What to load into a solver, and whether the text asked for a check at all."""
-
-    text: str  # from_string input: everything before the last check, plus its assumptions
-    checks: bool  # the text has a (check-sat) or (check-sat-assuming ...)
-    logic: str | None
-    optimize: bool  # (maximize), (minimize) or (assert-soft): only z3's Optimize reads those
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def _skip_token(text: str, i: int) -> int:
-    """The offset after the comment, string or quoted symbol starting at ``i``."""
-    char = text[i]
-    if char == ";":
-        end = text.find("\n", i)
-        return len(text) if end < 0 else end
-    closing = '"' if char == '"' else "|"
-    j = i + 1
-    while True:
-        end = text.find(closing, j)
-        if end < 0:
-            what = "string" if char == '"' else "quoted symbol"
-            raise Smt2SyntaxError(f"unterminated {what}", *_position(text, i))
-        if char == '"' and text.startswith('""', end):
-            j = end + 2  # "" is an escaped quote inside a string
-            continue
-        return end + 1
-
-
-def split_commands(text: str) -> list[Command]:
-    """The top-level commands of an SMT-LIB 2 script, in order."""
-    commands: list[Command] = []
-    depth, start, i = 0, 0, 0
-    special = re.compile(r'[();"|]|[^\s();"|]+')
-    while True:
-        match = special.search(text, i)
-        if match is None:
-            break
-        token, i = match.group(), match.end()
-        if token in (";", '"', "|"):
-            i = _skip_token(text, match.start())
-        elif token == "(":
-            if depth == 0:
-                start = match.start()
-            depth += 1
-        elif token == ")":
-            if depth == 0:
-                raise Smt2SyntaxError("unexpected ')'", *_position(text, match.start()))
-            depth -= 1
-            if depth == 0:
-                head = _HEAD.match(text, start)
-                commands.append(Command(start, i, head.group(1) if head else ""))
-        elif depth == 0:
-            raise Smt2SyntaxError(f"unexpected {token[:40]!r} outside a command",
-                                  *_position(text, match.start()))
-    if depth:
-        raise Smt2SyntaxError("'(' is never closed", *_position(text, start))
-    return commands
-
-
-def plan_check(text: str) -> CheckPlan:
-    """The assertions to check for the last (check-sat) of ``text``; raises Smt2SyntaxError."""
-    commands = split_commands(text)
-    logic = None
-    for command in commands:
-        words = text[command.start + 1 : command.end - 1].split()
-        if command.head == "set-logic" and len(words) > 1:
-            logic = words[1].strip("|")
-    optimize = any(c.head in ("maximize", "minimize", "assert-soft") for c in commands)
-    checks = [c for c in commands if c.head in ("check-sat", "check-sat-assuming")]
-    if not checks:
-        return CheckPlan(text, False, logic, optimize)
-    last = checks[-1]
-    prefix = text[: last.start]
-    if last.head == "check-sat-assuming":
-        # (check-sat-assuming (l1 l2 ...)): the literals hold for this one check only.
-        body = text[last.start + 1 : last.end - 1].strip()[len(last.head) :].strip()
-        if body.startswith("(") and body.endswith(")"):
-            prefix += f"\n(assert (and true {body[1:-1]}))"
-    return CheckPlan(prefix, True, logic, optimize)
+# The private (get-model) is asked only when an error cannot end the process: under
+# (set-option :error-behavior immediate-exit) z3 exits on "model is not available".
+_CONTINUES = "(:error-behavior continued-execution)"
 
 
 def run(text: str, memory_words: tuple[str, ...] = ("out of memory",)) -> ChildReport | None:
     """Run ``text`` through z3's own SMT-LIB front end, printing what ``z3 file.smt2`` prints, and
-    report what its last (check-sat) said.  None when the text has no (check-sat): the caller then
+    report what its last (check-sat) found.  None when the text has no (check-sat): the caller then
     checks whatever it asserts (after the output, so the output is still z3's)."""
     try:
         commands = split_commands(text)
@@ -145,16 +88,16 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",)) -> ChildR
         _eval_segment(text, instrument.RUN.timeout_s)
         return {"outcome": "syntax_error", "reason": str(exc), "line": exc.line,
                 "column": exc.column}
-    for index, command in enumerate(commands):
-        if command.head == "exit":  # z3 stops reading there
-            text, commands = text[: command.end], commands[: index + 1]
-            break
-    checks = [c for c in commands if c.head in ("check-sat", "check-sat-assuming")]
+    text, commands = until_exit(text, commands)  # z3 stops reading at (exit)
+    checks = [c for c in commands if c.head in CHECK_HEADS]
     if not checks:
         error = _eval_segment(text, None)
         if error is not None:
             return _error_report(error, memory_words)
-        solver = _loaded(text, _optimizes(commands), plan_check(text).logic)
+        plan = plan_check(text)
+        if plan.unread:
+            return None  # what it asserted is not known: nothing the harness could check
+        solver = _loaded(plan.text, plan.optimize, plan.logic)
         if len(solver.assertions()):
             solver.check()  # asserted but never checked: the harness checks it (instrumented)
         return None
@@ -164,30 +107,82 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",)) -> ChildR
         error = _eval_segment(text[done : check.end], instrument.RUN.timeout_s)
         first_error = first_error or error
         done = check.end
-    fired, result, reason = _LAST.fired, _LAST.output, ""
+    fired = _LAST.fired
+    # Before the script's later commands can drop it ((pop), (assert) end the check's model).
+    model_text = _private("(get-model)") if _CONTINUES in _private(
+        "(get-info :error-behavior)").splitlines() else ""
     _eval_segment(text[done:], None)  # (get-model), (get-value ...), (echo ...) after it
     if first_error is not None:
         return _error_report(first_error, memory_words)
-    verdict = _answer(result)
-    if verdict == "unsat":
-        return {"outcome": "unsat"}
-    if verdict == "sat":
-        report = _sat_report(text[: checks[-1].start], _private("(get-model)"),
-                             _optimizes(commands), plan_check(text).logic)
-        if _optimizes(commands):
-            directions = objectives.smt2_directions(
-                [(c.head, text[c.start:c.end]) for c in commands if c.end <= checks[-1].start])
-            goals = objectives.smt2_objectives(_private("(get-objectives)"), directions)
-            if goals:
-                report["objectives"] = goals
-        return report
-    if not fired:  # the answer looks like (:reason-unknown "incomplete quantifiers")
-        quoted = _private("(get-info :reason-unknown)").split('"')
-        reason = quoted[1] if len(quoted) > 2 else ""
-    if any(word in reason for word in memory_words):
-        return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
-    return {"outcome": "unknown", "reason": "timeout" if fired else reason,
-            "solver_timeout": fired}
+    return _decide(text, commands, checks[-1], model_text, fired, memory_words)
+
+
+def _decide(text: str, commands: list[Command], last: Command, model_text: str, fired: bool,
+            memory_words: tuple[str, ...]) -> ChildReport:
+    """The last check's answer from values: the front end's model if it satisfies the check's
+    assertions, else the harness's own check of them (unless the watchdog already stopped z3's)."""
+    plan = plan_check(text)
+    if plan.unread:
+        return {"outcome": "unknown", "reason": f"not read: the script's ({plan.unread[:40]} ...) "
+                "may assert what its text does not show, so its check cannot be reported"}
+    solver = _loaded(plan.text, plan.optimize, plan.logic)
+    assertions = list(solver.assertions())
+    model = _satisfying(solver, assertions, _model_from_text(model_text, assertions, solver.ctx))
+    reason = ""
+    if model is None and not fired:
+        result, fired = _check(solver, [])
+        if result == z3.unsat:
+            return {"outcome": "unsat"}
+        if result == z3.sat:
+            model = solver.model()
+        else:
+            reason = solver.reason_unknown()
+    if model is None:
+        if any(word in reason for word in memory_words):
+            return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
+        return {"outcome": "unknown", "reason": "timeout" if fired else reason,
+                "solver_timeout": fired}
+    for name, value in _PRINTING.items():
+        if z3.get_param(name) != value:
+            z3.set_param(name, value)
+    text_of = models.benchmark(solver.ctx.ref(), [a.as_ast() for a in assertions])
+    report = models.check_report(models.CheckReport(
+        z3.Z3_L_TRUE, fields=models.read_model(model), assertions=text_of), False)
+    if plan.optimize:
+        goals = objectives.smt2_objectives(
+            solver, model, [items(text[c.start + 1 : c.end - 1]) for c in commands
+                            if c.end <= last.start])
+        if goals:
+            report["objectives"] = goals
+    return report
+
+
+def _satisfying(solver: Any, assertions: list[z3.BoolRef], model: z3.ModelRef | None
+                ) -> z3.ModelRef | None:
+    """``model`` if every assertion is true in it, or a model of the assertions with its constants
+    fixed (functions, quantifiers: a short search); None if neither holds."""
+    if model is None:
+        return None
+    if all(z3.is_true(model.eval(a, model_completion=True)) for a in assertions):
+        return model
+    fixed = [decl() == model[decl] for decl in model.decls() if decl.arity() == 0]
+    result, _ = _check(solver, fixed)
+    return solver.model() if result == z3.sat else None
+
+
+def _check(solver: Any, assumptions: list[z3.BoolRef]) -> tuple[z3.CheckSatResult, bool]:
+    """The harness's own check of a solver it loaded, under the solver timeout, unobserved (it is
+    not one of the script's checks); and whether the watchdog stopped it."""
+    optimize = isinstance(solver, z3.Optimize)
+    name = "Z3_optimize_check" if optimize else "Z3_solver_check_assumptions"
+    vector = (z3.Ast * len(assumptions))(*[a.as_ast() for a in assumptions])
+    token = instrument.RUN.watchdog.start(solver.ctx, instrument.RUN.timeout_s)
+    try:
+        result = observer.unobserved(name)(solver.ctx.ref(), solver.optimize if optimize
+                                           else solver.solver, len(assumptions), vector)
+    finally:
+        fired = instrument.RUN.watchdog.stop(token)
+    return z3.CheckSatResult(result), fired
 
 
 @dataclass
@@ -201,7 +196,8 @@ _LAST = _Segment()
 
 def _eval_segment(text: str, timeout_s: float | None) -> str | None:
     """Run ``text`` in the main context's SMT-LIB front end (its state carries over from segment
-    to segment, line and column numbers too) and print its output; its first error, or None."""
+    to segment, line and column numbers too) and print its output; its first error, or None
+    (whether z3 raised decides; the lines only give the message shown)."""
     global _LAST
     if not text.strip():
         _LAST = _Segment()
@@ -224,7 +220,8 @@ def _eval_segment(text: str, timeout_s: float | None) -> str | None:
 
 
 def _private(command: str) -> str:
-    """A command the harness asks after the script's own, whose output the script never sees."""
+    """A command the harness asks between the script's own, whose output the script never sees
+    (each evaluation starts with z3's output channels reset to the returned string)."""
     try:
         return _text(z3.Z3_eval_smtlib2_string(z3.main_ctx().ref(), command))
     except z3.Z3Exception as exc:
@@ -235,37 +232,11 @@ def _text(raw: object) -> str:
     return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
 
 
-def _optimizes(commands: list[Command]) -> bool:
-    return any(c.head in ("maximize", "minimize", "assert-soft") for c in commands)
-
-
 def _error_report(message: str, memory_words: tuple[str, ...]) -> ChildReport:
     if any(word in message for word in memory_words):
         return {"outcome": "memory_error", "reason": message}
     line, column = error_position(message)
     return {"outcome": "syntax_error", "reason": message[:3000], "line": line, "column": column}
-
-
-def _answer(output: str) -> str:
-    """The (check-sat) answer in the output of the segment it ends: its last line that is one.
-    Output options print more after it (:dump-models prints the model) or before (:trace)."""
-    answers = [line for line in output.splitlines() if line.strip() in ("sat", "unsat", "unknown")]
-    return answers[-1].strip() if answers else ""
-
-
-def _sat_report(before_check: str, model_text: str, optimize: bool,
-                logic: str | None) -> ChildReport:
-    """The report of a sat verdict: the assertions parsed again (for the verifier) and the model
-    z3's front end printed, read back as z3 values.  If the front end has no model left (the
-    script's later commands dropped it), the assertions are checked again for one."""
-    solver = _loaded(plan_check(before_check + "(check-sat)").text, optimize, logic)
-    assertions = solver.assertions()
-    model = _model_from_text(model_text, list(assertions), solver.ctx)
-    if model is None and solver.check() == z3.sat:
-        model = solver.model()
-    fields = models.read_model(model) if model is not None else None
-    text = models.benchmark(solver.ctx.ref(), [f.as_ast() for f in assertions])
-    return models.check_report(models.CheckReport(z3.Z3_L_TRUE, fields=fields, assertions=text), False)
 
 
 def _loaded(text: str, optimize: bool, logic: str | None) -> Any:
@@ -324,32 +295,23 @@ _BUILTIN_SORT = re.compile(r"Int|Real|Bool|String|RegLan|RoundingMode|Float(16|3
 
 
 def _constants(model_text: str) -> list[tuple[str, str, str]]:
-    """(name, sort, value) of each ``(define-fun name () sort value)`` in a (get-model) answer."""
+    """(name, sort, value) of each ``(define-fun name () sort value)`` in a (get-model) answer,
+    read as tokens: a quoted name holds any parentheses and line breaks it likes."""
     found = []
-    for command in split_commands(model_text):
-        if command.head != "define-fun":
+    try:
+        entries = items(model_text)
+    except Smt2SyntaxError:
+        return []
+    for entry in entries:
+        if not entry.startswith("(define-fun"):
             continue
-        piece = model_text[command.start + 1 : command.end - 1]
-        words = piece.split(None, 2)
-        if len(words) < 3 or not words[2].startswith("()"):
-            continue  # a function, not a constant
-        rest = words[2][2:].lstrip()
-        sort_end = _sexpr_end(rest)
-        found.append((words[1], rest[:sort_end], rest[sort_end:].strip()))
+        try:
+            parts = items(entry[1:-1])
+        except Smt2SyntaxError:
+            continue
+        if len(parts) == 5 and parts[0] == "define-fun" and parts[2] == "()":
+            found.append((parts[1], parts[3], parts[4]))  # else a function, not a constant
     return found
-
-
-def _sexpr_end(text: str) -> int:
-    """The offset just after the first symbol or parenthesised expression of ``text``."""
-    if not text.startswith("("):
-        match = re.match(r"\|[^|]*\||[^\s()]+", text)
-        return match.end() if match else 0
-    depth = 0
-    for offset, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0:
-            return offset + 1
-    return len(text)
 
 
 def _symbols(assertions: list[z3.BoolRef]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -376,19 +338,4 @@ def _solver_for(logic: str | None) -> Any:
             pass
     return z3.Solver()
 
-
-def error_position(message: str) -> tuple[int | None, int | None]:
-    """Line and column from a z3 parser message, when it has them."""
-    match = _POSITION.search(message)
-    if match is None:
-        return None, None
-    return int(match.group(1)), int(match.group(2))
-
-
-def error_message(raw: object) -> str:
-    """z3's parser error text without the (error "...") wrapping."""
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-    text = text.strip()
-    match = re.fullmatch(r'\(error "(.*)"\)', text, re.DOTALL)
-    return match.group(1) if match else text
 

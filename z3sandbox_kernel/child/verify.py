@@ -8,14 +8,15 @@ values of other sorts stay free, so they are checked for existence only.
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any, cast
 
 import z3
 
 from ..protocol import PROTOCOL_VERSION, CheckedModel, VerifyReport, VerifyRequest
-from .models import read_model
-from .smt2 import Smt2SyntaxError, error_message, split_commands
+from .models import benchmark, read_model
+from .smt2_text import Smt2SyntaxError, error_message, plan_check, split_commands
 from .terms import walk_terms
 
 MAX_TIMEOUT_MS = 4_294_967_294
@@ -67,7 +68,12 @@ def verify_request(request: VerifyRequest) -> VerifyReport:
     half the verifier's wall limit (the zygote kills it at the whole): past it, they are left
     undecided, and the first model's verdict still arrives."""
     started = time.monotonic()
-    report = verify_model(request["assertions_smt2"], request["model_smt2"], request["timeout_s"])
+    try:
+        assertions = request_assertions(request)
+    except BaseException as exc:  # the script's text cannot be read: undecided, not a crash
+        return {"v": PROTOCOL_VERSION, "verified": None,
+                "reason": f"the script's assertions could not be read: {_text(exc)}"}
+    report = verify_model(assertions, request["model_smt2"], request["timeout_s"])
     budget = float((request.get("limits") or {}).get("wall_s", 10.0)) / 2
     more: list[CheckedModel] = []
     for pairs in request.get("more_models_smt2") or []:
@@ -75,11 +81,32 @@ def verify_request(request: VerifyRequest) -> VerifyReport:
         if left < 0.05:
             more.append({"verified": None, "reason": "not verified: the verifier's time ran out"})
             continue
-        checked = verify_model(request["assertions_smt2"], pairs, min(request["timeout_s"], left))
+        checked = verify_model(assertions, pairs, min(request["timeout_s"], left))
         more.append(cast(CheckedModel, {key: value for key, value in checked.items() if key != "v"}))
     if more:
         report["more"] = more
     return report
+
+
+def request_assertions(request: VerifyRequest) -> str:
+    """The assertions to check a model against, as SMT-LIB 2 declarations and asserts.  An SMT-LIB
+    candidate's come from its script as the zygote holds it (``script_smt2``): z3 loads only the
+    script's declaring, asserting and scoping commands before its last check (smt2_text.plan_check:
+    no command that prints, writes or sets an output channel is run here), so what the candidate's
+    report says it asserted is never read.  A Python candidate's come from its report."""
+    script = request.get("script_smt2")
+    if script is None:
+        return request["assertions_smt2"]
+    plan = plan_check(script, objectives=False)
+    if plan.unread:
+        raise ValueError(f"its ({plan.unread[:40]} ...) may assert what its text does not show")
+    solver = z3.Solver()
+    solver.from_string(plan.text)
+    # No size cap of a report's: the text stays in this process, under its memory limit.
+    text = benchmark(solver.ctx.ref(), [f.as_ast() for f in solver.assertions()], limit=sys.maxsize)
+    if text is None:
+        raise ValueError("they could not be printed as SMT-LIB")
+    return text
 
 
 def rehearse() -> None:

@@ -144,6 +144,7 @@ class VerifyRequest(TypedDict, total=False):
     spare: bool
     limits: dict[str, float]
     more_models_smt2: list[Any]  # models=N: each further model's pairs, checked one by one
+    script_smt2: str  # an SMT-LIB candidate's script, as the zygote holds it: the assertions come from it
 
 
 # The layers an isolation report names, in application order (child/bootstrap.py says why this

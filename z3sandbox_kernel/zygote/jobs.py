@@ -74,9 +74,10 @@ def parse_result(job: Job, phase: Role) -> Parsed:
 
 
 def may_need_verification(candidate: Candidate, report: dict[str, Any] | None) -> bool:
-    """What the report alone says: a sat model with assertions to check it against, asked for."""
+    """What the report alone says: a sat model with assertions to check it against (an SMT-LIB
+    candidate's are in its script), asked for."""
     return bool(candidate.request.get("verify") and report and report.get("outcome") == "sat"
-                and report.get("assertions_smt2"))
+                and (report.get("assertions_smt2") or candidate.request.get("language") == "smt2"))
 
 
 def wants_verification(candidate: Candidate) -> bool:
@@ -87,16 +88,23 @@ def wants_verification(candidate: Candidate) -> bool:
 
 
 def verify_request(candidate: Candidate, report: dict[str, Any]) -> VerifyRequest:
+    """What the verifier checks.  An SMT-LIB candidate is data: the verifier reads its assertions
+    from the script the zygote was given, not from the report (child/verify.py)."""
+    script = candidate.request["script"] if candidate.request.get("language") == "smt2" else None
+    asserted = report.get("assertions_smt2", "") if script is None else ""
+
     def pairs(found: dict[str, Any]) -> list[list[str]]:
         return expand_smt2_pairs(found.get("model_smt2") or [], found.get("model") or {},
                                  found.get("byte_runs") or [],
                                  int(candidate.observation.limits.payload_max_bytes),
-                                 report.get("assertions_smt2", ""))
+                                 asserted if script is None else script)
 
-    request: VerifyRequest = {"assertions_smt2": report.get("assertions_smt2", ""),
+    request: VerifyRequest = {"assertions_smt2": asserted,
                               "model_smt2": pairs(report),
                               "timeout_s": candidate.observation.limits.timeout_s,
                               "require": candidate.request.get("require") or []}
+    if script is not None:
+        request["script_smt2"] = script
     if report.get("more_models"):  # models=N: each further model, verified on its own
         request["more_models_smt2"] = [pairs(found) for found in report["more_models"]]
     return request

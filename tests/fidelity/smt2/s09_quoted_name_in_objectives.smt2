@@ -1,0 +1,8 @@
+(declare-const x Int)
+(declare-const |q) (x 999999999) (| Int)
+(assert (<= x 10))
+(assert (= |q) (x 999999999) (| 1))
+(maximize |q) (x 999999999) (|)
+(maximize x)
+(check-sat)
+(get-objectives)

@@ -1,0 +1,214 @@
+"""SMT-LIB 2 text as data: its tokens, its top-level commands, and what its last check asserts.
+
+Only tokens (comments, strings, quoted symbols) and parentheses are known here; z3 parses the
+rest.  Nothing in this module runs a command: it decides which text z3 is given.  The candidate's
+child (smt2.py) and the verifier (verify.py) read a script the same way, so the verifier checks
+what the candidate's check checked, from the text the zygote holds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# z3's parser errors look like: (error "line 4 column 20: unknown constant a")
+_POSITION = re.compile(r"line (\d+) column (\d+)")
+_HEAD = re.compile(r"\(\s*([^\s()\";|]+)")
+
+
+class Smt2SyntaxError(Exception):
+    """Unbalanced parentheses, an unterminated string or symbol, or text outside a command."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(f"line {line} column {column}: {message}")
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True)
+class Command:
+    start: int  # offset of "(" in the text
+    end: int  # offset just after the matching ")"
+    head: str  # "check-sat", "assert", ...
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """What to load into a solver, and whether the text asked for a check at all."""
+
+    text: str  # from_string input: the loaded commands before the last check, plus its assumptions
+    checks: bool  # the text has a (check-sat) or (check-sat-assuming ...)
+    logic: str | None
+    optimize: bool  # (maximize), (minimize) or (assert-soft): only z3's Optimize reads those
+    unread: str = ""  # a command before the check that may assert what ``text`` lacks: (include ...)
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _skip_token(text: str, i: int) -> int:
+    """The offset after the comment, string or quoted symbol starting at ``i``."""
+    char = text[i]
+    if char == ";":
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    closing = '"' if char == '"' else "|"
+    j = i + 1
+    while True:
+        end = text.find(closing, j)
+        if end < 0:
+            what = "string" if char == '"' else "quoted symbol"
+            raise Smt2SyntaxError(f"unterminated {what}", *_position(text, i))
+        if char == '"' and text.startswith('""', end):
+            j = end + 2  # "" is an escaped quote inside a string
+            continue
+        return end + 1
+
+
+def split_commands(text: str) -> list[Command]:
+    """The top-level commands of an SMT-LIB 2 script, in order."""
+    commands: list[Command] = []
+    depth, start, i = 0, 0, 0
+    special = re.compile(r'[();"|]|[^\s();"|]+')
+    while True:
+        match = special.search(text, i)
+        if match is None:
+            break
+        token, i = match.group(), match.end()
+        if token in (";", '"', "|"):
+            i = _skip_token(text, match.start())
+        elif token == "(":
+            if depth == 0:
+                start = match.start()
+            depth += 1
+        elif token == ")":
+            if depth == 0:
+                raise Smt2SyntaxError("unexpected ')'", *_position(text, match.start()))
+            depth -= 1
+            if depth == 0:
+                head = _HEAD.match(text, start)
+                commands.append(Command(start, i, head.group(1) if head else ""))
+        elif depth == 0:
+            raise Smt2SyntaxError(f"unexpected {token[:40]!r} outside a command",
+                                  *_position(text, match.start()))
+    if depth:
+        raise Smt2SyntaxError("'(' is never closed", *_position(text, start))
+    return commands
+
+
+CHECK_HEADS = ("check-sat", "check-sat-assuming")
+# What a check's assertions are made of: the commands that declare, define, assert, scope or set
+# the logic.  Nothing else of the script is given to z3 again: an (echo), a (get-model) or a
+# (set-option :regular-output-channel "f") would print or write, and cannot change what is asserted
+# (:global-declarations can: it keeps declarations past a (pop)).
+LOADED_COMMANDS = frozenset({
+    "set-logic", "set-info", "declare-sort", "define-sort", "declare-fun", "declare-const",
+    "define-fun", "define-const", "define-fun-rec", "define-funs-rec", "declare-datatype",
+    "declare-datatypes", "declare-codatatypes", "assert", "push", "pop", "reset", "reset-assertions",
+    "maximize", "minimize", "assert-soft",
+})
+# Commands that print, ask, set options or check, and change no assertion: left out of ``text``.
+# Any other command z3 knows before the check -- (include "f") reads assertions from a file the
+# script may have written with (echo) -- means the text alone does not say what was asserted.
+UNLOADED_COMMANDS = frozenset({
+    "set-option", "echo", "exit", "check-sat", "check-sat-assuming", "check-sat-using",
+    "get-model", "get-value", "get-assignment", "get-assertions", "get-proof", "get-proof-graph",
+    "get-unsat-core", "get-unsat-assumptions", "get-info", "get-option", "get-objectives",
+    "get-consequences", "simplify", "eval", "display", "labels", "apply", "help", "get-user-tactics",
+})
+_KEPT_OPTIONS = frozenset({":global-declarations"})
+_OBJECTIVES = frozenset({"maximize", "minimize", "assert-soft"})
+
+
+def until_exit(text: str, commands: list[Command]) -> tuple[str, list[Command]]:
+    """The text and commands z3 reads: up to and including the first (exit)."""
+    for index, command in enumerate(commands):
+        if command.head == "exit":
+            return text[: command.end], commands[: index + 1]
+    return text, commands
+
+
+def plan_check(text: str, objectives: bool = True) -> CheckPlan:
+    """The assertions to check for the last (check-sat) of ``text`` (up to its first (exit)), as
+    the commands of ``LOADED_COMMANDS`` before it (without (maximize), (minimize) and (assert-soft)
+    unless ``objectives``: they constrain no model); raises Smt2SyntaxError."""
+    text, commands = until_exit(text, split_commands(text))
+    logic = None
+    for command in commands:
+        words = text[command.start + 1 : command.end - 1].split()
+        if command.head == "set-logic" and len(words) > 1:
+            logic = words[1].strip("|")
+    optimize = any(c.head in _OBJECTIVES for c in commands)
+    checks = [c for c in commands if c.head in CHECK_HEADS]
+    last = checks[-1] if checks else None
+    kept = [text[c.start : c.end] for c in commands
+            if (last is None or c.end <= last.start) and _loaded(text, c)
+            and (objectives or c.head not in _OBJECTIVES)]
+    if last is not None and last.head == "check-sat-assuming":
+        # (check-sat-assuming (l1 l2 ...)): the literals hold for this one check only.
+        parts = items(text[last.start + 1 : last.end - 1])
+        if len(parts) == 2 and parts[1].startswith("(") and parts[1].endswith(")"):
+            kept.append(f"(assert (and true {parts[1][1:-1]}))")
+    unread = next((c.head for c in commands if (last is None or c.end <= last.start)
+                   and c.head not in LOADED_COMMANDS and c.head not in UNLOADED_COMMANDS), "")
+    return CheckPlan("\n".join(kept), last is not None, logic, optimize, unread)
+
+
+def _loaded(text: str, command: Command) -> bool:
+    if command.head == "set-option":
+        parts = items(text[command.start + 1 : command.end - 1])
+        return len(parts) == 3 and parts[1] in _KEPT_OPTIONS
+    return command.head in LOADED_COMMANDS
+
+
+def items(text: str) -> list[str]:
+    """The top-level s-expressions of ``text`` as text: symbols, numerals, strings, quoted symbols
+    and parenthesised groups, whatever a quoted symbol or a string holds; raises Smt2SyntaxError."""
+    found: list[str] = []
+    depth, start, i = 0, 0, 0
+    token = re.compile(r'[();"|]|[^\s();"|]+')
+    while True:
+        match = token.search(text, i)
+        if match is None:
+            break
+        begin, i = match.start(), match.end()
+        if match.group() in (";", '"', "|"):
+            i = _skip_token(text, begin)
+            if match.group() == ";":
+                continue
+        elif match.group() == "(":
+            if depth == 0:
+                start = begin
+            depth += 1
+            continue
+        elif match.group() == ")":
+            if depth == 0:
+                raise Smt2SyntaxError("unexpected ')'", *_position(text, begin))
+            depth -= 1
+            if depth == 0:
+                found.append(text[start:i])
+            continue
+        if depth == 0:
+            found.append(text[begin:i])
+    if depth:
+        raise Smt2SyntaxError("'(' is never closed", *_position(text, start))
+    return found
+
+
+def error_position(message: str) -> tuple[int | None, int | None]:
+    """Line and column from a z3 parser message, when it has them."""
+    match = _POSITION.search(message)
+    if match is None:
+        return None, None
+    return int(match.group(1)), int(match.group(2))
+
+
+def error_message(raw: object) -> str:
+    """z3's parser error text without the (error "...") wrapping."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    text = text.strip()
+    match = re.fullmatch(r'\(error "(.*)"\)', text, re.DOTALL)
+    return match.group(1) if match else text
+
