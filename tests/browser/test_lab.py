@@ -230,7 +230,7 @@ def check_badge_colours(result: Locator, theme: str) -> None:
 
 def open_detail(result: Locator, index: int) -> Locator:
     result.locator(f'.jp-Z3Run-row[data-index="{index}"] .jp-Z3Run-toggle').click()
-    detail = result.locator(f'.jp-Z3Run-row[data-index="{index}"] + .jp-Z3Run-detailRow')
+    detail = result.locator(f'.jp-Z3Run-row[data-index="{index}"] ~ .jp-Z3Run-detailRow').first
     expect()(detail).to_be_visible()
     return detail
 
