@@ -64,8 +64,8 @@ def main() -> None:
         kc.wait_for_ready(timeout=60)
         try:
             measure(kc, 4, args.jobs)  # the zygote starts on the first run: not measured
-            print(f"| K | jobs | first verdict (median) | samples | cell ended (median) |\n"
-                  f"|---|---|---|---|---|")
+            print("| K | jobs | first verdict (median) | samples | cell ended (median) |\n"
+                  "|---|---|---|---|---|")
             for k in args.ks:
                 samples = [measure(kc, k, args.jobs) for _ in range(args.repeats)]
                 firsts = [first for first, _ in samples]

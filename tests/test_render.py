@@ -8,7 +8,6 @@ import re
 from fractions import Fraction
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
-from z3sandbox_kernel.protocol.messages import KNOWN_LAYERS
 from z3sandbox_kernel.presentation.html import MAX_ROWS, run_html
 from z3sandbox_kernel.presentation.phrases import (
     SAVED_COLUMNS,
@@ -19,6 +18,7 @@ from z3sandbox_kernel.presentation.phrases import (
 )
 from z3sandbox_kernel.presentation.render import MIME_TYPE, SCHEMA_VERSION, run_json, run_mimebundle
 from z3sandbox_kernel.presentation.textview import run_text
+from z3sandbox_kernel.protocol.messages import KNOWN_LAYERS
 from z3sandbox_kernel.verdicts import style_table
 
 ISOLATION = {

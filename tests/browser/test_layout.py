@@ -21,7 +21,7 @@ from z3sandbox_kernel import CandidateResult, RunResult, Verdict
 from z3sandbox_kernel.results import ModelResult
 
 from .conftest import LabServer
-from .pages import current_panel, expect, open_without_kernel, screenshot, use_theme
+from .pages import expect, open_without_kernel, screenshot, use_theme
 from .test_lab import rendered_output
 
 if TYPE_CHECKING:

@@ -31,7 +31,9 @@ def shell() -> Iterator[InteractiveShell]:
         magics.close()
 
 
-def test_the_reason_uses_the_terminals_width(shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_reason_uses_the_terminals_width(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # shutil.get_terminal_size reads it first
     shell.run_cell_magic("z3sandbox", f"{FAST} --quiet --out wide", FAILING)
     result = shell.user_ns["wide"]
