@@ -62,12 +62,18 @@ function fit(view: HTMLElement, state: IViewState): void {
 }
 
 /**
- * Fit the table now and whenever its width changes.  Fitting waits for the next frame: done in
- * the observer's own callback, the height it changes would be a resize notified in the same
- * frame again (a "ResizeObserver loop" error).
+ * Fit the table now and whenever its width or its view's changes: the output is resized, or the
+ * table's own content is (a web font that loads late, a row that opens).  Fitting waits for the
+ * next frame: done in the observer's own callback, the height it changes would be a resize
+ * notified in the same frame again (a "ResizeObserver loop" error).  A fit is deterministic, so
+ * the table's width after a second fit is the same, and the observer goes quiet.
  */
-function fitWhenResized(view: HTMLElement, state: IViewState): () => void {
-  let width = -1;
+function fitWhenResized(
+  view: HTMLElement,
+  table: HTMLElement,
+  state: IViewState
+): () => void {
+  const widths = new Map<Element, number>();
   let pending = 0;
   const later = (): void => {
     if (!pending) {
@@ -80,13 +86,18 @@ function fitWhenResized(view: HTMLElement, state: IViewState): () => void {
     }
   };
   if (typeof ResizeObserver === 'function') {
-    new ResizeObserver(entries => {
-      const now = entries[entries.length - 1].contentRect.width;
-      if (now !== width) {
-        width = now;
+    const observer = new ResizeObserver(entries => {
+      let changed = false;
+      for (const entry of entries) {
+        changed ||= widths.get(entry.target) !== entry.contentRect.width;
+        widths.set(entry.target, entry.contentRect.width);
+      }
+      if (changed) {
         later();
       }
-    }).observe(view);
+    });
+    observer.observe(view);
+    observer.observe(table);
   }
   view.classList.add(...LAYOUTS[state.layout ?? 0]); // the last fit, until measured again
   return () => {
@@ -442,7 +453,7 @@ export function verdictTable(
   const thead = el('thead');
   thead.appendChild(head);
   table.append(thead, body);
-  refit = fitWhenResized(view, state);
+  refit = fitWhenResized(view, table, state);
   refresh();
   view.append(controls, table, more);
   return view;
