@@ -18,6 +18,7 @@ from z3sandbox_kernel.presentation.phrases import (
 )
 from z3sandbox_kernel.presentation.render import MIME_TYPE, SCHEMA_VERSION, run_json, run_mimebundle
 from z3sandbox_kernel.presentation.textview import run_text
+from z3sandbox_kernel.protocol.messages import KNOWN_LAYERS
 from z3sandbox_kernel.verdicts import style_table
 
 ISOLATION = {
@@ -105,14 +106,14 @@ def test_html_has_no_volatile_figures() -> None:
     assert run_html(make_result(wall=0.25)) == run_html(make_result(wall=7.5))
 
 
-def test_html_caption_shows_vote_counts_limits_and_isolation() -> None:
+def test_html_caption_shows_vote_counts_limits_and_missing_isolation() -> None:
     page = run_html(make_result())
     caption = re.search(r"<caption[^>]*>(.*?)</caption>", page)
     assert caption is not None
     text = re.sub(r"<[^>]+>", "", caption.group(1))
     assert "sat" in text and "1 runtime_error" in text
     assert "timeout 2 s" in text
-    assert "kernel: userns landlock(ABI 7) seccomp; missing: netns" in text
+    assert "kernel: userns landlock(ABI 7) seccomp; missing: netns pidns" in text
 
 
 def test_html_caps_the_rows_and_says_how_many_are_left_out() -> None:
@@ -367,11 +368,38 @@ def test_model_names_are_in_natural_order() -> None:
 
 def test_text_columns_fit_their_widest_cell() -> None:
     result = RunResult(candidates=[
-        CandidateResult(index=0, verdict=Verdict.CANCELLED, kill="interrupt", reason="r"),
+        CandidateResult(index=0, verdict=Verdict.MEMORY_LIMIT, kill="memory_mb", reason="r"),
         CandidateResult(index=1, verdict=Verdict.SAT, kill=None),
     ])
     header, _, first = run_text(result).splitlines()[1:4]
-    assert header.index("model") == first.index("interrupt") + len("interrupt") + 2
+    assert header.index("model") == first.index("memory_mb") + len("memory_mb") + 2
+
+
+def test_a_cancelled_row_says_why_once() -> None:
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.CANCELLED, kill="interrupt", reason="interrupted"),
+        CandidateResult(index=1, verdict=Verdict.SAT),
+    ])
+    row = run_text(result).splitlines()[3]
+    assert row.count("interrupt") == 1 and row.endswith("interrupted"), row
+    assert run_json(result)["candidates"][0]["cells"]["kill"] == ""
+
+
+def test_a_tie_reads_once_with_one_arrow_and_isolation_only_when_short() -> None:
+    tie = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.SAT, verified=True, model={"x": 1}),
+        CandidateResult(index=1, verdict=Verdict.UNSAT),
+    ], isolation={"level": "kernel", "layers": [  # type: ignore[typeddict-item]
+        {"name": name, "active": True} for name in sorted(KNOWN_LAYERS)]})
+    caption = re.sub(r"<[^>]+>", " ", run_html(tie).split("</caption>")[0])
+    assert "tie tie" not in " ".join(caption.split()) and "->" not in caption and "→ sat" in caption
+    assert "isolation" not in caption  # every layer of the best isolation is there
+    assert "->" not in run_text(tie) and "tie 1 sat / 1 unsat → sat" in run_text(tie)
+    assert run_json(tie)["isolation_shortfall"] == ""
+    process = {"level": "process", "layers": [{"name": "rlimits", "active": True}]}
+    short = RunResult(candidates=tie.candidates, isolation=process)  # type: ignore[arg-type]
+    assert "isolation process: rlimits; missing: userns" in run_html(short)
+    assert run_json(short)["isolation_shortfall"].startswith("process: rlimits; missing: userns")
 
 
 def test_a_live_refresh_sends_only_changed_rows_and_running_times() -> None:

@@ -13,6 +13,7 @@ import {
   ModelValue,
   candidateLabel,
   naturalCompare,
+  neverRan,
   sourcePreview
 } from './schema';
 import { IViewState } from './view';
@@ -287,9 +288,17 @@ function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
     }
   }
   if (timing) {
-    rows.push(['wall', formatNumber(timing.wall_s, 's')]);
-    rows.push(['cpu', formatNumber(timing.cpu_s, 's')]);
-    rows.push(['peak RSS', formatNumber(timing.peak_rss_mb, 'MB')]);
+    const figures: [string, number | undefined, string][] = [
+      ['wall', timing.wall_s, 's'],
+      ['cpu', timing.cpu_s, 's'],
+      ['peak RSS', timing.peak_rss_mb, 'MB']
+    ];
+    for (const [name, value, unit] of figures) {
+      rows.push([
+        name,
+        neverRan(candidate, value) ? '—' : formatNumber(value, unit)
+      ]);
+    }
   }
   return section('Outcome', keyValueTable(rows, 'jp-Z3Run-facts'));
 }

@@ -12,6 +12,7 @@ import {
   IRun,
   ITiming,
   candidateLabel,
+  neverRan,
   shownLabel,
   shownStyle,
   sourcePreview
@@ -28,6 +29,8 @@ export interface IColumn {
   sort?: SortKey;
   /** Sorting by it starts with the largest first (times, memory). */
   largestFirst?: boolean;
+  /** A measured figure's unit, shown in the header when the cells leave it out. */
+  unit?: string;
   cell: (
     candidate: ICandidate,
     timing: ITiming | undefined,
@@ -79,13 +82,20 @@ function figureColumn(
     title,
     sort,
     largestFirst: true,
-    cell: (_c, timing) => {
+    unit,
+    cell: (candidate, timing) => {
       const value = timing ? pick(timing) : undefined;
-      const cell = el(
-        'td',
-        `jp-Z3Run-num jp-Z3Run-${sort}`,
-        typeof value === 'number' ? formatNumber(value, unit) : ''
-      );
+      const cell = el('td', `jp-Z3Run-num jp-Z3Run-${sort}`);
+      if (neverRan(candidate, value)) {
+        cell.textContent = '—';
+        cell.title = 'never ran';
+      } else if (typeof value === 'number') {
+        // The unit in its own span: a narrow table shows it once, in the header.
+        cell.append(
+          formatNumber(value),
+          el('span', 'jp-Z3Run-unit', ` ${unit}`)
+        );
+      }
       // A running candidate: its time so far in the wall column, updated at each refresh.
       if (key === 'wall_s' && typeof timing?.running_s === 'number') {
         cell.textContent = `${formatNumber(timing.running_s, 's')}…`;
@@ -95,6 +105,46 @@ function figureColumn(
       return cell;
     }
   };
+}
+
+/**
+ * What a row says beyond its short cells, one line each: the reason (when `withReason`), the
+ * unsat core, the objective and the further models (models=N).  The reason cell holds them in a
+ * wide table; a narrow one shows them on a full-width line under the row instead.
+ */
+export function rowExtras(
+  candidate: ICandidate,
+  withReason: boolean
+): HTMLElement[] {
+  const lines: HTMLElement[] = [];
+  const reason =
+    kernelCell(candidate, 'reason') ?? shortenReason(reasonText(candidate));
+  if (withReason && reason) {
+    const line = el('div', 'jp-Z3Run-reasonText', reason);
+    line.title = reasonText(candidate);
+    lines.push(line);
+  }
+  const labelled = (label: string, text: string, className = ''): void => {
+    const line = el('div', `jp-Z3Run-coreInline ${className}`.trim());
+    line.append(el('span', 'jp-Z3Run-coreLabel', label));
+    line.append(el('code', undefined, text));
+    lines.push(line);
+  };
+  const core = coreLine(candidate);
+  if (core) {
+    labelled('core: ', core);
+  }
+  if (typeof candidate.objective === 'string' && candidate.objective) {
+    labelled('objective: ', candidate.objective, 'jp-Z3Run-objective');
+  }
+  if (Array.isArray(candidate.further_models)) {
+    for (const line of candidate.further_models) {
+      const node = el('div', 'jp-Z3Run-coreInline jp-Z3Run-furtherModel');
+      node.append(el('code', undefined, String(line)));
+      lines.push(node);
+    }
+  }
+  return lines;
 }
 
 /** The unsat core in the row: the tracked lines, or the SMT-LIB (get-unsat-core) answer. */
@@ -147,12 +197,11 @@ const COLUMNS: Record<string, IColumn> = {
     key: 'model',
     title: 'model / payload',
     cell: (candidate, _t, group) => {
-      const cell = el(
-        'td',
-        'jp-Z3Run-preview',
-        kernelCell(candidate, 'model') ?? modelPreview(candidate)
-      );
-      cell.appendChild(group);
+      const cell = el('td', 'jp-Z3Run-preview');
+      const text = kernelCell(candidate, 'model') ?? modelPreview(candidate);
+      const preview = el('span', 'jp-Z3Run-previewText', text);
+      preview.title = text;
+      cell.append(preview, group);
       return cell;
     }
   },
@@ -169,25 +218,8 @@ const COLUMNS: Record<string, IColumn> = {
     key: 'reason',
     title: 'reason',
     cell: candidate => {
-      const cell = el(
-        'td',
-        'jp-Z3Run-reason',
-        kernelCell(candidate, 'reason') ?? shortenReason(reasonText(candidate))
-      );
-      cell.title = reasonText(candidate);
-      const core = coreLine(candidate);
-      if (core) {
-        const line = el('div', 'jp-Z3Run-coreInline');
-        line.append(el('span', 'jp-Z3Run-coreLabel', 'core: '));
-        line.append(el('code', undefined, core));
-        cell.appendChild(line);
-      }
-      if (typeof candidate.objective === 'string' && candidate.objective) {
-        const line = el('div', 'jp-Z3Run-coreInline jp-Z3Run-objective');
-        line.append(el('span', 'jp-Z3Run-coreLabel', 'objective: '));
-        line.append(el('code', undefined, candidate.objective));
-        cell.appendChild(line);
-      }
+      const cell = el('td', 'jp-Z3Run-reason');
+      cell.append(...rowExtras(candidate, true));
       return cell;
     }
   }

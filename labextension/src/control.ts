@@ -62,5 +62,8 @@ export function sendStop(
     metadata: {},
     parent_header: {}
   } as unknown as KernelMessage.IControlMessage<'debug_request'>;
-  kernel.sendControlMessage(message, true, true);
+  // The kernel publishes no idle status for this request (a Stop must not show the kernel Idle
+  // while its cell runs: jupyter/kernel.py), so the request ends with its reply.
+  const future = kernel.sendControlMessage(message, true, false);
+  future.onReply = () => future.dispose();
 }

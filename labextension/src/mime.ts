@@ -6,19 +6,30 @@
  * the user's choices (sort, filter, open rows) and the rows: a refresh marked `delta` carries
  * only the rows that changed, merged here into those already known.  A live output that has
  * not been refreshed for `STALE_MS` (the kernel refreshes it every second while the run goes)
- * stopped: saved mid-run, or its kernel is gone; it is then marked "incomplete".
+ * stopped: saved mid-run, or its kernel is gone; it is then marked "incomplete".  Between
+ * refreshes the renderer ticks the progress line itself (elapsed time, rate, time left), counting
+ * from the run's start as the last refresh gave it.
  */
 
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { LiveRows } from './live';
+import { progressText } from './progress';
 import { renderRun } from './render';
-import { MIME_TYPE } from './schema';
+import {
+  IRun,
+  IRunMetadata,
+  MIME_TYPE,
+  parseMetadata,
+  parseRun
+} from './schema';
 import { IViewState, newViewState } from './view';
 
 /** A live output with no refresh for this long is shown as incomplete. */
 export const STALE_MS = 5000;
+/** How often the progress line's elapsed time moves between refreshes. */
+export const TICK_MS = 250;
 
 function isLive(data: unknown): boolean {
   return (
@@ -43,9 +54,11 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
     this._state.stale = false;
     this._draw(data, metadata);
     window.clearTimeout(this._timer);
+    this._tick(isLive(data) ? data : null, metadata);
     if (isLive(data)) {
       this._timer = window.setTimeout(() => {
         this._state.stale = true;
+        this._tick(null, null);
         this._draw(data, metadata);
       }, STALE_MS);
     }
@@ -54,7 +67,31 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
 
   dispose(): void {
     window.clearTimeout(this._timer);
+    this._tick(null, null);
     super.dispose();
+  }
+
+  /** Tick the progress line of the live document `data` between refreshes (null: stop). */
+  private _tick(data: unknown, metadata: unknown): void {
+    window.clearInterval(this._ticker);
+    this._ticker = 0;
+    const parsed = data === null ? null : parseRun(data);
+    if (parsed === null || !parsed.ok) {
+      return;
+    }
+    const run: IRun = parsed.run;
+    const meta: IRunMetadata = parseMetadata(metadata);
+    if (meta.elapsed_s === undefined) {
+      return;
+    }
+    const started = performance.now() - meta.elapsed_s * 1000;
+    this._ticker = window.setInterval(() => {
+      const line = this.node.querySelector('.jp-Z3Run-progressText');
+      if (line) {
+        const elapsed_s = (performance.now() - started) / 1000;
+        line.textContent = progressText(run, { ...meta, elapsed_s });
+      }
+    }, TICK_MS);
   }
 
   private _draw(data: unknown, metadata: unknown): void {
@@ -66,6 +103,7 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
   private _state: IViewState = newViewState();
   private _rows = new LiveRows();
   private _timer = 0;
+  private _ticker = 0;
 }
 
 export const rendererFactory: IRenderMime.IRendererFactory = {

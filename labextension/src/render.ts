@@ -214,8 +214,15 @@ function isolationDetail(isolation: IIsolation | null): Node {
 
 function settings(run: IRun): HTMLElement {
   const details = el('details', 'jp-Z3Run-settings');
+  // The isolation in the summary only when a layer of the best isolation is missing (the kernel
+  // says which: isolation_shortfall); a document older than that field always names it.
+  const shortfall = run.isolation_shortfall ?? isolationSummary(run);
   details.appendChild(
-    el('summary', undefined, `Limits and isolation — ${isolationSummary(run)}`)
+    el(
+      'summary',
+      undefined,
+      shortfall ? `Limits and isolation — ${shortfall}` : 'Limits and isolation'
+    )
   );
   // The kernel's names and units (render.limits_shown); an older document's are guessed.
   const limits =

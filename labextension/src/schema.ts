@@ -109,6 +109,8 @@ export interface IRun {
   isolation_summary?: string;
   /** Each limit as [name, value with its unit], as the kernel writes it. */
   limits_shown?: [string, string][];
+  /** The isolation summary when a layer of the best isolation is missing, else "". */
+  isolation_shortfall?: string;
 }
 
 export interface ITie {
@@ -203,6 +205,10 @@ export function parseRun(data: unknown): ParseResult {
       typeof data.isolation_summary === 'string'
         ? data.isolation_summary
         : undefined,
+    isolation_shortfall:
+      typeof data.isolation_shortfall === 'string'
+        ? data.isolation_shortfall
+        : undefined,
     limits_shown: Array.isArray(data.limits_shown)
       ? data.limits_shown.filter(
           (pair): pair is [string, string] =>
@@ -255,6 +261,14 @@ export function sourcePreview(candidate: ICandidate): string {
   const raw = candidate as unknown as JSONish;
   const text = candidate.source_preview ?? raw.preview;
   return typeof text === 'string' ? text : '';
+}
+
+/** A cancelled candidate with no figure (or 0): it never started, or never got to run. */
+export function neverRan(candidate: ICandidate, value: unknown): boolean {
+  return (
+    candidate.verdict === 'cancelled' &&
+    (typeof value !== 'number' || value === 0)
+  );
 }
 
 /** The verdict, or the live state ("queued", "running") of a candidate not done yet. */

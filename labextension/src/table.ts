@@ -1,11 +1,17 @@
 /**
  * The verdict table you can work with: sort by a column header (verdict, time, memory ...),
- * filter by verdict, fold identical models into one row; each row opens a detail row below it.
- * Rows are built once per rendering and only re-ordered, so open details stay open.
+ * filter by verdict, fold identical results into one row (by default from GROUP_FROM
+ * candidates on); each row opens a detail row below it.  Rows are built once per rendering and
+ * only re-ordered, so open details stay open.
+ *
+ * The table never scrolls sideways while it can help it (`fit`): when it is wider than its
+ * output, the timing columns shrink first (their unit goes to the header), then the reason,
+ * core, objective and further models move to a full-width line under each row, then a
+ * candidate's name and source preview stack.
  */
 
 import { STREAM_PREVIEW_LINES, candidateDetail } from './candidate';
-import { IColumn, columnsFor } from './columns';
+import { IColumn, columnsFor, rowExtras } from './columns';
 import { control, el } from './dom';
 import {
   ICandidate,
@@ -17,13 +23,108 @@ import {
   stateLabel
 } from './schema';
 import { verdictRank } from './verdicts';
-import { IShownRow, IViewState, sharedModels, shownRows } from './view';
+import {
+  GROUP_FROM,
+  IShownRow,
+  IViewState,
+  sharedResults,
+  shownRows
+} from './view';
 
 interface IRowPair {
   row: HTMLTableRowElement;
   detail: HTMLTableRowElement;
   group: HTMLElement;
   output: HTMLTableRowElement | null;
+  /** The reason, core, objective and further models on a line of their own (narrow tables). */
+  extras: HTMLTableRowElement | null;
+}
+
+/** The layouts `fit` tries in turn, narrower each time: classes on the table's view. */
+const LAYOUTS: string[][] = [
+  [],
+  ['jp-Z3Run-compact'],
+  ['jp-Z3Run-compact', 'jp-Z3Run-narrow'],
+  ['jp-Z3Run-compact', 'jp-Z3Run-narrow', 'jp-Z3Run-stacked']
+];
+const LAYOUT_CLASSES = [...new Set(LAYOUTS.flat())];
+
+/** The first layout in which the table is no wider than its view; kept for the next rendering. */
+function fit(view: HTMLElement, state: IViewState): void {
+  for (let level = 0; level < LAYOUTS.length; level++) {
+    view.classList.remove(...LAYOUT_CLASSES);
+    view.classList.add(...LAYOUTS[level]);
+    state.layout = level;
+    if (view.scrollWidth <= view.clientWidth) {
+      return;
+    }
+  }
+}
+
+/**
+ * Fit the table now and whenever its width or its view's changes: the output is resized, or the
+ * table's own content is (a web font that loads late, a row that opens).  Fitting waits for the
+ * next frame: done in the observer's own callback, the height it changes would be a resize
+ * notified in the same frame again (a "ResizeObserver loop" error).  A fit is deterministic, so
+ * the table's width after a second fit is the same, and the observer goes quiet.
+ */
+function fitWhenResized(
+  view: HTMLElement,
+  table: HTMLElement,
+  state: IViewState
+): () => void {
+  const widths = new Map<Element, number>();
+  let pending = 0;
+  const later = (): void => {
+    if (!pending) {
+      pending = requestAnimationFrame(() => {
+        pending = 0;
+        if (view.isConnected) {
+          fit(view, state);
+        }
+      });
+    }
+  };
+  if (typeof ResizeObserver === 'function') {
+    const observer = new ResizeObserver(entries => {
+      let changed = false;
+      for (const entry of entries) {
+        changed ||= widths.get(entry.target) !== entry.contentRect.width;
+        widths.set(entry.target, entry.contentRect.width);
+      }
+      if (changed) {
+        later();
+      }
+    });
+    observer.observe(view);
+    observer.observe(table);
+  }
+  view.classList.add(...LAYOUTS[state.layout ?? 0]); // the last fit, until measured again
+  return () => {
+    if (view.isConnected && typeof requestAnimationFrame === 'function') {
+      later();
+    }
+  };
+}
+
+function extrasRow(
+  candidate: ICandidate,
+  columns: IColumn[]
+): HTMLTableRowElement | null {
+  if (!columns.some(c => c.key === 'reason')) {
+    return null;
+  }
+  const lines = rowExtras(candidate, true);
+  if (lines.length === 0) {
+    return null;
+  }
+  const row = el('tr', 'jp-Z3Run-extrasRow');
+  row.appendChild(el('td'));
+  const cell = el('td', 'jp-Z3Run-extras');
+  cell.colSpan = Math.max(1, columns.length - 1);
+  cell.append(...lines);
+  row.appendChild(cell);
+  return row;
 }
 
 /**
@@ -132,7 +233,13 @@ function rowPair(
   if (!columns.some(c => c.key === 'index')) {
     row.firstElementChild?.prepend(toggle);
   }
-  return { row, detail, group, output: outputRow(candidate, columns.length) };
+  return {
+    row,
+    detail,
+    group,
+    output: outputRow(candidate, columns.length),
+    extras: extrasRow(candidate, columns)
+  };
 }
 
 function sortHeader(
@@ -140,7 +247,11 @@ function sortHeader(
   state: IViewState,
   refresh: () => void
 ): HTMLElement {
-  const th = el('th');
+  const th = el('th', `jp-Z3Run-col-${column.key}`);
+  if (column.unit) {
+    // Shown when the table is narrow and the figures drop their units (LAYOUTS).
+    th.dataset.unit = column.unit;
+  }
   if (!column.sort) {
     th.textContent = column.title;
     return th;
@@ -193,20 +304,24 @@ function filterSelect(
 }
 
 function groupToggle(
-  groups: number,
   state: IViewState,
   refresh: () => void
-): HTMLElement {
+): [HTMLElement, (rows: number) => void] {
   const label = el('label', 'jp-Z3Run-groupToggle');
   const box = control('input');
   box.type = 'checkbox';
-  box.checked = state.grouped;
+  box.checked = state.grouped === true;
   box.addEventListener('change', () => {
     state.grouped = box.checked;
     refresh();
   });
-  label.append(box, ` group identical models (${groups} shared)`);
-  return label;
+  const text = el('span');
+  label.append(box, text);
+  // The count is the rows grouping shows (with the current filter), as the table will.
+  const count = (rows: number): void => {
+    text.textContent = ` group identical results (${rows} row${rows === 1 ? '' : 's'})`;
+  };
+  return [label, count];
 }
 
 function markGroup(
@@ -217,7 +332,7 @@ function markGroup(
   const { candidate, members } = shown;
   if (members.length > 1) {
     pair.group.textContent = ` ×${members.length}`;
-    pair.group.title = `the same model as ${members
+    pair.group.title = `the same result as ${members
       .slice(1)
       .map(m => candidateLabel(m))
       .join(', ')}`;
@@ -225,7 +340,7 @@ function markGroup(
     const leader = leaders.get(candidate.index);
     pair.group.textContent = leader === undefined ? '' : ` = #${leader}`;
     pair.group.title =
-      leader === undefined ? '' : `the same model as candidate #${leader}`;
+      leader === undefined ? '' : `the same result as candidate #${leader}`;
   }
 }
 
@@ -279,7 +394,11 @@ export function verdictTable(
     }
     return pair;
   };
-  const shared = sharedModels(candidates);
+  const shared = sharedResults(candidates);
+  if (state.grouped === undefined && run.finished) {
+    // A large run opens grouped (decided once, on the final table: live rows keep their order).
+    state.grouped = candidates.length >= GROUP_FROM;
+  }
   const leaders = new Map<number, number>();
   for (const members of shared.values()) {
     members.slice(1).forEach(m => leaders.set(m.index, members[0].index));
@@ -291,6 +410,8 @@ export function verdictTable(
   const table = el('table', 'jp-Z3Run-table');
   const head = el('tr');
   const body = el('tbody');
+  let countGroups = (_rows: number): void => undefined;
+  let refit = (): void => undefined;
   const refresh = (): void => {
     const rows = shownRows(candidates, timings, state);
     const drawn = state.showAll ? rows : rows.slice(0, PAGE_ROWS);
@@ -298,11 +419,17 @@ export function verdictTable(
       ...drawn.flatMap(shown => {
         const pair = pairOf(shown.candidate);
         markGroup(shown, pair, state.grouped ? new Map() : leaders);
-        return pair.output
-          ? [pair.row, pair.output, pair.detail]
-          : [pair.row, pair.detail];
+        return [pair.row, pair.extras, pair.output, pair.detail].filter(
+          (row): row is HTMLTableRowElement => row !== null
+        );
       })
     );
+    countGroups(
+      state.grouped
+        ? rows.length
+        : shownRows(candidates, timings, state, true).length
+    );
+    refit();
     const shownCandidates = rows.reduce((n, r) => n + r.members.length, 0);
     shownCount.textContent = `${rows.length} row${rows.length === 1 ? '' : 's'}, ${shownCandidates} of ${candidates.length} candidates`;
     more.hidden = rows.length <= PAGE_ROWS;
@@ -316,7 +443,9 @@ export function verdictTable(
     // One candidate: no K-way controls (filter, grouping, counts).
     controls.appendChild(filterSelect(candidates, state, refresh));
     if (shared.size > 0) {
-      controls.appendChild(groupToggle(shared.size, state, refresh));
+      const [toggle, count] = groupToggle(state, refresh);
+      controls.appendChild(toggle);
+      countGroups = count;
     }
     controls.appendChild(shownCount);
   }
@@ -324,6 +453,7 @@ export function verdictTable(
   const thead = el('thead');
   thead.appendChild(head);
   table.append(thead, body);
+  refit = fitWhenResized(view, table, state);
   refresh();
   view.append(controls, table, more);
   return view;

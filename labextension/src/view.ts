@@ -15,8 +15,8 @@ export interface IViewState {
   descending: boolean;
   /** Show only this verdict (or live state); '' shows all. */
   filter: string;
-  /** One row per distinct model or payload. */
-  grouped: boolean;
+  /** One row per distinct result; undefined until the first rendering decides (GROUP_FROM). */
+  grouped?: boolean;
   /** Candidates whose detail row is open. */
   open: Set<number>;
   /** `${index}:stdout` / `${index}:stderr` streams shown in full. */
@@ -25,6 +25,8 @@ export interface IViewState {
   showAll: boolean;
   /** A live output that stopped updating: saved mid-run, or its kernel is gone. */
   stale: boolean;
+  /** The table's last layout (table.ts LAYOUTS), so that a refresh starts from it. */
+  layout?: number;
 }
 
 export function newViewState(): IViewState {
@@ -32,7 +34,7 @@ export function newViewState(): IViewState {
     sort: 'index',
     descending: false,
     filter: '',
-    grouped: false,
+    grouped: undefined,
     open: new Set(),
     fullStreams: new Set(),
     showAll: false,
@@ -40,19 +42,33 @@ export function newViewState(): IViewState {
   };
 }
 
-/** A shown row: the candidate, and the others with the same model folded into it. */
+/** A shown row: the candidate, and the others with the same result folded into it. */
 export interface IShownRow {
   candidate: ICandidate;
   members: ICandidate[];
 }
 
+/** From this many candidates on, identical results are grouped until the user says otherwise. */
+export const GROUP_FROM = 20;
+
 /**
- * The key two sat candidates with the same model and payload share (as
- * `RunResult.model_groups()` groups them in Python); null for any other verdict, never grouped.
+ * The key two finished candidates with the same result share: for sat, the same model and
+ * payload (as `RunResult.model_groups()` groups them in Python); for any other verdict, the
+ * same shown verdict, reason, core and objective.  Null for one not finished: never grouped.
  */
-export function modelKey(candidate: ICandidate): string | null {
-  if (candidate.verdict !== 'sat') {
+export function resultKey(candidate: ICandidate): string | null {
+  if (typeof candidate.verdict !== 'string') {
     return null;
+  }
+  if (candidate.verdict !== 'sat') {
+    return JSON.stringify([
+      candidate.verdict,
+      candidate.shown ?? null,
+      candidate.reason ?? '',
+      candidate.unsat_core ?? null,
+      candidate.core_answer ?? null,
+      candidate.objective ?? null
+    ]);
   }
   const model =
     candidate.model && typeof candidate.model === 'object'
@@ -67,16 +83,21 @@ export function modelKey(candidate: ICandidate): string | null {
     typeof candidate.payload_hex === 'string'
       ? candidate.payload_hex.replace(/\s+/g, '').toLowerCase()
       : null;
-  return JSON.stringify([sorted, payload]);
+  return JSON.stringify([
+    sorted,
+    payload,
+    candidate.shown ?? null,
+    candidate.further_models ?? null
+  ]);
 }
 
-/** Candidates by model key, for keys shared by two candidates or more. */
-export function sharedModels(
+/** Candidates by result key, for keys shared by two candidates or more. */
+export function sharedResults(
   candidates: ICandidate[]
 ): Map<string, ICandidate[]> {
   const byKey = new Map<string, ICandidate[]>();
   for (const candidate of candidates) {
-    const key = modelKey(candidate);
+    const key = resultKey(candidate);
     if (key !== null) {
       byKey.set(key, [...(byKey.get(key) ?? []), candidate]);
     }
@@ -125,23 +146,27 @@ function comparator(
   };
 }
 
-/** The rows to show, in order: filtered by verdict, sorted, then folded by model if asked. */
+/**
+ * The rows to show, in order: filtered by verdict, sorted, then folded by result when
+ * `grouped` (the user's choice by default).
+ */
 export function shownRows(
   candidates: ICandidate[],
   timings: Map<number, ITiming>,
-  state: IViewState
+  state: IViewState,
+  grouped = state.grouped === true
 ): IShownRow[] {
   const kept = candidates.filter(
     c => !state.filter || stateLabel(c) === state.filter
   );
   const sorted = [...kept].sort(comparator(state, timings));
-  if (!state.grouped) {
+  if (!grouped) {
     return sorted.map(candidate => ({ candidate, members: [candidate] }));
   }
   const rows: IShownRow[] = [];
   const byKey = new Map<string, IShownRow>();
   for (const candidate of sorted) {
-    const key = modelKey(candidate);
+    const key = resultKey(candidate);
     const row = key === null ? undefined : byKey.get(key);
     if (row) {
       row.members.push(candidate);

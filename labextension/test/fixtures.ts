@@ -75,5 +75,9 @@ export function texts(root: Element, selector: string): string[] {
 export function expand(root: Element, index: number): HTMLElement {
   const row = root.querySelector(`.jp-Z3Run-row[data-index="${index}"]`)!;
   (row.querySelector('.jp-Z3Run-toggle') as HTMLButtonElement).click();
-  return row.nextElementSibling as HTMLElement;
+  let next = row.nextElementSibling;
+  while (next && !next.classList.contains('jp-Z3Run-detailRow')) {
+    next = next.nextElementSibling;
+  }
+  return next as HTMLElement;
 }

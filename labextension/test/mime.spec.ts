@@ -1,5 +1,5 @@
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { MIME_TYPE } from '../src/schema';
 import { candidate, run } from './fixtures';
@@ -37,7 +37,7 @@ describe('RunRenderer', () => {
     await renderer.renderModel(model(live, { elapsed_s: 0.5 }));
     expect(
       renderer.node.querySelector('.jp-Z3Run-progressText')!.textContent
-    ).toBe('1/2 done · 1 running · 0.5 s elapsed');
+    ).toBe('1/2 done · 1 running · 0.5 s elapsed · 2.0/s · about 1 s left');
     const select =
       renderer.node.querySelector<HTMLSelectElement>('.jp-Z3Run-filter')!;
     select.value = 'sat';
@@ -55,5 +55,43 @@ describe('RunRenderer', () => {
     );
     expect(Array.from(rows).map(r => r.dataset.index)).toEqual(['0']);
     renderer.dispose();
+  });
+});
+
+describe('a live run between refreshes', () => {
+  it('ticks the elapsed time, rate and time left from the run start', async () => {
+    (globalThis as Record<string, unknown>).DragEvent ??= class extends (
+      MouseEvent
+    ) {};
+    vi.useFakeTimers();
+    try {
+      const { RunRenderer, TICK_MS } = await import('../src/mime');
+      const renderer = new RunRenderer({
+        mimeType: MIME_TYPE
+      } as unknown as IRenderMime.IRendererOptions);
+      const live = run(
+        [
+          candidate({ index: 0, verdict: 'sat' }),
+          candidate({ index: 1, verdict: null, state: 'running', model: null })
+        ],
+        { finished: false }
+      );
+      await renderer.renderModel(model(live, { elapsed_s: 2 }));
+      const line = (): string =>
+        renderer.node.querySelector('.jp-Z3Run-progressText')!.textContent!;
+      expect(line()).toBe(
+        '1/2 done · 1 running · 2.0 s elapsed · 0.50/s · about 2 s left'
+      );
+      vi.advanceTimersByTime(8 * TICK_MS); // no refresh from the kernel meanwhile
+      expect(line()).toBe(
+        '1/2 done · 1 running · 4.0 s elapsed · 0.25/s · about 4 s left'
+      );
+      await renderer.renderModel(model(run(live.candidates), {}));
+      vi.advanceTimersByTime(8 * TICK_MS);
+      expect(renderer.node.querySelector('.jp-Z3Run-progressText')).toBeNull();
+      renderer.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -131,7 +131,7 @@ describe('renderRun', () => {
         .querySelector('.jp-Z3Run-reason')!
         .firstChild!.textContent!.endsWith('…')
     ).toBe(true);
-    expect(texts(node, '.jp-Z3Run-coreInline')).toEqual([
+    expect(texts(node, 'td.jp-Z3Run-reason .jp-Z3Run-coreInline')).toEqual([
       'core: line 3: s.add(x > 2); line 4: s.add(x < 1)'
     ]);
     const detail = expand(node, 0);

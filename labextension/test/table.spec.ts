@@ -125,7 +125,9 @@ describe('identical models', () => {
     const box = node.querySelector<HTMLInputElement>(
       '.jp-Z3Run-groupToggle input'
     )!;
-    expect(box.parentElement!.textContent).toContain('(1 shared)');
+    expect(box.parentElement!.textContent).toBe(
+      ' group identical results (3 rows)'
+    );
     box.checked = true;
     box.dispatchEvent(new Event('change'));
     expect(shownIndices(node)).toEqual([0, 1, 2]);
@@ -138,7 +140,7 @@ describe('identical models', () => {
     );
   });
 
-  it('groups sat candidates by model and payload together, never other verdicts', () => {
+  it('groups sat candidates by model and payload, others by verdict and reason', () => {
     const node = renderRun(
       run([
         candidate({ index: 0, payload_hex: '4142' }),
@@ -150,14 +152,14 @@ describe('identical models', () => {
       ])
     );
     expect(node.querySelector('.jp-Z3Run-groupToggle')!.textContent).toContain(
-      '(1 shared)'
+      '(4 rows)'
     );
     expect(texts(node, 'tbody .jp-Z3Run-group')).toEqual([
       '',
       ' = #0',
       '',
       '',
-      '',
+      ' = #3',
       ''
     ]);
     expect(
@@ -202,7 +204,7 @@ describe('a run still going', () => {
     expect(bar.getAttribute('aria-valuenow')).toBe('1');
     expect(bar.getAttribute('aria-valuemax')).toBe('3');
     expect(node.querySelector('.jp-Z3Run-progressText')!.textContent).toBe(
-      '1/3 done · 1 running · 1.5 s elapsed'
+      '1/3 done · 1 running · 1.5 s elapsed · 0.67/s · about 3 s left'
     );
     expect(
       node.querySelector('.jp-Z3Run-summary .jp-Z3Run-verdict')!.textContent
@@ -396,7 +398,7 @@ describe('the reason column', () => {
     const node = renderRun(
       run([candidate({ verdict: 'memory_limit', reason })])
     );
-    const cell = node.querySelector('.jp-Z3Run-reason')!;
+    const cell = node.querySelector('.jp-Z3Run-reason .jp-Z3Run-reasonText')!;
     expect(cell.textContent).toHaveLength(60);
     expect(cell.textContent!.endsWith('… (memory limit 512 MB)')).toBe(true);
     expect(cell.getAttribute('title')).toBe(reason);
@@ -412,7 +414,9 @@ describe('a long run', () => {
         model: { x: index }
       })
     );
-    const node = renderRun(run(many));
+    const state = newViewState();
+    state.grouped = false;
+    const node = renderRun(run(many), undefined, state);
     expect(node.querySelectorAll('tbody .jp-Z3Run-row')).toHaveLength(50);
     const more = node.querySelector<HTMLButtonElement>('.jp-Z3Run-more')!;
     expect(more.textContent).toBe('Show all 120 rows (70 more)');

@@ -85,7 +85,7 @@ import time
 time.sleep(4)
 1 / 0"""
 LIVE_LABELS = ["range", "exact", "slow-unsat", "slow-error"]
-# One job: the looper runs while "after" waits; the looper is stopped from its row.
+# One job: the looper runs while the second waits; each is stopped from its row in turn.
 STOP_CELL = """%%z3sandbox --jobs 1 --wall 60 --cpu 60 --timeout 60
 # %% candidate quick
 x = Int('x')
@@ -93,9 +93,26 @@ s.add(x == 1)
 # %% candidate looper
 while True:
     pass
-# %% candidate after
-x = Int('x')
-s.add(x == 2)"""
+# %% candidate looper-2
+while True:
+    pass"""
+# True once the progress line has changed while the output was not refreshed (the same node):
+# the renderer ticks it between the kernel's refreshes.
+TICKED = """renderer => {
+  const run = renderer.querySelector('.jp-Z3Run');
+  const text = run && run.querySelector('.jp-Z3Run-progressText')?.textContent;
+  const seen = window.__z3ticks;
+  window.__z3ticks = [run, text];
+  return Boolean(seen && text && seen[0] === run && seen[1] !== text);
+}"""
+# From now on, remember whether the status bar ever said the kernel was Idle.
+WATCH_IDLE = """() => {
+  window.__z3idle = false;
+  const bar = document.querySelector('#jp-main-statusbar');
+  const look = () => { if (bar.textContent.includes('| Idle')) window.__z3idle = true; };
+  new MutationObserver(look).observe(bar, {subtree: true, childList: true, characterData: true});
+  look();
+}"""
 LIVE_VERDICTS = ["sat", "sat", "unsat", "runtime_error"]
 
 
@@ -185,7 +202,8 @@ def rows_that_show_what_matters() -> list[dict[str, Any]]:
                         label=LONG_LABEL, stdout="printed before the error\n"),
         CandidateResult(index=4, verdict=Verdict.SAT, model={"x": 9}, verified=True,
                         objectives=[{"term": "x", "direction": "maximize", "value": 9}],
-                        more_models=[ModelResult({"x": 8}, verified=True)]),
+                        more_models=[ModelResult({"x": 8}, verified=True),
+                                     ModelResult({"x": 7}, verified=True)]),
     ])  # fmt: skip
     return [rendered_output(proof), rendered_output(several)]
 
@@ -230,7 +248,7 @@ def check_badge_colours(result: Locator, theme: str) -> None:
 
 def open_detail(result: Locator, index: int) -> Locator:
     result.locator(f'.jp-Z3Run-row[data-index="{index}"] .jp-Z3Run-toggle').click()
-    detail = result.locator(f'.jp-Z3Run-row[data-index="{index}"] + .jp-Z3Run-detailRow')
+    detail = result.locator(f'.jp-Z3Run-row[data-index="{index}"] ~ .jp-Z3Run-detailRow').first
     expect()(detail).to_be_visible()
     return detail
 
@@ -267,21 +285,25 @@ def check_rows_show_what_matters(panel: Locator) -> None:
     expect()(proof.locator(".jp-Z3Run-filter")).to_have_count(0)  # no K-way controls
     expect()(several.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(
         ["unsat", "unsat", "sat · no payload", "runtime_error", "sat"])
-    expect()(several.locator(".jp-Z3Run-coreInline")).to_have_text(
+    expect()(several.locator(".jp-Z3Run-coreInline:not(.jp-Z3Run-furtherModel):visible")).to_have_text(
         ["core: line 3: s.add(x > 3)", "core: (a1 a3)", "objective: maximize x = 9"])
     models = several.locator('.jp-Z3Run-row[data-index="4"] .jp-Z3Run-preview')
-    expect()(models).to_contain_text("2 models: x=9")
+    expect()(models).to_contain_text("3 models: x=9")
+    # Every model in the row, without a click (models=3), as the terminal and HTML list them.
+    expect()(several.locator(".jp-Z3Run-furtherModel:visible")).to_have_text(["model 2: x=8", "model 3: x=7"])
     expect()(open_detail(several, 4).locator(".jp-Z3Run-section", has_text="Further models")
-             ).to_contain_text("model 2: x=8")
+             ).to_contain_text("model 3: x=7")
     expect()(several.locator(".jp-Z3Run-inlineOutput")).to_have_text(["printed before the error"])
     row = several.locator('.jp-Z3Run-row[data-index="3"]')
-    name, reason = (row.locator(f".jp-Z3Run-{part}").bounding_box() for part in ("candidate", "reason"))
+    name = row.locator(".jp-Z3Run-candidate").bounding_box()
+    # In the reason column, or on its own line under the row when the table is narrow.
+    reason = several.locator(".jp-Z3Run-reasonText:visible", has_text="RuntimeError").bounding_box()
     assert name is not None and reason is not None
     assert name["width"] <= 220, name  # capped (14em)
     assert reason["width"] >= 150, reason  # never squeezed to a letter a line
     assert reason["height"] <= 120, reason
     fits = "n => n.querySelector('table').getBoundingClientRect().right <= n.getBoundingClientRect().right+1"
-    assert several.evaluate(fits), "the table is wider than its output at 1400 px"
+    several.page.wait_for_function(fits, arg=several.element_handle())  # fitted on the next frame
     several.screenshot(path=str(REPO / "test-output" / "browser" / "2-rows-show-what-matters.png"))
 
 
@@ -360,20 +382,36 @@ def check_sort_filter_group(result: Locator) -> None:
 
 def check_stop_one_candidate(page: Page, panel: Locator) -> None:
     """A second cell: its running looper is stopped from its row while the cell runs; the
-    candidate queued behind it then runs, and the run ends as any run ends."""
+    candidate queued behind it then runs -- the kernel Busy all along, never Idle, and the
+    progress line ticking between refreshes -- and is stopped too; the run ends as any run ends."""
     editor = panel.locator(".jp-Cell .cm-content").nth(1)
     editor.click()
     page.keyboard.insert_text(STOP_CELL)
-    expect()(editor).to_contain_text("s.add(x == 2)")
+    expect()(editor).to_contain_text("candidate looper-2")
     page.keyboard.press("Shift+Enter")
-    result = panel.locator(".jp-CodeCell").nth(1).locator(".jp-Z3RunRenderer > .jp-Z3Run")
+    cell = panel.locator(".jp-CodeCell").nth(1)
+    result = cell.locator(".jp-Z3RunRenderer > .jp-Z3Run")
     expect()(result.locator('.jp-Z3Run-row[data-index="2"] .jp-Z3Run-stop')).to_have_text("Skip")
     stop = result.locator('.jp-Z3Run-row[data-index="1"] .jp-Z3Run-stop')
     expect()(stop).to_have_text("Stop")
+    progress = result.locator(".jp-Z3Run-progressText")
+    expect()(progress).to_have_text(re.compile(r"^1/3 done · 1 running · .* elapsed · .*/s · about .* left$"))
+    page.wait_for_function(TICKED, arg=cell.locator(".jp-Z3RunRenderer").element_handle(), polling=100)
+    busy = page.locator("#jp-main-statusbar").get_by_text(f"{KERNEL_DISPLAY_NAME} | Busy")
+    expect()(busy).to_be_visible()
+    page.evaluate(WATCH_IDLE)
     stop.click()
-    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(["sat", "cancelled", "sat"])
+    expect()(result.locator('.jp-Z3Run-row[data-index="1"] .jp-Z3Run-verdict')).to_have_text("cancelled")
+    second = result.locator('.jp-Z3Run-row[data-index="2"] .jp-Z3Run-stop')
+    expect()(second).to_have_text("Stop")  # it runs now: the cell goes on
+    expect()(busy).to_be_visible()
+    assert page.evaluate("window.__z3idle") is False, "the status bar said Idle while the cell ran"
+    second.click()
+    verdicts = result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")
+    expect()(verdicts).to_have_text(["sat", "cancelled", "cancelled"])
     expect()(result.locator(".jp-Z3Run-stop")).to_have_count(0)  # a final result has no control
-    expect()(result.locator('.jp-Z3Run-row[data-index="1"] .jp-Z3Run-kill')).to_have_text("cancel")
+    expect()(result.locator('.jp-Z3Run-row[data-index="1"] .jp-Z3Run-kill')).to_have_text("")  # said once:
+    expect()(result.locator(".jp-Z3Run-reasonText:visible")).to_have_text(["cancelled", "cancelled"])
 
 
 def test_live_run_shows_progress_then_one_final_table(lab: LabServer, page: Page, output_dir: Path) -> None:

@@ -58,6 +58,39 @@ def test_throttle_sends_a_due_refresh_when_nothing_else_happens() -> None:
     assert flushed == [threading.current_thread().name, "z3sandbox-table"]
 
 
+def test_an_urgent_change_is_not_held_back_by_a_big_refreshs_pause() -> None:
+    """A big refresh defers the next one (bytes per second stay bounded), but not the first
+    verdict: an urgent poke is flushed within one interval."""
+    flushed: list[int] = []
+    urgent_sent = threading.Event()
+    throttle: Throttle
+
+    def flush() -> None:
+        flushed.append(len(flushed))
+        throttle.defer(3600)  # as a refresh of K = 200 rows would
+        if len(flushed) == 2:
+            urgent_sent.set()
+
+    throttle = Throttle(flush, interval=0.05)
+    throttle.poke(lambda: None)  # flushed at once; the next one waits an hour
+    throttle.poke(lambda: None)  # a row now running: it waits
+    throttle.poke(lambda: None, urgent=True)  # the first verdict: it does not
+    assert urgent_sent.wait(timeout=10)
+    throttle.close(flush=False)
+    assert flushed == [0, 1]
+
+
+def test_the_first_refresh_resends_no_row(published: list[dict[str, Any]]) -> None:
+    """The display already holds every row: the first refresh carries only what changed."""
+    view = LiveDisplay(updates_per_s=1000)
+    view.start(queued(200))
+    view.update(CandidateResult(index=3, verdict=None, state="running"))
+    view.finish(None)
+    refresh = published[1]  # the first update of the display
+    assert refresh["update"] and refresh["data"][MIME_TYPE]["delta"] is True
+    assert [c["index"] for c in refresh["data"][MIME_TYPE]["candidates"]] == [3]
+
+
 @pytest.fixture
 def published() -> Iterator[list[dict[str, Any]]]:
     """What display() and update_display() publish, captured from IPython's own shell."""

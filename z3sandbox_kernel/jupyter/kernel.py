@@ -17,6 +17,10 @@ thread while a cell runs: the labextension's Stop button on a running (or queued
     z3sandbox_stop_reply    {"status": "ok", "stopped": true}     # false: not running (any more)
 
 Front ends without the labextension never send it; their Stop ends the whole run, as before.
+The request publishes no busy/idle status: ipykernel wraps every control message in a busy/idle
+pair on IOPub, and JupyterLab takes any "idle" as the whole kernel's state, so a Stop while the
+cell still runs would show the kernel Idle until the cell's next message.  The labextension
+disposes of the request on its reply instead of waiting for that idle.
 """
 
 from __future__ import annotations
@@ -53,6 +57,14 @@ class Z3SandboxKernel(IPythonKernel):
             f"Z3 Sandbox kernel {__version__}: %%z3sandbox runs a cell in fresh, limited, isolated "
             f"processes (%%z3sandbox? for the options).\n"
         )
+
+    def _publish_status(self, status: str, channel: str, parent: Any = None) -> None:
+        """No busy/idle for a stop request (see the module docstring): the cell's own status
+        stands, Busy until the cell ends."""
+        message = parent or self.get_parent(channel)
+        if (message or {}).get("header", {}).get("msg_type") == "z3sandbox_stop_request":
+            return
+        super()._publish_status(status, channel, parent)
 
     def z3sandbox_stop_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
         """Stop one candidate of the run going now (see the module docstring)."""

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import keyword
+import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,7 @@ from IPython.display import display
 from ..limits import LIMIT_FIELDS, Limits
 from ..options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
 from ..presentation.progress import ProgressLine
+from ..presentation.textview import use_terminal_width
 from ..results import CandidateResult, RunResult
 from .config import Z3Sandbox
 from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun
@@ -366,12 +368,15 @@ def load_ipython_extension(ipython: Any) -> None:
         ipython.register_magics(Z3SandboxMagics(ipython))
     if empty_body_as_line_magic not in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.append(empty_body_as_line_magic)
+    if not _has_display_frontend(ipython):  # terminal IPython: the table's reason fills the width
+        use_terminal_width(lambda: shutil.get_terminal_size().columns)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     magics = ipython.magics_manager.registry.get("Z3SandboxMagics")
     if magics is not None:
         magics.close()
+    use_terminal_width(None)
 
 
 def magics_of(shell: Any) -> Z3SandboxMagics | None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import textwrap
 from collections.abc import Callable
 
 from ..results import CandidateResult, RunResult
@@ -15,15 +16,17 @@ class RunInterrupted(KeyboardInterrupt):
     magic (IPython renders an exception's ``_render_traceback_`` instead of its traceback)."""
 
     def _render_traceback_(self) -> list[str]:
-        return [str(self)]
+        # Wrapped at words here: a front end breaks one long red line wherever it runs out of room.
+        return textwrap.wrap(str(self), LINE_WIDTH, break_long_words=False, break_on_hyphens=False)
 
 
 RunInterrupted.__name__ = RunInterrupted.__qualname__ = "KeyboardInterrupt"
+LINE_WIDTH = 96
 
 
 def interrupted_line(result: RunResult, name: str) -> str:
     """``z3sandbox: interrupted: kept 2 finished candidates in _z3 (2 sat); 1 stopped and 3
-    never started: _z3.rerun() runs them``."""
+    never started: _z3.rerun() runs them`` (a count of none is left out)."""
     from ..presentation.phrases import counts_summary
     from ..verdicts import Verdict
 
@@ -33,8 +36,9 @@ def interrupted_line(result: RunResult, name: str) -> str:
     kept = RunResult(candidates=[c for c in result.candidates if c.verdict is not Verdict.CANCELLED])
     text = (f"z3sandbox: interrupted: kept {len(kept)} finished candidate{'s' if len(kept) != 1 else ''} "
             f"in {name}" + (f" ({counts_summary(kept)})" if len(kept) else ""))
-    if cancelled:
-        text += f"; {stopped} stopped and {never} never started: {name}.rerun() runs them"
+    counted = [f"{n} {what}" for n, what in ((stopped, "stopped"), (never, "never started")) if n]
+    if counted:
+        text += f"; {' and '.join(counted)}: {name}.rerun() runs them"
     return text
 
 

@@ -84,8 +84,8 @@ def notebook_name_hint(candidate: CandidateResult, namespace: Mapping[str, Any])
 
 def annotator(scripts: list[Script], k: int | None,
               namespace: Mapping[str, Any] | None = None) -> Callable[[CandidateResult], CandidateResult]:
-    """Name a candidate, give it a source preview, count its reason's lines in the cell, and
-    explain a NameError on a name of the notebook's ``namespace``."""
+    """Name a candidate, give it a source preview (with ``k``: its random seed instead), count its
+    reason's lines in the cell, and explain a NameError on a name of the notebook's ``namespace``."""
 
     def annotate(candidate: CandidateResult) -> CandidateResult:
         if namespace is not None:
@@ -96,8 +96,13 @@ def annotator(scripts: list[Script], k: int | None,
             script = scripts[candidate.index] if k is None and candidate.index < len(scripts) else None
         if script is None:
             return candidate
-        candidate.label = script.label
-        candidate.source_preview = source_preview(script.source)
+        if k is not None:  # one script, K random seeds (host/plan.py: candidate i has seed i)
+            seed = f"seed {candidate.index}"
+            candidate.label = f"{script.label} {seed}" if script.label else seed
+            candidate.source_preview = None  # the same line K times says nothing
+        else:
+            candidate.label = script.label
+            candidate.source_preview = source_preview(script.source)
         if script.first_line is not None and candidate.reason:
             candidate.reason = cell_lines(candidate.reason, script.first_line)
         return candidate

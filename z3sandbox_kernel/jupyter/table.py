@@ -83,11 +83,14 @@ class Throttle:
         )
         self._thread.start()
 
-    def poke(self, change: Callable[[], None]) -> None:
-        """Apply ``change`` to the shared state (under the lock), then flush if one is due."""
+    def poke(self, change: Callable[[], None], urgent: bool = False) -> None:
+        """Apply ``change`` to the shared state (under the lock), then flush if one is due.
+        ``urgent``: flush one interval after the last flush at most, whatever ``defer`` asked."""
         with self._lock:
             change()
             self._dirty = True
+            if urgent:
+                self._wait = self._interval
             if time.monotonic() - self._last >= self._wait:
                 self._flush_locked()
 
@@ -140,6 +143,7 @@ class LiveDisplay:
         self._changed: set[int] = set()  # rows changed since the last refresh
         self._running_since: dict[int, float] = {}  # when each running row was first seen
         self._keyframe = 0.0
+        self._verdict_seen = False
 
     @property
     def display_id(self) -> str | None:
@@ -156,14 +160,20 @@ class LiveDisplay:
         self._keyframe = self._started
         data, metadata = run_mimebundle(self._result)
         self._handle = display(data, raw=True, metadata=metadata, display_id=True)
-        self._changed.update(range(len(self._rows)))  # the first refresh sends the control too
+        # The display above holds every row, and each refresh carries the control: the first
+        # refresh needs none of them again (all K would make it big, and deferred: see update).
+        self._changed = set()
         self._throttle = Throttle(self._refresh, self._interval, idle=ELAPSED_REFRESH_S)
 
     def update(self, candidate: CandidateResult) -> None:
         if self._throttle is None:
             raise RuntimeError("LiveDisplay.update() before start()")
         snapshot = dataclasses.replace(candidate)  # the engine may mutate its object later
-        self._throttle.poke(lambda: self._store(snapshot))
+        # The first verdict is what the user waits for: it cancels the pause a big refresh bought
+        # (K = 200's first refreshes), so it shows within one interval of the engine's report.
+        urgent = candidate.verdict is not None and not self._verdict_seen
+        self._verdict_seen = self._verdict_seen or candidate.verdict is not None
+        self._throttle.poke(lambda: self._store(snapshot), urgent=urgent)
 
     def finish(self, result: RunResult | None) -> bool:
         if self._throttle is not None:

@@ -21,7 +21,7 @@ from .phrases import (
     counts_summary,
     finished,
     groups_summary,
-    isolation_summary,
+    isolation_shortfall,
     limits_summary,
     model_text,
     progress,
@@ -187,8 +187,8 @@ def caption(result: RunResult) -> str:
     if groups_summary(result):
         parts.append(html.escape(groups_summary(result)))
     parts.append(f"limits: {html.escape(limits_summary(result.limits))}")
-    if result.isolation is not None:
-        parts.append(f"isolation {html.escape(isolation_summary(result.isolation))}")
+    if isolation_shortfall(result.isolation):
+        parts.append(f"isolation {html.escape(isolation_shortfall(result.isolation))}")
     if result.interrupted:
         parts.append(badge("interrupted", "interrupted: unfinished candidates were cancelled"))
     return " &middot; ".join(parts)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..limits import LIMIT_FIELDS, Limits, number
+from ..protocol.messages import KERNEL_LAYERS, NAMESPACE_LAYERS
 from .shown import model_count, model_items, printable, shown_verdict, state_label
 
 if TYPE_CHECKING:
@@ -30,13 +31,31 @@ def shorten(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+# Where a reason says the error is: " (line 12 [candidate line 2]", then ": `source`)".
+_PLACE = re.compile(r" \(line \d+(?: \[candidate line \d+\])?")
+# A cut reason keeps at least this much of its message before its place.
+_MESSAGE_MIN = 24
+
+
 def shorten_reason(text: str, width: int = 60) -> str:
-    """Like ``shorten``, but a closing parenthesis ("(memory limit 512 MB)") survives the cut."""
+    """Like ``shorten``, but a closing parenthesis ("(memory limit 512 MB)") survives the cut,
+    and so does the place of an error ("(line 12 [candidate line 2]"), whose quoted source line
+    gives way first."""
     text = printable(" ".join(text.split()))
-    tail = re.search(r" \([^()]{1,30}\)$", text)
-    if len(text) <= width or tail is None:
+    if len(text) <= width:
+        return text
+    places = list(_PLACE.finditer(text)) if text.endswith(")") else []
+    bare = places[-1].group(0) + ")" if places else ""
+    if places and len(bare) <= width - _MESSAGE_MIN:
+        head, rest = text[:places[-1].start()], text[places[-1].end():-1]
+        if len(head) + len(bare) >= width:
+            return shorten(head, width - len(bare)) + bare
+        room = width - len(head) - len(bare)
+        return head + bare[:-1] + (shorten(rest, room) if room >= 8 else "") + ")"
+    tail_match = re.search(r" \([^()]{1,30}\)$", text)
+    if tail_match is None:
         return shorten(text, width)
-    return text[: width - len(tail.group(0)) - 1] + "…" + tail.group(0)
+    return text[: width - len(tail_match.group(0)) - 1] + "…" + tail_match.group(0)
 
 
 def reason_text(candidate: CandidateResult) -> str:
@@ -106,7 +125,9 @@ TABLE_COLUMNS: tuple[Column, ...] = (
     Column("index", "#", 3, lambda c: c.index, lambda c: str(c.index)),
     Column("label", "candidate", 22, lambda c: c.label, lambda c: shorten(candidate_name(c), 22)),
     Column("verdict", "verdict", 16, lambda c: state_label(c), lambda c: shown_verdict(c)),
-    Column("kill", "kill", 9, lambda c: c.kill, lambda c: printable(c.kill or "")),
+    # A cancelled row's kill (interrupt, cancel, race) is what its reason already says: said once.
+    Column("kill", "kill", 9, lambda c: c.kill,
+           lambda c: "" if state_label(c) == "cancelled" else printable(c.kill or "")),
     Column("model", "model / payload", 30, lambda c: c.payload if c.payload is not None else c.model,
            lambda c: model_preview(c, 30)),
     _figure("wall_s", "s"),
@@ -164,6 +185,23 @@ def isolation_summary(report: IsolationReport | None) -> str:
     return printable(text + (f"; missing: {' '.join(missing)}" if missing else ""))
 
 
+def isolation_shortfall(report: IsolationReport | None) -> str:
+    """The isolation summary when a layer the best isolation has is missing (a process-level
+    run, a layer that failed), else '': a caption under every output need not list the layers
+    that are all there (the kernel's status bar and the settings still do)."""
+    if report is None:
+        return ""
+    layers = report.get("layers", [])
+    active = [layer for layer in layers if layer.get("active")]
+    names = {str(layer.get("name")) for layer in active}
+    absent = [name for name in (*NAMESPACE_LAYERS, *KERNEL_LAYERS) if name not in names]
+    absent += [str(layer.get("name")) for layer in layers
+               if not layer.get("active") and str(layer.get("name")) not in absent]
+    if not absent:
+        return ""
+    return f"{isolation_summary({**report, 'layers': active})}; missing: {printable(' '.join(absent))}"
+
+
 def groups_summary(result: RunResult, most: int = 4) -> str:
     """``identical models: x=2 (#0 #2 #5); x=3 (#1 #4)`` when some SAT candidates agree, else ''."""
     groups = result.model_groups()
@@ -182,20 +220,21 @@ def run_summary(result: RunResult) -> str:
     vote = result.verdict.value if done else "pending"
     text = f"vote: {vote} ({counts_summary(result)})"
     if result.tie is not None:
-        text += f" | {tie_summary(result)}"
+        text += f" | tie {tie_summary(result)}"
     text += f" | limits: {limits_summary(result.limits)}"
-    if result.isolation is not None:
-        text += f" | isolation {isolation_summary(result.isolation)}"
+    if isolation_shortfall(result.isolation):
+        text += f" | isolation {isolation_shortfall(result.isolation)}"
     if result.interrupted:
         text += " | interrupted"
     return text
 
 
 def tie_summary(result: RunResult) -> str:
+    """``1 sat / 1 unsat → sat: RULE``; the caller says it is a tie (a badge, or "tie ")."""
     tie = result.tie
     if tie is None:
         return ""
-    return f"tie {tie['sat']} sat / {tie['unsat']} unsat -> {tie['winner']}: {tie['rule']}"
+    return f"{tie['sat']} sat / {tie['unsat']} unsat → {tie['winner']}: {tie['rule']}"
 
 
 def progress(result: RunResult) -> dict[str, int]:

@@ -19,6 +19,8 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
       "columns": [{"key": "index", "title": "#"}, ...,    # TABLE_COLUMNS, in order (volatile too);
                   {"key": "wall_s", "title": "wall", "unit": "s"}, ...],  # a figure has its unit
       "isolation_summary": "kernel: userns ...; missing: netns",   # the one-line summary
+      "isolation_shortfall": "" | "process: ...; missing: userns ...",  # the summary when a layer
+                                              # the best isolation has is missing, else ""
       "limits_shown": [["timeout", "5 s"], ["memory", "512 MB"], ...],  # each limit, with its unit
       "delta": true,                          # only in a live refresh: "candidates" holds only
                                               # the rows that changed since the previous one
@@ -51,7 +53,7 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
 Additive changes keep version 1: a reader ignores fields it does not know, and label,
 source_preview, state, finished, progress, tie, view, columns, error, shown, core_answer,
 show_output, delta, control, objectives, objective, more_models, further_models, cells,
-isolation_summary, limits_shown and the columns' unit were added that way.
+isolation_summary, limits_shown, the columns' unit and isolation_shortfall were added that way.
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
 MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}``, so
@@ -73,6 +75,7 @@ from .phrases import (
     SAVED_COLUMNS,
     TABLE_COLUMNS,
     finished,
+    isolation_shortfall,
     isolation_summary,
     limits_shown,
     progress,
@@ -150,6 +153,7 @@ def run_json(result: RunResult, view: str = "run") -> dict[str, Any]:
         "columns": [{"key": column.key, "title": column.title,
                      **({"unit": column.unit} if column.unit else {})} for column in TABLE_COLUMNS],
         "isolation_summary": isolation_summary(result.isolation),
+        "isolation_shortfall": isolation_shortfall(result.isolation),
         "limits_shown": limits_shown(result.limits),
         "candidates": [candidate_json(c, live=not finished(result), alone=len(result.candidates) == 1)
                        for c in result.candidates],

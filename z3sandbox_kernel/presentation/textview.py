@@ -1,8 +1,14 @@
 """The fixed-width text forms: the run's table (``RunResult.__repr__``, the terminal, ``text/plain``)
-and a candidate alone (``_z3[1]``).  No volatile figures, so a saved ``text/plain`` stays the same."""
+and a candidate alone (``_z3[1]``).  No volatile figures, so a saved ``text/plain`` stays the same.
+
+On a terminal (terminal IPython: ``use_terminal_width``) the reason column takes the rest of the
+terminal's width, so that a reason's "[candidate line N]" is not cut; a notebook's ``text/plain``
+keeps the fixed width, which must not depend on the terminal the server was started from.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .phrases import (
@@ -14,6 +20,7 @@ from .phrases import (
     limits_summary,
     reason_text,
     shorten,
+    shorten_reason,
     tie_summary,
 )
 from .shown import (
@@ -49,15 +56,32 @@ def candidate_text(candidate: CandidateResult, columns: tuple[Column, ...] = SAV
     return _text_row([column.text(candidate) for column in columns], columns)
 
 
+# The reason's width in the text table, at least (a terminal may give it more).
+REASON_WIDTH = 60
+_terminal_width: Callable[[], int] | None = None
+
+
+def use_terminal_width(width: Callable[[], int] | None) -> None:
+    """Text tables made from now on in this process give the reason column the rest of
+    ``width()`` columns (terminal IPython), or None: the fixed width (a kernel's saved output)."""
+    global _terminal_width
+    _terminal_width = width
+
+
 def text_table(candidates: list[CandidateResult], columns: tuple[Column, ...] = SAVED_COLUMNS,
-               *, alone: bool = False) -> list[str]:
+               *, alone: bool = False, width: int | None = None) -> list[str]:
     """Header, rule and rows, each column as wide as its widest cell (every cell is already cut to
     its column's width), each row followed by what it shows without a click: its unsat core, and
-    its stdout when ``alone`` (the run's only candidate) or when it failed."""
+    its stdout when ``alone`` (the run's only candidate) or when it failed.  ``width``: the
+    line's width, which the last column (the reason) may fill."""
     rows = [[column.text(c) for column in columns] for c in candidates]
     widths = [max([len(column.title), column.width if column.key == "index" else 0]
                   + [len(row[i]) for row in rows]) if column.width else 0
               for i, column in enumerate(columns)]
+    if width is not None and columns and columns[-1].key == "reason":
+        room = max(REASON_WIDTH, width - sum(widths[:-1]) - 2 * (len(columns) - 1))
+        for row, candidate in zip(rows, candidates, strict=True):
+            row[-1] = shorten_reason(reason_text(candidate), room)
     header = _text_row([column.title for column in columns], columns, widths)
     lines = [header, "-" * len(header)]
     for candidate, row in zip(candidates, rows, strict=True):
@@ -93,12 +117,13 @@ def run_text(result: RunResult, cores: bool = True) -> str:
     else:
         lines = [f"RunResult: {vote} ({counts_summary(result)})"]
     if result.tie is not None:
-        lines[0] += f" -- {tie_summary(result)}"
+        lines[0] += f" -- tie {tie_summary(result)}"
     if result.interrupted:
         lines[0] += " -- interrupted"
     if groups_summary(result):
         lines.append(groups_summary(result))
-    lines += text_table(result.candidates, alone=len(result.candidates) == 1)
+    width = _terminal_width() if _terminal_width is not None else None
+    lines += text_table(result.candidates, alone=len(result.candidates) == 1, width=width)
     lines.extend(f"note: {printable(note)}" for note in result.notes)
     return "\n".join(lines)
 

@@ -1,0 +1,70 @@
+"""What terminal IPython prints of a run: the reason as wide as the terminal allows, `-k` rows named
+by their seed, and an interrupted cell's one line wrapped at words, with no count of none."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
+from z3sandbox_kernel.jupyter.magic import magics_of
+from z3sandbox_kernel.jupyter.outcome import LINE_WIDTH, RunInterrupted, interrupted_line
+from z3sandbox_kernel.presentation import textview
+from z3sandbox_kernel.presentation.render import run_mimebundle
+
+SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
+FAST = "--timeout 2 --wall 5 --cpu 4 --memory 256"
+# A long message from the candidate's line 2: the reason ends in "(line 6 [candidate line 2])".
+FAILING = SAT + "# %% candidate broken\nx = 1\nraise ValueError('the input is not what this " \
+    "script expected to find at all, ' * 2)\n"
+
+
+@pytest.fixture(scope="module")
+def shell() -> Iterator[InteractiveShell]:
+    shell = InteractiveShell.instance()  # terminal IPython's shell class, not ipykernel's
+    shell.run_line_magic("load_ext", "z3sandbox_kernel")
+    yield shell
+    magics = magics_of(shell)
+    if magics is not None:
+        magics.close()
+
+
+def test_the_reason_uses_the_terminals_width(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # shutil.get_terminal_size reads it first
+    shell.run_cell_magic("z3sandbox", f"{FAST} --quiet --out wide", FAILING)
+    result = shell.user_ns["wide"]
+    assert "line 6 [candidate line 2]" in result[1].reason
+    row = next(line for line in repr(result).splitlines() if "ValueError" in line)
+    assert row.endswith("(line 6 [candidate line 2])"), row
+    assert 180 < len(row) <= 200, row  # the terminal's room is used, not more
+    monkeypatch.setenv("COLUMNS", "100")
+    narrow = next(line for line in repr(result).splitlines() if "ValueError" in line)
+    assert narrow.endswith("… (line 6 [candidate line 2])"), narrow  # cut, but never its place
+    # In a kernel (no terminal width): a notebook's saved text/plain has the fixed width.
+    monkeypatch.setattr(textview, "_terminal_width", None)
+    saved = run_mimebundle(result)[0]["text/plain"]
+    saved_row = next(line for line in saved.splitlines() if "ValueError" in line)
+    assert saved_row.endswith("… (line 6 [candidate line 2])") and len(saved_row) < len(row)
+
+
+def test_k_rows_are_named_by_their_seed(shell: InteractiveShell) -> None:
+    shell.run_cell_magic("z3sandbox", f"{FAST} --quiet --out seeded -k 3", SAT)
+    result = shell.user_ns["seeded"]
+    assert [c.label for c in result] == ["seed 0", "seed 1", "seed 2"]
+    assert [c.source_preview for c in result] == [None, None, None]
+
+
+def test_an_interrupted_line_drops_counts_of_none_and_wraps_at_words() -> None:
+    partial = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.SAT),
+        CandidateResult(index=1, verdict=Verdict.CANCELLED, kill="interrupt", reason="interrupted"),
+    ], limits=Limits(), interrupted=True)
+    line = interrupted_line(partial, "a_rather_long_result_name_that_the_user_chose")
+    assert "never started" not in line and "1 stopped:" in line
+    lines = RunInterrupted(line)._render_traceback_()
+    assert len(lines) > 1 and all(len(part) <= LINE_WIDTH for part in lines)
+    assert " ".join(lines) == line  # broken between words only
