@@ -64,6 +64,10 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption("verify", "--no-verify", "negated", True,
               "check every sat model against the assertions in a fresh process",
               flag_help="do not check sat models in a fresh process"),
+    RunOption("cross_check", "--cross-check", "choice", None,
+              "check each sat and unsat answer with a second solver too, in the verifier "
+              "(needs the extra: pip install 'z3sandbox-kernel[cvc5]')", choices=("cvc5",),
+              metavar="SOLVER"),
     RunOption("isolation", "--isolation", "choice", None,
               "'kernel' (namespaces, Landlock, seccomp) or 'process' (rlimits only)",
               choices=("kernel", "process")),
@@ -105,7 +109,7 @@ def argparse_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]
         elif option.kind == "count":
             keywords.update(type=positive_int, metavar=option.metavar)
         else:
-            keywords["choices"] = option.choices
+            keywords.update(choices=option.choices, metavar=option.metavar)
         specs.append(((option.flag,), keywords))
     return specs
 

@@ -170,7 +170,8 @@ class Service:
                 scripts, on_update=landed, k=k, language=arguments.get("language", "python"),
                 limits=self.operator.limits(arguments), seed=seed_bytes, race=bool(arguments.get("race")),
                 verify=bool(arguments.get("verify", True)), cores=bool(arguments.get("cores")),
-                models=int(arguments.get("models") or 1), labels=arguments.get("labels"))
+                models=int(arguments.get("models") or 1), labels=arguments.get("labels"),
+                cross_check=arguments.get("cross_check"))
             await queue.join()
         finally:
             reporter.cancel()
@@ -257,6 +258,9 @@ def _tool_parameters(operator: Operator, context: type) -> list[inspect.Paramete
         keyword("models", Annotated[int, Field(
             description="up to this many distinct models per sat candidate, each verified",
             ge=1, le=100)], 1),
+        keyword("cross_check", Annotated[Literal["cvc5"] | None, Field(
+            description="also check each sat/unsat answer with cvc5 in the verifier (the [cvc5] extra)")],
+            None),
         keyword("seed_b64", Annotated[str | None, Field(
             description="base64 input that models' byte_N constants overlay (payload_b64)")], None),
         keyword("labels", Annotated[list[str] | None, Field(

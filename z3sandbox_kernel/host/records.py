@@ -88,7 +88,8 @@ class RunRecorder:
             "python_version": platform.python_version(), "host": socket.gethostname(),
             "language": plan.language, "limits": plan.limits.to_dict(),
             "options": {"race": plan.race, "jobs": plan.jobs, "cores": plan.cores,
-                        "verify": plan.verify, "require": list(plan.require), "models": plan.models},
+                        "verify": plan.verify, "require": list(plan.require), "models": plan.models,
+                        "cross_check": plan.cross_check},
             "isolation": isolation,
             "seed_sha256": hashlib.sha256(plan.seed).hexdigest() if plan.seed is not None else None,
             "candidates": [

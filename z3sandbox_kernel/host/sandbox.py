@@ -305,6 +305,7 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
         race: bool = False, jobs: int | None = None, cores: bool = False, verify: bool = True,
         models: int = 1, on_update: UpdateCallback | None = None, isolation: str | None = None,
         require: Iterable[str] = (), client: Any = None, executor: Executor | None = None,
+        cross_check: str | None = None,
         record_dir: str | os.PathLike[str] | None = None,
         labels: list[str | None] | None = None) -> RunResult:
     """Run one script, K seeds of one script (``k``), or a list of candidate scripts, each in a
@@ -315,5 +316,6 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
     sandbox = shared_sandbox(isolation)
     return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
                        jobs=jobs, cores=cores, verify=verify, models=models, on_update=on_update,
+                       cross_check=cross_check,
                        require=require, client=client, executor=executor,
                        record_dir=record_dir, labels=labels)

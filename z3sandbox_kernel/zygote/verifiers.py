@@ -61,7 +61,7 @@ class Verifiers:
         finally:
             close_go_pipe(spare)
         spare.candidate_id, spare.role = candidate_id, Role.VERIFY
-        spare.deadline = time.monotonic() + float(limits.wall_s)
+        spare.deadline = time.monotonic() + float(limits.verify_s)  # it never waits past its budget
         return spare
 
     def ended(self, job: Job) -> None:
