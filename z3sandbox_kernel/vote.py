@@ -56,7 +56,8 @@ def tie(candidates: Sequence[CandidateResult]) -> dict[str, Any] | None:
     sat_confirmed, unsat_confirmed = any(map(confirmed, sat)), any(map(confirmed, unsat))
     if sat_confirmed and unsat_confirmed:
         winner = "sat"
-        rule = f"both answers are confirmed; a verified model is a certificate, so {_word(candidates, 'sat')} wins"
+        rule = ("both answers are confirmed; a verified model is a certificate, so "
+                f"{_word(candidates, 'sat')} wins")
     elif sat_confirmed or unsat_confirmed:
         winner = "sat" if sat_confirmed else "unsat"
         rule = f"a confirmed answer beats an unconfirmed one, so {_word(candidates, winner)} wins"

@@ -71,10 +71,10 @@ def verify_request(request: VerifyRequest) -> VerifyReport:
 
 def _confirm_sat(request: VerifyRequest, budget: Budget) -> VerifyReport:
     text = checked_assertions(request)
-    if budget.left() <= 0:
-        return {"v": PROTOCOL_VERSION, "verified": None, "reason": budget.out()}
-    first = check_model(text, request.get("model_smt2") or [],
-                        min(float(request.get("timeout_s", DEFAULT_BUDGET_S)), budget.left()))
+    first = ModelCheck({"v": PROTOCOL_VERSION, "verified": None, "reason": budget.out()})
+    if budget.left() > 0:
+        first = check_model(text, request.get("model_smt2") or [],
+                            min(float(request.get("timeout_s", DEFAULT_BUDGET_S)), budget.left()))
     report = first.report
     if report.get("verified") is None and budget.left() <= 0:
         report["reason"] = budget.out()

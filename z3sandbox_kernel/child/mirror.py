@@ -83,11 +83,16 @@ def _term(command: str) -> str:
 
 
 def _commands(text: str) -> list[str] | None:
-    """The top-level commands of z3's benchmark text, each ending in a line break (z3 may start a
-    line of a long term with "(", as in a ``let``: only a reader of s-expressions tells commands)."""
-    from .smt2 import Smt2SyntaxError, split_commands  # smt2 imports the observer, which imports us
-
-    try:
-        return [text[command.start:command.end] + "\n" for command in split_commands(text)]
-    except Smt2SyntaxError:
-        return None
+    """The top-level commands of z3's benchmark text: each starts a line, and z3 indents the rest,
+    except inside a ``let``, whose lines may start with "(": pieces join until they balance.  A
+    string or symbol holding an unbalanced parenthesis breaks the count: then None."""
+    pieces = text.split("\n(")
+    pieces[1:] = ["(" + piece for piece in pieces[1:]]
+    commands: list[str] = []
+    current = ""
+    for piece in pieces:
+        current = f"{current}\n{piece}" if current else piece
+        if not current.startswith("(") or current.count("(") == current.count(")"):
+            commands.append(current.rstrip("\n") + "\n")
+            current = ""
+    return None if current else commands

@@ -88,7 +88,7 @@ class Observer:
         # cores=True: tracking literal id -> (script line, source); our literals are kept alive
         self.tracked: dict[int, tuple[int | None, str]] = {}
         self.our_literals: dict[int, z3.BoolRef] = {}
-        self.tracked_terms: dict[int, str] = {}  # tracking literal id -> its formula as SMT-LIB
+        self.tracked_terms: dict[int, str | None] = {}  # tracking literal id -> its formula as SMT-LIB
         self._contexts: dict[int, BorrowedContext] = {}
         self.on_check: Callable[[Any], int] = lambda ctx: 0  # the watchdog's start, set by install
         self.after_check: Callable[[int], bool] = lambda token: False
@@ -159,8 +159,7 @@ def _asserted(name: str) -> Callable[..., Any]:
             ours = OBSERVER.cores and address(literal) in OBSERVER.our_literals
             if _alone():
                 term = mirror.add(address(formula), 0 if ours or not tracked else address(literal))
-                if OBSERVER.cores and term is not None:
-                    OBSERVER.tracked_terms[address(literal)] = term
+                OBSERVER.tracked_terms[address(literal)] = term  # read for cores only
             else:
                 mirror.give_up()
             _changed(key)
@@ -223,8 +222,7 @@ def _checked(name: str) -> Callable[..., Any]:
         key = address(solver)
         mirror = OBSERVER.mirrors.get(key)
         record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out,
-                        assumed=bool(count))
-        record.mark = mirror.mark() if mirror is not None else None
+                        assumed=bool(count), mark=mirror.mark() if mirror is not None else None)
         if record.result == UNSAT and OBSERVER.cores:
             record.core, record.core_smt2 = _core(ctx, solver, kind)
         elif record.result not in (SAT, UNSAT):
@@ -241,18 +239,17 @@ def _checked(name: str) -> Callable[..., Any]:
 
 
 def _core(ctx: Any, solver: Any, kind: str) -> tuple[list[list[Any]], list[str] | None]:
-    """The core as script lines, and as the asserts of its formulas (None when one of them is not
-    mirrored: the verifier then cannot check the core by itself)."""
+    """The core as script lines, and as the asserts of its formulas (None: one is not mirrored)."""
     try:
-        core = z3.AstVector(C[f"Z3_{kind}_get_unsat_core"](ctx, solver), OBSERVER.context(ctx))
-        literals = [address(literal.as_ast()) for literal in core]
+        literals = [address(literal.as_ast()) for literal in z3.AstVector(
+            C[f"Z3_{kind}_get_unsat_core"](ctx, solver), OBSERVER.context(ctx))]
     except Exception:
         return [], None
     lines = {OBSERVER.tracked[literal] for literal in literals if literal in OBSERVER.tracked}
     terms = [OBSERVER.tracked_terms.get(literal) for literal in literals]
-    texts = None if None in terms else [f"(assert {term})" for term in terms]
     return [[line, models.clean_text(text, 500)]
-            for line, text in sorted((line, text) for line, text in lines if line is not None)], texts
+            for line, text in sorted((line, text) for line, text in lines if line is not None)], (
+        None if None in terms else [f"(assert {term})" for term in terms])
 
 
 def _unsat_core(name: str) -> Callable[..., Any]:
@@ -371,11 +368,9 @@ def finish() -> Record | None:
     if record is None or record.result not in (SAT, UNSAT):
         return record
     mirror = OBSERVER.mirrors.get(record.solver)
-    if record.result == UNSAT:
-        pass  # no model: only its assertions, for the verifier to check the unsat again
-    elif record.fields is None and record.model:
+    if record.result == SAT and record.fields is None and record.model:
         record.fields = _read_model(record.ctx, record.model)
-    elif record.fields is None and mirror is not None and not record.changed:
+    elif record.result == SAT and record.fields is None and mirror is not None and not record.changed:
         try:
             model = C[f"Z3_{record.kind}_get_model"](record.ctx, record.solver)
             z3.Z3_model_inc_ref(record.ctx, model)
