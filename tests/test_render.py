@@ -210,9 +210,9 @@ def test_a_tie_is_shown_as_a_tie_with_its_rule() -> None:
         CandidateResult(index=1, verdict=Verdict.UNSAT),
     ])
     assert run_text(tie).splitlines()[0].startswith("RunResult: sat (1 sat, 1 unsat) -- tie 1 sat / 1 unsat")
-    assert "a verified sat model is a certificate" in run_text(tie)
+    assert "a confirmed answer beats an unconfirmed one, so sat wins" in run_text(tie)
     assert run_json(tie)["tie"] == {"sat": 1, "unsat": 1, "winner": "sat",
-                                    "rule": "a verified sat model is a certificate, so sat wins the tie"}
+                                    "rule": "a confirmed answer beats an unconfirmed one, so sat wins"}
     assert ">tie</span>" in run_html(tie)
 
 
