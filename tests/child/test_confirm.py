@@ -60,7 +60,7 @@ def test_a_core_is_confirmed_when_it_is_unsat_by_itself() -> None:
     report = run_child("x, y = Ints('x y')\ns = Solver()\ns.add(y == 3)\ns.add(x > 1)\ns.add(x < 0)\n"
                        "print(s.check())\n", cores=True).report
     assert [line for line, _ in report["unsat_core"]] == [4, 5]
-    assert report["core_smt2"] == ["(assert (> x 1))", "(assert (< x 0))"]
+    assert sorted(report["core_smt2"]) == ["(assert (< x 0))", "(assert (> x 1))"]
     assert confirm(report)["confirmed_by"] == ["z3"]
 
 
