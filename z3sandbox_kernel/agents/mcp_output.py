@@ -33,6 +33,7 @@ def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
         "model": None if model is None else {name: encode_value(value) for name, value in model.items()},
         "payload_b64": None if candidate.payload is None else base64.b64encode(candidate.payload).decode(),
         "verified": candidate.verified, "error": candidate.error,
+        "confirmed_by": list(candidate.confirmed_by), "disputed": candidate.disputed,
         "unsat_core": [list(pair) for pair in candidate.unsat_core] if candidate.unsat_core else None,
         "objectives": [{**goal, "value": encode_value(goal["value"])} for goal in candidate.objectives],
         "more_models": [{"model": {name: encode_value(value) for name, value in found.model.items()},
@@ -46,7 +47,8 @@ def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
 
 def run_output(result: RunResult, record: str | None) -> dict[str, Any]:
     return {
-        "run_id": result.run_id, "verdict": result.verdict.value, "counts": result.counts,
+        "run_id": result.run_id, "verdict": result.verdict.value, "vote": result.vote,
+        "counts": result.counts,
         "tie": result.tie, "elapsed_s": round(result.elapsed_s, 4), "notes": list(result.notes),
         "record": record, "candidates": [candidate_output(c) for c in result.candidates],
     }
@@ -73,6 +75,8 @@ def output_model() -> Any:
         payload_b64: str | None
         verified: bool | None
         error: ErrorOutput | None
+        confirmed_by: list[str] = []  # solvers that confirmed the answer in a process with no user code
+        disputed: str | None = None  # why a checker contradicts it (it then counts for nothing)
         unsat_core: list[list[Any]] | None
         objectives: list[dict[str, Any]] = []  # a sat Optimize check's {term, direction, value}
         more_models: list[dict[str, Any]] = []  # models=N: {model, payload_b64, verified} each
@@ -84,6 +88,7 @@ def output_model() -> Any:
     class RunOutput(BaseModel):
         run_id: str
         verdict: str
+        vote: str = ""  # the verdict, in prove()'s words for a run of prove() calls
         counts: dict[str, int]
         tie: dict[str, Any] | None
         elapsed_s: float

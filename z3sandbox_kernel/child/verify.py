@@ -1,11 +1,10 @@
 """Check a candidate's model against its assertions, in a fresh child that ran no user code.
 
-The rest of a verifier's job (unsat, cores, objectives, a second solver) is confirm.py's.
-
 The candidate's own process could have forged its model, so the zygote re-checks it here: the
 assertions (SMT-LIB 2 text from the report) are parsed again, every model constant of a basic sort
 is fixed to its reported value, and z3 decides whether that is satisfiable.  Functions, arrays and
-values of other sorts stay free, so they are checked for existence only.
+values of other sorts stay free, so they are checked for existence only.  The rest of a
+verifier's job (unsat, cores, objectives, a second solver) is confirm.py's.
 """
 
 from __future__ import annotations
