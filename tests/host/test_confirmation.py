@@ -39,10 +39,15 @@ def test_python_sat_unsat_and_cores_are_confirmed_by_z3(sandbox: Sandbox) -> Non
     assert cored.confirmed_by == ("z3",) and [line for line, _ in cored.unsat_core or ()] == [4, 5]
 
 
-def test_smt2_sat_is_confirmed_by_z3(sandbox: Sandbox) -> None:
-    found = sandbox.run("(declare-const x Int)(assert (> x 1))(check-sat)", language="smt2",
-                        limits=QUICK)[0]
-    assert found.verdict is Verdict.SAT and found.confirmed_by == ("z3",)
+def test_smt2_sat_and_unsat_are_confirmed_by_z3(sandbox: Sandbox) -> None:
+    sat, unsat, assumed = sandbox.run([
+        "(declare-const x Int)(assert (> x 1))(check-sat)",
+        "(declare-const x Int)(assert (> x 1))(push 1)(assert (< x 0))(check-sat)(pop 1)",
+        "(declare-const x Int)(declare-const p Bool)(assert (=> p (< x 0)))(assert (> x 1))"
+        "(check-sat-assuming (p))"], language="smt2", limits=QUICK)
+    assert sat.verdict is Verdict.SAT and sat.confirmed_by == ("z3",)
+    assert unsat.verdict is Verdict.UNSAT and unsat.confirmed_by == ("z3",)
+    assert assumed.verdict is Verdict.UNSAT and assumed.confirmed_by == ("z3",)
 
 
 def test_without_verification_nothing_is_confirmed(sandbox: Sandbox) -> None:

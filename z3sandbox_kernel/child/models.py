@@ -294,3 +294,10 @@ def check_report(record: CheckReport, cores: bool) -> ChildReport:
         return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
     return {"outcome": "unknown", "reason": reason, "solver_timeout": reason in TIMEOUT_REASONS,
             "line": record.line}
+
+
+def unsat_report(solver: Any) -> ChildReport:
+    """An SMT-LIB script's unsat: the assertions of its last check (assumptions included), loaded
+    into ``solver`` by the harness, for the verifier to check the unsat again."""
+    text = benchmark(solver.ctx.ref(), [f.as_ast() for f in solver.assertions()])
+    return check_report(CheckReport(z3.Z3_L_FALSE, assertions=text), False)

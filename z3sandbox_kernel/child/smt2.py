@@ -170,7 +170,8 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",)) -> ChildR
         return _error_report(first_error, memory_words)
     verdict = _answer(result)
     if verdict == "unsat":
-        return {"outcome": "unsat"}
+        plan = plan_check(text[: checks[-1].end])  # its assumptions asserted too
+        return models.unsat_report(_loaded(plan.text, plan.optimize, plan.logic))
     if verdict == "sat":
         report = _sat_report(text[: checks[-1].start], _private("(get-model)"),
                              _optimizes(commands), plan_check(text).logic)

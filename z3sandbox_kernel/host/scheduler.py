@@ -149,7 +149,8 @@ class Run:
         if self.isolation is None:
             self.isolation = candidate.isolation
         self._update(index, candidate)
-        if self.plan.race and candidate.verdict is not None and candidate.verdict.decisive:
+        if (self.plan.race and candidate.verdict is not None and candidate.verdict.decisive
+                and not candidate.disputed):  # a contradicted answer wins no race
             self.cancel(Kill.RACE)
         self._wake()
 
