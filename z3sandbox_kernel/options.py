@@ -62,8 +62,8 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               "up to N distinct models per sat candidate (blocking clauses after the script; each "
               "verified like the first)", metavar="N"),
     RunOption("verify", "--no-verify", "negated", True,
-              "check every sat model against the assertions in a fresh process",
-              flag_help="do not check sat models in a fresh process"),
+              "confirm every sat model, unsat, core and objective against the assertions in a fresh "
+              "process", flag_help="do not confirm answers in a fresh process"),
     RunOption("cross_check", "--cross-check", "choice", None,
               "check each sat and unsat answer with a second solver too, in the verifier "
               "(needs the extra: pip install 'z3sandbox-kernel[cvc5]')", choices=("cvc5",),

@@ -253,7 +253,7 @@ def _tool_parameters(operator: Operator, context: type) -> list[inspect.Paramete
             description="run the one script k times with z3 random seeds 0..k-1", ge=1,
             le=operator.max_candidates)], None),
         keyword("race", Annotated[bool, Field(description="stop the rest at the first sat or unsat")], False),
-        keyword("verify", Annotated[bool, Field(description="re-check sat models in a fresh process")], True),
+        keyword("verify", Annotated[bool, Field(description="confirm answers in a fresh process")], True),
         keyword("cores", Annotated[bool, Field(description="report unsat cores as script lines")], False),
         keyword("models", Annotated[int, Field(
             description="up to this many distinct models per sat candidate, each verified",
