@@ -65,6 +65,17 @@ def test_a_forged_unsat_is_disputed_and_loses_the_vote(sandbox: Sandbox) -> None
     assert result.best is result[2]
 
 
+def test_an_answer_checked_past_its_budget_is_not_confirmed_and_says_so(sandbox: Sandbox) -> None:
+    pigeons = ("from z3 import *\nn = 7\nh = [[Bool(f'p{i}_{j}') for j in range(n)] for i in range(n + 1)]\n"
+               "s = Solver()\ns.add([Or(row) for row in h])\n"
+               "pairs = [(i, k) for i in range(n + 1) for k in range(i)]\n"
+               "s.add([Not(And(h[i][j], h[k][j])) for j in range(n) for i, k in pairs])\n"
+               "print(s.check())\n")
+    found = sandbox.run(pigeons, limits=QUICK.replace(verify_s=0.01))[0]
+    assert found.verdict is Verdict.UNSAT and found.confirmed_by == () and found.disputed is None
+    assert "not confirmed: its check ran out of the verification budget (verify_s = 0.01 s)" in found.reason
+
+
 def test_an_objective_is_shown_optimal(sandbox: Sandbox) -> None:
     found = sandbox.run("from z3 import *\nx, y = Ints('x y')\no = Optimize()\n"
                         "o.add(x < 10, y < x, y > 0)\no.maximize(x + y)\nprint(o.check())\n",

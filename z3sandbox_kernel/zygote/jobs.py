@@ -149,7 +149,8 @@ def observe_verification(obs: Observation, job: Job) -> None:
         obs.verify_reason = error or f"verification ended without a result ({job.kill or 'crash'})"
         if job.kill == Kill.WALL:
             obs.verify_reason = f"{OUT_OF_BUDGET} (verify_s = {obs.limits.verify_s:g} s)"
-        obs.confirmation = {"unconfirmed": f"not confirmed: {obs.verify_reason}"}
+        obs.confirmation = {"unconfirmed": obs.verify_reason if obs.verify_reason.startswith(
+            "not confirmed") else f"not confirmed: {obs.verify_reason}"}
     else:
         confirm_report(obs, report)
         verified = report.get("verified")
