@@ -211,9 +211,9 @@ def test_a_tie_is_shown_as_a_tie_with_its_rule() -> None:
         CandidateResult(index=1, verdict=Verdict.UNSAT),
     ])
     assert run_text(tie).splitlines()[0].startswith("RunResult: sat (1 sat, 1 unsat) -- tie 1 sat / 1 unsat")
-    assert "a verified sat model is a certificate" in run_text(tie)
+    assert "a confirmed answer beats an unconfirmed one, so sat wins" in run_text(tie)
     assert run_json(tie)["tie"] == {"sat": 1, "unsat": 1, "winner": "sat",
-                                    "rule": "a verified sat model is a certificate, so sat wins the tie"}
+                                    "rule": "a confirmed answer beats an unconfirmed one, so sat wins"}
     assert ">tie</span>" in run_html(tie)
 
 
@@ -476,3 +476,17 @@ def test_results_import_no_presentation_and_the_presentation_has_no_circle() -> 
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines() == ["RunResult(verdict=sat, 1 candidates)", "RunResult: sat"]
+
+
+def test_a_row_says_who_confirmed_its_answer_or_that_it_is_disputed() -> None:
+    run = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.UNSAT, confirmed_by=("z3", "cvc5")),
+        CandidateResult(index=1, verdict=Verdict.UNSAT, disputed="z3 finds them satisfiable",
+                        reason="z3 finds them satisfiable"),
+    ])
+    text = run_text(run)
+    assert "confirmed by z3, cvc5" in text and "disputed" in text
+    assert "confirmed by z3, cvc5" in run_html(run)
+    document = run_json(run)["candidates"]
+    assert document[0]["confirmed_by"] == ["z3", "cvc5"] and "disputed" not in document[0]
+    assert document[1]["shown"] == "disputed" and document[1]["disputed"] == "z3 finds them satisfiable"

@@ -63,6 +63,10 @@ class Limits:
     threads: int = _limit(
         64, 4, "", "threads per candidate (RLIMIT_NPROC, where it is effective)", "--threads"
     )
+    verify_s: float = _limit(
+        10.0, 0.01, "s", "budget of the checks of a candidate's answer in a fresh process (model, "
+        "unsat, core, objectives, cross-check); past it the answer stays unconfirmed", "--verify-time"
+    )
     script_kb: int = _limit(1024, 1, "KB", "largest script accepted", "--script-size")
     payload_max_bytes: int = _limit(
         1 << 20, 1, "bytes", "largest byte_N payload built from a model", "--payload-max"

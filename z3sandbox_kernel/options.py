@@ -63,8 +63,12 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               "up to N distinct models per sat candidate (blocking clauses after the script; each "
               "verified like the first)", metavar="N"),
     RunOption("verify", "--no-verify", "negated", True,
-              "check every sat model against the assertions in a fresh process",
-              flag_help="do not check sat models in a fresh process"),
+              "confirm every sat model, unsat, core and objective against the assertions in a fresh "
+              "process", flag_help="do not confirm answers in a fresh process"),
+    RunOption("cross_check", "--cross-check", "choice", None,
+              "check each sat and unsat answer with a second solver too, in the verifier "
+              "(needs the extra: pip install 'z3sandbox-kernel[cvc5]')", choices=("cvc5",),
+              metavar="SOLVER"),
     RunOption("isolation", "--isolation", "choice", None,
               "'kernel' (namespaces, Landlock, seccomp) or 'process' (rlimits only)",
               choices=("kernel", "process")),
@@ -127,7 +131,7 @@ def argparse_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]
         elif option.kind == "verdicts":
             keywords.update(type=verdict_list, metavar=option.metavar)
         else:
-            keywords["choices"] = option.choices
+            keywords.update(choices=option.choices, metavar=option.metavar)
         specs.append(((option.flag,), keywords))
     return specs
 

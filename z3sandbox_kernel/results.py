@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from . import vote as voting
 from .limits import Limits
 from .protocol import (
-    UNVERIFIED_REASON,
     CandidateDict,
     CandidateError,
     IsolationReport,
@@ -106,6 +106,10 @@ class CandidateResult:
     exit_code: int | None = None
     signal: int | None = None
     verified: bool | None = None
+    # Solvers that confirmed the decisive answer in a process that ran no user code ("z3", "cvc5"),
+    # and why a checker contradicts it (a disputed answer never counts in the vote).
+    confirmed_by: tuple[str, ...] = ()
+    disputed: str | None = None
     model_omitted: int = 0  # model entries the host did not keep (protocol.SHOWN_MODEL_MAX_ENTRIES)
     isolation: IsolationReport | None = None
     host: str | None = None  # where it ran, for distributed runs; None for this machine
@@ -137,6 +141,7 @@ class CandidateResult:
         core = data.get("unsat_core")
         if core is not None:
             values["unsat_core"] = [(int(line), str(text)) for line, text in core]
+        values["confirmed_by"] = tuple(str(name) for name in data.get("confirmed_by") or ())
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,6 +159,7 @@ class CandidateResult:
         data["unsat_core"] = [list(pair) for pair in self.unsat_core] if self.unsat_core else None
         data["objectives"] = [{**goal, "value": encode_value(goal["value"])} for goal in self.objectives]
         data["more_models"] = [found.to_dict() for found in self.more_models]
+        data["confirmed_by"] = list(self.confirmed_by)
         data["limits"] = self.limits.to_dict() if self.limits is not None else None
         return data
 
@@ -179,14 +185,9 @@ class CandidateResult:
 
 @dataclass
 class RunResult:
-    """All candidates of one run, in index order, and the vote over them.
-
-    ``verdict`` is the majority over the decisive verdicts (sat, unsat).  On a tie, sat wins when at
-    least one sat model was verified (a model that checks is a certificate); otherwise the tie is
-    ``unknown``.  With no decisive verdict at all, it is the most common verdict, earliest first.
-    A sat whose model could not be verified (verification asked for, undecided) counts for
-    nothing: it never wins the vote or a tie, and its model is not the run's.
-    """
+    """All candidates of one run, in index order, and the vote over them (vote.py: the majority
+    of the decisive answers that count; a disputed answer never counts; on a tie a confirmed answer
+    beats an unconfirmed one, and ``tie`` says which rule decided)."""
 
     candidates: list[CandidateResult]
     limits: Limits = field(default_factory=Limits)
@@ -214,49 +215,25 @@ class RunResult:
     def counts(self) -> dict[str, int]:
         return dict(Counter(c.verdict.value for c in self.candidates if c.verdict is not None))
 
-    def _voting_sat(self) -> list[CandidateResult]:
-        """The sat candidates that count in the vote: not one whose model verification was asked
-        for and could not decide (shown as such; it never wins a vote or a tie)."""
-        return [c for c in self.candidates if c.verdict is Verdict.SAT
-                and not (c.verified is None and c.reason.startswith(UNVERIFIED_REASON))]
-
     @property
     def tie(self) -> dict[str, Any] | None:
-        """When as many candidates said sat as unsat: the counts, the winner and the rule used."""
-        sat = self._voting_sat()
-        unsat = sum(1 for c in self.candidates if c.verdict is Verdict.UNSAT)
-        if not sat or len(sat) != unsat:
-            return None
-        if any(c.verified for c in sat):
-            winner, rule = "sat", "a verified sat model is a certificate, so sat wins the tie"
-        else:
-            winner, rule = "unknown", "no sat model was verified, so the tie is unknown"
-        return {"sat": len(sat), "unsat": unsat, "winner": winner, "rule": rule}
+        """When as many counted candidates said sat as unsat: the counts, the winner and the rule."""
+        return voting.tie(self.candidates)
 
     @property
     def verdict(self) -> Verdict:
-        if not self.candidates:
-            return Verdict.UNKNOWN
-        sat = self._voting_sat()
-        unsat = [c for c in self.candidates if c.verdict is Verdict.UNSAT]
-        if sat or unsat:
-            if len(sat) != len(unsat):
-                return Verdict.SAT if len(sat) > len(unsat) else Verdict.UNSAT
-            return Verdict.SAT if any(c.verified for c in sat) else Verdict.UNKNOWN
-        order = Counter(c.verdict for c in self.candidates
-                        if c.verdict is not None and c.verdict is not Verdict.SAT)
-        if not order:
-            return Verdict.UNKNOWN
-        best = max(order.values())
-        return next(v for v in order if order[v] == best)
+        return voting.verdict(self.candidates)
+
+    @property
+    def vote(self) -> str:
+        """The vote as it is said: "proved" / "counterexample" / "disputed" for a run of prove()
+        calls, else the verdict's value."""
+        return voting.vote_word(self.candidates)
 
     @property
     def best(self) -> CandidateResult | None:
         """The SAT candidate whose model and payload stand for the run: the first verified one."""
-        sat = self._voting_sat()
-        verified = [c for c in sat if c.verified]
-        chosen = verified or sat
-        return chosen[0] if chosen else None
+        return voting.best(self.candidates)
 
     @property
     def model(self) -> dict[str, Any] | None:

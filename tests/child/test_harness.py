@@ -185,8 +185,8 @@ def test_optimize_reports_its_objectives_and_their_values() -> None:
                     "print(o.check(), h.value())\n")
     assert run.stdout == "sat 13\n"
     assert run.report["objectives"] == [
-        {"term": "x + y", "direction": "maximize", "value": 13},
-        {"term": "x", "direction": "minimize", "value": 9},
+        {"term": "x + y", "direction": "maximize", "value": 13, "term_smt2": "(+ x y)"},
+        {"term": "x", "direction": "minimize", "value": 9, "term_smt2": "x"},
         {"term": "g", "direction": "soft", "value": 2}]
 
 
@@ -203,7 +203,8 @@ def test_objectives_are_left_out_when_the_optimize_changed_or_ended() -> None:
 
 def test_an_unbounded_objective_is_reported_as_z3_says_it() -> None:
     run = run_child("x = Real('x')\no = Optimize()\no.maximize(x)\no.check()\n")
-    assert run.report["objectives"] == [{"term": "x", "direction": "maximize", "value": "oo"}]
+    assert run.report["objectives"] == [{"term": "x", "direction": "maximize", "value": "oo",
+                                         "term_smt2": "x"}]
 
 
 def test_model_count_gives_distinct_further_models_after_the_output() -> None:

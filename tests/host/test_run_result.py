@@ -145,7 +145,7 @@ def test_to_dataframe_without_pandas_says_what_to_install(monkeypatch):
 def test_tie_names_its_rule():
     assert result(V.SAT, V.UNSAT, verified=[False, None]).tie == {
         "sat": 1, "unsat": 1, "winner": "unknown",
-        "rule": "no sat model was verified, so the tie is unknown"}
+        "rule": "neither answer is confirmed, so the tie is unknown"}
     assert result(V.SAT, V.SAT, V.UNSAT).tie is None
 
 

@@ -61,6 +61,7 @@ def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
         "reason": candidate.reason, "kill": candidate.kill.value if candidate.kill else None,
         "model": _encoded(candidate.model), "payload_b64": _b64(candidate.payload),
         "verified": candidate.verified, "error": error,
+        "confirmed_by": list(candidate.confirmed_by), "disputed": candidate.disputed,
         "unsat_core": [list(pair) for pair in candidate.unsat_core] if candidate.unsat_core else None,
         "objectives": [{**goal, "value": encode_value(goal["value"])} for goal in candidate.objectives],
         "more_models": [_present({"model": _encoded(found.model), "payload_b64": _b64(found.payload),
@@ -89,7 +90,9 @@ def grouped(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def run_output(result: RunResult, record: str | None) -> dict[str, Any]:
     return _present({
-        "run_id": result.run_id, "verdict": result.verdict.value, "counts": result.counts,
+        "run_id": result.run_id, "verdict": result.verdict.value,
+        "vote": result.vote if result.vote != result.verdict.value else None,
+        "counts": result.counts,
         "tie": result.tie, "elapsed_s": round(result.elapsed_s, TIMING_DIGITS),
         "notes": list(result.notes), "record": record,
         "candidates": grouped([candidate_output(c) for c in sorted(result, key=lambda c: c.index)]),
@@ -148,6 +151,10 @@ def output_model() -> Any:
                                           "a fresh process; false: it failed that check; absent: not "
                                           "checked or not sat")
         error: ErrorOutput | None = described("why the script failed; absent when it did not")
+        confirmed_by: list[str] = described("the solvers that confirmed the answer in a process that "
+                                            "ran no user code (z3; cvc5 with cross_check)", [])
+        disputed: str | None = described("why a checker contradicts the answer (it then counts for "
+                                          "nothing); absent when none does")
         unsat_core: list[tuple[int, str]] = described(
             "with cores: the tracked assertions of the core, as [script line, its text]", [])
         objectives: list[dict[str, Any]] = described(
@@ -164,7 +171,9 @@ def output_model() -> Any:
 
         run_id: str = Field(description="the run's id; sorts by the time it started")
         verdict: Verdict = Field(description="the vote: the majority of sat/unsat; a tie goes to "
-                                             "sat only with a verified model")
+                                             "the confirmed answer; see tie")
+        vote: str = described("the verdict in prove()'s words for a run of prove() calls "
+                              "(proved, counterexample, disputed); absent otherwise", "")
         counts: dict[str, int] = Field(description="verdict -> how many candidates had it")
         tie: dict[str, Any] | None = described("when as many said sat as unsat: the counts, the "
                                                "winner and the rule; absent otherwise")

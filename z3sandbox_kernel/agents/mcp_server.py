@@ -126,7 +126,8 @@ class Service:
                 limits=limits, seed=seed_bytes, race=bool(arguments.get("race")),
                 verify=bool(arguments.get("verify", True)), cores=bool(arguments.get("cores")),
                 models=models, labels=arguments.get("labels"), expected=arguments.get("expected"),
-                record_dir=self.operator.record_dir, record_scripts=self.operator.record_scripts)
+                record_dir=self.operator.record_dir, record_scripts=self.operator.record_scripts,
+                cross_check=arguments.get("cross_check"))
             await queue.join()
         finally:
             reporter.cancel()
@@ -218,11 +219,14 @@ def _tool_parameters(operator: Operator, context: type) -> list[inspect.Paramete
             description="run the one script k times with z3 random seeds 0..k-1", ge=1,
             json_schema_extra=_at_most(operator.max_candidates))], None),
         keyword("race", Annotated[bool, Field(description="stop the rest at the first sat or unsat")], False),
-        keyword("verify", Annotated[bool, Field(description="re-check sat models in a fresh process")], True),
+        keyword("verify", Annotated[bool, Field(description="confirm answers in a fresh process")], True),
         keyword("cores", Annotated[bool, Field(description="report unsat cores as script lines")], False),
         keyword("models", Annotated[int, Field(
             description="up to this many distinct models per sat candidate, each verified",
             ge=1, json_schema_extra=_at_most(operator.max_models))], 1),
+        keyword("cross_check", Annotated[Literal["cvc5"] | None, Field(
+            description="also check each sat/unsat answer with cvc5 in the verifier (the [cvc5] extra)")],
+            None),
         keyword("seed_b64", Annotated[str | None, Field(
             description="base64 input that models' byte_N constants overlay (payload_b64)")], None),
         keyword("labels", Annotated[list[str] | None, Field(

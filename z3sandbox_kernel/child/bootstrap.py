@@ -284,7 +284,7 @@ def _await_request(job: ChildJob) -> VerifyRequest | None:
 
 def _run_job(job: ChildJob) -> int:
     if job.role in (Role.VERIFY, Role.SPARE):
-        from . import verify  # imported by the zygote already: a dictionary lookup
+        from . import confirm  # imported by the zygote already: a dictionary lookup
 
         checked = cast(VerifyRequest, job.request)
         if job.role is Role.SPARE:
@@ -292,7 +292,7 @@ def _run_job(job: ChildJob) -> int:
             if awaited is None:
                 return 0
             checked = awaited
-        report: dict[str, Any] = dict(verify.verify_request(checked))
+        report: dict[str, Any] = dict(confirm.verify_request(checked))
     else:
         from . import harness
 

@@ -28,26 +28,32 @@ class Mirror:
     refs: int = 0  # the script's Python objects holding the solver
     size: int = 0  # characters held
 
-    def add(self, formula: int, literal: int = 0) -> None:
-        """Mirror ``formula`` (``(=> literal formula)`` for an assert_and_track of the script's)."""
+    def add(self, formula: int, literal: int = 0) -> str | None:
+        """Mirror ``formula`` (``(=> literal formula)`` and ``literal``, which z3 assumes at every
+        check, for an assert_and_track of the script's).  Returns the formula's own SMT-LIB term,
+        or None when it is not mirrored."""
         if not self.complete:
-            return
+            return None
         text = models.benchmark(self.ctx, [formula, literal] if literal else [formula])
         commands = None if text is None else _commands(text)
         asserts = [c for c in commands or () if c.startswith("(assert")]
         if commands is None or len(asserts) != (2 if literal else 1):
             self.give_up()  # too large or not printable: this solver's models are not verified
-            return
+            return None
         for command in commands:
             if not command.startswith(("(assert", "(set-info", "(check-sat", ";")):
                 self.declarations.setdefault(command)
-        body = _term(asserts[0])
+        term = _term(asserts[0])
+        entry = f"(assert {term})\n"
         if literal:
-            body = f"(=> {_term(asserts[1])} {body})"
-        self.scopes[-1].append(f"(assert {body})\n")
+            tracker = _term(asserts[1])
+            entry = f"(assert (=> {tracker} {term}))\n(assert {tracker})\n"
+        self.scopes[-1].append(entry)
         self.size += len(text or "")
         if self.size > models.MAX_ASSERTIONS_SMT2:
             self.give_up()
+            return None
+        return term
 
     def give_up(self) -> None:
         self.complete, self.scopes, self.declarations = False, [[]], {}
@@ -77,10 +83,16 @@ def _term(command: str) -> str:
 
 
 def _commands(text: str) -> list[str] | None:
-    """The top-level commands of z3's benchmark text: each starts a line (z3 indents the rest).  A
-    string or symbol with a line break followed by "(" would break that rule: then None."""
-    commands = [c.rstrip("\n") + "\n" for c in text.split("\n(")]
-    commands[1:] = ["(" + c for c in commands[1:]]
-    if any(c.count("(") != c.count(")") for c in commands if c.startswith("(")):
-        return None
-    return commands
+    """The top-level commands of z3's benchmark text: each starts a line, and z3 indents the rest,
+    except inside a ``let``, whose lines may start with "(": pieces join until they balance.  A
+    string or symbol holding an unbalanced parenthesis breaks the count: then None."""
+    pieces = text.split("\n(")
+    pieces[1:] = ["(" + piece for piece in pieces[1:]]
+    commands: list[str] = []
+    current = ""
+    for piece in pieces:
+        current = f"{current}\n{piece}" if current else piece
+        if not current.startswith("(") or current.count("(") == current.count(")"):
+            commands.append(current.rstrip("\n") + "\n")
+            current = ""
+    return None if current else commands

@@ -263,6 +263,8 @@ class CheckReport:
     fields: ModelFields | None = None
     assertions: str | None = None
     core: list[list[Any]] = field(default_factory=list)
+    core_smt2: list[str] | None = None  # the core's formulas as asserts (observer._core)
+    assumed: bool = False  # checked under assumptions, which the assertions text does not hold
     line: int | None = None  # the script line that checked (a timeout names it)
 
 
@@ -280,11 +282,22 @@ def check_report(record: CheckReport, cores: bool) -> ChildReport:
         return report
     if record.result == z3.Z3_L_FALSE:
         report = {"outcome": "unsat"}
+        if record.assertions is not None and not record.assumed:
+            report["assertions_smt2"] = record.assertions  # for the verifier to check it again
         if cores:
             report["unsat_core"] = [(line, text) for line, text in record.core]
+            if record.core_smt2 is not None and record.assertions is not None:
+                report["core_smt2"] = record.core_smt2
         return report
     reason = clean_text(record.reason, 2000)
     if any(word in reason for word in MEMORY_WORDS):
         return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
     return {"outcome": "unknown", "reason": reason, "solver_timeout": reason in TIMEOUT_REASONS,
             "line": record.line}
+
+
+def unsat_report(solver: Any) -> ChildReport:
+    """An SMT-LIB script's unsat: the assertions of its last check (assumptions included), loaded
+    into ``solver`` by the harness, for the verifier to check the unsat again."""
+    text = benchmark(solver.ctx.ref(), [f.as_ast() for f in solver.assertions()])
+    return check_report(CheckReport(z3.Z3_L_FALSE, assertions=text), False)

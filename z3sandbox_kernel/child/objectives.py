@@ -102,11 +102,27 @@ def read(record: observer.Record) -> list[Objective]:
             value = z3.z3._to_expr_ref(_C[which](record.ctx, record.solver, index), ctx)
             term = models.value_text(z3.z3._to_expr_ref(goal.term, ctx)) if goal.term else goal.group
             term = models.clean_text(term, TERM_CHARS)
-            found.append({"term": term, "direction": goal.direction,
-                          "value": encode_value(models.python_value(value))})
+            objective: Objective = {"term": term, "direction": goal.direction,
+                                    "value": encode_value(models.python_value(value))}
+            term_smt2 = _term_smt2(record.ctx, goal.term) if goal.term else None
+            if term_smt2:
+                objective["term_smt2"] = term_smt2
+            found.append(objective)
         except Exception:  # one the optimize no longer has (popped): the others still count
             continue
     return found
+
+
+def _term_smt2(ctx: Any, term: int) -> str | None:
+    """The objective's term as SMT-LIB, for the verifier: z3's benchmark printer puts a term that
+    is not a formula, as is, after the declarations (printing makes no term)."""
+    text = models.benchmark(ctx, [term])
+    if not text:
+        return None
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line[:1] not in ("", " ", ";")
+                  and not line.startswith(("(declare", "(define"))), None)
+    return "\n".join(lines[start:]) if start is not None else None
 
 
 # ---------------------------------------------------------------------------------------- SMT-LIB

@@ -88,6 +88,7 @@ class Observer:
         # cores=True: tracking literal id -> (script line, source); our literals are kept alive
         self.tracked: dict[int, tuple[int | None, str]] = {}
         self.our_literals: dict[int, z3.BoolRef] = {}
+        self.tracked_terms: dict[int, str | None] = {}  # tracking literal id -> its formula as SMT-LIB
         self._contexts: dict[int, BorrowedContext] = {}
         self.on_check: Callable[[Any], int] = lambda ctx: 0  # the watchdog's start, set by install
         self.after_check: Callable[[int], bool] = lambda token: False
@@ -157,7 +158,8 @@ def _asserted(name: str) -> Callable[..., Any]:
         if mirror is not None:
             ours = OBSERVER.cores and address(literal) in OBSERVER.our_literals
             if _alone():
-                mirror.add(address(formula), 0 if ours or not tracked else address(literal))
+                term = mirror.add(address(formula), 0 if ours or not tracked else address(literal))
+                OBSERVER.tracked_terms[address(literal)] = term  # read for cores only
             else:
                 mirror.give_up()
             _changed(key)
@@ -219,10 +221,10 @@ def _checked(name: str) -> Callable[..., Any]:
             timed_out = OBSERVER.after_check(token)
         key = address(solver)
         mirror = OBSERVER.mirrors.get(key)
-        record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out)
-        record.mark = mirror.mark() if mirror is not None else None
+        record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out,
+                        assumed=bool(count), mark=mirror.mark() if mirror is not None else None)
         if record.result == UNSAT and OBSERVER.cores:
-            record.core = _core(ctx, solver, kind)
+            record.core, record.core_smt2 = _core(ctx, solver, kind)
         elif record.result not in (SAT, UNSAT):
             record.line = OBSERVER.script_line()[0]  # a timeout names the line that checked
             try:  # z3's own word for an interrupt is "interrupted": the script sees that unchanged
@@ -236,15 +238,18 @@ def _checked(name: str) -> Callable[..., Any]:
     return checked
 
 
-def _core(ctx: Any, solver: Any, kind: str) -> list[list[Any]]:
+def _core(ctx: Any, solver: Any, kind: str) -> tuple[list[list[Any]], list[str] | None]:
+    """The core as script lines, and as the asserts of its formulas (None: one is not mirrored)."""
     try:
-        core = z3.AstVector(C[f"Z3_{kind}_get_unsat_core"](ctx, solver), OBSERVER.context(ctx))
-        lines = {OBSERVER.tracked[address(literal.as_ast())] for literal in core
-                 if address(literal.as_ast()) in OBSERVER.tracked}
+        literals = [address(literal.as_ast()) for literal in z3.AstVector(
+            C[f"Z3_{kind}_get_unsat_core"](ctx, solver), OBSERVER.context(ctx))]
     except Exception:
-        return []
+        return [], None
+    lines = {OBSERVER.tracked[literal] for literal in literals if literal in OBSERVER.tracked}
+    terms = [OBSERVER.tracked_terms.get(literal) for literal in literals]
     return [[line, models.clean_text(text, 500)]
-            for line, text in sorted((line, text) for line, text in lines if line is not None)]
+            for line, text in sorted((line, text) for line, text in lines if line is not None)], (
+        None if None in terms else [f"(assert {term})" for term in terms])
 
 
 def _unsat_core(name: str) -> Callable[..., Any]:
@@ -336,7 +341,7 @@ def _settle(solver: int, mirror: Mirror) -> None:
     """Before the last record's solver pops, resets or ends: its assertions as text."""
     record = OBSERVER.last
     if record is not None and record.solver == solver:
-        if record.result == SAT and record.assertions is None and record.mark is not None:
+        if record.result in (SAT, UNSAT) and record.assertions is None and record.mark is not None:
             record.assertions = mirror.text(record.mark)
         record.mark = None
     asserted = OBSERVER.last_asserted
@@ -360,12 +365,12 @@ def finish() -> Record | None:
     """After the script: the last record with what its report needs, read from what is still alive
     (the model asked for now if the script never asked and never changed the solver since)."""
     record = OBSERVER.last
-    if record is None or record.result != SAT:
+    if record is None or record.result not in (SAT, UNSAT):
         return record
     mirror = OBSERVER.mirrors.get(record.solver)
-    if record.fields is None and record.model:
+    if record.result == SAT and record.fields is None and record.model:
         record.fields = _read_model(record.ctx, record.model)
-    elif record.fields is None and mirror is not None and not record.changed:
+    elif record.result == SAT and record.fields is None and mirror is not None and not record.changed:
         try:
             model = C[f"Z3_{record.kind}_get_model"](record.ctx, record.solver)
             z3.Z3_model_inc_ref(record.ctx, model)

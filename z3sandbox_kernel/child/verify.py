@@ -3,18 +3,19 @@
 The candidate's own process could have forged its model, so the zygote re-checks it here: the
 assertions (SMT-LIB 2 text from the report) are parsed again, every model constant of a basic sort
 is fixed to its reported value, and z3 decides whether that is satisfiable.  Functions, arrays and
-values of other sorts stay free, so they are checked for existence only.
+values of other sorts stay free, so they are checked for existence only.  The rest of a
+verifier's job (unsat, cores, objectives, a second solver) is confirm.py's.
 """
 
 from __future__ import annotations
 
 import sys
-import time
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import Any
 
 import z3
 
-from ..protocol import PROTOCOL_VERSION, CheckedModel, VerifyReport, VerifyRequest
+from ..protocol import PROTOCOL_VERSION, VerifyReport, VerifyRequest
 from .models import benchmark, read_model
 from .smt2_text import Smt2SyntaxError, error_message, plan_check, split_commands
 from .terms import walk_terms
@@ -42,9 +43,25 @@ def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: f
     model, never on the one the candidate reported beside it.  With a solver's help
     (values left free), it is the solver's model: the candidate's values, and the verifier's for
     the rest."""
+    return check_model(assertions_smt2, model_smt2, timeout_s).report
+
+
+@dataclass
+class ModelCheck:
+    """A model check's report, and, for the checks that follow it (confirm.py), the model that
+    was checked and the assertions it was checked against (None when not decided)."""
+
+    report: VerifyReport
+    model: z3.ModelRef | None = None
+    assertions: list[z3.BoolRef] | None = None
+
+
+def check_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float) -> ModelCheck:
+    """``verify_model``, keeping the model checked and the assertions parsed."""
     checked: z3.ModelRef | None = None
+    parsed: list[z3.BoolRef] | None = None
     try:
-        verified, reason, checked = _verify(assertions_smt2, model_smt2, timeout_s)
+        verified, reason, checked, parsed = _verify(assertions_smt2, model_smt2, timeout_s)
     except BaseException as exc:  # MemoryError, or anything unexpected: undecided, not a crash
         verified, reason = None, f"verification failed: {type(exc).__name__}: {_text(exc)}"
     report: VerifyReport = {"v": PROTOCOL_VERSION, "verified": verified}
@@ -59,33 +76,16 @@ def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: f
         except BaseException as exc:  # a model that cannot be shown is not shown as verified
             report = {"v": PROTOCOL_VERSION, "verified": None,
                       "reason": f"the checked model could not be read: {type(exc).__name__}"}
-    return report
+            checked = None
+    return ModelCheck(report, checked if verified else None, parsed if verified else None)
 
 
-def verify_request(request: VerifyRequest) -> VerifyReport:
-    """The model of ``request``, and each further one (``more_models_smt2``) on its own, with
-    the same assertions: a further model is verified as the first one is.  The further ones share
-    half the verifier's wall limit (the zygote kills it at the whole): past it, they are left
-    undecided, and the first model's verdict still arrives."""
-    started = time.monotonic()
-    try:
-        assertions = request_assertions(request)
-    except BaseException as exc:  # the script's text cannot be read: undecided, not a crash
-        return {"v": PROTOCOL_VERSION, "verified": None,
-                "reason": f"the script's assertions could not be read: {_text(exc)}"}
-    report = verify_model(assertions, request["model_smt2"], request["timeout_s"])
-    budget = float((request.get("limits") or {}).get("wall_s", 10.0)) / 2
-    more: list[CheckedModel] = []
-    for pairs in request.get("more_models_smt2") or []:
-        left = budget - (time.monotonic() - started)
-        if left < 0.05:
-            more.append({"verified": None, "reason": "not verified: the verifier's time ran out"})
-            continue
-        checked = verify_model(assertions, pairs, min(request["timeout_s"], left))
-        more.append(cast(CheckedModel, {key: value for key, value in checked.items() if key != "v"}))
-    if more:
-        report["more"] = more
-    return report
+def rehearse() -> None:
+    """A spare verifier, while it waits for its model: check a small one, so that z3's parser, its
+    main context and the pages the check writes are ready when the real one comes (a verifier runs
+    no user code: nothing it does here is seen by a script).  Halves the check's time."""
+    verify_model("(declare-fun x () Int)(declare-fun y () Int)(assert (and (> x 3) (< x y)))",
+                 [["x", "4"], ["y", "7"]], 1.0)
 
 
 def request_assertions(request: VerifyRequest) -> str:
@@ -109,57 +109,62 @@ def request_assertions(request: VerifyRequest) -> str:
     return text
 
 
-def rehearse() -> None:
-    """A spare verifier, while it waits for its model: check a small one, so that z3's parser, its
-    main context and the pages the check writes are ready when the real one comes (a verifier runs
-    no user code: nothing it does here is seen by a script).  Halves the check's time."""
-    verify_model("(declare-fun x () Int)(declare-fun y () Int)(assert (and (> x 3) (< x y)))",
-                 [["x", "4"], ["y", "7"]], 1.0)
+Checked = tuple[bool | None, str, "z3.ModelRef | None", "list[z3.BoolRef] | None"]
 
 
-Checked = tuple[bool | None, str, "z3.ModelRef | None"]
+def parse_assertions(assertions_smt2: str) -> list[z3.BoolRef]:
+    """The assertions text as z3 formulas; raises ValueError (with the reason) when it holds a
+    command the verifier does not run or does not parse."""
+    refused = _refused_command(assertions_smt2)
+    if refused:
+        raise ValueError(refused)
+    try:
+        return list(z3.parse_smt2_string(assertions_smt2))
+    except z3.Z3Exception as exc:
+        raise ValueError(f"the assertions could not be parsed: {_text(exc)}") from None
+
+
+def timeout_ms(seconds: float) -> int:
+    return max(1, min(int(seconds * 1000), MAX_TIMEOUT_MS))
 
 
 def _verify(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float) -> Checked:
-    refused = _refused_command(assertions_smt2)
-    if refused:
-        return None, refused, None
     names = [name for name, _ in model_smt2]
     if len(set(names)) != len(names):
         twice = next(name for index, name in enumerate(names) if name in names[:index])
-        return None, f"the model is malformed: {twice[:80]} is given more than one value", None
+        return None, f"the model is malformed: {twice[:80]} is given more than one value", None, None
     try:
-        assertions = list(z3.parse_smt2_string(assertions_smt2))
-    except z3.Z3Exception as exc:
-        return None, f"the assertions could not be parsed: {_text(exc)}", None
+        assertions = parse_assertions(assertions_smt2)
+    except ValueError as exc:
+        return None, str(exc), None, None
     constants = _constants(assertions)
     pairs = [(name, value) for name, value in model_smt2 if name in constants]
     decls = {constants[name].decl().name(): constants[name].decl() for name, _ in pairs}
     text = "".join(f"(assert (= {name} {value}))" for name, value in pairs)
-    if not _one_equality_each(text, len(pairs)):
-        return None, "the model is malformed: a value is not one term (it would add a command)", None
+    if not only_asserts(text, len(pairs)):
+        return None, "the model is malformed: a value is not one term (it would add a command)", None, None
     try:
         equalities = list(z3.parse_smt2_string(text, decls=decls))
     except z3.Z3Exception as exc:
-        return None, f"the model could not be parsed: {_text(exc)}", None
+        return None, f"the model could not be parsed: {_text(exc)}", None, None
     # (- 2) and (/ 1.0 3.0) are how z3 prints values; anything else (say [["x", "x"]]) is forged.
     fixed = [(e.arg(0), z3.simplify(e.arg(1))) for e in equalities]
     if len(fixed) != len(pairs) or not all(_is_literal(value) for _, value in fixed):
-        return None, "the model is malformed: a value is not a literal", None
+        return None, "the model is malformed: a value is not a literal", None, None
     values = _fixed_model(fixed)
     evaluated = _evaluate(assertions, values)
     if evaluated is not None:
-        return (*evaluated, values)
+        return (*evaluated, values, assertions)
     solver = z3.Solver()
-    solver.set("timeout", max(1, min(int(timeout_s * 1000), MAX_TIMEOUT_MS)))
+    solver.set("timeout", timeout_ms(timeout_s))
     solver.add(assertions)
     solver.add([constant == value for constant, value in fixed])
     result = solver.check()
     if result == z3.sat:
-        return True, "", solver.model()
+        return True, "", solver.model(), assertions
     if result == z3.unsat:
-        return False, "the model violates the assertions" + _violated(assertions, values), values
-    return None, f"verification was inconclusive: {solver.reason_unknown()}", None
+        return False, "the model violates the assertions" + _violated(assertions, values), values, None
+    return None, f"verification was inconclusive: {solver.reason_unknown()}", None, None
 
 
 def _fixed_model(fixed: list[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.ModelRef:
@@ -184,9 +189,9 @@ def _refused_command(text: str) -> str:
     return ""
 
 
-def _one_equality_each(text: str, count: int) -> bool:
-    """Each model pair became exactly one (assert ...): no value closed its term early to smuggle
-    in a command of its own."""
+def only_asserts(text: str, count: int) -> bool:
+    """``text`` is exactly ``count`` (assert ...) commands: no value (or term) the candidate sent
+    closed its command early to smuggle in one of its own."""
     try:
         commands = split_commands(text)
     except Smt2SyntaxError:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import get_args
@@ -55,6 +57,7 @@ class RunPlan:
     models: int = 1  # up to this many distinct models per sat candidate
     labels: tuple[str | None, ...] = ()  # per candidate, or () when none were given
     expected: tuple[str | None, ...] = ()  # the verdict expected of each candidate, or ()
+    cross_check: str | None = None  # "cvc5": the verifier checks each answer in cvc5 too
 
 
 def as_seed(seed: object) -> bytes | None:
@@ -169,6 +172,7 @@ def make_plan(
     models: int = 1,
     labels: object = None,
     expected: object = None,
+    cross_check: str | None = None,
 ) -> RunPlan:
     limits = limits if limits is not None else Limits()
     if not isinstance(limits, Limits):
@@ -190,7 +194,34 @@ def make_plan(
     given = 1 if k is not None else len(texts)
     return RunPlan(texts, seeds, known_language, limits, seed_bytes, bool(race), jobs, bool(cores),
                    bool(verify), required_layers(require), models,
-                   checked_labels(labels, given, len(texts)), checked_expected(expected, given, len(texts)))
+                   checked_labels(labels, given, len(texts)), checked_expected(expected, given, len(texts)),
+                   _cross_check(cross_check))
+
+
+CROSS_CHECKERS = ("cvc5",)
+
+
+def _cross_check(solver: object) -> str | None:
+    """None, or a second solver that is installed here (the verifier imports it: the zygote runs
+    this Python): a ValueError before any process starts otherwise."""
+    if solver is None:
+        return None
+    if solver not in CROSS_CHECKERS:
+        raise ValueError(f"cross_check must be one of {', '.join(CROSS_CHECKERS)} or None, not {solver!r}")
+    if not _installed(str(solver)):
+        raise ValueError(f"cross_check={solver!r} needs {solver}, which is not installed: "
+                         f"pip install 'z3sandbox-kernel[{solver}]'")
+    return str(solver)
+
+
+def _installed(module: str) -> bool:
+    """Importable here; a module set to None in ``sys.modules`` (blocked) counts as absent."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def required_layers(require: object) -> tuple[str, ...]:

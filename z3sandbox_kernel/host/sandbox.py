@@ -309,6 +309,7 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
         race: bool = False, jobs: int | None = None, cores: bool = False, verify: bool = True,
         models: int = 1, on_update: UpdateCallback | None = None, isolation: str | None = None,
         require: Iterable[str] = (), client: Any = None, executor: Executor | None = None,
+        cross_check: str | None = None,
         record_dir: str | os.PathLike[str] | None = None,
         labels: list[str | None] | None = None, expected: list[str | None] | None = None,
         record_scripts: bool = False) -> RunResult:
@@ -322,6 +323,7 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
     sandbox = shared_sandbox(isolation)
     return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
                        jobs=jobs, cores=cores, verify=verify, models=models, on_update=on_update,
+                       cross_check=cross_check,
                        require=require, client=client, executor=executor,
                        record_dir=record_dir, labels=labels, expected=expected,
                        record_scripts=record_scripts)

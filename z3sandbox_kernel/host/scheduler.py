@@ -100,7 +100,8 @@ class Run:
         plan = self.plan
         self.in_flight[request_id] = index
         if self.on_unresponsive is not None:  # a local zygote (a cluster may queue candidates)
-            limit = plan.limits.wall_s * (2 if plan.verify else 1) + self.graces.watchdog_grace_s
+            verify_s = plan.limits.verify_s if plan.verify else 0
+            limit = plan.limits.wall_s + verify_s + self.graces.watchdog_grace_s
             self._watchdogs[request_id] = asyncio.get_running_loop().call_later(
                 limit, self._overdue, request_id, limit)
         self._send(RunRequest(
@@ -109,7 +110,7 @@ class Run:
             limits=plan.limits.to_dict(), random_seed=plan.random_seeds[index],
             cores=plan.cores, verify=plan.verify,
             seed_hex=plan.seed.hex() if plan.seed is not None else None,
-            require=list(plan.require), models=plan.models,
+            require=list(plan.require), models=plan.models, cross_check=plan.cross_check,
         ))
 
     def _wake(self) -> None:
@@ -148,7 +149,8 @@ class Run:
         if self.isolation is None:
             self.isolation = candidate.isolation
         self._update(index, candidate)
-        if self.plan.race and candidate.verdict is not None and candidate.verdict.decisive:
+        if (self.plan.race and candidate.verdict is not None and candidate.verdict.decisive
+                and not candidate.disputed):  # a contradicted answer wins no race
             self.cancel(Kill.RACE)
         self._wake()
 

@@ -56,6 +56,7 @@ class _Z3SandboxOptions(Configurable):
         verify: bool
         cores: bool
         models: int
+        cross_check: str | None
         isolation: str | None
         quiet: bool
         record_scripts: bool

@@ -172,6 +172,7 @@ class Z3SandboxMagics(Magics):
             "jobs": chosen["jobs"],
             "cores": chosen["cores"],
             "models": chosen["models"],
+            "cross_check": chosen["cross_check"],
             "verify": chosen["verify"],
             "require": tuple(self.options.require),
             "record_dir": self.options.record_dir or None,

@@ -177,7 +177,8 @@ def caption(result: RunResult) -> str:
     if len(result.candidates) == 1 and done:  # one candidate: its verdict, no vote or counts
         parts = [f"<b>z3sandbox</b> {verdict_badge(result.candidates[0])}"]
     else:
-        vote = badge(result.verdict.value if done else "pending", "the vote over the candidates")
+        shown = result.vote if done else "pending"
+        vote = badge(shown, "the vote over the candidates", style=shown_style(shown))
         parts = [f"<b>z3sandbox</b> {vote} &nbsp;{html.escape(counts_summary(result))}"]
     if not done:  # a live table: saved now, or its kernel gone, it stays as it is
         parts.append(progress_bar(result))

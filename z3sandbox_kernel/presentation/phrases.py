@@ -59,10 +59,14 @@ def shorten_reason(text: str, width: int = 60) -> str:
 
 
 def reason_text(candidate: CandidateResult) -> str:
-    """The reason, with the payload error (if any) after it."""
+    """The reason, with the payload error (if any) after it, after the solvers that confirmed the
+    answer (if any)."""
+    reason = candidate.reason
     if candidate.payload_error:
-        return f"{candidate.reason} (payload: {candidate.payload_error})".strip()
-    return candidate.reason
+        reason = f"{candidate.reason} (payload: {candidate.payload_error})".strip()
+    if candidate.confirmed_by and not candidate.disputed:
+        reason = "; ".join(filter(None, (f"confirmed by {', '.join(candidate.confirmed_by)}", reason)))
+    return reason
 
 
 def source_preview(script: str, width: int = 80) -> str | None:
@@ -217,7 +221,7 @@ def groups_summary(result: RunResult, most: int = 4) -> str:
 def run_summary(result: RunResult) -> str:
     """The one-line header: vote, counts, limits, isolation."""
     done = all(c.verdict is not None for c in result.candidates)
-    vote = result.verdict.value if done else "pending"
+    vote = result.vote if done else "pending"
     text = f"vote: {vote} ({counts_summary(result)})"
     if result.tie is not None:
         text += f" | tie {tie_summary(result)}"
@@ -234,7 +238,10 @@ def tie_summary(result: RunResult) -> str:
     tie = result.tie
     if tie is None:
         return ""
-    return f"{tie['sat']} sat / {tie['unsat']} unsat → {tie['winner']}: {tie['rule']}"
+    words = tie.get("words") or {}
+    sat, unsat = words.get("sat", "sat"), words.get("unsat", "unsat")
+    winner = words.get(tie["winner"], tie["winner"])
+    return f"{tie['sat']} {sat} / {tie['unsat']} {unsat} → {winner}: {tie['rule']}"
 
 
 def progress(result: RunResult) -> dict[str, int]:

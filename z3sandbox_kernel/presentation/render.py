@@ -98,7 +98,7 @@ SCHEMA_VERSION = 1
 VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
 # Fields of CandidateResult that the JSON document leaves out: volatile, per-machine or live-only.
 _NOT_IN_JSON = (*VOLATILE_FIELDS, "isolation", "host", "state", "limits")  # limits: once, per run
-_ONLY_IF_ANY = ("objectives", "more_models")
+_ONLY_IF_ANY = ("objectives", "more_models", "confirmed_by", "disputed")
 # The columns whose text the labextension draws as it is ("cells"); the others are markup made
 # from fields the document has anyway (index, a badge from "shown", the label and source preview).
 _CELLS = frozenset({"kill", "model", "reason"})
@@ -140,6 +140,7 @@ def run_json(result: RunResult, view: str = "run") -> dict[str, Any]:
         "schema": "z3sandbox.run",
         "version": SCHEMA_VERSION,
         "verdict": result.verdict.value,
+        "vote": result.vote,  # in prove()'s words for a run of prove() calls
         "counts": result.counts,
         "language": result.language,
         "limits": result.limits.to_dict(),

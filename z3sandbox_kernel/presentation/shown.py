@@ -13,6 +13,8 @@ import itertools
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..vote import DISPUTED, prove_word
+
 if TYPE_CHECKING:
     from ..results import CandidateResult
 
@@ -38,10 +40,10 @@ def state_label(candidate: CandidateResult) -> str:
 # What a finished candidate's verdict is shown as, where its own output says more than the verdict:
 # Z3's prove() prints "proved" (its solver said unsat) or "counterexample" (sat); a sat candidate
 # whose payload could not be built is a warning, not a plain green sat.
-_PROVE_LABELS = {"unsat": "proved", "sat": "counterexample"}
 NO_PAYLOAD = "sat · no payload"
 # The style (verdicts.json key) of each shown label that is not a verdict or state itself.
-SHOWN_STYLES = {"proved": "unsat", "counterexample": "sat", NO_PAYLOAD: "no_payload"}
+SHOWN_STYLES = {"proved": "unsat", "counterexample": "sat", NO_PAYLOAD: "no_payload",
+                DISPUTED: "invalid_model"}
 # A row shows its stdout inline when it is the run's only candidate, or when it failed.
 _QUIET_VERDICTS = ("sat", "unsat", "cancelled")
 INLINE_LINES = 12
@@ -51,15 +53,16 @@ _SMT2_CORE = re.compile(r"^\((?:[^()\s\",]+(?: [^()\s\",]+)*)?\)$")
 
 def shown_verdict(candidate: CandidateResult) -> str:
     """The verdict as the table shows it: ``proved`` / ``counterexample`` for a prove() call,
-    ``sat · no payload`` for a payload error, else the verdict (or live state)."""
+    ``disputed`` for an answer a checker contradicts, ``sat · no payload`` for a payload error,
+    else the verdict (or live state)."""
     label = state_label(candidate)
     if candidate.verdict is None:
         return label
+    if candidate.disputed and candidate.verdict.decisive:
+        return DISPUTED
     if label == "sat" and candidate.payload_error:
         return NO_PAYLOAD
-    if label in _PROVE_LABELS and _PROVE_LABELS[label] in _stdout_lines(candidate):
-        return _PROVE_LABELS[label]
-    return label
+    return prove_word(candidate) or label
 
 
 def shown_style(label: str) -> str:
@@ -101,7 +104,8 @@ def objective_summary(candidate: CandidateResult) -> str:
         direction = goal.get("direction") or "objective"
         term = printable(str(goal.get("term", "")))
         name = f"{direction} {term}" if term else direction
-        parts.append(f"{name} = {printable(str(goal.get('value')))}")
+        optimal = {True: " (optimal)", False: " (not optimal)"}.get(goal.get("optimal"), "")  # type: ignore[arg-type]
+        parts.append(f"{name} = {printable(str(goal.get('value')))}{optimal}")
     return "; ".join(parts)
 
 

@@ -111,7 +111,7 @@ TEXT_HEADER = text_header()
 def run_text(result: RunResult, cores: bool = True) -> str:
     """A fixed-width table with no volatile figures.  Unsat cores are under their rows (``cores``
     is kept for callers; a core is always shown now), and so is the stdout ``text_table`` shows."""
-    vote = result.verdict.value if finished(result) else "pending"
+    vote = result.vote if finished(result) else "pending"
     if len(result.candidates) == 1:  # one candidate: its verdict, not a vote
         lines = [f"RunResult: {shown_verdict(result.candidates[0])}"]
     else:

@@ -39,12 +39,19 @@ class ByteConstant(TypedDict):
     value: JsonValue
 
 
-class Objective(TypedDict):
-    """One objective of the last ``Optimize`` check (child/objectives.py) and the value z3 found."""
-
+class _ObjectiveRequired(TypedDict):
     term: str  # the objective as z3 prints it; a soft group's id for assert_soft
     direction: str  # "maximize", "minimize", "soft", or "" when not known
     value: JsonValue  # encode_value: an int, a fraction, or z3's text ("oo", "(+ 3 epsilon)")
+
+
+class Objective(_ObjectiveRequired, total=False):
+    """One objective of the last ``Optimize`` check (child/objectives.py) and the value z3 found."""
+
+    term_smt2: str  # child -> zygote: the term as SMT-LIB, for the verifier (never shown)
+    # The verifier's word: True when no better value exists (checked within verify_s), False when
+    # it found one, None (or absent) when not decided.
+    optimal: bool | None
 
 
 class FoundModel(TypedDict):
@@ -88,6 +95,9 @@ class ChildReport(_ChildReportRequired, total=False):
     # and the model's constants as [smt2 name, smt2 value] pairs.
     assertions_smt2: str
     model_smt2: list[Smt2Pair]
+    # cores=True, unsat: the core's formulas as SMT-LIB asserts, each one of ``assertions_smt2``'s
+    # (a tracked one as its formula alone), so that the verifier can check the core by itself.
+    core_smt2: list[str]
 
 
 class SetupFrame(TypedDict):
@@ -109,6 +119,14 @@ class CheckedModel(TypedDict, total=False):
     byte_runs: list[ByteRun]
 
 
+class CheckedObjective(TypedDict):
+    """The verifier's word on one objective: its value in the checked model, and whether a better
+    one exists (``Objective.optimal``)."""
+
+    value: JsonValue
+    optimal: bool | None
+
+
 class _VerifyReportRequired(TypedDict):
     verified: bool | None  # None: could not be decided (e.g. unsupported sorts, unknown)
 
@@ -124,6 +142,12 @@ class VerifyReport(_VerifyReportRequired, total=False):
     byte_constants: list[ByteConstant]
     byte_runs: list[ByteRun]
     more: list[CheckedModel]  # the further models (VerifyRequest.more_models_smt2), in order
+    # Solvers that confirmed the answer (the model, the unsat, the core) in this process, why a
+    # checker contradicts it, and what was not confirmed (out of budget, not cross-checked: ...).
+    confirmed_by: list[str]
+    disputed: str
+    unconfirmed: str
+    checked_objectives: list[CheckedObjective]  # VerifyRequest.objectives, in order
 
 
 # The reason of a sat result whose model could not be verified (verification was asked for): it is
@@ -145,6 +169,10 @@ class VerifyRequest(TypedDict, total=False):
     limits: dict[str, float]
     more_models_smt2: list[Any]  # models=N: each further model's pairs, checked one by one
     script_smt2: str  # an SMT-LIB candidate's script, as the zygote holds it: the assertions come from it
+    outcome: str  # the answer to confirm: "sat" (absent: sat) or "unsat"
+    core_smt2: list[str]  # unsat with cores: the core's asserts (ChildReport.core_smt2)
+    objectives: list[dict[str, Any]]  # sat from an Optimize: term_smt2, direction, value
+    cross_check: str | None  # "cvc5": a second solver checks the same text
 
 
 # The layers an isolation report names, in application order (child/bootstrap.py says why this
@@ -172,6 +200,7 @@ class IsolationReport(TypedDict):
 
 class RunRequestOptional(TypedDict, total=False):
     models: int  # up to this many distinct models of a sat candidate (absent: 1)
+    cross_check: str | None  # "cvc5": the verifier checks the answer in a second solver too
 
 
 class RunRequest(RunRequestOptional):
@@ -243,6 +272,10 @@ class CandidateOptional(TypedDict, total=False):
 
     objectives: list[Objective]  # a sat Optimize check's objectives and their values
     more_models: list[ModelDict]  # models=N: the further models, each verified like the first
+    # The solvers that confirmed the decisive answer in a process that ran no user code ("z3",
+    # "cvc5"), and why a checker contradicts it (it then counts for nothing in the vote).
+    confirmed_by: list[str]
+    disputed: str | None
 
 
 class CandidateDict(CandidateOptional):

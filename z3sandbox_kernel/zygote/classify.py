@@ -31,6 +31,7 @@ from ..protocol import (
 )
 from ..roles import STOPS, ZYGOTE_KILLS, Kill
 from ..verdicts import Verdict
+from .confirmed import add_confirmation
 from .failures import error_of
 from .payload import build_payload, cap_model, cut_runs
 
@@ -89,6 +90,7 @@ class Observation:
     checked: dict[str, Any] | None = None
     # models=N: the verifier's word on each further model (protocol.CheckedModel), in order.
     more_checked: list[dict[str, Any]] = field(default_factory=list)
+    confirmation: dict[str, Any] = field(default_factory=dict)  # confirmed.confirm_report's
 
 
 def cap(text: str, limit: int = REASON_CAP) -> str:
@@ -338,6 +340,7 @@ def classify(obs: Observation) -> ZygoteResult:
         result["objectives"] = _objectives(report["objectives"])
     if verdict is Verdict.SAT and report.get("more_models"):
         result["more_models"] = _more_models(obs, report.get("more_models") or [])
+    add_confirmation(result, obs, verdict)
     return result
 
 

@@ -153,6 +153,8 @@ def _model_values(message: dict[str, Any]) -> Iterator[tuple[str, Iterable[tuple
         for i, further in enumerate(message.get(field, ())):
             yield f".{field}[{i}].model", further.get("model", {}).items()
     yield ".objectives", ((o["term"], o["value"]) for o in message.get("objectives", ()))
+    checked = enumerate(message.get("checked_objectives", ()))
+    yield ".checked_objectives", ((str(i), o["value"]) for i, o in checked)
 
 
 def _check_head(message: bytes | dict[str, Any], what: str, kind_name: str) -> None:

@@ -8,11 +8,13 @@ import sys
 from dataclasses import dataclass
 from typing import Any, cast
 
+from ..child.confirm import OUT_OF_BUDGET
 from ..protocol import RunRequest, SetupFrame, VerifyRequest
 from ..roles import STOPS, Kill, Role
 from . import frames
 from .capture import Stream
 from .classify import Observation, exit_code_of
+from .confirmed import confirm_report
 from .payload import expand_smt2_pairs
 from .spawn import decode_status
 
@@ -74,9 +76,9 @@ def parse_result(job: Job, phase: Role) -> Parsed:
 
 
 def may_need_verification(candidate: Candidate, report: dict[str, Any] | None) -> bool:
-    """What the report alone says: a sat model with assertions to check it against (an SMT-LIB
-    candidate's are in its script), asked for."""
-    return bool(candidate.request.get("verify") and report and report.get("outcome") == "sat"
+    """What the report alone says: a sat model or an unsat with assertions to check it against (an
+    SMT-LIB candidate's are in its script), asked for."""
+    return bool(candidate.request.get("verify") and report and report.get("outcome") in ("sat", "unsat")
                 and (report.get("assertions_smt2") or candidate.request.get("language") == "smt2"))
 
 
@@ -107,6 +109,15 @@ def verify_request(candidate: Candidate, report: dict[str, Any]) -> VerifyReques
         request["script_smt2"] = script
     if report.get("more_models"):  # models=N: each further model, verified on its own
         request["more_models_smt2"] = [pairs(found) for found in report["more_models"]]
+    if report.get("outcome") == "unsat":
+        request["outcome"], request["model_smt2"] = "unsat", []
+        if "core_smt2" in report and candidate.request.get("cores"):
+            request["core_smt2"] = report["core_smt2"]
+    if report.get("objectives"):
+        request["objectives"] = [{key: goal.get(key) for key in ("term_smt2", "direction", "value")}
+                                 for goal in report["objectives"]]
+    if candidate.request.get("cross_check"):
+        request["cross_check"] = candidate.request.get("cross_check")
     return request
 
 
@@ -143,7 +154,12 @@ def observe_verification(obs: Observation, job: Job) -> None:
     if report is None:
         obs.verified = None
         obs.verify_reason = error or f"verification ended without a result ({job.kill or 'crash'})"
+        if job.kill == Kill.WALL:
+            obs.verify_reason = f"{OUT_OF_BUDGET} (verify_s = {obs.limits.verify_s:g} s)"
+        obs.confirmation = {"unconfirmed": obs.verify_reason if obs.verify_reason.startswith(
+            "not confirmed") else f"not confirmed: {obs.verify_reason}"}
     else:
+        confirm_report(obs, report)
         verified = report.get("verified")
         obs.verified = verified if isinstance(verified, bool) else None
         obs.verify_reason = str(report.get("reason") or "")

@@ -1,15 +1,16 @@
 """The zygote's verifiers: one forked ahead (the spare), handed a model when a candidate needs it.
 
-A verifier re-checks a sat candidate's model in a fresh fork that never ran user code, forked by the
-fork server (forker.py), so it holds no other candidate's data: its own model comes in a file of
-its scratch folder after the fork, the spare's and one forked on demand's alike.  The fork and
-its bootstrap (layers applied, memory prepared, a small verification rehearsed: child/bootstrap.py)
-are paid while nothing waits for them; it is handed the model as soon as the candidate's report is
-whole (server.py), while the candidate's tree is still being torn down.  The spare is forked once
-a candidate has asked for verification, and refilled from the event loop's top after a start or a
-done frame (never inside a handler, whose stack may hold another candidate's data), never while the
-running jobs already fill every core (bench/PROFILE.md, finding 2).  The process side (trees.py)
-owns the processes; this module decides when one is forked and how the model reaches it.
+A verifier confirms a candidate's answer (child/confirm.py) in a fresh fork that never ran user
+code, forked by the fork server (forker.py), so it holds no other candidate's data: its own request
+comes in a file of its scratch folder after the fork, the spare's and one forked on demand's alike.
+The fork and its bootstrap (layers applied, memory prepared, a small verification rehearsed:
+child/bootstrap.py) are paid while nothing waits for them; it is handed the model as soon as the
+candidate's report is whole (server.py), while the candidate's tree is still being torn down. The
+spare is forked once a candidate has asked for verification, and refilled from the event loop's top
+after a start or a done frame (never inside a handler, whose stack may hold another candidate's
+data), never while the running jobs already fill every core (bench/PROFILE.md, finding 2). The
+process side (trees.py) owns the processes; this module decides when one is forked and how the
+model reaches it.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class Verifiers:
         finally:
             close_go_pipe(spare)
         spare.candidate_id, spare.role = candidate_id, Role.VERIFY
-        spare.deadline = time.monotonic() + float(limits.wall_s)
+        spare.deadline = time.monotonic() + float(limits.verify_s)  # it never waits past its budget
         return spare
 
     def ended(self, job: Job) -> None:

@@ -1,0 +1,125 @@
+"""The vote over a run's candidates (``RunResult.verdict``, ``tie``, ``best``), and prove()'s words.
+
+The majority of the decisive answers (sat, unsat) that count wins.  Not counted: a disputed answer
+(a checker contradicts it: ``CandidateResult.disputed``), and a sat whose model verification was
+asked for and could not decide.  On a tie, a confirmed answer (``confirmed_by``: a solver confirmed
+it in a process that ran no user code) beats an unconfirmed one; when both sides are confirmed, a
+verified model is a certificate, so sat wins; when neither is, the tie is unknown.  With no answer
+that counts, the vote is the most common other verdict, earliest first.
+
+A run whose decisive candidates all called prove() votes in prove()'s words: "proved" (its solver
+said unsat), "counterexample" (sat), "disputed" (every answer was contradicted by a checker).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .protocol import UNVERIFIED_REASON
+from .verdicts import Verdict
+
+if TYPE_CHECKING:
+    from .results import CandidateResult
+
+# What prove() prints for each answer of its solver (it checks the claim's negation).
+PROVE_WORDS = {"unsat": "proved", "sat": "counterexample"}
+DISPUTED = "disputed"
+
+
+def counts(candidate: CandidateResult) -> bool:
+    """Whether its answer counts in the vote: decisive, not disputed, and (sat) not a model whose
+    verification was asked for and could not decide."""
+    if candidate.verdict not in (Verdict.SAT, Verdict.UNSAT) or candidate.disputed:
+        return False
+    return not (candidate.verdict is Verdict.SAT and candidate.verified is None
+                and candidate.reason.startswith(UNVERIFIED_REASON))
+
+
+def confirmed(candidate: CandidateResult) -> bool:
+    """A solver confirmed its answer in a process that ran no user code (a verified model is, in
+    a document saved before ``confirmed_by`` existed)."""
+    return bool(candidate.confirmed_by) or (candidate.verdict is Verdict.SAT and candidate.verified is True)
+
+
+def voting(candidates: Sequence[CandidateResult], verdict: Verdict) -> list[CandidateResult]:
+    return [c for c in candidates if c.verdict is verdict and counts(c)]
+
+
+def tie(candidates: Sequence[CandidateResult]) -> dict[str, Any] | None:
+    """When as many counted answers said sat as unsat: the counts, the winner and the rule used
+    (in prove()'s words too, for a run of prove() calls: ``words``)."""
+    sat, unsat = voting(candidates, Verdict.SAT), voting(candidates, Verdict.UNSAT)
+    if not sat or len(sat) != len(unsat):
+        return None
+    sat_confirmed, unsat_confirmed = any(map(confirmed, sat)), any(map(confirmed, unsat))
+    if sat_confirmed and unsat_confirmed:
+        winner = "sat"
+        rule = ("both answers are confirmed; a verified model is a certificate, so "
+                f"{_word(candidates, 'sat')} wins")
+    elif sat_confirmed or unsat_confirmed:
+        winner = "sat" if sat_confirmed else "unsat"
+        rule = f"a confirmed answer beats an unconfirmed one, so {_word(candidates, winner)} wins"
+    else:
+        winner, rule = "unknown", "neither answer is confirmed, so the tie is unknown"
+    found: dict[str, Any] = {"sat": len(sat), "unsat": len(unsat), "winner": winner, "rule": rule}
+    if proves(candidates):
+        found["words"] = dict(PROVE_WORDS)
+    return found
+
+
+def verdict(candidates: Sequence[CandidateResult]) -> Verdict:
+    if not candidates:
+        return Verdict.UNKNOWN
+    sat, unsat = voting(candidates, Verdict.SAT), voting(candidates, Verdict.UNSAT)
+    if sat or unsat:
+        if len(sat) != len(unsat):
+            return Verdict.SAT if len(sat) > len(unsat) else Verdict.UNSAT
+        return Verdict((tie(candidates) or {}).get("winner", "unknown"))
+    order = Counter(c.verdict for c in candidates
+                    if c.verdict is not None and not c.verdict.decisive)
+    if not order:
+        return Verdict.UNKNOWN
+    best = max(order.values())
+    return next(v for v in order if order[v] == best)
+
+
+def best(candidates: Sequence[CandidateResult]) -> CandidateResult | None:
+    """The sat candidate whose model and payload stand for the run: the first verified one."""
+    sat = voting(candidates, Verdict.SAT)
+    chosen = [c for c in sat if c.verified] or sat
+    return chosen[0] if chosen else None
+
+
+def prove_word(candidate: CandidateResult) -> str | None:
+    """"proved" / "counterexample" for a prove() call (its stdout says so), "disputed" for one a
+    checker contradicts, else None."""
+    if candidate.verdict is None or candidate.verdict.value not in PROVE_WORDS:
+        return None
+    word = PROVE_WORDS[candidate.verdict.value]
+    if word not in (line.strip() for line in (candidate.stdout or "").splitlines()):
+        return None
+    return DISPUTED if candidate.disputed else word
+
+
+def proves(candidates: Sequence[CandidateResult]) -> bool:
+    """Every decisive candidate (there is one at least) called prove()."""
+    decisive = [c for c in candidates if c.verdict is not None and c.verdict.decisive]
+    return bool(decisive) and all(prove_word(c) is not None for c in decisive)
+
+
+def vote_word(candidates: Sequence[CandidateResult]) -> str:
+    """The vote as it is said: prove()'s words for a run of prove() calls, else the verdict."""
+    decided = verdict(candidates)
+    if not proves(candidates):
+        return decided.value
+    if decided.value in PROVE_WORDS:
+        return PROVE_WORDS[decided.value]
+    if not any(counts(c) for c in candidates):
+        return DISPUTED
+    return decided.value
+
+
+def _word(candidates: Sequence[CandidateResult], answer: str) -> str:
+    return PROVE_WORDS[answer] if proves(candidates) else answer
