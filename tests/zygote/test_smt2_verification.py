@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from z3sandbox_kernel.child import verify
+from z3sandbox_kernel.child import confirm
 from z3sandbox_kernel.limits import Limits
 from z3sandbox_kernel.zygote.classify import Observation
 from z3sandbox_kernel.zygote.jobs import Candidate, may_need_verification
@@ -24,7 +24,7 @@ def verify_request(request: Any) -> Any:
     pid = os.fork()
     if pid == 0:
         try:
-            os.write(write, json.dumps(verify.verify_request(request)).encode())
+            os.write(write, json.dumps(confirm.verify_request(request)).encode())
         finally:
             os._exit(0)
     os.close(write)
