@@ -32,7 +32,7 @@ def test_the_loop_converges_on_a_script_fixed_from_its_feedback(kernel_sandbox: 
     assert result.rounds[-1] is result
     assert seen[0] is None and seen[1].round == 1
     text = seen[1].text()
-    assert "<untrusted-output>" in text and "not instructions" in text
+    assert "<untrusted-output id=" in text and "not instructions" in text
     assert "NameError on line 3" in text
     assert sorted(p.stem for p in tmp_path.glob("*.jsonl")) == sorted(r.run_id for r in result.rounds)
 
@@ -68,7 +68,7 @@ def test_each_candidates_feedback_is_capped(kernel_sandbox: Sandbox):
     repair(generate, rounds=2, sandbox=kernel_sandbox, limits=QUICK)
     block = feedbacks[0].candidates[0].text()
     assert len(block.encode()) <= FEEDBACK_BYTES
-    assert block.startswith("<untrusted-output>") and block.endswith("</untrusted-output>")
+    assert block.startswith("<untrusted-output id=") and block.endswith(f"</untrusted-output id=\"{feedbacks[0].nonce}\">")
 
 
 def test_rounds_must_be_positive():

@@ -121,6 +121,8 @@ def _run_python(script: str, filename: str) -> ChildReport:
     except MemoryError as exc:
         return {"outcome": "memory_error", "reason": f"compiling the script: {errors.describe(exc)}"}
     except (SyntaxError, ValueError, RecursionError, OverflowError) as exc:
+        if isinstance(exc, SyntaxError):  # Python's display of it, as a plain run prints it
+            errors.print_like_python(exc, filename)
         return errors.syntax_report(exc)
     linecache.cache[filename] = (len(script), None, script.splitlines(True), filename)
     global _MAIN
@@ -151,13 +153,12 @@ def _finish(failure: BaseException | None) -> ChildReport:
     run = instrument.RUN
     if isinstance(failure, SystemExit) and failure.code in (None, 0):
         failure = None
-    if failure is not None:
-        errors.print_like_python(failure, run.filename)
+    hint = errors.print_like_python(failure, run.filename) if failure is not None else ""
     if run.denials:
         more = f" and {len(run.denials) - 1} more" if len(run.denials) > 1 else ""
         return {"outcome": "blocked", "reason": f"the sandbox denied {run.denials[0]}{more}"}
     if failure is not None:
-        return errors.exception_report(failure, run.filename)
+        return errors.exception_report(failure, run.filename, hint)
     try:
         kept = _check_unchecked()  # asserted but never checked: check it for the script
     except BaseException as exc:
