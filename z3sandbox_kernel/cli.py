@@ -150,6 +150,7 @@ def _run_command(args: argparse.Namespace) -> int:
             result = run(texts if len(texts) > 1 else texts[0], k=chosen["k"], language=language,
                          limits=limits, seed=seed, race=chosen["race"], jobs=chosen["jobs"],
                          cores=chosen["cores"], models=chosen["models"], verify=chosen["verify"],
+                         plain=chosen["plain"],
                          isolation=chosen["isolation"], on_update=view.update if view else None,
                          record_dir=args.record, labels=[path.name for path in paths])
     except (OSError, ValueError) as exc:

@@ -58,6 +58,9 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               places=("magic", "cli")),
     RunOption("cores", "--cores", "switch", False,
               "ask for unsat cores (the script lines of the tracked assertions)"),
+    RunOption("plain", "--plain", "switch", False,
+              "run each script as `python file.py` would: no `from z3 import *` done for it, no `s`, "
+              "no check on its behalf"),
     RunOption("models", "--models", "count", 1,
               "up to N distinct models per sat candidate (blocking clauses after the script; each "
               "verified like the first)", metavar="N"),

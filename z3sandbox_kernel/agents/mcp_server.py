@@ -170,6 +170,7 @@ class Service:
                 scripts, on_update=landed, k=k, language=arguments.get("language", "python"),
                 limits=self.operator.limits(arguments), seed=seed_bytes, race=bool(arguments.get("race")),
                 verify=bool(arguments.get("verify", True)), cores=bool(arguments.get("cores")),
+                plain=bool(arguments.get("plain")),
                 models=int(arguments.get("models") or 1), labels=arguments.get("labels"))
             await queue.join()
         finally:
@@ -254,6 +255,9 @@ def _tool_parameters(operator: Operator, context: type) -> list[inspect.Paramete
         keyword("race", Annotated[bool, Field(description="stop the rest at the first sat or unsat")], False),
         keyword("verify", Annotated[bool, Field(description="re-check sat models in a fresh process")], True),
         keyword("cores", Annotated[bool, Field(description="report unsat cores as script lines")], False),
+        keyword("plain", Annotated[bool, Field(
+            description="run as `python file.py`: no `from z3 import *` done for the script, no `s`, "
+                        "no check on its behalf")], False),
         keyword("models", Annotated[int, Field(
             description="up to this many distinct models per sat candidate, each verified",
             ge=1, le=100)], 1),

@@ -50,6 +50,7 @@ class RunPlan:
     verify: bool
     require: tuple[str, ...]
     models: int = 1  # up to this many distinct models per sat candidate
+    plain: bool = False  # as `python file.py`: no prelude, no `s`, no check on the script's behalf
 
 
 def as_seed(seed: object) -> bytes | None:
@@ -119,6 +120,7 @@ def make_plan(
     verify: bool = True,
     require: Iterable[str] = (),
     models: int = 1,
+    plain: bool = False,
 ) -> RunPlan:
     limits = limits if limits is not None else Limits()
     if not isinstance(limits, Limits):
@@ -138,7 +140,7 @@ def make_plan(
     if isinstance(models, bool) or not isinstance(models, int) or models < 1:
         raise ValueError(f"models must be a positive whole number, not {models!r}")
     return RunPlan(texts, seeds, known_language, limits, seed_bytes, bool(race), jobs, bool(cores),
-                   bool(verify), required_layers(require), models)
+                   bool(verify), required_layers(require), models, bool(plain))
 
 
 def required_layers(require: object) -> tuple[str, ...]:

@@ -109,7 +109,7 @@ class Run:
             limits=plan.limits.to_dict(), random_seed=plan.random_seeds[index],
             cores=plan.cores, verify=plan.verify,
             seed_hex=plan.seed.hex() if plan.seed is not None else None,
-            require=list(plan.require), models=plan.models,
+            require=list(plan.require), models=plan.models, plain=plan.plain,
         ))
 
     def _wake(self) -> None:

@@ -55,6 +55,7 @@ class _Z3SandboxOptions(Configurable):
         jobs: int | None
         verify: bool
         cores: bool
+        plain: bool
         models: int
         isolation: str | None
         quiet: bool

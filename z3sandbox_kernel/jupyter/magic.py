@@ -169,6 +169,7 @@ class Z3SandboxMagics(Magics):
             "race": chosen["race"],
             "jobs": chosen["jobs"],
             "cores": chosen["cores"],
+            "plain": chosen["plain"],
             "models": chosen["models"],
             "verify": chosen["verify"],
             "require": tuple(self.options.require),

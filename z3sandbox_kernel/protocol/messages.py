@@ -170,6 +170,7 @@ class IsolationReport(TypedDict):
 
 class RunRequestOptional(TypedDict, total=False):
     models: int  # up to this many distinct models of a sat candidate (absent: 1)
+    plain: bool  # run as `python file.py`: no prelude, no `s`, no check for the script (absent: False)
 
 
 class RunRequest(RunRequestOptional):

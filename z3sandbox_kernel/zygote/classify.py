@@ -209,7 +209,7 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, K
             return Verdict.INVALID_MODEL, why, None
         if obs.verify_requested and obs.verified is None:
             return Verdict.SAT, f"{UNVERIFIED_REASON}: {obs.verify_reason or 'undecided'}", None
-        return Verdict.SAT, "", None
+        return Verdict.SAT, reason, None  # empty, or that the sandbox checked for the script
     if outcome == "unsat":
         return Verdict.UNSAT, reason, None
     if outcome == "unknown":
