@@ -54,10 +54,11 @@ class Case:
 
 
 def line_of(script: str, needle: str) -> int:
-    for number, text in enumerate(script.splitlines(), start=1):
-        if needle in text:
-            return number
-    raise ValueError(f"{needle!r} not in the script")
+    """The last line holding ``needle`` (a corpus model's own code follows hakank's library)."""
+    found = [number for number, text in enumerate(script.splitlines(), start=1) if needle in text]
+    if not found:
+        raise ValueError(f"{needle!r} not in the script")
+    return found[-1]
 
 
 def on_lines(script: str, first: str, last: str) -> str:
@@ -112,9 +113,6 @@ def hand_cases() -> list[Case]:
         simple("model_before_check", HEAD + SOLVE + "m = solver.model()\nprint(solver.check(), m)\n",
                HEAD + SOLVE + "print(solver.check())\nprint(solver.model())\n", "m = solver.model()",
                r"model is not available"),
-        simple("str_concat", HEAD + SOLVE + "solver.check()\nprint('x = ' + solver.model()[x])\n",
-               HEAD + SOLVE + "solver.check()\nprint('x = ' + str(solver.model()[x]))\n", "'x = '",
-               "TypeError"),
     ]
     enumerate_broken = (HEAD + "x = Int('x')\nsolver = Solver()\nsolver.add(x >= 0, x < 3)\n"
                         "while solver.check() == sat:\n    print('x:', solver.model()[x])\n")
@@ -155,13 +153,16 @@ def corpus_cases() -> list[Case]:
         return (CORPUS / f"hakank__{name}.py").read_text(encoding="latin-1")
 
     def broken_by(name: str, old: str, new: str) -> tuple[str, str]:
+        """The model with its last ``old`` (the model's own code, after hakank's library) made ``new``."""
         text = load(name)
-        assert text.count(old) == 1, (name, old)
-        return text.replace(old, new), text
+        head, found, tail = text.rpartition(old)
+        assert found, (name, old)
+        return head + new + tail, text
 
     cases = []
     broken, fixed = broken_by("magic_sequence", "mod = sol.model()", "mod = sol.Model()")
-    cases.append(simple("corpus_magic_sequence_Model", broken, fixed, "sol.Model()", r"Did you mean: 'model'"))
+    cases.append(simple("corpus_magic_sequence_Model", broken, fixed, "sol.Model()",
+                        r"Did you mean: 'model'"))
     broken, fixed = broken_by("coins2", "        s.add(obj < mod[obj])\n", "")
     cases.append(Case("corpus_coins2_no_blocking", broken, [(
         [on_lines(broken, "while s.check() == sat", 'print("a:"'), r"stdout \(end\):\n(?:.*\n)*obj: 8\n"],
@@ -172,10 +173,8 @@ def corpus_cases() -> list[Case]:
         fixed)]))
     text = load("bananas")
     broken = "\n".join(line for line in text.splitlines() if line.strip() != "from z3 import *") + "\n"
-    first_use = next(line for line in broken.splitlines() if "Solver" in line or "Int(" in line
-                     and not line.lstrip().startswith("#"))
-    cases.append(Case("corpus_bananas_no_import", broken, [([r"NameError", on_line(broken, first_use)],
-                                                             text)]))
+    cases.append(Case("corpus_bananas_no_import", broken, [(
+        [r"NameError on line \d+: name '\w+' is not defined"], text)]))
     broken, fixed = broken_by("age_changing", '  print("m:", mod[m], "h:", mod[h])',
                               '  print("m:", mod[m], "h:", mod[hh])')
     cases.append(simple("corpus_age_changing_typo", broken, fixed, "mod[hh]", "NameError"))
@@ -264,8 +263,8 @@ def main() -> None:
     rows = study(args.plain)
     for row in rows:
         error = row["first_error"] or {}
-        print(f"{row['case']:34} first {row['first_verdict']:14} line {str(error.get('line')):>5}  "
-              f"converged {str(row['converged']):5} rounds {row['rounds']}"
+        print(f"{row['case']:34} first {row['first_verdict']:14} line {error.get('line')!s:>5}  "
+              f"converged {row['converged']!s:5} rounds {row['rounds']}"
               f"{'  settled on the broken script' if row['settled_broken'] else ''}"
               f"{'  steered by the candidate' if row['steered'] else ''}")
     one = sum(1 for row in rows if row["converged"] and row["rounds"] is not None and row["rounds"] <= 1)
