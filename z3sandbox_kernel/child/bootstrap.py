@@ -44,6 +44,7 @@ from ..protocol import (
     RESULT_FD,
     SPARE_GO,
     SPARE_REQUEST_FILE,
+    STACK_REQUEST,
     STANDBY_REQUEST_MAX_BYTES,
     STANDBY_TAKEN,
     LayerReport,
@@ -56,6 +57,7 @@ from ..protocol import (
 )
 from ..roles import Role
 from ..zygote.recipe import CHILD_STEPS, When
+from . import stack
 from .layers import Layer, LayerSetupError, Policy
 
 # glibc's malloc: keep freed memory (trim) and serve big blocks from the heap (mmap) instead of
@@ -212,6 +214,7 @@ def become_child(job: ChildJob) -> NoReturn:
         signal.set_wakeup_fd(-1)
         for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, STANDBY_TAKEN):
             signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler)
+        signal.signal(STACK_REQUEST, signal.SIG_IGN)  # until the harness answers it (child/stack.py)
         signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the zygote blocks STANDBY_TAKEN
         os.setsid()  # 1
         _redirect_descriptors(job)  # 2
@@ -284,6 +287,7 @@ def _run_job(job: ChildJob) -> int:
     except Exception:
         pass
     report["type"] = "result"
+    stack.quiet()
     try:
         _write_frame(report)
     except Exception:

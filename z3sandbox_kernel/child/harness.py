@@ -33,7 +33,7 @@ import z3
 
 from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
-from . import errors, instrument, models, more_models, objectives, observer, smt2
+from . import errors, instrument, models, more_models, objectives, observer, smt2, stack
 
 SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its path in the working folder
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -143,6 +143,7 @@ def _run_python(script: str, filename: str, plain: bool = False) -> ChildReport:
     sys.addaudithook(functools.partial(instrument.audit, _denied=instrument.DENIED_EVENTS,
                                        _deny_it=instrument.deny))
     errors.watch_crashes()
+    stack.watch(filename)
     # ------------------------------------------------------------------ user code runs from here on
     try:
         exec(code, module.__dict__)

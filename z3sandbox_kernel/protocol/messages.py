@@ -90,6 +90,17 @@ class ChildReport(_ChildReportRequired, total=False):
     model_smt2: list[Smt2Pair]
 
 
+class StackReport(TypedDict):
+    """The script's stack when a limit was about to end it (child/stack.py): ``lines`` are
+    [line, function] of the script's own frames, outermost first; the candidate's word."""
+
+    v: int
+    type: Literal["stack"]
+    signal: int  # the signal it answered: STACK_REQUEST, or SIGXCPU (the CPU limit's)
+    lines: Annotated[list[tuple[Natural, Annotated[str, msgspec.Meta(max_length=200)]]],
+                     msgspec.Meta(max_length=64)]
+
+
 class SetupFrame(TypedDict):
     """The bootstrap's first frame, written before user code runs: the layers as they applied."""
 

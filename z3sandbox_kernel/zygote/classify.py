@@ -31,7 +31,7 @@ from ..protocol import (
 )
 from ..roles import STOPS, ZYGOTE_KILLS, Kill
 from ..verdicts import Verdict
-from .failures import error_of
+from .failures import error_of, stack_note
 from .payload import build_payload, cap_model, cut_runs
 
 REASON_CAP = 2000
@@ -89,6 +89,9 @@ class Observation:
     checked: dict[str, Any] | None = None
     # models=N: the verifier's word on each further model (protocol.CheckedModel), in order.
     more_checked: list[dict[str, Any]] = field(default_factory=list)
+    # The script's stack as it wrote it when a limit was about to end it (protocol.StackReport's
+    # lines, the last frame it wrote), or None if it wrote none.
+    stack: list[tuple[int, str]] | None = None
 
 
 def cap(text: str, limit: int = REASON_CAP) -> str:
@@ -133,7 +136,10 @@ def _from_signal(obs: Observation, signum: int) -> tuple[Verdict, str, Kill | No
     """A signal is a limit only when the sandbox saw the limit reached: the candidate can send
     itself any signal it may receive (or lower its own rlimits), and is then told so."""
     limits = obs.limits
-    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and obs.cpu_s >= limits.cpu_s):
+    # SIGKILL after the candidate said its SIGXCPU came (the zygote's Kill.CPU: child/stack.py), or at
+    # the hard limit.
+    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and (obs.cpu_s >= limits.cpu_s
+                                                                  or obs.kill is Kill.CPU)):
         if obs.cpu_s >= CPU_SEEN_FRACTION * cpu_soft_limit_s(limits):
             why = f"CPU-time limit of {limits.cpu_s:g} s ({_signal_name(signum)})"
             return Verdict.CPU_LIMIT, why, Kill.CPU
@@ -293,6 +299,9 @@ def exit_code_of(status: int | None) -> int | None:
 
 def classify(obs: Observation) -> ZygoteResult:
     verdict, reason, kill = _verdict(obs)
+    stack_line, where = stack_note(kill, obs.stack)
+    if where:
+        reason = f"{reason} ({where})"
     report = obs.report or cast(ChildReport, {})
     if obs.checked is not None and obs.verified is not None:  # the model the verifier checked
         report = cast(ChildReport, {**report, **obs.checked})
@@ -327,7 +336,7 @@ def classify(obs: Observation) -> ZygoteResult:
         "verified": obs.verified if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None,
         "isolation": _isolation(obs),
         "host": None,
-        "error": error_of(verdict, reason, kill, report, obs.stderr),
+        "error": error_of(verdict, reason, kill, report, obs.stderr, stack_line),
         # The byte_N that travelled as hex only: the host puts them back into the model (a million
         # of them would hold up this loop, and every other candidate's deadline, for seconds).
         "byte_runs": cut_runs(report.get("byte_runs") or [], int(obs.limits.payload_max_bytes))
