@@ -7,13 +7,16 @@ at most STACK_FRAME_MAX_BYTES, so it is never interleaved with the bootstrap's f
 written with these signals blocked), and runs between two bytecodes of the script, so the frame
 it is handed is the script's own.  The price: a script inside one long C call (a single z3
 check) answers only when that call returns, or not at all; the zygote then says the stack could
-not be taken.  The handler must never raise into the script and changes nothing z3 can see.
+not be taken.  The handler must never raise into the script and changes nothing z3 can see.  It flushes
+stdout and stderr first: what the script printed before a kill reaches the feedback (a plain run
+killed from outside would lose its buffered output).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import types
 
 from ..protocol import PROTOCOL_VERSION, RESULT_FD, STACK_FRAME_MAX_BYTES, STACK_REQUEST, encode_frame
@@ -26,6 +29,7 @@ _KEEP_LINES = 20  # the innermost ones, when the stack is deeper (recursion)
 def watch(filename: str) -> None:
     """Before user code: answer ``SIGNALS`` with the script's stack (``filename``'s frames)."""
     def answer(signum: int, frame: types.FrameType | None) -> None:
+        _flush()  # what the script printed so far reaches its pipes before the kill
         try:
             lines: list[tuple[int, str]] = []
             while frame is not None:
@@ -43,6 +47,14 @@ def watch(filename: str) -> None:
         try:
             signal.signal(signum, answer)
         except (OSError, ValueError):
+            continue
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # a replaced or closed stream, a flush cut into: nothing to add
             continue
 
 

@@ -47,8 +47,8 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 _NOT_A_NUMBER = re.compile(rb"[:,\[]\s*-?(?:Infinity|NaN)\b")  # Python's json.dumps writes them
 # A stack frame says so at its start: {"v":1,"type":"stack",... (child/stack.py).
-_STACK_TYPE = b'"type":"stack"'
-_STACK_TYPE_WITHIN = 32
+_STACK_TYPE = re.compile(rb'"type"\s*:\s*"stack"')
+_STACK_TYPE_WITHIN = 48
 
 
 class FrameError(ValueError):
@@ -92,7 +92,7 @@ class ResultReader:
                 break
             body = bytes(self.pending[_HEADER_BYTES:_HEADER_BYTES + length])
             del self.pending[:_HEADER_BYTES + length]
-            if self.frames and _STACK_TYPE in body[:_STACK_TYPE_WITHIN]:
+            if self.frames and _STACK_TYPE.search(body, 0, _STACK_TYPE_WITHIN):
                 self.error = self._take_stack(body)
                 if self.error:
                     return self.error
