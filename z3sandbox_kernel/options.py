@@ -166,7 +166,8 @@ def resolve(given: Any, configured: Any = None) -> dict[str, Any]:
 KILL_REASONS: dict[str, str] = {
     "solver": "the solver's own timeout (--timeout) stopped a check()",
     "wall": "the wall-clock limit (--wall): the sandbox killed it at the deadline",
-    "cpu": "the CPU-time limit (--cpu): SIGXCPU, then SIGKILL at the hard limit",
+    "cpu": "the CPU-time limit (--cpu): SIGXCPU, on which the script writes its stack and the "
+           "sandbox kills it (SIGKILL at the hard limit, a second later, if it does not)",
     "memory": "the address-space limit (--memory) made an allocation fail",
     "output": "stdout and stderr passed their hard cap (--output-max)",
     "file_size": "a file passed the file-size limit (--file-size): SIGXFSZ",

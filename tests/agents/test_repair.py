@@ -70,7 +70,8 @@ def test_each_candidates_feedback_is_capped(kernel_sandbox: Sandbox):
     repair(generate, rounds=2, sandbox=kernel_sandbox, limits=QUICK)
     block = feedbacks[0].candidates[0].text()
     assert len(block.encode()) <= FEEDBACK_BYTES
-    assert block.startswith("<untrusted-output id=") and block.endswith(f"</untrusted-output id=\"{feedbacks[0].nonce}\">")
+    assert block.startswith("<untrusted-output id=")
+    assert block.endswith(f'</untrusted-output id="{feedbacks[0].nonce}">')
 
 
 def test_rounds_must_be_positive():

@@ -126,7 +126,8 @@ def _displayed(exc: BaseException, filename: str) -> str:
     shown = io.StringIO()
     stderr = sys.stderr
     try:
-        lines = (linecache.cache.get(filename) or (0, None, [], filename))[2]
+        cached = linecache.cache.get(filename)
+        lines: list[str] = list(cached[2]) if cached is not None and len(cached) > 2 else []
         path = os.path.join(_SCRIPT_FOLDER[0], filename) if _SCRIPT_FOLDER else filename
         if lines and not os.path.exists(path):
             with open(path, "x", encoding="utf-8") as handle:

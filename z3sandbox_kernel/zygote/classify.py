@@ -262,6 +262,9 @@ def _verdict(obs: Observation) -> tuple[Verdict, str, Kill | None]:
     killed_by = signal_of(obs.wait_status)
     if killed_by is not None:
         return _from_signal(obs, killed_by)
+    if obs.kill is Kill.CPU and obs.wait_status is None:  # its init was killed before it reported
+        return (Verdict.CPU_LIMIT, f"CPU-time limit of {obs.limits.cpu_s:g} s (SIGXCPU, as the script "
+                "reported: its CPU time could not be read)", Kill.CPU)
     if obs.report_error:
         return Verdict.INTERNAL_ERROR, obs.report_error, None
     if obs.report is None:
@@ -282,7 +285,7 @@ def _signal(obs: Observation) -> int | None:
     killed_by = signal_of(obs.wait_status)
     if killed_by is not None:
         return killed_by
-    if obs.wait_status is None and obs.kill in ZYGOTE_KILLS:
+    if obs.wait_status is None and (obs.kill in ZYGOTE_KILLS or obs.kill is Kill.CPU):
         return int(signal.SIGKILL)
     return None
 
