@@ -2,7 +2,9 @@
 
 The line is the script's, as the agent or person sent it: the escaped exception's innermost script
 frame, a syntax error's line, the check() a solver timeout interrupted (the harness reports it),
-or, for a crash, the ``candidate.py`` line faulthandler printed on stderr.
+for a crash, the ``candidate.py`` line faulthandler printed on stderr, or, for a CPU, wall or
+output kill, the line of the stack the script wrote when warned (child/stack.py), said to be its
+own report.
 Everything but the verdict is the candidate's word (as its report is), used only to point at a line.
 """
 

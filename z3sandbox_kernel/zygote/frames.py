@@ -5,8 +5,11 @@ Everything on the descriptor after the setup frame was written by a process that
 it is hostile until checked.  Three gates, in order:
 
 1. As bytes arrive (``ResultReader.feed``): the per-candidate byte budget, each frame's announced
-   length against what is left of it, and at most ``MAX_CHILD_FRAMES`` frames.  A violation ends the
-   candidate at once, so no candidate can make the zygote buffer or decode more than its budget.
+   length against what is left of it, and at most ``MAX_CHILD_FRAMES`` frames.  A stack frame
+   (``StackReport``, at most ``STACK_FRAME_MAX_BYTES``, ``MAX_STACK_FRAMES`` of them) is decoded
+   at once through gates 2 and 3: the zygote acts on it while the candidate runs (trees.py).
+   A violation ends the candidate at once, so no candidate can make the zygote buffer or decode
+   more than its budget.
 2. Before decoding (``check_depth``): the nesting depth, found in passes over bytes done in C
    (strings out, then innermost ``[]``/``{}`` pairs removed per pass), so no parser ever sees a
    100,000-deep frame.  msgspec has no depth limit of its own.
