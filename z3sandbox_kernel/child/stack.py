@@ -40,6 +40,9 @@ def watch(filename: str) -> None:
                                  "lines": lines[:_KEEP_LINES][::-1]})
             if len(data) <= STACK_FRAME_MAX_BYTES:
                 os.write(RESULT_FD, data)
+            if signum == signal.SIGXCPU:  # its default action, as before the handler: where seccomp
+                signal.signal(signum, signal.SIG_DFL)  # refuses a limit's signal sent to oneself,
+                signal.raise_signal(signum)  # the zygote kills on the stack instead
         except BaseException:  # the script goes on as if nothing happened
             return
 

@@ -136,14 +136,13 @@ def _from_signal(obs: Observation, signum: int) -> tuple[Verdict, str, Kill | No
     """A signal is a limit only when the sandbox saw the limit reached: the candidate can send
     itself any signal it may receive (or lower its own rlimits), and is then told so."""
     limits = obs.limits
-    # SIGKILL after the candidate said its SIGXCPU came (the zygote's Kill.CPU: child/stack.py), or at
-    # the hard limit.
-    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and (obs.cpu_s >= limits.cpu_s
-                                                                  or obs.kill is Kill.CPU)):
+    # SIGKILL at the hard limit, or the zygote's once the script said SIGXCPU came (child/stack.py)
+    after_xcpu = signum == signal.SIGKILL and obs.kill is Kill.CPU
+    if signum == signal.SIGXCPU or after_xcpu or (signum == signal.SIGKILL and obs.cpu_s >= limits.cpu_s):
+        named = "SIGXCPU, then SIGKILL" if after_xcpu else _signal_name(signum)
         if obs.cpu_s >= CPU_SEEN_FRACTION * cpu_soft_limit_s(limits):
-            why = f"CPU-time limit of {limits.cpu_s:g} s ({_signal_name(signum)})"
-            return Verdict.CPU_LIMIT, why, Kill.CPU
-        return Verdict.CRASHED, _not_the_limit(signum, f"after {obs.cpu_s:.3f} s of CPU time, under the "
+            return Verdict.CPU_LIMIT, f"CPU-time limit of {limits.cpu_s:g} s ({named})", Kill.CPU
+        return Verdict.CRASHED, _not_the_limit(named, f"after {obs.cpu_s:.3f} s of CPU time, under the "
                                                        f"CPU-time limit of {limits.cpu_s:g} s"), None
     if signum == signal.SIGXFSZ:
         size = limits.file_size_mb * MB
@@ -171,9 +170,10 @@ def cpu_soft_limit_s(limits: Limits) -> int:
     return max(1, math.ceil(limits.cpu_s))
 
 
-def _not_the_limit(signum: int, seen: str) -> str:
-    return (f"killed by {_signal_name(signum)}, not by the sandbox's limit ({seen}): the candidate "
-            "sent it to itself or lowered its own limit")
+def _not_the_limit(signum: int | str, seen: str) -> str:
+    named = signum if isinstance(signum, str) else _signal_name(signum)
+    return (f"killed by {named}, not by the sandbox's limit ({seen}): the candidate sent it to itself "
+            "or lowered its own limit")
 
 
 def _layer_active(obs: Observation, name: str) -> bool:
