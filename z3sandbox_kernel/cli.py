@@ -147,6 +147,7 @@ def _run_command(args: argparse.Namespace) -> int:
                          limits=limits, seed=seed, race=chosen["race"], jobs=chosen["jobs"],
                          cores=chosen["cores"], models=chosen["models"], verify=chosen["verify"],
                          cross_check=chosen["cross_check"],
+                         plain=chosen["plain"],
                          isolation=chosen["isolation"], on_update=view.update if view else None,
                          record_dir=args.record, labels=[path.name for path in paths],
                          expected=chosen["expected"], record_scripts=chosen["record_scripts"])

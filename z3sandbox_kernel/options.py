@@ -59,6 +59,9 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               places=("magic", "cli")),
     RunOption("cores", "--cores", "switch", False,
               "ask for unsat cores (the script lines of the tracked assertions)"),
+    RunOption("plain", "--plain", "switch", False,
+              "run each script as `python file.py` would: no `from z3 import *` done for it, no `s`, "
+              "no check on its behalf"),
     RunOption("models", "--models", "count", 1,
               "up to N distinct models per sat candidate (blocking clauses after the script; each "
               "verified like the first)", metavar="N"),
@@ -188,7 +191,8 @@ def resolve(given: Any, configured: Any = None) -> dict[str, Any]:
 KILL_REASONS: dict[str, str] = {
     "solver": "the solver's own timeout (--timeout) stopped a check()",
     "wall": "the wall-clock limit (--wall): the sandbox killed it at the deadline",
-    "cpu": "the CPU-time limit (--cpu): SIGXCPU, then SIGKILL at the hard limit",
+    "cpu": "the CPU-time limit (--cpu): SIGXCPU, on which the script writes its stack and the "
+           "sandbox kills it (SIGKILL at the hard limit, a second later, if it does not)",
     "memory": "the address-space limit (--memory) made an allocation fail",
     "output": "stdout and stderr passed their hard cap (--output-max)",
     "file_size": "a file passed the file-size limit (--file-size): SIGXFSZ",

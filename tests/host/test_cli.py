@@ -301,3 +301,13 @@ def test_progress_is_a_line_now_and_then_when_stderr_is_not_a_terminal():
     lines = stream.getvalue().splitlines()
     assert len(lines) >= 2 and "\r" not in stream.getvalue()
     assert lines[0].startswith("z3sandbox [........................] 0/3 done, ")
+
+
+def test_plain_runs_the_file_as_python_would(tmp_path):
+    (tmp_path / "bare.py").write_text("x = Int('x')\nprint(x)\n")
+    done = cli("bare.py", "--plain", "--json", cwd=tmp_path)
+    (candidate,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert candidate["verdict"] == "runtime_error"
+    assert candidate["error"]["type"] == "NameError" and candidate["error"]["line"] == 1
+    done = cli("bare.py", "--json", cwd=tmp_path)
+    assert json.loads(done.stdout)["verdict"] == "no_check"

@@ -7,6 +7,7 @@ import signal
 import pytest
 
 from z3sandbox_kernel import Limits, Verdict
+from z3sandbox_kernel.roles import Kill
 from z3sandbox_kernel.zygote.classify import Observation, classify, failed
 
 LIMITS = Limits(timeout_s=2, wall_s=5, cpu_s=3, memory_mb=256)
@@ -210,3 +211,24 @@ def test_failed_uses_nothing_the_child_said():
     assert (out["verdict"], out["reason"], out["model"]) == ("internal_error",
                                                               "its result could not be sent", None)
     assert out["stdout"] == "hi"
+
+
+def test_a_kill_after_the_scripts_sigxcpu_is_the_cpu_limit_only_if_its_cpu_time_says_so():
+    """The zygote kills (Kill.CPU) when the script says SIGXCPU came (child/stack.py): its word,
+    believed only with the CPU time the sandbox measured."""
+    spent = classify(observe(kill=Kill.CPU, wait_status=signal.SIGKILL, cpu_s=2.9,
+                             stack=[(1, "<module>"), (4, "spin")]))
+    assert (spent["verdict"], spent["kill"]) == ("cpu_limit", "cpu")
+    assert spent["reason"].endswith("(line 4, as the script reported)")
+    assert spent["error"]["line"] == 4
+    forged = classify(observe(kill=Kill.CPU, wait_status=signal.SIGKILL, cpu_s=0.1, stack=[(2, "<module>")]))
+    assert forged["verdict"] == "crashed" and "not by the sandbox's limit" in forged["reason"]
+    unread = classify(observe(kill=Kill.CPU, wait_status=None, cpu_s=0.0))
+    assert unread["verdict"] == "cpu_limit" and "could not be read" in unread["reason"]
+    assert unread["signal"] == signal.SIGKILL and unread["error"]["line"] is None
+
+
+def test_a_wall_kill_without_a_stack_says_it_could_not_be_taken():
+    out = classify(observe(kill=Kill.WALL, wait_status=None))
+    assert out["reason"] == "wall-clock limit of 5 s (the script's stack could not be taken)"
+    assert out["error"] == {"type": "timeout", "line": None, "message": out["reason"]}

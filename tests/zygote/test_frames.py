@@ -167,3 +167,30 @@ def test_the_host_keeps_a_bounded_model_and_says_how_much_it_left_out():
     assert (len(kept), left) == (SHOWN_MODEL_MAX_ENTRIES, 400_000 - SHOWN_MODEL_MAX_ENTRIES)
     kept, left = cap_model({f"v{i}": "x" * 20_000 for i in range(100)}, max_bytes=100_000)
     assert (len(kept), left) == (4, 96)
+
+
+def stack(lines: object = ((3, "<module>"),), signum: int = 34) -> dict[str, object]:
+    return {"v": 1, "type": "stack", "signal": signum, "lines": lines}
+
+
+def test_a_stack_frame_is_decoded_as_it_comes_and_is_not_the_report():
+    reader = frames.ResultReader(1 << 20)
+    assert reader.feed(frame(SETUP) + frame(stack([[1, "<module>"], [7, "spin"]]))) is None
+    assert reader.stacks == [{"v": 1, "type": "stack", "signal": 34, "lines": [(1, "<module>"), (7, "spin")]}]
+    assert reader.feed(frame(report())) is None
+    setup, checked, error = frames.parse(reader, "run")
+    assert error is None and setup == SETUP and checked["outcome"] == "sat"
+
+
+@pytest.mark.parametrize(("messages", "words"), [
+    ((stack(), stack(), stack()), "more than 2 stack frames"),
+    ((stack(lines="line 3"),), "stack frame.lines is a str"),
+    ((stack(lines=[[-3, "f"]]),), "is negative"),
+    ((stack(lines=[[3, "f" * 201]]),), "stack frame"),
+    ((stack(lines=[[3, "f"]] * 65),), "stack frame"),
+    ((b'{"v": 1, "type": "stack", "signal": 34, "lines": [], "pad": "' + b"x" * 5000 + b'"}',),
+     "over 4096 bytes"),
+])
+def test_a_forged_stack_frame_is_a_violation_that_says_what_was_wrong(messages, words):
+    _, _, error = read(*messages)
+    assert error is not None and words in error

@@ -41,6 +41,7 @@ from ..protocol import (
     RESULT_FD,
     SPARE_GO,
     SPARE_REQUEST_FILE,
+    STACK_REQUEST,
     STANDBY_REQUEST_MAX_BYTES,
     STANDBY_TAKEN,
     LayerReport,
@@ -52,6 +53,7 @@ from ..protocol import (
     frame_length,
 )
 from ..roles import Role
+from . import stack
 from .layers import Layer, LayerSetupError, Policy, When
 
 # glibc's malloc: keep freed memory (trim) and serve big blocks from the heap (mmap) instead of
@@ -113,6 +115,7 @@ def _undo_zygote_signals(job: ChildJob) -> None:
     signal.set_wakeup_fd(-1)
     for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, STANDBY_TAKEN):
         signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler)
+    signal.signal(STACK_REQUEST, signal.SIG_IGN)  # until the harness answers it (child/stack.py)
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the zygote blocks STANDBY_TAKEN
 
 
@@ -305,6 +308,7 @@ def _run_job(job: ChildJob) -> int:
                 random_seed=request["random_seed"],
                 cores=bool(request["cores"]),
                 model_count=int(request.get("models") or 1),
+                plain=bool(request.get("plain")),
             )
         )
     try:
@@ -313,6 +317,7 @@ def _run_job(job: ChildJob) -> int:
     except Exception:
         pass
     report["type"] = "result"
+    stack.quiet()
     try:
         _write_frame(report)
     except Exception:

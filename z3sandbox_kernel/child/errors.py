@@ -10,11 +10,14 @@ must always be built.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import faulthandler
+import io
 import itertools
 import linecache
 import os
+import re
 import sys
 import traceback
 import types
@@ -30,6 +33,8 @@ REASON_MESSAGE_CAP = 1200  # of the exception message within the reason, so the 
 TRACEBACK_LINES = 5
 # z3sandbox_kernel/ itself: frames from here are the sandbox's, not the script's.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_HINT = re.compile(r"\. (Did you mean: .*\?)$")
+_SCRIPT_FOLDER: list[str] = []  # where the script's file would be: its working folder as it started
 
 
 def watch_crashes() -> None:
@@ -38,6 +43,7 @@ def watch_crashes() -> None:
     faulthandler would chain to its default action by sending it again, which seccomp refuses (a
     limit's signal sent to itself, layers/seccomp.py), so the candidate would spin on to the hard
     limit's SIGKILL."""
+    _SCRIPT_FOLDER[:] = [os.getcwd()]
     try:
         faulthandler.enable(file=sys.stderr, all_threads=True)
     except (OSError, RuntimeError, ValueError):  # no usable stderr: the verdict still comes
@@ -58,9 +64,10 @@ def syntax_report(exc: BaseException) -> ChildReport:
             "exception": {"type": type(exc).__name__, "message": reason, "line": None}}
 
 
-def exception_report(exc: BaseException, filename: str) -> ChildReport:
-    """An exception that escaped the script, classified: memory_error, blocked or exception."""
-    message = message_of(exc)
+def exception_report(exc: BaseException, filename: str, hint: str = "") -> ChildReport:
+    """An exception that escaped the script, classified: memory_error, blocked or exception;
+    ``hint`` is Python's suggestion, which ends the message as Python's display ends it."""
+    message = message_of(exc) + (f". {hint}" if hint else "")
     kind = type(exc).__name__
     if isinstance(exc, SystemExit):
         message = f"the script called sys.exit({message_of(repr(exc.code))})"
@@ -87,36 +94,86 @@ def exception_report(exc: BaseException, filename: str) -> ChildReport:
             "reason": models.clean_text(reason, MAX_REASON)}
 
 
-def print_like_python(exc: BaseException, filename: str) -> None:
+def print_like_python(exc: BaseException, filename: str) -> str:
     """What ``python script.py`` writes to stderr when ``exc`` ends it: the traceback from the
-    script's first frame on (the harness's frames are left out), or the sys.exit() message."""
+    script's first frame on (the harness's frames are left out), or the sys.exit() message.
+    Returns Python's hint ("Did you mean: 'model'?"), or "".
+
+    The traceback is the interpreter's own display (``sys.__excepthook__``), as a plain run's: on
+    Python 3.11 only it adds the suggestions of a misspelt name (the traceback module does not),
+    and it reads the source lines from the script's file, which is there while it prints."""
     try:
         if isinstance(exc, SystemExit):
             if exc.code is not None and not isinstance(exc.code, int):
                 print(exc.code, file=sys.stderr)
-            return
+            return ""
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != filename:
             tb = tb.tb_next
-        report = traceback.TracebackException(type(exc), exc, tb)
-        _drop_harness_frames(report)
-        sys.stderr.write("".join(report.format()))
+        exc.__traceback__ = tb
+        _drop_harness_frames(exc)
+        text = _displayed(exc, filename)
+        sys.stderr.write(text)
+        return _hint(exc, text)
     except BaseException:  # a broken stderr or an unprintable exception: the report still goes
-        return
+        return ""
 
 
-def _drop_harness_frames(report: traceback.TracebackException) -> None:
+def _displayed(exc: BaseException, filename: str) -> str:
+    """The interpreter's display of ``exc``, with the script's file present for its source lines
+    (written for the moment if the script's folder lacks it); the traceback module's if that fails."""
+    written = None
+    shown = io.StringIO()
+    stderr = sys.stderr
+    try:
+        cached = linecache.cache.get(filename)
+        lines: list[str] = list(cached[2]) if cached is not None and len(cached) > 2 else []
+        path = os.path.join(_SCRIPT_FOLDER[0], filename) if _SCRIPT_FOLDER else filename
+        if lines and not os.path.exists(path):
+            with open(path, "x", encoding="utf-8") as handle:
+                handle.write("".join(lines))
+            written = path
+        sys.stderr = shown
+        sys.__excepthook__(type(exc), exc, exc.__traceback__)
+    except BaseException:
+        shown = io.StringIO("".join(traceback.TracebackException.from_exception(exc).format()))
+    finally:
+        sys.stderr = stderr
+        if written is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(written)
+    return shown.getvalue()
+
+
+def _hint(exc: BaseException, text: str) -> str:
+    """Python's suggestion at the end of the display's last line, when the message lacks it."""
+    last = text.rstrip("\n").rpartition("\n")[2]
+    found = _HINT.search(last)
+    if found is None or found.group(1) in message_of(exc):
+        return ""
+    return found.group(1)
+
+
+def _drop_harness_frames(exc: BaseException) -> None:
     """Leave out the sandbox's own frames (the audit hook that refused an operation sits at the
     innermost end of a blocked script's traceback): ``python script.py`` has no such frames."""
     seen: set[int] = set()
-    todo: list[traceback.TracebackException | None] = [report]
+    todo: list[BaseException | None] = [exc]
     while todo:
         current = todo.pop()
         if current is None or id(current) in seen:
             continue
         seen.add(id(current))
-        current.stack = traceback.StackSummary.from_list(
-            [frame for frame in current.stack if not frame.filename.startswith(_PACKAGE_DIR)])
+        kept = []
+        tb = current.__traceback__
+        while tb is not None:
+            if not tb.tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+                kept.append(tb)
+            tb = tb.tb_next
+        rebuilt: types.TracebackType | None = None
+        for frame in reversed(kept):
+            rebuilt = types.TracebackType(rebuilt, frame.tb_frame, frame.tb_lasti, frame.tb_lineno)
+        current.__traceback__ = rebuilt
         todo += [current.__cause__, current.__context__]
 
 

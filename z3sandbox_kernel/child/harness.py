@@ -33,7 +33,7 @@ import z3
 
 from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
-from . import errors, instrument, models, more_models, objectives, observer, smt2
+from . import errors, instrument, models, more_models, objectives, observer, smt2, stack
 
 SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its path in the working folder
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -41,6 +41,7 @@ SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its pa
 SEED_PARAMS = ("smt.random_seed", "sat.random_seed", "nlsat.seed", "sls.random_seed",
                "fp.spacer.random_seed")
 
+HARNESS_CHECKED = "the script never called check(): the sandbox checked its assertions"
 _MAIN: types.ModuleType | None = None  # the script's module, filled by prepare()
 # Main contexts made ahead, untouched (instrument.adopt_spare_contexts), one per language: the SMT-LIB
 # one has z3's command interpreter already set up (the first thing `z3 file.smt2` does too).
@@ -78,10 +79,11 @@ def _build_main() -> types.ModuleType:
 
 
 def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: int | None,
-                  cores: bool, model_count: int = 1) -> ChildReport:
+                  cores: bool, model_count: int = 1, plain: bool = False) -> ChildReport:
     """Run ``script`` and report its last check (and, sat, up to ``model_count`` - 1 further models:
-    more_models.py).  Never raises: a harness failure becomes an ``internal_error`` report, which
-    the zygote's schema check turns into that verdict."""
+    more_models.py).  ``plain``: as ``python file.py`` runs it, without the prelude, ``s`` or a
+    check on its behalf.  Never raises: a harness failure becomes an ``internal_error`` report,
+    which the zygote's schema check turns into that verdict."""
     try:
         filename = SCRIPT_NAME  # as code objects name it: tracebacks say candidate.py
         run = instrument.Run(max(float(timeout_s), 0.001), cores and language == "python",
@@ -91,7 +93,7 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         instrument.install(run)
         objectives.install()
         instrument.adopt_spare_contexts(_SPARES.get(language, []))
-        report = _run_smt2(script) if language == "smt2" else _run_python(script, filename)
+        report = _run_smt2(script) if language == "smt2" else _run_python(script, filename, plain)
         if model_count > 1 and report.get("outcome") == "sat" and report.get("assertions_smt2"):
             _flush()  # the script's output is whole before the harness checks anything more
             report["more_models"] = more_models.find(
@@ -115,18 +117,22 @@ def _flush() -> None:
 
 # ----------------------------------------------------------------------------------- the languages
 
-def _run_python(script: str, filename: str) -> ChildReport:
+def _run_python(script: str, filename: str, plain: bool = False) -> ChildReport:
     try:
         code = compile(script, filename, "exec", dont_inherit=True)
     except MemoryError as exc:
         return {"outcome": "memory_error", "reason": f"compiling the script: {errors.describe(exc)}"}
     except (SyntaxError, ValueError, RecursionError, OverflowError) as exc:
+        if isinstance(exc, SyntaxError):  # Python's display of it, as a plain run prints it
+            errors.print_like_python(exc, filename)
         return errors.syntax_report(exc)
     linecache.cache[filename] = (len(script), None, script.splitlines(True), filename)
     global _MAIN
-    module, _MAIN = _MAIN or _build_main(), None  # one candidate per process: used once
+    module, _MAIN = (_plain_main() if plain else _MAIN or _build_main()), None  # one per process
     path = os.path.join(os.getcwd(), filename)
-    module.__dict__.update(__file__=path, __cached__=None, s=instrument.LazySolver())
+    module.__dict__.update(__file__=path, __cached__=None)
+    if not plain:
+        module.__dict__["s"] = instrument.LazySolver()
     sys.modules["__main__"] = module  # so dataclasses, pickle and inspect find the script
     sys.argv[:] = [SCRIPT_NAME]  # as `python candidate.py` gives, in its own folder
     sys.path.insert(0, os.path.dirname(path))
@@ -137,29 +143,38 @@ def _run_python(script: str, filename: str) -> ChildReport:
     sys.addaudithook(functools.partial(instrument.audit, _denied=instrument.DENIED_EVENTS,
                                        _deny_it=instrument.deny))
     errors.watch_crashes()
+    stack.watch(filename)
     # ------------------------------------------------------------------ user code runs from here on
     try:
         exec(code, module.__dict__)
     except BaseException as exc:
         failure = exc
     sys.setrecursionlimit(recursion_limit)
-    return _finish(failure)
+    return _finish(failure, check_for_script=not plain)
 
 
-def _finish(failure: BaseException | None) -> ChildReport:
-    """The report once the script is over: denial, exception, or its last check."""
+def _plain_main() -> types.ModuleType:
+    """``__main__`` as ``python file.py`` starts it: builtins, nothing imported."""
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = builtins
+    return main
+
+
+def _finish(failure: BaseException | None, check_for_script: bool = True) -> ChildReport:
+    """The report once the script is over: denial, exception, or its last check (made for the
+    script if it asserted and never checked, unless ``check_for_script`` is off: plain mode)."""
     run = instrument.RUN
     if isinstance(failure, SystemExit) and failure.code in (None, 0):
         failure = None
-    if failure is not None:
-        errors.print_like_python(failure, run.filename)
+    hint = errors.print_like_python(failure, run.filename) if failure is not None else ""
     if run.denials:
         more = f" and {len(run.denials) - 1} more" if len(run.denials) > 1 else ""
         return {"outcome": "blocked", "reason": f"the sandbox denied {run.denials[0]}{more}"}
     if failure is not None:
-        return errors.exception_report(failure, run.filename)
-    try:
-        kept = _check_unchecked()  # asserted but never checked: check it for the script
+        return errors.exception_report(failure, run.filename, hint)
+    script_checked = observer.OBSERVER.last is not None
+    try:  # asserted but never checked: check it for the script
+        kept = _check_unchecked() if check_for_script else None
     except BaseException as exc:
         return errors.exception_report(exc, run.filename)
     record = observer.finish()
@@ -167,6 +182,8 @@ def _finish(failure: BaseException | None) -> ChildReport:
     if record is None:
         return {"outcome": "no_check"}
     report = models.check_report(record, run.cores)
+    if not script_checked:
+        report["reason"] = "; ".join(filter(None, (HARNESS_CHECKED, report.get("reason"))))
     goals = objectives.read(record)  # after the script: this asks z3 (objectives.py says why)
     if goals:
         report["objectives"] = goals

@@ -58,6 +58,7 @@ class RunPlan:
     labels: tuple[str | None, ...] = ()  # per candidate, or () when none were given
     expected: tuple[str | None, ...] = ()  # the verdict expected of each candidate, or ()
     cross_check: str | None = None  # "cvc5": the verifier checks each answer in cvc5 too
+    plain: bool = False  # as `python file.py`: no prelude, no `s`, no check on the script's behalf
 
 
 def as_seed(seed: object) -> bytes | None:
@@ -173,6 +174,7 @@ def make_plan(
     labels: object = None,
     expected: object = None,
     cross_check: str | None = None,
+    plain: bool = False,
 ) -> RunPlan:
     limits = limits if limits is not None else Limits()
     if not isinstance(limits, Limits):
@@ -195,7 +197,7 @@ def make_plan(
     return RunPlan(texts, seeds, known_language, limits, seed_bytes, bool(race), jobs, bool(cores),
                    bool(verify), required_layers(require), models,
                    checked_labels(labels, given, len(texts)), checked_expected(expected, given, len(texts)),
-                   _cross_check(cross_check))
+                   _cross_check(cross_check), bool(plain))
 
 
 CROSS_CHECKERS = ("cvc5",)

@@ -307,6 +307,7 @@ def shared_sandbox(isolation: str | None = None) -> Sandbox:
 def run(scripts: str | list[str], *, k: int | None = None, language: str = "python",
         limits: Limits | None = None, seed: bytes | bytearray | memoryview | None = None,
         race: bool = False, jobs: int | None = None, cores: bool = False, verify: bool = True,
+        plain: bool = False,
         models: int = 1, on_update: UpdateCallback | None = None, isolation: str | None = None,
         require: Iterable[str] = (), client: Any = None, executor: Executor | None = None,
         cross_check: str | None = None,
@@ -323,7 +324,7 @@ def run(scripts: str | list[str], *, k: int | None = None, language: str = "pyth
     sandbox = shared_sandbox(isolation)
     return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
                        jobs=jobs, cores=cores, verify=verify, models=models, on_update=on_update,
-                       cross_check=cross_check,
+                       cross_check=cross_check, plain=plain,
                        require=require, client=client, executor=executor,
                        record_dir=record_dir, labels=labels, expected=expected,
                        record_scripts=record_scripts)

@@ -111,6 +111,7 @@ class Run:
             cores=plan.cores, verify=plan.verify,
             seed_hex=plan.seed.hex() if plan.seed is not None else None,
             require=list(plan.require), models=plan.models, cross_check=plan.cross_check,
+            plain=plan.plain,
         ))
 
     def _wake(self) -> None:

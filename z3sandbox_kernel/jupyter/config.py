@@ -55,6 +55,7 @@ class _Z3SandboxOptions(Configurable):
         jobs: int | None
         verify: bool
         cores: bool
+        plain: bool
         models: int
         cross_check: str | None
         isolation: str | None

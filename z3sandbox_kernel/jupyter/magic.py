@@ -171,6 +171,7 @@ class Z3SandboxMagics(Magics):
             "race": chosen["race"],
             "jobs": chosen["jobs"],
             "cores": chosen["cores"],
+            "plain": chosen["plain"],
             "models": chosen["models"],
             "cross_check": chosen["cross_check"],
             "verify": chosen["verify"],

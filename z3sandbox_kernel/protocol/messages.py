@@ -100,6 +100,17 @@ class ChildReport(_ChildReportRequired, total=False):
     core_smt2: list[str]
 
 
+class StackReport(TypedDict):
+    """The script's stack when a limit was about to end it (child/stack.py): ``lines`` are
+    [line, function] of the script's own frames, outermost first; the candidate's word."""
+
+    v: int
+    type: Literal["stack"]
+    signal: int  # the signal it answered: STACK_REQUEST, or SIGXCPU (the CPU limit's)
+    lines: Annotated[list[tuple[Natural, Annotated[str, msgspec.Meta(max_length=200)]]],
+                     msgspec.Meta(max_length=64)]
+
+
 class SetupFrame(TypedDict):
     """The bootstrap's first frame, written before user code runs: the layers as they applied."""
 
@@ -201,6 +212,7 @@ class IsolationReport(TypedDict):
 class RunRequestOptional(TypedDict, total=False):
     models: int  # up to this many distinct models of a sat candidate (absent: 1)
     cross_check: str | None  # "cvc5": the verifier checks the answer in a second solver too
+    plain: bool  # run as `python file.py`: no prelude, no `s`, no check for the script (absent: False)
 
 
 class RunRequest(RunRequestOptional):

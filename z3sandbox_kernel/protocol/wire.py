@@ -34,6 +34,10 @@ MAX_CHILD_REPORT_BYTES = 64 << 20
 MAX_FRAME_DEPTH = 8
 # A candidate's result descriptor carries the setup frame, then one result frame: no more.
 MAX_CHILD_FRAMES = 2
+# Besides them, at most this many stack frames (``StackReport``): the script's stack, written by
+# the child when a limit is about to end it (child/stack.py), each at most STACK_FRAME_MAX_BYTES.
+MAX_STACK_FRAMES = 2
+STACK_FRAME_MAX_BYTES = 4096
 # What the host keeps of one candidate's model and unsat core, whatever the candidate reported
 # (without a cap, twelve 400,000-constant models take a kernel to 1 GB and its table to 30 s).  The
 # zygote cuts them before the result leaves it, the host's expansion of hex-only byte_N stops at
@@ -52,6 +56,10 @@ _HEADER = struct.Struct(">I")
 # zygote <-> a candidate's init (PID 1 of its namespace, zygote/spawn.py), and the child's exit.
 # The zygote asks init to kill its candidate with this signal; init then reports as usual.
 KILL_REQUEST = signal.SIGUSR1
+# The zygote asks a candidate for its stack before it kills it for its wall clock or its output
+# (init passes it on to the child); the child writes a ``StackReport`` on RESULT_FD.  RLIMIT_CPU's
+# SIGXCPU does the same: the zygote kills the candidate once its stack has come.
+STACK_REQUEST = signal.SIGRTMIN + 2
 # init's one frame on its status pipe when the candidate ended: the candidate's wait status, user
 # and system CPU seconds, peak RSS in KB (init's own wait4, so a killed candidate's are its own),
 # then what init measured of its scratch tmpfs once every process of the namespace was dead: the

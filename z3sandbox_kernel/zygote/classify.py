@@ -32,7 +32,7 @@ from ..protocol import (
 from ..roles import STOPS, ZYGOTE_KILLS, Kill
 from ..verdicts import Verdict
 from .confirmed import add_confirmation
-from .failures import error_of
+from .failures import error_of, stack_note
 from .payload import build_payload, cap_model, cut_runs
 
 REASON_CAP = 2000
@@ -91,6 +91,9 @@ class Observation:
     # models=N: the verifier's word on each further model (protocol.CheckedModel), in order.
     more_checked: list[dict[str, Any]] = field(default_factory=list)
     confirmation: dict[str, Any] = field(default_factory=dict)  # confirmed.confirm_report's
+    # The script's stack as it wrote it when a limit was about to end it (protocol.StackReport's
+    # lines, the last frame it wrote), or None if it wrote none.
+    stack: list[tuple[int, str]] | None = None
 
 
 def cap(text: str, limit: int = REASON_CAP) -> str:
@@ -135,11 +138,13 @@ def _from_signal(obs: Observation, signum: int) -> tuple[Verdict, str, Kill | No
     """A signal is a limit only when the sandbox saw the limit reached: the candidate can send
     itself any signal it may receive (or lower its own rlimits), and is then told so."""
     limits = obs.limits
-    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and obs.cpu_s >= limits.cpu_s):
+    # SIGKILL at the hard limit, or the zygote's once the script said SIGXCPU came (child/stack.py)
+    after_xcpu = signum == signal.SIGKILL and obs.kill is Kill.CPU
+    if signum == signal.SIGXCPU or after_xcpu or (signum == signal.SIGKILL and obs.cpu_s >= limits.cpu_s):
+        named = "SIGXCPU, then SIGKILL" if after_xcpu else _signal_name(signum)
         if obs.cpu_s >= CPU_SEEN_FRACTION * cpu_soft_limit_s(limits):
-            why = f"CPU-time limit of {limits.cpu_s:g} s ({_signal_name(signum)})"
-            return Verdict.CPU_LIMIT, why, Kill.CPU
-        return Verdict.CRASHED, _not_the_limit(signum, f"after {obs.cpu_s:.3f} s of CPU time, under the "
+            return Verdict.CPU_LIMIT, f"CPU-time limit of {limits.cpu_s:g} s ({named})", Kill.CPU
+        return Verdict.CRASHED, _not_the_limit(named, f"after {obs.cpu_s:.3f} s of CPU time, under the "
                                                        f"CPU-time limit of {limits.cpu_s:g} s"), None
     if signum == signal.SIGXFSZ:
         size = limits.file_size_mb * MB
@@ -167,9 +172,10 @@ def cpu_soft_limit_s(limits: Limits) -> int:
     return max(1, math.ceil(limits.cpu_s))
 
 
-def _not_the_limit(signum: int, seen: str) -> str:
-    return (f"killed by {_signal_name(signum)}, not by the sandbox's limit ({seen}): the candidate "
-            "sent it to itself or lowered its own limit")
+def _not_the_limit(signum: int | str, seen: str) -> str:
+    named = signum if isinstance(signum, str) else _signal_name(signum)
+    return (f"killed by {named}, not by the sandbox's limit ({seen}): the candidate sent it to itself "
+            "or lowered its own limit")
 
 
 def _layer_active(obs: Observation, name: str) -> bool:
@@ -211,7 +217,7 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, K
             return Verdict.INVALID_MODEL, why, None
         if obs.verify_requested and obs.verified is None:
             return Verdict.SAT, f"{UNVERIFIED_REASON}: {obs.verify_reason or 'undecided'}", None
-        return Verdict.SAT, "", None
+        return Verdict.SAT, reason, None  # empty, or that the sandbox checked for the script
     if outcome == "unsat":
         return Verdict.UNSAT, reason, None
     if outcome == "unknown":
@@ -258,6 +264,9 @@ def _verdict(obs: Observation) -> tuple[Verdict, str, Kill | None]:
     killed_by = signal_of(obs.wait_status)
     if killed_by is not None:
         return _from_signal(obs, killed_by)
+    if obs.kill is Kill.CPU and obs.wait_status is None:  # its init was killed before it reported
+        return (Verdict.CPU_LIMIT, f"CPU-time limit of {obs.limits.cpu_s:g} s (SIGXCPU, as the script "
+                "reported: its CPU time could not be read)", Kill.CPU)
     if obs.report_error:
         return Verdict.INTERNAL_ERROR, obs.report_error, None
     if obs.report is None:
@@ -278,7 +287,7 @@ def _signal(obs: Observation) -> int | None:
     killed_by = signal_of(obs.wait_status)
     if killed_by is not None:
         return killed_by
-    if obs.wait_status is None and obs.kill in ZYGOTE_KILLS:
+    if obs.wait_status is None and (obs.kill in ZYGOTE_KILLS or obs.kill is Kill.CPU):
         return int(signal.SIGKILL)
     return None
 
@@ -295,6 +304,9 @@ def exit_code_of(status: int | None) -> int | None:
 
 def classify(obs: Observation) -> ZygoteResult:
     verdict, reason, kill = _verdict(obs)
+    stack_line, where = stack_note(kill, obs.stack)
+    if where:
+        reason = f"{reason} ({where})"
     report = obs.report or cast(ChildReport, {})
     if obs.checked is not None and obs.verified is not None:  # the model the verifier checked
         report = cast(ChildReport, {**report, **obs.checked})
@@ -329,7 +341,7 @@ def classify(obs: Observation) -> ZygoteResult:
         "verified": obs.verified if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None,
         "isolation": _isolation(obs),
         "host": None,
-        "error": error_of(verdict, reason, kill, report, obs.stderr),
+        "error": error_of(verdict, reason, kill, report, obs.stderr, stack_line),
         # The byte_N that travelled as hex only: the host puts them back into the model (a million
         # of them would hold up this loop, and every other candidate's deadline, for seconds).
         "byte_runs": cut_runs(report.get("byte_runs") or [], int(obs.limits.payload_max_bytes))

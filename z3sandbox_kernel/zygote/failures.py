@@ -2,7 +2,9 @@
 
 The line is the script's, as the agent or person sent it: the escaped exception's innermost script
 frame, a syntax error's line, the check() a solver timeout interrupted (the harness reports it),
-or, for a crash, the ``candidate.py`` line faulthandler printed on stderr.
+for a crash, the ``candidate.py`` line faulthandler printed on stderr, or, for a CPU, wall or
+output kill, the line of the stack the script wrote when warned (child/stack.py), said to be its
+own report.
 Everything but the verdict is the candidate's word (as its report is), used only to point at a line.
 """
 
@@ -19,13 +21,30 @@ _CRASHES = frozenset({Verdict.CRASHED, Verdict.CPU_LIMIT, Verdict.MEMORY_LIMIT})
 _FAULT_FRAME = re.compile(rb'File "candidate\.py", line (\d+) in ')
 _DENIED_AT = re.compile(r" at line (\d+): `")
 _FAULT_TAIL = 16 << 10  # faulthandler's dump is at the end of stderr
+_STACK_KILLS = frozenset({"cpu", "wall", "output"})  # the kills a script's stack is asked for
+
+
+def stack_note(kill: str | None, stack: list[tuple[int, str]] | None) -> tuple[int | None, str]:
+    """(line, words) of where a script was when its CPU, wall or output limit ended it, from the
+    stack it wrote (child/stack.py): its own claim, and said to be."""
+    if kill not in _STACK_KILLS:
+        return None, ""
+    if stack is None:
+        return None, "the script's stack could not be taken"
+    if not stack:
+        return None, "it was not running a line of the script"
+    line = int(stack[-1][0])
+    return line, f"line {line}, as the script reported"
 
 
 def error_of(verdict: Verdict, reason: str, kill: str | None, report: ChildReport,
-             stderr: bytes) -> CandidateError | None:
-    """The error of a candidate that ended as ``verdict``, or None when it did not fail."""
+             stderr: bytes, stack_line: int | None = None) -> CandidateError | None:
+    """The error of a candidate that ended as ``verdict``, or None when it did not fail;
+    ``stack_line``: the line its stack named (``stack_note``), already in ``reason``."""
     if not verdict.failed:
         return None
+    if stack_line is not None:
+        return {"type": verdict.value, "line": stack_line, "message": _cap(reason)}
     exception = report.get("exception")
     if exception is not None:
         return {"type": exception["type"], "line": exception.get("line"),

@@ -5,8 +5,11 @@ Everything on the descriptor after the setup frame was written by a process that
 it is hostile until checked.  Three gates, in order:
 
 1. As bytes arrive (``ResultReader.feed``): the per-candidate byte budget, each frame's announced
-   length against what is left of it, and at most ``MAX_CHILD_FRAMES`` frames.  A violation ends the
-   candidate at once, so no candidate can make the zygote buffer or decode more than its budget.
+   length against what is left of it, and at most ``MAX_CHILD_FRAMES`` frames.  A stack frame
+   (``StackReport``, at most ``STACK_FRAME_MAX_BYTES``, ``MAX_STACK_FRAMES`` of them) is decoded
+   at once through gates 2 and 3: the zygote acts on it while the candidate runs (trees.py).
+   A violation ends the candidate at once, so no candidate can make the zygote buffer or decode
+   more than its budget.
 2. Before decoding (``check_depth``): the nesting depth, found in passes over bytes done in C
    (strings out, then innermost ``[]``/``{}`` pairs removed per pass), so no parser ever sees a
    100,000-deep frame.  msgspec has no depth limit of its own.
@@ -31,9 +34,12 @@ import msgspec
 from ..protocol import (
     MAX_CHILD_FRAMES,
     MAX_FRAME_DEPTH,
+    MAX_STACK_FRAMES,
     PROTOCOL_VERSION,
+    STACK_FRAME_MAX_BYTES,
     ChildReport,
     SetupFrame,
+    StackReport,
     VerifyReport,
     frame_length,
 )
@@ -43,6 +49,9 @@ _EMPTY_PAIR = re.compile(rb"\[\]|\{\}")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 _NOT_A_NUMBER = re.compile(rb"[:,\[]\s*-?(?:Infinity|NaN)\b")  # Python's json.dumps writes them
+# A stack frame says so at its start: {"v":1,"type":"stack",... (child/stack.py).
+_STACK_TYPE = re.compile(rb'"type"\s*:\s*"stack"')
+_STACK_TYPE_WITHIN = 48
 
 
 class FrameError(ValueError):
@@ -61,6 +70,7 @@ class ResultReader:
         self.total = 0
         self.pending = bytearray()
         self.frames: list[bytes] = []
+        self.stacks: list[StackReport] = []  # the script's stack, when a limit was about to end it
         self.error: str | None = None
 
     def feed(self, chunk: bytes) -> str | None:
@@ -83,8 +93,27 @@ class ResultReader:
                 return self.error
             if len(self.pending) < _HEADER_BYTES + length:
                 break
-            self.frames.append(bytes(self.pending[_HEADER_BYTES:_HEADER_BYTES + length]))
+            body = bytes(self.pending[_HEADER_BYTES:_HEADER_BYTES + length])
             del self.pending[:_HEADER_BYTES + length]
+            if self.frames and _STACK_TYPE.search(body, 0, _STACK_TYPE_WITHIN):
+                self.error = self._take_stack(body)
+                if self.error:
+                    return self.error
+                continue
+            self.frames.append(body)
+        return None
+
+    def _take_stack(self, body: bytes) -> str | None:
+        """A stack frame, decoded at once (it is small and bounded: the zygote acts on it while the
+        candidate still runs); the violation, if it breaks the rules."""
+        if len(self.stacks) >= MAX_STACK_FRAMES:
+            return f"protocol violation: more than {MAX_STACK_FRAMES} stack frames on the result descriptor"
+        if len(body) > STACK_FRAME_MAX_BYTES:
+            return f"a stack frame of {len(body)} bytes is over {STACK_FRAME_MAX_BYTES} bytes"
+        try:
+            self.stacks.append(decode(body, StackReport, "a stack frame", "stack"))
+        except FrameError as exc:
+            return f"the child's stack frame is malformed: {exc}"
         return None
 
 
@@ -110,10 +139,11 @@ class _Head(TypedDict, total=False):
     type: Any
 
 
-Frame = TypeVar("Frame", SetupFrame, ChildReport, VerifyReport)
+Frame = TypeVar("Frame", SetupFrame, ChildReport, VerifyReport, StackReport)
 _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
-    kind: msgspec.json.Decoder(kind) for kind in (SetupFrame, ChildReport, VerifyReport, _Head)}
-_NAMES = {SetupFrame: "setup frame", ChildReport: "report", VerifyReport: "verification report"}
+    kind: msgspec.json.Decoder(kind) for kind in (SetupFrame, ChildReport, VerifyReport, StackReport, _Head)}
+_NAMES = {SetupFrame: "setup frame", ChildReport: "report", VerifyReport: "verification report",
+          StackReport: "stack frame"}
 
 
 def decode(body: bytes, kind: type[Frame], what: str, kind_name: str,

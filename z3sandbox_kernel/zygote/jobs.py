@@ -44,6 +44,7 @@ class Job:
     parsed: Parsed | None = None  # parse_result's answer, until more bytes arrive
     handing: memoryview | None = None  # the rest of its request, while it is being handed off
     scratch_largest: int = -1  # without an init: its largest scratch file, if it died of SIGXFSZ
+    stack_wait: bool = False  # asked for its stack before its kill (``kill``): killed when it comes
 
     @property
     def reaped(self) -> bool:
@@ -141,6 +142,8 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
         stream = job.streams[name]
         setattr(obs, name, stream.text())
         setattr(obs, f"{name}_truncated", stream.dropped > 0)
+    if job.result is not None and job.result.stacks:
+        obs.stack = [(int(line), str(name)) for line, name in job.result.stacks[-1]["lines"]]
     obs.setup, report, error = parse_result(job, Role.RUN)
     obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
     obs.report_error = obs.report_error or error

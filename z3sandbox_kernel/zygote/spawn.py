@@ -27,7 +27,7 @@ from typing import Any
 from ..child.bootstrap import ChildJob, become_child
 from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
-from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST, STANDBY_TAKEN
+from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST, STACK_REQUEST, STANDBY_TAKEN
 from ..roles import Role
 from . import scratch
 from .namespaces import fork_in_new_pid_namespace
@@ -141,7 +141,15 @@ def _run_init(job: ChildJob, status_w: int) -> None:
         for pid in child_box:
             _kill_quietly(pid)
 
+    def stack_request(*_: object) -> None:  # the zygote's warning before a kill: the child's to answer
+        for pid in child_box:
+            try:
+                os.kill(pid, STACK_REQUEST)
+            except ProcessLookupError:
+                pass
+
     signal.signal(KILL_REQUEST, kill_request)
+    signal.signal(STACK_REQUEST, stack_request)
     for step, failure in set_up_init(job.policy):  # the init's steps of the recipe
         # reported (the layers show inactive with the reason); fails the candidate only if it
         # required one of them (bootstrap)
@@ -150,6 +158,7 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     child = os.fork()
     if child == 0:
         signal.signal(KILL_REQUEST, signal.SIG_DFL)
+        signal.signal(STACK_REQUEST, signal.SIG_IGN)
         os.close(status_w)
         become_child(job)
     child_box.append(child)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..limits import Limits
-from ..protocol import KILL_REQUEST, STANDBY_TAKEN, RunRequest, VerifyRequest, report_budget
+from ..protocol import KILL_REQUEST, STACK_REQUEST, STANDBY_TAKEN, RunRequest, VerifyRequest, report_budget
 from ..roles import Kill, Role
 from . import frames, scratch
 from .capture import Stream
@@ -31,6 +31,10 @@ from .spawn import ZYGOTE_NAME, kill_group, reap_ready
 
 READ_CHUNK = 1 << 16
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
+# A candidate asked for its stack before a wall or output kill gets this long to write it; the kill
+# comes as soon as it has (a Python script answers between two bytecodes: child/stack.py).
+STACK_WAIT_S = 0.5
+_ASKS_FOR_STACK = frozenset({Kill.WALL, Kill.OUTPUT})
 REAP_ALL_S = 5.0  # at shutdown, how long every killed tree is waited for
 
 
@@ -134,10 +138,13 @@ class Trees:
         if stream.name == "result":
             assert job.result is not None
             job.parsed = None
+            stacks = len(job.result.stacks)
             violation = job.result.feed(chunk)
             if violation and job.kill is None:
                 self.kill(job, Kill.REPORT, violation)
-            elif len(job.result.frames) == 2 and job.role is Role.RUN:
+            elif len(job.result.stacks) > stacks:
+                self._stack_came(job)
+            if not violation and len(job.result.frames) == 2 and job.role is Role.RUN:
                 self.report_whole(job)
             return
         stream.take(chunk)
@@ -147,6 +154,16 @@ class Trees:
         if out + err > job.output_cap and job.kill is None:
             self.kill(job, Kill.OUTPUT, f"stdout and stderr passed the hard cap of {job.output_cap >> 20} "
                                      f"MB together ({out} bytes on stdout, {err} on stderr)")
+
+    def _stack_came(self, job: Job) -> None:
+        """The candidate wrote its stack: asked for before a kill, the kill comes now; on the CPU
+        limit's SIGXCPU (it says so: its word, which classify.py checks against its CPU time),
+        the kill the hard limit would make a second later comes now."""
+        assert job.result is not None
+        if job.stack_wait:
+            self.kill(job, job.kill or Kill.WALL, job.kill_detail)
+        elif job.kill is None and job.result.stacks[-1]["signal"] == signal.SIGXCPU:
+            self.kill(job, Kill.CPU, "its CPU-time limit's SIGXCPU")
 
     def _close(self, stream: Stream) -> None:
         if stream.fd is not None:
@@ -246,6 +263,8 @@ class Trees:
         for job in list(self.jobs_by_pid.values()):
             if job.kill is None and now >= job.deadline:
                 self.kill(job, Kill.WALL)
+            elif job.stack_wait and now >= job.deadline:  # no stack came: the kill all the same
+                self.kill(job, job.kill or Kill.WALL, job.kill_detail)
             elif job.kill is not None and now >= job.deadline:  # the init's grace is over
                 job.deadline = math.inf
                 kill_group(job.pid)
@@ -253,8 +272,18 @@ class Trees:
     def kill(self, job: Job, reason: Kill, detail: str = "", grace: bool = True) -> None:
         """End the job's tree.  With an init (a PID namespace), ask it to kill the candidate and
         report the candidate's own status and rusage, and SIGKILL the tree ``KILL_GRACE_S`` later
-        whatever it did; otherwise SIGKILL its process group now."""
-        job.kill, job.kill_detail = reason, detail
+        whatever it did; otherwise SIGKILL its process group now.  A candidate's wall or output
+        kill first asks it for its stack (``STACK_REQUEST``) and waits ``STACK_WAIT_S`` for it
+        at most (``_stack_came``): where the script was is then known."""
+        first = job.kill is None
+        job.kill, job.kill_detail, job.stack_wait = reason, detail, False
+        if first and grace and reason in _ASKS_FOR_STACK and job.role is Role.RUN and not job.reaped:
+            try:
+                os.kill(job.pid, STACK_REQUEST)
+                job.stack_wait, job.deadline = True, time.monotonic() + STACK_WAIT_S
+                return
+            except ProcessLookupError:
+                pass
         if grace and "status" in job.streams and not job.reaped:
             try:
                 os.kill(job.pid, KILL_REQUEST)
