@@ -66,6 +66,7 @@ def prepare() -> None:
     _MAIN = _build_main()
     _SPARES["python"].append(z3.Context())
     _SPARES["smt2"].append(z3.Context())
+    observer.reader_context()  # made here: in the child, a new context would take the script's spare
     z3.Z3_eval_smtlib2_string(_SPARES["smt2"][0].ref(), "")  # the command interpreter, set up
     smt2.plan_check("(declare-const y Int)(check-sat)")
 

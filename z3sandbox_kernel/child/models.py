@@ -116,8 +116,9 @@ def python_value(value: z3.ExprRef) -> Any:
         if z3.is_int_value(value) or z3.is_bv_value(value):
             return _numeral(value.as_string())
         if z3.is_rational_value(value):
-            numerator = _numeral(value.numerator().as_string())
-            denominator = _numeral(value.denominator().as_string())
+            # z3's "n/d" text, not numerator() and denominator(): those make terms (observer.py)
+            numerator_text, _, denominator_text = value.as_string().partition("/")
+            numerator, denominator = _numeral(numerator_text), _numeral(denominator_text or "1")
             if isinstance(numerator, int) and isinstance(denominator, int):
                 return Fraction(numerator, denominator)
             return clean_text(value.sexpr(), MAX_VALUE_TEXT)

@@ -193,18 +193,20 @@ def _added(name: str) -> Callable[..., Any]:
 
 
 def _dropped(name: str) -> Callable[..., Any]:
-    """A pop (``Z3_optimize_pop`` takes no count: one scope) or a reset: the mirror first, so that
-    the record's assertions are taken before z3 drops what they point to."""
+    """A pop (``Z3_optimize_pop`` takes no count: one scope) or a reset.  The record's assertions
+    are taken first; the mirror drops scopes only once z3 has (a pop z3 refuses, which the script
+    may catch, leaves the solver and so the mirror as they were)."""
     def dropped(ctx: Any, solver: Any, *count: Any) -> None:
         mirror = OBSERVER.mirrors.get(key := address(solver))
         if mirror is not None:
             _settle(key, mirror)
+        C[name](ctx, solver, *count)
+        if mirror is not None:
             if name.endswith("_reset"):
                 mirror.reset()
             else:
                 mirror.pop(int(count[0]) if count else 1)
             _changed(key)
-        C[name](ctx, solver, *count)
     return dropped
 
 
@@ -347,13 +349,30 @@ def _settle(solver: int, mirror: Mirror) -> None:
 
 
 def _read_model(ctx: Any, model: Any) -> models.ModelFields:
-    """The fields of a model object of the script's, read without making a term."""
-    borrowed = z3.ModelRef(model, OBSERVER.context(ctx))  # a reference of ours, dropped at return
+    """The fields of a model object of the script's, read from its copy in the harness's own
+    context.  Reading it in place would not make a term, but z3 keeps the last term an API call
+    returned alive (the context's "last result"): a value read there outlives the script's own
+    last result, and a numeral the script makes next takes another id than in a plain run."""
+    reader = reader_context()
     try:
-        skip = frozenset(models.decl_id(literal) for literal in OBSERVER.our_literals.values())
-        return models.read_model(borrowed, skip)
+        copy = z3.ModelRef(z3.Z3_model_translate(ctx, model, reader.ref()), reader)
+    except z3.Z3Exception:
+        return models.ModelFields()
+    try:
+        skip = frozenset(models.decl_id(literal.translate(reader))
+                         for literal in OBSERVER.our_literals.values())
+        return models.read_model(copy, skip)
     finally:
-        del borrowed
+        del copy
+
+
+READER: list[z3.Context] = []  # the harness's own context for reading models, made by prepare()
+
+
+def reader_context() -> z3.Context:
+    if not READER:
+        READER.append(z3.Context())
+    return READER[0]
 
 
 def finish() -> Record | None:
