@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import models
+from .smt2 import Smt2SyntaxError, split_commands
 
 Mark = tuple[int, ...]
 
@@ -77,10 +78,14 @@ def _term(command: str) -> str:
 
 
 def _commands(text: str) -> list[str] | None:
-    """The top-level commands of z3's benchmark text: each starts a line (z3 indents the rest).  A
-    string or symbol with a line break followed by "(" would break that rule: then None."""
+    """The top-level commands of z3's benchmark text.  Mostly each starts a line (z3 indents the
+    rest), which a split finds fast; z3 prints a shared subterm's ``(let`` at a line's start, and a
+    string or symbol may hold a line break followed by "(": then an SMT-LIB reader splits them."""
     commands = [c.rstrip("\n") + "\n" for c in text.split("\n(")]
     commands[1:] = ["(" + c for c in commands[1:]]
-    if any(c.count("(") != c.count(")") for c in commands if c.startswith("(")):
+    if all(c.count("(") == c.count(")") for c in commands if c.startswith("(")):
+        return commands
+    try:
+        return [text[c.start:c.end] + "\n" for c in split_commands(text)]
+    except Smt2SyntaxError:
         return None
-    return commands
