@@ -275,6 +275,7 @@ def _run_job(job: ChildJob) -> int:
                 random_seed=request["random_seed"],
                 cores=bool(request["cores"]),
                 model_count=int(request.get("models") or 1),
+                send=_write_frame,  # each check, as it happens
             )
         )
     try:

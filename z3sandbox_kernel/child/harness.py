@@ -33,7 +33,7 @@ import z3
 
 from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
-from . import errors, instrument, models, more_models, objectives, observer, smt2
+from . import afterwards, checks, errors, instrument, models, more_models, objectives, observer, smt2
 
 SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its path in the working folder
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -79,10 +79,11 @@ def _build_main() -> types.ModuleType:
 
 
 def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: int | None,
-                  cores: bool, model_count: int = 1) -> ChildReport:
+                  cores: bool, model_count: int = 1, send: checks.Send | None = None) -> ChildReport:
     """Run ``script`` and report its last check (and, sat, up to ``model_count`` - 1 further models:
-    more_models.py).  Never raises: a harness failure becomes an ``internal_error`` report, which
-    the zygote's schema check turns into that verdict."""
+    more_models.py); with ``send``, each check of a Python script as it happens (checks.py).
+    Never raises: a harness failure becomes an ``internal_error`` report, which the zygote's
+    schema check turns into that verdict."""
     try:
         filename = SCRIPT_NAME  # as code objects name it: tracebacks say candidate.py
         run = instrument.Run(max(float(timeout_s), 0.001), cores and language == "python",
@@ -90,9 +91,13 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         for name in SEED_PARAMS if random_seed else ():
             z3.set_param(name, random_seed)
         instrument.install(run)
+        run.observer.checks = checks.CheckLog(send if language == "python" else None)
         objectives.install()
         instrument.adopt_spare_contexts(_SPARES.get(language, []))
         report = _run_smt2(script) if language == "smt2" else _run_python(script, filename)
+        run.observer.checks.send = None  # what the harness checks from here on is its own
+        if language == "python":
+            report["checks_made"] = run.observer.checks.made
         if model_count > 1 and report.get("outcome") == "sat" and report.get("assertions_smt2"):
             _flush()  # the script's output is whole before the harness checks anything more
             report["more_models"] = more_models.find(
@@ -154,6 +159,7 @@ def _finish(failure: BaseException | None) -> ChildReport:
         failure = None
     if failure is not None:
         errors.print_like_python(failure, run.filename)
+    afterwards.send_held_models()
     if run.denials:
         more = f" and {len(run.denials) - 1} more" if len(run.denials) > 1 else ""
         return {"outcome": "blocked", "reason": f"the sandbox denied {run.denials[0]}{more}"}
@@ -163,7 +169,7 @@ def _finish(failure: BaseException | None) -> ChildReport:
         kept = _check_unchecked()  # asserted but never checked: check it for the script
     except BaseException as exc:
         return errors.exception_report(exc, run.filename)
-    record = observer.finish()
+    record = afterwards.finish()
     del kept
     if record is None:
         return {"outcome": "no_check"}

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import models
-from .smt2 import Smt2SyntaxError, split_commands
 
 Mark = tuple[int, ...]
 
@@ -65,6 +64,13 @@ class Mirror:
     def mark(self) -> Mark | None:
         return tuple(len(scope) for scope in self.scopes) if self.complete else None
 
+    def active(self) -> tuple[list[str], list[str]] | None:
+        """The assert commands the solver holds now, and the declarations they may use (the
+        strings themselves: checks.py tells a text sent before by its identity); None if not known."""
+        if not self.complete:
+            return None
+        return [text for scope in self.scopes for text in scope], list(self.declarations)
+
     def text(self, mark: Mark) -> str | None:
         """The marked assertions as one SMT-LIB script (declarations, then the asserts), or None."""
         if not self.complete:
@@ -85,6 +91,8 @@ def _commands(text: str) -> list[str] | None:
     commands[1:] = ["(" + c for c in commands[1:]]
     if all(c.count("(") == c.count(")") for c in commands if c.startswith("(")):
         return commands
+    from .smt2 import Smt2SyntaxError, split_commands  # smt2.py imports the observers, which import this
+
     try:
         return [text[c.start:c.end] + "\n" for c in split_commands(text)]
     except Smt2SyntaxError:

@@ -39,6 +39,7 @@ from typing import Any
 import z3
 
 from . import models
+from .checks import CheckLog
 from .mirror import Mark, Mirror
 
 SAT, UNSAT = z3.Z3_L_TRUE, z3.Z3_L_FALSE
@@ -73,6 +74,7 @@ class Record(models.CheckReport):
     mark: Mark | None = None  # the mirror's scope sizes at the check; None: it was incomplete
     changed: bool = False  # the script changed the solver since: its model is not this check's
     model: int = 0  # the model object the script asked for, while it lives
+    index: int | None = None  # its CheckFrame's index, if it was sent (checks.py)
 
 
 class Observer:
@@ -89,6 +91,9 @@ class Observer:
         self.tracked: dict[int, tuple[int | None, str]] = {}
         self.our_literals: dict[int, z3.BoolRef] = {}
         self._contexts: dict[int, BorrowedContext] = {}
+        self.checks = CheckLog(None)  # every check, sent as it happens (set by the harness)
+        # Earlier checks whose model the script still holds: read when it lets go (model address).
+        self.models: dict[int, Record] = {}
         self.on_check: Callable[[Any], int] = lambda ctx: 0  # the watchdog's start, set by install
         self.after_check: Callable[[int], bool] = lambda token: False
 
@@ -223,6 +228,9 @@ def _checked(name: str) -> Callable[..., Any]:
         mirror = OBSERVER.mirrors.get(key)
         record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out)
         record.mark = mirror.mark() if mirror is not None else None
+        active = mirror.active() if mirror is not None else None
+        record.index = OBSERVER.checks.check(record.result, OBSERVER.script_line()[0],
+                                             *(active or (None, [])))
         if record.result == UNSAT and OBSERVER.cores:
             record.core = _core(ctx, solver, kind)
         elif record.result not in (SAT, UNSAT):
@@ -232,6 +240,9 @@ def _checked(name: str) -> Callable[..., Any]:
                 record.reason = "timeout" if timed_out else str(reason(ctx, solver))
             except Exception:
                 record.reason = "unknown"
+        earlier = OBSERVER.last
+        if earlier is not None and earlier.model:  # its model is read when the script lets go
+            OBSERVER.models[earlier.model] = earlier
         OBSERVER.last = record
         OBSERVER.last_asserted = None
         return result
@@ -278,11 +289,15 @@ def _got_model(name: str) -> Callable[..., Any]:
 
 
 def _model_dec_ref(ctx: Any, model: Any) -> None:
+    key = address(model)
     record = OBSERVER.last
-    if record is not None and record.model and record.model == address(model):
+    if record is None or not record.model or record.model != key:
+        record = OBSERVER.models.pop(key, None)
+    if record is not None:
         record.model = 0  # the script lets go of the model it asked for: read it first
         if _alone():
-            record.fields = _read_model(ctx, model)
+            record.fields = read_model(ctx, model)
+            OBSERVER.checks.model(record.index, record.fields)
     C["Z3_model_dec_ref"](ctx, model)
 
 
@@ -348,7 +363,7 @@ def _settle(solver: int, mirror: Mirror) -> None:
         OBSERVER.last_asserted = None
 
 
-def _read_model(ctx: Any, model: Any) -> models.ModelFields:
+def read_model(ctx: Any, model: Any) -> models.ModelFields:
     """The fields of a model object of the script's, read from its copy in the harness's own
     context.  Reading it in place would not make a term, but z3 keeps the last term an API call
     returned alive (the context's "last result"): a value read there outlives the script's own
@@ -373,40 +388,6 @@ def reader_context() -> z3.Context:
     if not READER:
         READER.append(z3.Context())
     return READER[0]
-
-
-def finish() -> Record | None:
-    """After the script: the last record with what its report needs, read from what is still alive
-    (the model asked for now if the script never asked and never changed the solver since)."""
-    record = OBSERVER.last
-    if record is None or record.result != SAT:
-        return record
-    mirror = OBSERVER.mirrors.get(record.solver)
-    if record.fields is None and record.model:
-        record.fields = _read_model(record.ctx, record.model)
-    elif record.fields is None and mirror is not None and not record.changed:
-        try:
-            model = C[f"Z3_{record.kind}_get_model"](record.ctx, record.solver)
-            z3.Z3_model_inc_ref(record.ctx, model)
-            record.fields = _read_model(record.ctx, model)
-            z3.Z3_model_dec_ref(record.ctx, model)
-        except Exception:  # no model left: the report has none
-            pass
-    if record.assertions is None and mirror is not None:
-        if record.mark is not None:
-            record.assertions = mirror.text(record.mark)
-        elif not record.changed:  # assertions from text: only z3 knows them, and may tell now
-            record.assertions = _z3_assertions(record)
-    return record
-
-
-def _z3_assertions(record: Record) -> str | None:
-    try:
-        vector = z3.AstVector(C[f"Z3_{record.kind}_get_assertions"](record.ctx, record.solver),
-                              OBSERVER.context(record.ctx))
-        return models.benchmark(record.ctx, [address(f.as_ast()) for f in vector])
-    except Exception:
-        return None
 
 
 def unobserved(name: str) -> Callable[..., Any]:

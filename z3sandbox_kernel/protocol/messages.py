@@ -57,6 +57,35 @@ class FoundModel(TypedDict):
     model_smt2: list[Smt2Pair]
 
 
+Ranges = list[tuple[Natural, Natural]]  # [start, end) index ranges into a list sent before
+
+
+class CheckFrame(TypedDict):
+    """One check of the script as it ended (child/checks.py), written at once: a candidate stopped
+    later keeps it.  Its assertions are ranges into the texts this and earlier check frames sent
+    (``asserts``, ``declarations``), in order; None when the harness does not know them."""
+
+    type: Literal["check"]
+    index: Natural  # 0, 1, 2 ... in the order the script checked
+    verdict: Literal["sat", "unsat", "unknown"]
+    line: int | None  # the script line of the check() call
+    asserts: list[str]  # assertion texts not sent before
+    declarations: list[str]  # declaration texts not sent before
+    assertions: Ranges | None
+    declared: Ranges
+
+
+class CheckModelFrame(TypedDict):
+    """The model the script read of a sat check (``CheckFrame.index``), as a ``FoundModel``."""
+
+    type: Literal["check_model"]
+    index: Natural
+    model: dict[str, JsonValue]
+    byte_constants: list[ByteConstant]
+    byte_runs: list[ByteRun]
+    model_smt2: list[Smt2Pair]
+
+
 class ChildException(TypedDict):
     type: str
     message: str
@@ -84,6 +113,7 @@ class ChildReport(_ChildReportRequired, total=False):
     unsat_core: list[CoreEntry]
     objectives: list[Objective]  # sat from an Optimize check: its objectives, in z3's order
     more_models: list[FoundModel]  # models=N: up to N-1 further models, each unlike the others
+    checks_made: Natural  # the checks the script made (CheckFrame: up to MAX_CHECKS of them)
     # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
     # and the model's constants as [smt2 name, smt2 value] pairs.
     assertions_smt2: str
@@ -123,6 +153,7 @@ class VerifyReport(_VerifyReportRequired, total=False):
     byte_constants: list[ByteConstant]
     byte_runs: list[ByteRun]
     more: list[CheckedModel]  # the further models (VerifyRequest.more_models_smt2), in order
+    checks: list[CheckedModel]  # the checks' models (VerifyRequest.checks), in order
 
 
 # The reason of a sat result whose model could not be verified (verification was asked for): it is
@@ -131,6 +162,16 @@ UNVERIFIED_REASON = "the model is not verified"
 
 
 # ------------------------------------------------------------------------------------ host <-> zygote
+
+class CheckToVerify(TypedDict):
+    """A check's model and its assertions: ranges into ``VerifyRequest.check_asserts`` and
+    ``check_declarations`` (each check's set is a prefix or a few runs of one list)."""
+
+    index: int
+    assertions: list[list[int]]
+    declared: list[list[int]]
+    model_smt2: list[Any]
+
 
 class VerifyRequest(TypedDict, total=False):
     """zygote -> verifier (a fresh child, child/verify.py): the model to re-check, or, for a spare
@@ -143,6 +184,9 @@ class VerifyRequest(TypedDict, total=False):
     spare: bool
     limits: dict[str, float]
     more_models_smt2: list[Any]  # models=N: each further model's pairs, checked one by one
+    checks: list[CheckToVerify]  # the models the script read at its checks, each on its own
+    check_asserts: list[str]  # the assertion and declaration texts they take ranges of
+    check_declarations: list[str]
 
 
 # The layers an isolation report names, in application order (child/bootstrap.py says why this
@@ -235,12 +279,27 @@ class ModelDict(TypedDict):
     verified: bool | None
 
 
+class CheckDict(TypedDict):
+    """One check of a candidate's script as the host holds it (``CandidateResult.checks``): its
+    verdict, the line of the check() call, and for a sat check whose model the script read, that
+    model, verified like a candidate's first."""
+
+    verdict: str
+    line: int | None
+    model: dict[str, JsonValue] | None
+    payload_hex: str | None
+    payload_error: str | None
+    verified: bool | None
+
+
 class CandidateOptional(TypedDict, total=False):
     """The optional fields of ``CandidateDict``, added in schema version 1 (absent in older
     documents, and when there is nothing to say)."""
 
     objectives: list[Objective]  # a sat Optimize check's objectives and their values
     more_models: list[ModelDict]  # models=N: the further models, each verified like the first
+    checks: list[CheckDict]  # every check the script made, in order (up to MAX_CHECKS)
+    checks_made: int  # how many it made: more than len(checks) when capped
 
 
 class CandidateDict(CandidateOptional):
