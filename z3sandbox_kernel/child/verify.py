@@ -17,6 +17,7 @@ from ..protocol import PROTOCOL_VERSION, CheckedModel, VerifyReport, VerifyReque
 from .models import read_model
 from .smt2 import Smt2SyntaxError, error_message, split_commands
 from .terms import walk_terms
+from .verify_checks import verify_checks
 
 MAX_TIMEOUT_MS = 4_294_967_294
 # Naming a violated assertion evaluates each one under the model: bounded, as it is only a hint.
@@ -67,7 +68,10 @@ def verify_request(request: VerifyRequest) -> VerifyReport:
     half the verifier's wall limit (the zygote kills it at the whole): past it, they are left
     undecided, and the first model's verdict still arrives."""
     started = time.monotonic()
-    report = verify_model(request["assertions_smt2"], request["model_smt2"], request["timeout_s"])
+    if "assertions_smt2" in request:
+        report = verify_model(request["assertions_smt2"], request["model_smt2"], request["timeout_s"])
+    else:  # only the models of the script's checks (verify_checks.py)
+        report = {"v": PROTOCOL_VERSION, "verified": None, "reason": "no model to verify"}
     budget = float((request.get("limits") or {}).get("wall_s", 10.0)) / 2
     more: list[CheckedModel] = []
     for pairs in request.get("more_models_smt2") or []:
@@ -79,6 +83,8 @@ def verify_request(request: VerifyRequest) -> VerifyReport:
         more.append(cast(CheckedModel, {key: value for key, value in checked.items() if key != "v"}))
     if more:
         report["more"] = more
+    if request.get("checks"):
+        report["checks"] = verify_checks(request, verify_model, started, budget)
     return report
 
 

@@ -60,7 +60,11 @@ class FoundModel(TypedDict):
 Ranges = list[tuple[Natural, Natural]]  # [start, end) index ranges into a list sent before
 
 
-class CheckFrame(TypedDict):
+class _Versioned(TypedDict, total=False):
+    v: int  # set by the writer (bootstrap._write_frame)
+
+
+class CheckFrame(_Versioned):
     """One check of the script as it ended (child/checks.py), written at once: a candidate stopped
     later keeps it.  Its assertions are ranges into the texts this and earlier check frames sent
     (``asserts``, ``declarations``), in order; None when the harness does not know them."""
@@ -75,7 +79,7 @@ class CheckFrame(TypedDict):
     declared: Ranges
 
 
-class CheckModelFrame(TypedDict):
+class CheckModelFrame(_Versioned):
     """The model the script read of a sat check (``CheckFrame.index``), as a ``FoundModel``."""
 
     type: Literal["check_model"]
@@ -137,6 +141,7 @@ class CheckedModel(TypedDict, total=False):
     model: dict[str, JsonValue]
     byte_constants: list[ByteConstant]
     byte_runs: list[ByteRun]
+    index: int  # a check's model: its check (CheckToVerify.index)
 
 
 class _VerifyReportRequired(TypedDict):

@@ -5,16 +5,17 @@ Everything on the descriptor after the setup frame was written by a process that
 it is hostile until checked.  Three gates, in order:
 
 1. As bytes arrive (``ResultReader.feed``): the per-candidate byte budget, each frame's announced
-   length against what is left of it, and at most ``MAX_CHILD_FRAMES`` frames.  A violation ends the
-   candidate at once, so no candidate can make the zygote buffer or decode more than its budget.
+   length against what is left of it, at most ``MAX_CHILD_FRAMES`` frames, and none after the
+   result.  A violation ends the candidate at once, so no candidate can make the zygote buffer or
+   decode more than its budget.
 2. Before decoding (``check_depth``): the nesting depth, found in passes over bytes done in C
    (strings out, then innermost ``[]``/``{}`` pairs removed per pass), so no parser ever sees a
    100,000-deep frame.  msgspec has no depth limit of its own.
-3. Decoding (``decode``): msgspec decodes the frame into ``SetupFrame``, ``ChildReport`` or
-   ``VerifyReport`` (protocol/messages.py) with their bounds: types, required fields, valid UTF-8 (a lone
-   surrogate would break re-encoding), ranges, hex, pair shapes.  Unknown fields are dropped.  What
-   msgspec cannot say is checked after it: the protocol version, the frame's type, a fraction's
-   denominator.
+3. Decoding (``decode``): msgspec decodes the frame into ``SetupFrame``, ``CheckFrame``,
+   ``CheckModelFrame``, ``ChildReport`` or ``VerifyReport`` (protocol/messages.py) with their
+   bounds: types, required fields, valid UTF-8 (a lone surrogate would break re-encoding), ranges,
+   hex, pair shapes.  Unknown fields are dropped.  What msgspec cannot say is checked after it: the
+   protocol version, the frame's type, a fraction's denominator.
 
 A frame that fails any gate makes that candidate ``internal_error`` with a reason that says what
 was wrong (``FrameError``, its words translated from msgspec's); nothing else is affected.
@@ -32,6 +33,8 @@ from ..protocol import (
     MAX_CHILD_FRAMES,
     MAX_FRAME_DEPTH,
     PROTOCOL_VERSION,
+    CheckFrame,
+    CheckModelFrame,
     ChildReport,
     SetupFrame,
     VerifyReport,
@@ -43,6 +46,9 @@ _EMPTY_PAIR = re.compile(rb"\[\]|\{\}")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 _NOT_A_NUMBER = re.compile(rb"[:,\[]\s*-?(?:Infinity|NaN)\b")  # Python's json.dumps writes them
+# How the harness writes a check's frames (child/checks.py, encode_frame): a frame between the setup
+# frame and the result is one of them, and any other frame is the result.
+CHECK_PREFIX = b'{"v":%d,"type":"check' % PROTOCOL_VERSION
 
 
 class FrameError(ValueError):
@@ -62,6 +68,7 @@ class ResultReader:
         self.pending = bytearray()
         self.frames: list[bytes] = []
         self.error: str | None = None
+        self.whole = False  # the result frame has arrived: nothing may follow it
 
     def feed(self, chunk: bytes) -> str | None:
         """Take ``chunk``; the violation, if this chunk made one (the candidate is then ended)."""
@@ -74,9 +81,10 @@ class ResultReader:
         self.pending.extend(chunk)
         while len(self.pending) >= _HEADER_BYTES:
             length = frame_length(bytes(self.pending[:_HEADER_BYTES]))
-            if len(self.frames) >= MAX_CHILD_FRAMES:
+            if len(self.frames) >= MAX_CHILD_FRAMES or self.whole:
                 self.error = (f"protocol violation: more than {MAX_CHILD_FRAMES} frames on the result "
-                              "descriptor (a setup frame, then one result)")
+                              "descriptor, or one after the result (a setup frame, the checks, then "
+                              "one result)")
                 return self.error
             if length > self.budget - (self.total - len(self.pending)) - _HEADER_BYTES:
                 self.error = f"a result frame of {length} bytes is over the budget of {self.budget} bytes"
@@ -85,6 +93,7 @@ class ResultReader:
                 break
             self.frames.append(bytes(self.pending[_HEADER_BYTES:_HEADER_BYTES + length]))
             del self.pending[:_HEADER_BYTES + length]
+            self.whole = len(self.frames) > 1 and not self.frames[-1].startswith(CHECK_PREFIX)
         return None
 
 
@@ -110,10 +119,12 @@ class _Head(TypedDict, total=False):
     type: Any
 
 
-Frame = TypeVar("Frame", SetupFrame, ChildReport, VerifyReport)
+Frame = TypeVar("Frame", SetupFrame, ChildReport, VerifyReport, CheckFrame, CheckModelFrame)
 _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
-    kind: msgspec.json.Decoder(kind) for kind in (SetupFrame, ChildReport, VerifyReport, _Head)}
-_NAMES = {SetupFrame: "setup frame", ChildReport: "report", VerifyReport: "verification report"}
+    kind: msgspec.json.Decoder(kind)
+    for kind in (SetupFrame, ChildReport, VerifyReport, CheckFrame, CheckModelFrame, _Head)}
+_NAMES = {SetupFrame: "setup frame", ChildReport: "report", VerifyReport: "verification report",
+          CheckFrame: "check frame", CheckModelFrame: "check's model frame"}
 
 
 def decode(body: bytes, kind: type[Frame], what: str, kind_name: str,
@@ -182,12 +193,12 @@ def parse(reader: ResultReader, phase: str) -> tuple[SetupFrame | None, dict[str
             raise FrameError(reader.error)
         if leftover:
             raise FrameError(f"the result descriptor ends inside a frame ({leftover} bytes left over)")
-        if len(frames) < 2:
+        if not reader.whole:
             return setup, None, None
         if phase == "verify":
-            verify = decode(frames[1], VerifyReport, "the result frame", "result", reader.between)
+            verify = decode(frames[-1], VerifyReport, "the result frame", "result", reader.between)
             return setup, dict(verify), None
-        report = decode(frames[1], ChildReport, "the result frame", "result", reader.between)
+        report = decode(frames[-1], ChildReport, "the result frame", "result", reader.between)
         return setup, dict(report), None
     except FrameError as exc:
         return setup, None, f"the child's result message is malformed: {exc}"
@@ -236,3 +247,20 @@ def _length_at(body: bytes, path: str) -> str:
     for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
         value = value[name] if name else value[int(index)]
     return str(len(value)) if isinstance(value, list) else "the wrong number of"
+
+
+def parse_checks(reader: ResultReader) -> tuple[list[dict[str, Any]], str | None]:
+    """The check frames between the setup frame and the result, decoded (``CheckFrame`` and
+    ``CheckModelFrame``), in the order they came; a frame that fails makes the error."""
+    found: list[dict[str, Any]] = []
+    end = len(reader.frames) - (1 if reader.whole else 0)
+    try:
+        for body in reader.frames[1:end]:
+            if body.startswith(CHECK_PREFIX + b'_model"'):
+                found.append(dict(decode(body, CheckModelFrame, "a check's model frame", "check_model",
+                                         reader.between)))
+            else:
+                found.append(dict(decode(body, CheckFrame, "a check frame", "check", reader.between)))
+    except FrameError as exc:
+        return found, f"the child's result message is malformed: {exc}"
+    return found, None

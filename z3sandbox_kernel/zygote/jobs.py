@@ -12,6 +12,7 @@ from ..protocol import RunRequest, SetupFrame, VerifyRequest
 from ..roles import STOPS, Kill, Role
 from . import frames
 from .capture import Stream
+from .checks import Checks, assemble, verify_part
 from .classify import Observation, exit_code_of
 from .payload import expand_smt2_pairs
 from .spawn import decode_status
@@ -42,6 +43,7 @@ class Job:
     parsed: Parsed | None = None  # parse_result's answer, until more bytes arrive
     handing: memoryview | None = None  # the rest of its request, while it is being handed off
     scratch_largest: int = -1  # without an init: its largest scratch file, if it died of SIGXFSZ
+    checks: tuple[Checks, str | None] | None = None  # checks_of's answer, once whole
 
     @property
     def reaped(self) -> bool:
@@ -73,32 +75,67 @@ def parse_result(job: Job, phase: Role) -> Parsed:
     return job.parsed
 
 
+def checks_of(job: Job) -> tuple[Checks, str | None]:
+    """The job's checks (frames.parse_checks, then checks.assemble), and the error a malformed
+    check frame made; parsed once when the result is whole or the job is over."""
+    assert job.result is not None
+    if job.checks is not None:
+        return job.checks
+    found, error = frames.parse_checks(job.result)
+    parsed = (assemble(found), error)
+    if job.result.whole or job.reaped:
+        job.checks = parsed
+    return parsed
+
+
+def _checks_to_verify(candidate: Candidate) -> bool:
+    job = candidate.job
+    return bool(candidate.request.get("verify") and job is not None and job.role is Role.RUN
+                and any(candidate.observation.checks.text(entry) is not None
+                        for entry in candidate.observation.checks.with_models()))
+
+
 def may_need_verification(candidate: Candidate, report: dict[str, Any] | None) -> bool:
-    """What the report alone says: a sat model with assertions to check it against, asked for."""
+    """What the report alone says: a sat model with assertions to check it against, asked for;
+    or a model the script read at an earlier check."""
+    if candidate.job is not None and candidate.job.role is Role.RUN:
+        candidate.observation.checks = checks_of(candidate.job)[0]
     return bool(candidate.request.get("verify") and report and report.get("outcome") == "sat"
-                and report.get("assertions_smt2"))
+                and report.get("assertions_smt2")) or _checks_to_verify(candidate)
 
 
 def wants_verification(candidate: Candidate) -> bool:
-    """Once the run has ended: its report asks for it and the run ended by itself, not killed."""
+    """Once the run has ended: its report asks for it and the run ended by itself, not killed; or
+    its checks found models (kept even when a limit stopped it), unless a race or a person
+    stopped it."""
     obs = candidate.observation
-    return (may_need_verification(candidate, cast(dict[str, Any], obs.report)) and obs.kill is None
-            and exit_code_of(obs.wait_status) is not None)
+    return ((may_need_verification(candidate, cast(dict[str, Any], obs.report)) and obs.kill is None
+             and exit_code_of(obs.wait_status) is not None)
+            or (_checks_to_verify(candidate) and obs.kill not in STOPS))
 
 
-def verify_request(candidate: Candidate, report: dict[str, Any]) -> VerifyRequest:
+def verify_request(candidate: Candidate, report: dict[str, Any] | None) -> VerifyRequest:
     def pairs(found: dict[str, Any]) -> list[list[str]]:
         return expand_smt2_pairs(found.get("model_smt2") or [], found.get("model") or {},
                                  found.get("byte_runs") or [],
                                  int(candidate.observation.limits.payload_max_bytes),
-                                 report.get("assertions_smt2", ""))
+                                 assertions)
 
-    request: VerifyRequest = {"assertions_smt2": report.get("assertions_smt2", ""),
-                              "model_smt2": pairs(report),
-                              "timeout_s": candidate.observation.limits.timeout_s,
+    report = report or {}
+    assertions = report.get("assertions_smt2", "")
+    request: VerifyRequest = {"timeout_s": candidate.observation.limits.timeout_s,
                               "require": candidate.request.get("require") or []}
+    if report.get("outcome") == "sat" and assertions:
+        request["assertions_smt2"], request["model_smt2"] = assertions, pairs(report)
     if report.get("more_models"):  # models=N: each further model, verified on its own
         request["more_models_smt2"] = [pairs(found) for found in report["more_models"]]
+
+    def check_pairs(found: dict[str, Any], text: str) -> list[list[str]]:
+        nonlocal assertions
+        assertions = text
+        return pairs(found)
+
+    request.update(verify_part(candidate.observation.checks, check_pairs))  # type: ignore[typeddict-item]
     return request
 
 
@@ -124,7 +161,8 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
         setattr(obs, f"{name}_truncated", stream.dropped > 0)
     obs.setup, report, error = parse_result(job, Role.RUN)
     obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
-    obs.report_error = obs.report_error or error
+    obs.checks, checks_error = checks_of(job)
+    obs.report_error = obs.report_error or error or checks_error
 
 
 def observe_verification(obs: Observation, job: Job) -> None:
@@ -140,6 +178,7 @@ def observe_verification(obs: Observation, job: Job) -> None:
         obs.verified = verified if isinstance(verified, bool) else None
         obs.verify_reason = str(report.get("reason") or "")
         obs.more_checked = list(report.get("more") or [])
+        obs.checks_checked = list(report.get("checks") or [])
         if obs.verified is not None:  # what the verifier checked is what the result will hold
             obs.checked = {key: report.get(key) or default
                            for key, default in (("model", {}), ("byte_constants", []), ("byte_runs", []))}

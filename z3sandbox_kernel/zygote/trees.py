@@ -137,7 +137,7 @@ class Trees:
             violation = job.result.feed(chunk)
             if violation and job.kill is None:
                 self.kill(job, Kill.REPORT, violation)
-            elif len(job.result.frames) == 2 and job.role is Role.RUN:
+            elif job.result.whole and job.role is Role.RUN:
                 self.report_whole(job)
             return
         stream.take(chunk)
