@@ -19,9 +19,11 @@ through and remember raw pointers, never Python objects of the script's:
   (a reference to the formula would keep it alive: a simplifying solver such as SimpleSolver keeps
   only its own rewritten form, and a plain run frees the script's);
 - a check is a ``Record``: its result and reason, and a mark of the mirror (how many assertions each
-  scope held then), not a copy; a pop, a reset or the solver's end turns the mark into text;
-- the model the script asked for is read before its model object ends.  Printing and reading walk
-  what exists: no term is made, no reference outlives the call;
+  scope held then), not a copy; a pop, a reset or the solver's end turns the mark into text; each
+  check also leaves the child as it ends (checks.py);
+- the model the script asked for is read when it asks (or, past checks.py's cap, before its model
+  object ends), from a copy in a context of the harness's own: nothing is made in the script's
+  context, and no reference outlives the call;
 - after the script, what is still alive is read the same way (a model is asked for only then).
 
 A script that calls z3's C functions itself (``Z3_solver_assert(...)`` from ``from z3 import *``)
@@ -284,6 +286,9 @@ def _got_model(name: str) -> Callable[..., Any]:
         if (record is not None and record.solver == address(solver) and record.result == SAT
                 and not record.changed and record.fields is None and not record.model):
             record.model = address(model)
+            if record.index is not None and _alone():  # a check sent: its model now, in case
+                record.fields = read_model(ctx, model)  # a limit ends the script while it holds it
+                OBSERVER.checks.model(record.index, record.fields)
         return model
     return got_model
 
@@ -295,7 +300,7 @@ def _model_dec_ref(ctx: Any, model: Any) -> None:
         record = OBSERVER.models.pop(key, None)
     if record is not None:
         record.model = 0  # the script lets go of the model it asked for: read it first
-        if _alone():
+        if record.fields is None and _alone():
             record.fields = read_model(ctx, model)
             OBSERVER.checks.model(record.index, record.fields)
     C["Z3_model_dec_ref"](ctx, model)
