@@ -84,16 +84,16 @@ def _term(command: str) -> str:
 
 
 def _commands(text: str) -> list[str] | None:
-    """The top-level commands of z3's benchmark text.  Mostly each starts a line (z3 indents the
-    rest), which a split finds fast; z3 prints a shared subterm's ``(let`` at a line's start, and a
-    string or symbol may hold a line break followed by "(": then an SMT-LIB reader splits them."""
-    commands = [c.rstrip("\n") + "\n" for c in text.split("\n(")]
-    commands[1:] = ["(" + c for c in commands[1:]]
-    if all(c.count("(") == c.count(")") for c in commands if c.startswith("(")):
-        return commands
-    from .smt2 import Smt2SyntaxError, split_commands  # smt2.py imports the observers, which import this
-
-    try:
-        return [text[c.start:c.end] + "\n" for c in split_commands(text)]
-    except Smt2SyntaxError:
+    """The top-level commands of z3's benchmark text: its declarations, each starting a line (z3
+    indents the rest), then its asserts, each starting a line with ``(assert`` (z3 may start a line
+    of one with a shared subterm's ``(let``).  A string or symbol with a line break followed by
+    "(" would break those rules: then None."""
+    head, found, tail = text.partition("\n(assert")
+    if not found:
         return None
+    commands = [c.rstrip("\n") + "\n" for c in head.split("\n(")]
+    commands[1:] = ["(" + c for c in commands[1:]]
+    commands += ["(assert" + c.rstrip("\n") + "\n" for c in tail.split("\n(assert")]
+    if any(c.count("(") != c.count(")") for c in commands if c.startswith("(")):
+        return None
+    return commands

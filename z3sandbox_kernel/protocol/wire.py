@@ -31,7 +31,7 @@ MORE_MODELS_REPORT_BYTES = 4 << 20
 # happens and one more for the model the script read; their assertions and models together take
 # at most CHECKS_REPORT_BYTES (past it, a check travels without them).
 MAX_CHECKS = 100
-CHECKS_REPORT_BYTES = 8 << 20
+CHECKS_REPORT_BYTES = 4 << 20
 # The budget never exceeds this, whatever payload_max_bytes says.
 MAX_CHILD_REPORT_BYTES = 64 << 20
 # JSON nesting a legitimate frame needs is 4 ({"model": {"x": {"fraction": [1, 2]}}}); checked

@@ -81,10 +81,12 @@ class ResultReader:
         self.pending.extend(chunk)
         while len(self.pending) >= _HEADER_BYTES:
             length = frame_length(bytes(self.pending[:_HEADER_BYTES]))
-            if len(self.frames) >= MAX_CHILD_FRAMES or self.whole:
+            if self.whole:
+                self.error = "protocol violation: a frame after the result on the result descriptor"
+                return self.error
+            if len(self.frames) >= MAX_CHILD_FRAMES:
                 self.error = (f"protocol violation: more than {MAX_CHILD_FRAMES} frames on the result "
-                              "descriptor, or one after the result (a setup frame, the checks, then "
-                              "one result)")
+                              "descriptor (a setup frame, the checks' frames, then one result)")
                 return self.error
             if length > self.budget - (self.total - len(self.pending)) - _HEADER_BYTES:
                 self.error = f"a result frame of {length} bytes is over the budget of {self.budget} bytes"
