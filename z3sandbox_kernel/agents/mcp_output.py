@@ -39,6 +39,13 @@ def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
                          "payload_b64": None if found.payload is None
                          else base64.b64encode(found.payload).decode(),
                          "verified": found.verified} for found in candidate.more_models],
+        "checks": [{"verdict": check.verdict, "line": check.line,
+                    "model": None if check.model is None
+                    else {name: encode_value(value) for name, value in check.model.items()},
+                    "payload_b64": None if check.payload is None
+                    else base64.b64encode(check.payload).decode(),
+                    "verified": check.verified} for check in candidate.checks],
+        "checks_made": candidate.checks_made,
         "stdout": capped(candidate.stdout), "stderr": capped(candidate.stderr),
         "wall_s": candidate.wall_s, "cpu_s": candidate.cpu_s,
     }
@@ -76,6 +83,9 @@ def output_model() -> Any:
         unsat_core: list[list[Any]] | None
         objectives: list[dict[str, Any]] = []  # a sat Optimize check's {term, direction, value}
         more_models: list[dict[str, Any]] = []  # models=N: {model, payload_b64, verified} each
+        # every check the script made, in order: {verdict, line, model, payload_b64, verified}
+        checks: list[dict[str, Any]] = []
+        checks_made: int = 0  # more than len(checks) when capped
         stdout: str
         stderr: str
         wall_s: float
