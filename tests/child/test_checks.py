@@ -19,8 +19,8 @@ def test_an_enumeration_sends_each_assertion_once_and_each_check_as_ranges():
     check_log, sent = log()
     declaration, first, second = "(declare-fun x () Int)\n", "(assert (> x 0))\n", "(assert (< x 9))\n"
     block = "(assert (not (= x 1)))\n"
-    check_log.check(1, 3, [first, second], [declaration])
-    check_log.check(1, 3, [first, second, block], [declaration])
+    check_log.check(1, lambda: 3, lambda: ([first, second], [declaration]))
+    check_log.check(1, lambda: 3, lambda: ([first, second, block], [declaration]))
     assert [frame["asserts"] for frame in sent] == [[first, second], [block]]
     assert [frame["assertions"] for frame in sent] == [[(0, 2)], [(0, 3)]]
     assert sent[1]["declarations"] == [] and sent[1]["declared"] == [(0, 1)]
@@ -35,15 +35,15 @@ def test_a_popped_scope_leaves_a_gap_in_the_ranges():
 def test_past_the_cap_checks_are_counted_not_sent():
     check_log, sent = log()
     for _ in range(MAX_CHECKS + 5):
-        check_log.check(-1, None, [], [])
+        check_log.check(-1, lambda: None, lambda: ([], []))
     assert len(sent) == MAX_CHECKS and check_log.made == MAX_CHECKS + 5
-    assert check_log.check(-1, None, [], []) is None
+    assert check_log.check(-1, lambda: None, lambda: ([], [])) is None
 
 
 def test_past_the_byte_budget_a_check_travels_without_assertions_or_model():
     check_log, sent = log()
     big = "(assert " + "x" * CHECKS_REPORT_BYTES + ")\n"
-    index = check_log.check(1, 1, [big], [])
+    index = check_log.check(1, lambda: 1, lambda: ([big], []))
     assert sent[0]["assertions"] is None and sent[0]["verdict"] == "sat"
     fields = models.ModelFields(model={"x": 1}, size=CHECKS_REPORT_BYTES + 1)
     check_log.model(index, fields)
@@ -52,7 +52,7 @@ def test_past_the_byte_budget_a_check_travels_without_assertions_or_model():
 
 def test_unknown_assertions_are_sent_as_none():
     check_log, sent = log()
-    check_log.check(0, 7, None, [])
+    check_log.check(0, lambda: 7, lambda: None)
     assert sent[0]["assertions"] is None and sent[0]["verdict"] == "unknown"
     assert assemble(sent).text(assemble(sent).entries[0]) is None
 

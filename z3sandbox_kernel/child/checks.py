@@ -49,15 +49,17 @@ class CheckLog:
         self.asserts: dict[int, tuple[str, int]] = {}
         self.declarations: dict[int, tuple[str, int]] = {}
 
-    def check(self, result: int, line: int | None, asserts: list[str] | None,
-              declarations: list[str]) -> int | None:
+    def check(self, result: int, line: Callable[[], int | None],
+              active: Callable[[], tuple[list[str], list[str]] | None]) -> int | None:
         """Send a check that just ended; its index, or None when it was not sent (past the cap).
-        ``asserts`` None: its assertions are not known (the mirror gave up)."""
+        ``line`` and ``active`` (the solver's assert and declaration texts, None when not known)
+        are asked for only when it is sent: past the cap, a check costs a count."""
         index, self.made = self.made, self.made + 1
         if self.send is None or index >= MAX_CHECKS:
             return None
+        asserts, declarations = active() or (None, [])
         frame: CheckFrame = {"type": "check", "index": index, "verdict": _verdict(result),
-                             "line": line, "asserts": [], "declarations": [], "assertions": None,
+                             "line": line(), "asserts": [], "declarations": [], "assertions": None,
                              "declared": []}
         new_size = self.size + sum(map(len, asserts or ())) + sum(map(len, declarations))
         if asserts is not None and new_size <= CHECKS_REPORT_BYTES:

@@ -230,9 +230,8 @@ def _checked(name: str) -> Callable[..., Any]:
         mirror = OBSERVER.mirrors.get(key)
         record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out)
         record.mark = mirror.mark() if mirror is not None else None
-        active = mirror.active() if mirror is not None else None
-        record.index = OBSERVER.checks.check(record.result, OBSERVER.script_line()[0],
-                                             *(active or (None, [])))
+        record.index = OBSERVER.checks.check(record.result, lambda: OBSERVER.script_line()[0],
+                                             mirror.active if mirror is not None else lambda: None)
         if record.result == UNSAT and OBSERVER.cores:
             record.core = _core(ctx, solver, kind)
         elif record.result not in (SAT, UNSAT):

@@ -162,6 +162,7 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
     obs.setup, report, error = parse_result(job, Role.RUN)
     obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
     obs.checks, checks_error = checks_of(job)
+    obs.checks = Checks() if checks_error else obs.checks  # a forged check frame: none are kept
     obs.report_error = obs.report_error or error or checks_error
 
 
