@@ -33,7 +33,7 @@ import z3
 
 from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
-from . import afterwards, checks, errors, instrument, models, more_models, objectives, observer, smt2
+from . import afterwards, checks, copies, errors, instrument, models, more_models, objectives, observer, smt2
 
 SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its path in the working folder
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -66,7 +66,7 @@ def prepare() -> None:
     _MAIN = _build_main()
     _SPARES["python"].append(z3.Context())
     _SPARES["smt2"].append(z3.Context())
-    observer.reader_context()  # made here: in the child, a new context would take the script's spare
+    copies.reader_context()  # made here: in the child, a new context would take the script's spare
     z3.Z3_eval_smtlib2_string(_SPARES["smt2"][0].ref(), "")  # the command interpreter, set up
     smt2.plan_check("(declare-const y Int)(check-sat)")
 

@@ -40,7 +40,7 @@ from typing import Any
 
 import z3
 
-from . import models
+from . import copies, models
 from .checks import CheckLog
 from .mirror import Mark, Mirror
 
@@ -368,30 +368,8 @@ def _settle(solver: int, mirror: Mirror) -> None:
 
 
 def read_model(ctx: Any, model: Any) -> models.ModelFields:
-    """The fields of a model object of the script's, read from its copy in the harness's own
-    context.  Reading it in place would not make a term, but z3 keeps the last term an API call
-    returned alive (the context's "last result"): a value read there outlives the script's own
-    last result, and a numeral the script makes next takes another id than in a plain run."""
-    reader = reader_context()
-    try:
-        copy = z3.ModelRef(z3.Z3_model_translate(ctx, model, reader.ref()), reader)
-    except z3.Z3Exception:
-        return models.ModelFields()
-    try:
-        skip = frozenset(models.decl_id(literal.translate(reader))
-                         for literal in OBSERVER.our_literals.values())
-        return models.read_model(copy, skip)
-    finally:
-        del copy
-
-
-READER: list[z3.Context] = []  # the harness's own context for reading models, made by prepare()
-
-
-def reader_context() -> z3.Context:
-    if not READER:
-        READER.append(z3.Context())
-    return READER[0]
+    """The fields of a model object of the script's, without the harness's core literals."""
+    return copies.read_model(ctx, model, OBSERVER.our_literals.values())
 
 
 def unobserved(name: str) -> Callable[..., Any]:
