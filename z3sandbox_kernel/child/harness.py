@@ -13,7 +13,8 @@ The script is never rewritten.  The verdict is the result of the last check() th
 whatever made it: ``Solver.check``, ``Optimize.check``, ``solve()`` or ``prove()`` (both call
 ``Solver.check``; ``prove()`` checks the negated claim, so unsat means proved and a model is a
 counterexample).  A script that asserted but never checked gets the solver it asserted into last
-checked for it.
+checked for it.  Every check, and each model the script read, also leaves as it happens
+(checks.py): an enumeration's last ``unsat`` is its verdict, and its models are kept beside it.
 
 Not protected: user code runs in this process and can undo anything done here (the audit hook only
 reports; kernel layers enforce), so the report is the candidate's word, as protocol/ says.
