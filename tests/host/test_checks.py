@@ -117,3 +117,22 @@ print(s.check())
     assert [check.verdict for check in candidate.checks] == ["sat", "unsat"]
     assert candidate.checks[0].model is None  # the script never read it
     assert candidate.reason == "after 1 sat check (0 models)"
+
+
+def test_an_unsat_candidates_check_payloads_reach_the_afl_queue(tmp_path):
+    from z3sandbox_kernel.jupyter.outcome import afl_writer
+    from z3sandbox_kernel.results import CandidateResult
+
+    check = {"verdict": "sat", "line": 3, "model": {"byte_0": 65}, "payload_hex": "41",
+             "payload_error": None, "verified": True}
+    failed = {**check, "payload_hex": "42", "verified": False}
+    candidate = CandidateResult.from_dict({"index": 0, "verdict": "unsat", "checks_made": 3,
+                                           "checks": [check, failed, {**check, "model": None,
+                                                                      "payload_hex": None,
+                                                                      "verdict": "unsat"}]})
+    assert candidate.payloads() == [("check-1", b"A")]  # a model that failed verification gives none
+    writer = afl_writer(str(tmp_path), None)
+    assert writer is not None
+    writer(candidate)
+    queued = list((tmp_path / "z3sandbox" / "queue").iterdir())
+    assert [path.read_bytes() for path in queued] == [b"A"]
