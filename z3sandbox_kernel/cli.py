@@ -178,7 +178,7 @@ def _name(result: RunResult, paths: list[Path], texts: list[str]) -> None:
 
 def _report(args: argparse.Namespace, result: RunResult) -> None:
     if args.payload_dir:
-        for candidate in result:  # candidate-<i>.bin, and candidate-<i>-model-<n>.bin (--models)
+        for candidate in result:  # candidate-<i>.bin, -model-<n>.bin (--models), -check-<n>.bin
             for name, payload in candidate.payloads():
                 stem = "-".join(filter(None, (f"candidate-{candidate.index}", name)))
                 (args.payload_dir / f"{stem}.bin").write_bytes(payload)

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from . import vote as voting
+from .found import CheckResult, ModelResult
 from .limits import Limits
 from .protocol import (
     CandidateDict,
     CandidateError,
     IsolationReport,
-    ModelDict,
     Objective,
     decode_value,
     encode_value,
@@ -58,29 +58,6 @@ def _views() -> Views:
 
 
 @dataclass
-class ModelResult:
-    """A further model of a sat candidate (``models=N``): its model, payload and verification,
-    as a candidate's first model is held (``CandidateResult.model``, ``payload``, ``verified``)."""
-
-    model: dict[str, Any]
-    payload: bytes | None = None
-    payload_error: str | None = None
-    verified: bool | None = None
-
-    @classmethod
-    def from_dict(cls, data: ModelDict | dict[str, Any]) -> ModelResult:
-        payload_hex = data.get("payload_hex")
-        return cls({k: decode_value(v) for k, v in (data.get("model") or {}).items()},
-                   bytes.fromhex(payload_hex) if payload_hex is not None else None,
-                   data.get("payload_error"), data.get("verified"))
-
-    def to_dict(self) -> ModelDict:
-        return {"model": {k: encode_value(v) for k, v in self.model.items()},
-                "payload_hex": self.payload.hex() if self.payload is not None else None,
-                "payload_error": self.payload_error, "verified": self.verified}
-
-
-@dataclass
 class CandidateResult:
     """The outcome of one candidate.  Measurements come from the operating system, not the child."""
 
@@ -94,6 +71,8 @@ class CandidateResult:
     unsat_core: list[tuple[int, str]] | None = None
     objectives: list[Objective] = field(default_factory=list)  # a sat Optimize check's goals
     more_models: list[ModelResult] = field(default_factory=list)  # models=N: each verified too
+    checks: list[CheckResult] = field(default_factory=list)  # each check the script made (found.py)
+    checks_made: int = 0  # how many: more than len(checks) when capped (protocol.MAX_CHECKS)
     stdout: str = ""
     stderr: str = ""
     stdout_truncated: bool = False
@@ -138,6 +117,7 @@ class CandidateResult:
         values["objectives"] = [{**goal, "value": decode_value(goal["value"])}
                                 for goal in data.get("objectives") or ()]
         values["more_models"] = [ModelResult.from_dict(found) for found in data.get("more_models") or ()]
+        values["checks"] = [CheckResult.from_dict(check) for check in data.get("checks") or ()]
         core = data.get("unsat_core")
         if core is not None:
             values["unsat_core"] = [(int(line), str(text)) for line, text in core]
@@ -160,18 +140,25 @@ class CandidateResult:
         data["objectives"] = [{**goal, "value": encode_value(goal["value"])} for goal in self.objectives]
         data["more_models"] = [found.to_dict() for found in self.more_models]
         data["confirmed_by"] = list(self.confirmed_by)
+        data["checks"] = [check.to_dict() for check in self.checks]
         data["limits"] = self.limits.to_dict() if self.limits is not None else None
         return data
 
     def payloads(self) -> list[tuple[str, bytes]]:
-        """A sat candidate's payloads, one per model (``models=N``), each named: ``""`` for the
-        first model's, ``"model-2"``, ``"model-3"``... for the further ones (a further model that
-        failed verification gives none)."""
-        if self.verdict is not Verdict.SAT:
-            return []
+        """A candidate's payloads, one per model, each named: ``""`` for a sat candidate's first
+        model, ``"model-2"``, ``"model-3"``... for further ones (``models=N``), ``"check-N"`` for
+        the models its script read at its checks (1-based), whatever its verdict, each payload once
+        (a model that failed verification gives none)."""
         named = [("", self.payload)] + [(f"model-{n}", found.payload) for n, found in
                                         enumerate(self.more_models, start=2) if found.verified is not False]
-        return [(name, payload) for name, payload in named if payload is not None]
+        named = named if self.verdict is Verdict.SAT else []
+        named += [(f"check-{n}", check.payload) for n, check in enumerate(self.checks, start=1)
+                  if check.verified is not False]
+        kept: dict[bytes, str] = {}
+        for name, payload in named:
+            if payload is not None:
+                kept.setdefault(payload, name)
+        return [(name, payload) for payload, name in kept.items()]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         alone = RunResult(candidates=[self], limits=self.limits or Limits())

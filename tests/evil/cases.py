@@ -277,7 +277,7 @@ CASES += [
     Case("85_fraction_zero_denominator.py", forged("denominator 0")),
     Case("86_core_line_not_numeric.py", forged("unsat_core[0][0] is a str")),
     Case("87_report_62mb.py", violation("over the budget")),
-    Case("88_frame_flood.py", violation("protocol violation", "more than 2 frames")),
+    Case("88_frame_flood.py", violation("protocol violation", "a frame after the result")),
     Case("89_frames_after_result.py", violation("protocol violation")),
     Case("90_length_header_4gb.py", violation("over the budget")),
     Case("91_truncated_frame.py", forged("ends inside a frame")),

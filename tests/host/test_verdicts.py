@@ -123,8 +123,9 @@ def test_cpu_limit_is_cpu_limit_with_kill_cpu(sandbox):
     candidate = one(sandbox, "while True: pass", limits=CPU_BOUND)
     assert candidate.verdict is Verdict.CPU_LIMIT
     assert candidate.kill == "cpu"
-    assert re.fullmatch(r"CPU-time limit of 1 s \(SIGXCPU(, then SIGKILL)?\) \((line 1, as the script "
-                        r"reported|the script's stack could not be taken)\)", candidate.reason), candidate.reason
+    assert re.fullmatch(r"CPU-time limit of 1 s \(SIGXCPU(, then SIGKILL)?\) \((line 1, as the "
+                        r"script reported|the script's stack could not be taken)\)", candidate.reason), \
+        candidate.reason
     assert candidate.signal == signal.SIGXCPU
     assert candidate.cpu_s > 0.5  # from rusage, not the child's word
 

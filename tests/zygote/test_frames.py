@@ -9,10 +9,12 @@ import time
 import pytest
 
 from z3sandbox_kernel.protocol import (
+    MAX_CHILD_FRAMES,
     MAX_CHILD_REPORT_BYTES,
     MAX_MODEL_REPORT_BYTES,
     SHOWN_MODEL_MAX_ENTRIES,
     decode_value,
+    encode_frame,
     report_budget,
 )
 from z3sandbox_kernel.zygote import frames
@@ -102,13 +104,38 @@ def test_depth_is_checked_before_parsing_and_quickly():
     frames.check_depth(b'{"model": {"x": {"fraction": [1, 2]}}, "s": "[[[[[[[[[[[[\\""}')
 
 
-def test_more_than_two_frames_is_a_violation_as_soon_as_the_third_begins():
+def test_a_frame_after_the_result_is_a_violation_as_soon_as_it_begins():
     reader = frames.ResultReader(1 << 20)
     assert reader.feed(frame(SETUP) + frame(report())) is None
-    assert "more than 2 frames" in (reader.feed(frame({"v": 1})[:4]) or "")
+    assert "a frame after the result" in (reader.feed(frame({"v": 1})[:4]) or "")
     setup, checked, error = frames.parse(reader, "run")
     assert setup == SETUP and checked is None  # the bootstrap's frame still counts
     assert error and "malformed: protocol violation" in error
+
+
+def test_more_check_frames_than_the_cap_allows_is_a_violation():
+    reader = frames.ResultReader(1 << 20)
+    check = encode_frame({"v": 1, "type": "check", "index": 0, "verdict": "sat", "line": 1, "asserts": [],
+                          "declarations": [], "assertions": None, "declared": []})
+    assert reader.feed(frame(SETUP) + check * (MAX_CHILD_FRAMES - 1)) is None
+    assert f"more than {MAX_CHILD_FRAMES} frames" in (reader.feed(check) or "")
+
+
+def test_check_frames_before_the_result_are_decoded_under_their_schema():
+    reader = frames.ResultReader(1 << 20)
+    check = {"v": 1, "type": "check", "index": 0, "verdict": "sat", "line": 3, "asserts": ["(assert x)"],
+             "declarations": ["(declare-fun x () Bool)"], "assertions": [[0, 1]], "declared": [[0, 1]]}
+    found = {"v": 1, "type": "check_model", "index": 0, "model": {"x": True}, "byte_constants": [],
+             "byte_runs": [], "model_smt2": [["x", "true"]]}
+    reader.feed(frame(SETUP) + encode_frame(check) + encode_frame(found))  # as the harness writes them
+    assert not reader.whole
+    decoded, error = frames.parse_checks(reader)
+    assert error is None and [f["type"] for f in decoded] == ["check", "check_model"]
+    reader.feed(frame(report()))
+    assert reader.whole and frames.parse(reader, "run")[1] is not None
+    bad = frames.ResultReader(1 << 20)
+    bad.feed(frame(SETUP) + encode_frame({**check, "verdict": "proved"}))
+    assert "verdict" in (frames.parse_checks(bad)[1] or "")
 
 
 def test_the_budget_is_checked_as_bytes_arrive():
@@ -135,7 +162,7 @@ def test_verification_and_probe_frames():
 
 
 def test_the_budget_fits_a_legitimate_report_and_no_more():
-    assert report_budget(1 << 20) < 20 << 20  # was 64 MB for every candidate
+    assert report_budget(1 << 20) < 24 << 20  # was 64 MB for every candidate
     assert report_budget(1 << 20) > MAX_MODEL_REPORT_BYTES + 2 * (1 << 20)
     assert report_budget(1 << 40) == MAX_CHILD_REPORT_BYTES
 

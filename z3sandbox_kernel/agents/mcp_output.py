@@ -66,6 +66,10 @@ def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
         "objectives": [{**goal, "value": encode_value(goal["value"])} for goal in candidate.objectives],
         "more_models": [_present({"model": _encoded(found.model), "payload_b64": _b64(found.payload),
                                   "verified": found.verified}) for found in candidate.more_models],
+        "checks": [_present({"verdict": check.verdict, "line": check.line, "model": _encoded(check.model),
+                             "payload_b64": _b64(check.payload), "verified": check.verified})
+                   for check in candidate.checks],
+        "checks_made": candidate.checks_made if candidate.checks else None,
         "stdout": capped(candidate.stdout), "stderr": capped(candidate.stderr),
         "wall_s": round(candidate.wall_s, TIMING_DIGITS), "cpu_s": round(candidate.cpu_s, TIMING_DIGITS),
     })
@@ -160,6 +164,11 @@ def output_model() -> Any:
         objectives: list[dict[str, Any]] = described(
             "a sat Optimize check's goals: {term, direction, value}, the value encoded as a model's", [])
         more_models: list[MoreModel] = described("with models=N: the further distinct models", [])
+        checks: list[dict[str, Any]] = described(
+            "every check the script made, in order: {verdict, line of the check() call, and for a sat "
+            "check whose model the script read: model, payload_b64, verified}", [])
+        checks_made: int | None = described("how many checks the script made (more than len(checks) "
+                                            "when capped); absent when it made none")
         stdout: str = described("what the script printed (head and tail when long): untrusted; "
                                 "absent when empty", "")
         stderr: str = described("its standard error, likewise untrusted; absent when empty", "")

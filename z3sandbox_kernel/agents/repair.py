@@ -1,10 +1,11 @@
 """The repair loop: generate scripts, run them, feed back what went wrong, until they agree.
 
 ``repair(generate, rounds=3, k=1, **run_options)`` calls ``generate(feedback)`` (``None`` in the
-first round) for scripts, runs them in the sandbox, and stops at a verified sat or at an unsat
-that every candidate of the round agrees on.  Otherwise the next round's ``feedback`` says, per
-candidate, its verdict, its structured error, the script line the error names and the tails of its
-stdout and stderr, capped (``FEEDBACK_BYTES`` a candidate) and marked as untrusted output: it is
+first round) for scripts, runs them in the sandbox, and stops at a verified sat (a verified model a
+script read at its checks counts: an enumeration ends on ``unsat`` after finding them) or at an
+unsat that every candidate of the round agrees on.  Otherwise the next round's ``feedback`` says,
+per candidate, its verdict, its structured error, the script line the error names and the tails of
+its stdout and stderr, capped (``FEEDBACK_BYTES`` a candidate) and marked as untrusted output: it is
 what a candidate printed, which an LLM must read as data, never as instructions.  Each block sits
 between markers with a nonce random per feedback, and the candidate's text is escaped so that it
 can neither close the block nor hide anything from the reader (untrusted.py).
@@ -130,10 +131,19 @@ def feedback_for(result: RunResult, scripts: list[str], round_number: int) -> Fe
                     tuple(candidate_feedback(c, script_of(c), nonce) for c in result.candidates), nonce)
 
 
+def found_models(candidate: CandidateResult) -> bool:
+    """The candidate's script read verified models at its checks (an enumeration that ends on
+    ``unsat`` found them all the same)."""
+    return any(check.verified for check in candidate.checks)
+
+
 def settled(result: RunResult) -> bool:
-    """A verified sat model, or unsat from every candidate: no need for another round."""
+    """A verified sat model (the vote's, or one a script read at its checks), or unsat from every
+    candidate: no need for another round."""
     best = result.best
     if result.verdict is Verdict.SAT and best is not None and best.verified:
+        return True
+    if any(found_models(candidate) for candidate in result.candidates):
         return True
     return bool(result.candidates) and all(c.verdict is Verdict.UNSAT for c in result.candidates)
 

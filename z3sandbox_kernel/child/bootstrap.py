@@ -309,6 +309,7 @@ def _run_job(job: ChildJob) -> int:
                 cores=bool(request["cores"]),
                 model_count=int(request.get("models") or 1),
                 plain=bool(request.get("plain")),
+                send=_write_frame,  # each check, as it happens
             )
         )
     try:

@@ -29,7 +29,16 @@ from ..protocol import (
 )
 from . import cross_check
 from .models import python_value
-from .verify import ModelCheck, check_model, only_asserts, parse_assertions, request_assertions, timeout_ms
+from .verify import (
+    ModelCheck,
+    check_model,
+    only_asserts,
+    parse_assertions,
+    request_assertions,
+    timeout_ms,
+    verify_model,
+)
+from .verify_checks import verify_checks
 
 DEFAULT_BUDGET_S = 10.0
 # Kept back from the budget for what follows the checks (reading a model, writing the report), so
@@ -43,7 +52,8 @@ class Budget:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.deadline = time.monotonic() + max(0.0, seconds - min(REPORT_MARGIN_S, seconds / 5))
+        self.started = time.monotonic()
+        self.deadline = self.started + max(0.0, seconds - min(REPORT_MARGIN_S, seconds / 5))
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -63,6 +73,16 @@ def verify_request(request: VerifyRequest) -> VerifyReport:
     """Confirm the answer of ``request`` (its ``outcome``: sat, the default, or unsat)."""
     limits = request.get("limits") or {}
     budget = Budget(float(limits.get("verify_s", DEFAULT_BUDGET_S)))
+    report = _confirm_answer(request, budget)
+    if request.get("checks"):  # the models the script read at its checks, each against its own
+        report["checks"] = verify_checks(request, verify_model, budget.started,
+                                         budget.deadline - budget.started)
+    return report
+
+
+def _confirm_answer(request: VerifyRequest, budget: Budget) -> VerifyReport:
+    if "assertions_smt2" not in request:  # only the models of the script's checks (verify_checks.py)
+        return {"v": PROTOCOL_VERSION, "verified": None, "reason": "no answer to confirm"}
     try:
         text = checked_assertions(request)
     except BaseException as exc:  # the script's text cannot be read: undecided, not a crash

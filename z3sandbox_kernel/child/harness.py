@@ -13,7 +13,8 @@ The script is never rewritten.  The verdict is the result of the last check() th
 whatever made it: ``Solver.check``, ``Optimize.check``, ``solve()`` or ``prove()`` (both call
 ``Solver.check``; ``prove()`` checks the negated claim, so unsat means proved and a model is a
 counterexample).  A script that asserted but never checked gets the solver it asserted into last
-checked for it.
+checked for it.  Every check, and each model the script read, also leaves as it happens
+(checks.py): an enumeration's last ``unsat`` is its verdict, and its models are kept beside it.
 
 Not protected: user code runs in this process and can undo anything done here (the audit hook only
 reports; kernel layers enforce), so the report is the candidate's word, as protocol/ says.
@@ -33,7 +34,19 @@ import z3
 
 from ..oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport
-from . import errors, instrument, models, more_models, objectives, observer, smt2, stack
+from . import (
+    afterwards,
+    checks,
+    copies,
+    errors,
+    instrument,
+    models,
+    more_models,
+    objectives,
+    observer,
+    smt2,
+    stack,
+)
 
 SCRIPT_NAME = models.SCRIPT_NAME  # sys.argv[0], co_filename; __file__ is its path in the working folder
 # Random seeds of the engines a check may use (the solver-level "random_seed" is an alias of smt's).
@@ -67,6 +80,7 @@ def prepare() -> None:
     _MAIN = _build_main()
     _SPARES["python"].append(z3.Context())
     _SPARES["smt2"].append(z3.Context())
+    copies.reader_context()  # made here: in the child, a new context would take the script's spare
     z3.Z3_eval_smtlib2_string(_SPARES["smt2"][0].ref(), "")  # the command interpreter, set up
     smt2.plan_check("(declare-const y Int)(check-sat)")
 
@@ -79,11 +93,13 @@ def _build_main() -> types.ModuleType:
 
 
 def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: int | None,
-                  cores: bool, model_count: int = 1, plain: bool = False) -> ChildReport:
+                  cores: bool, model_count: int = 1, plain: bool = False,
+                  send: checks.Send | None = None) -> ChildReport:
     """Run ``script`` and report its last check (and, sat, up to ``model_count`` - 1 further models:
-    more_models.py).  ``plain``: as ``python file.py`` runs it, without the prelude, ``s`` or a
-    check on its behalf.  Never raises: a harness failure becomes an ``internal_error`` report,
-    which the zygote's schema check turns into that verdict."""
+    more_models.py); with ``send``, each check of a Python script as it happens (checks.py).
+    ``plain``: as ``python file.py`` runs it, without the prelude, ``s`` or a check on its behalf.
+    Never raises: a harness failure becomes an ``internal_error`` report, which the zygote's schema
+    check turns into that verdict."""
     try:
         filename = SCRIPT_NAME  # as code objects name it: tracebacks say candidate.py
         run = instrument.Run(max(float(timeout_s), 0.001), cores and language == "python",
@@ -91,9 +107,13 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         for name in SEED_PARAMS if random_seed else ():
             z3.set_param(name, random_seed)
         instrument.install(run)
+        run.observer.checks = checks.CheckLog(send if language == "python" else None)
         objectives.install()
         instrument.adopt_spare_contexts(_SPARES.get(language, []))
         report = _run_smt2(script) if language == "smt2" else _run_python(script, filename, plain)
+        run.observer.checks.send = None  # what the harness checks from here on is its own
+        if language == "python":
+            report["checks_made"] = run.observer.checks.made
         if model_count > 1 and report.get("outcome") == "sat" and report.get("assertions_smt2"):
             _flush()  # the script's output is whole before the harness checks anything more
             report["more_models"] = more_models.find(
@@ -167,6 +187,7 @@ def _finish(failure: BaseException | None, check_for_script: bool = True) -> Chi
     if isinstance(failure, SystemExit) and failure.code in (None, 0):
         failure = None
     hint = errors.print_like_python(failure, run.filename) if failure is not None else ""
+    afterwards.send_held_models()
     if run.denials:
         more = f" and {len(run.denials) - 1} more" if len(run.denials) > 1 else ""
         return {"outcome": "blocked", "reason": f"the sandbox denied {run.denials[0]}{more}"}
@@ -177,7 +198,7 @@ def _finish(failure: BaseException | None, check_for_script: bool = True) -> Chi
         kept = _check_unchecked() if check_for_script else None
     except BaseException as exc:
         return errors.exception_report(exc, run.filename)
-    record = observer.finish()
+    record = afterwards.finish()
     del kept
     if record is None:
         return {"outcome": "no_check"}

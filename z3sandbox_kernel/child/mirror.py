@@ -70,6 +70,13 @@ class Mirror:
     def mark(self) -> Mark | None:
         return tuple(len(scope) for scope in self.scopes) if self.complete else None
 
+    def active(self) -> tuple[list[str], list[str]] | None:
+        """The assert commands the solver holds now, and the declarations they may use (the
+        strings themselves: checks.py tells a text sent before by its identity); None if not known."""
+        if not self.complete:
+            return None
+        return [text for scope in self.scopes for text in scope], list(self.declarations)
+
     def text(self, mark: Mark) -> str | None:
         """The marked assertions as one SMT-LIB script (declarations, then the asserts), or None."""
         if not self.complete:
@@ -83,16 +90,16 @@ def _term(command: str) -> str:
 
 
 def _commands(text: str) -> list[str] | None:
-    """The top-level commands of z3's benchmark text: each starts a line, and z3 indents the rest,
-    except inside a ``let``, whose lines may start with "(": pieces join until they balance.  A
-    string or symbol holding an unbalanced parenthesis breaks the count: then None."""
-    pieces = text.split("\n(")
-    pieces[1:] = ["(" + piece for piece in pieces[1:]]
-    commands: list[str] = []
-    current = ""
-    for piece in pieces:
-        current = f"{current}\n{piece}" if current else piece
-        if not current.startswith("(") or current.count("(") == current.count(")"):
-            commands.append(current.rstrip("\n") + "\n")
-            current = ""
-    return None if current else commands
+    """The top-level commands of z3's benchmark text: its declarations, each starting a line (z3
+    indents the rest), then its asserts, each starting a line with ``(assert`` (z3 may start a line
+    of one with a shared subterm's ``(let``).  A string or symbol with a line break followed by
+    "(" would break those rules: then None."""
+    head, found, tail = text.partition("\n(assert")
+    if not found:
+        return None
+    commands = [c.rstrip("\n") + "\n" for c in head.split("\n(")]
+    commands[1:] = ["(" + c for c in commands[1:]]
+    commands += ["(assert" + c.rstrip("\n") + "\n" for c in tail.split("\n(assert")]
+    if any(c.count("(") != c.count(")") for c in commands if c.startswith("(")):
+        return None
+    return commands

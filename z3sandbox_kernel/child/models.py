@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -116,8 +117,9 @@ def python_value(value: z3.ExprRef) -> Any:
         if z3.is_int_value(value) or z3.is_bv_value(value):
             return _numeral(value.as_string())
         if z3.is_rational_value(value):
-            numerator = _numeral(value.numerator().as_string())
-            denominator = _numeral(value.denominator().as_string())
+            # z3's "n/d" text, not numerator() and denominator(): those make terms (observer.py)
+            numerator_text, _, denominator_text = value.as_string().partition("/")
+            numerator, denominator = _numeral(numerator_text), _numeral(denominator_text or "1")
             if isinstance(numerator, int) and isinstance(denominator, int):
                 return Fraction(numerator, denominator)
             return clean_text(value.sexpr(), MAX_VALUE_TEXT)
@@ -179,20 +181,23 @@ def decl_id(constant: z3.ExprRef) -> int:
                                                                        constant.as_ast())))
 
 
-def read_model(model: z3.ModelRef, skip_ids: frozenset[int] = frozenset()) -> ModelFields:
-    """Every constant and function of ``model`` except the declarations in ``skip_ids``."""
+def read_model(model: z3.ModelRef, skip_ids: frozenset[int] = frozenset(),
+               order: tuple[int, int, Callable[[int], z3.FuncDeclRef]] | None = None) -> ModelFields:
+    """Every constant and function of ``model`` except the declarations in ``skip_ids``, in
+    ``order`` when given (its constants, its declarations in all, and the ``index``-th one of
+    ``model``), else in the model's own."""
     fields = ModelFields()
     try:
-        constants = min(z3.Z3_model_get_num_consts(model.ctx.ref(), model.model),
-                        MAX_MODEL_CONSTANTS)
-        total = len(model)
+        constants, total, decl_at = order or (
+            z3.Z3_model_get_num_consts(model.ctx.ref(), model.model), len(model), model.__getitem__)
+        constants = min(constants, MAX_MODEL_CONSTANTS)
     except Exception:
         return fields
     for index in range(constants):
-        _read_constant(model, index, skip_ids, fields)
+        _read_constant(model, decl_at, index, skip_ids, fields)
     for index in range(constants, min(total, constants + MAX_MODEL_CONSTANTS)):
         try:
-            decl = model[index]
+            decl = decl_at(index)
             name = clean_text(decl.name(), 1000)
             if not fields.full() and name not in fields.model:
                 shown = value_text(model.get_interp(decl))
@@ -203,10 +208,10 @@ def read_model(model: z3.ModelRef, skip_ids: frozenset[int] = frozenset()) -> Mo
     return fields
 
 
-def _read_constant(model: z3.ModelRef, index: int, skip_ids: frozenset[int],
-                   fields: ModelFields) -> None:
+def _read_constant(model: z3.ModelRef, decl_at: Callable[[int], z3.FuncDeclRef], index: int,
+                   skip_ids: frozenset[int], fields: ModelFields) -> None:
     try:
-        decl = model[index]
+        decl = decl_at(index)
         if decl.get_id() in skip_ids:
             return
         value = model.get_interp(decl)

@@ -19,9 +19,11 @@ through and remember raw pointers, never Python objects of the script's:
   (a reference to the formula would keep it alive: a simplifying solver such as SimpleSolver keeps
   only its own rewritten form, and a plain run frees the script's);
 - a check is a ``Record``: its result and reason, and a mark of the mirror (how many assertions each
-  scope held then), not a copy; a pop, a reset or the solver's end turns the mark into text;
-- the model the script asked for is read before its model object ends.  Printing and reading walk
-  what exists: no term is made, no reference outlives the call;
+  scope held then), not a copy; a pop, a reset or the solver's end turns the mark into text; each
+  check also leaves the child as it ends (checks.py);
+- the model the script asked for is read when it asks (or, past checks.py's cap, before its model
+  object ends), from a copy in a context of the harness's own: nothing is made in the script's
+  context, and no reference outlives the call;
 - after the script, what is still alive is read the same way (a model is asked for only then).
 
 A script that calls z3's C functions itself (``Z3_solver_assert(...)`` from ``from z3 import *``)
@@ -38,7 +40,8 @@ from typing import Any
 
 import z3
 
-from . import models
+from . import copies, models
+from .checks import CheckLog
 from .mirror import Mark, Mirror
 
 SAT, UNSAT = z3.Z3_L_TRUE, z3.Z3_L_FALSE
@@ -73,6 +76,7 @@ class Record(models.CheckReport):
     mark: Mark | None = None  # the mirror's scope sizes at the check; None: it was incomplete
     changed: bool = False  # the script changed the solver since: its model is not this check's
     model: int = 0  # the model object the script asked for, while it lives
+    index: int | None = None  # its CheckFrame's index, if it was sent (checks.py)
 
 
 class Observer:
@@ -90,6 +94,9 @@ class Observer:
         self.our_literals: dict[int, z3.BoolRef] = {}
         self.tracked_terms: dict[int, str | None] = {}  # tracking literal id -> its formula as SMT-LIB
         self._contexts: dict[int, BorrowedContext] = {}
+        self.checks = CheckLog(None)  # every check, sent as it happens (set by the harness)
+        # Earlier checks whose model the script still holds: read when it lets go (model address).
+        self.models: dict[int, Record] = {}
         self.on_check: Callable[[Any], int] = lambda ctx: 0  # the watchdog's start, set by install
         self.after_check: Callable[[int], bool] = lambda token: False
 
@@ -195,18 +202,20 @@ def _added(name: str) -> Callable[..., Any]:
 
 
 def _dropped(name: str) -> Callable[..., Any]:
-    """A pop (``Z3_optimize_pop`` takes no count: one scope) or a reset: the mirror first, so that
-    the record's assertions are taken before z3 drops what they point to."""
+    """A pop (``Z3_optimize_pop`` takes no count: one scope) or a reset.  The record's assertions
+    are taken first; the mirror drops scopes only once z3 has (a pop z3 refuses, which the script
+    may catch, leaves the solver and so the mirror as they were)."""
     def dropped(ctx: Any, solver: Any, *count: Any) -> None:
         mirror = OBSERVER.mirrors.get(key := address(solver))
         if mirror is not None:
             _settle(key, mirror)
+        C[name](ctx, solver, *count)
+        if mirror is not None:
             if name.endswith("_reset"):
                 mirror.reset()
             else:
                 mirror.pop(int(count[0]) if count else 1)
             _changed(key)
-        C[name](ctx, solver, *count)
     return dropped
 
 
@@ -222,7 +231,10 @@ def _checked(name: str) -> Callable[..., Any]:
         key = address(solver)
         mirror = OBSERVER.mirrors.get(key)
         record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out,
-                        assumed=bool(count), mark=mirror.mark() if mirror is not None else None)
+                        assumed=bool(count))
+        record.mark = mirror.mark() if mirror is not None else None
+        record.index = OBSERVER.checks.check(record.result, lambda: OBSERVER.script_line()[0],
+                                             mirror.active if mirror is not None else lambda: None)
         if record.result == UNSAT and OBSERVER.cores:
             record.core, record.core_smt2 = _core(ctx, solver, kind)
         elif record.result not in (SAT, UNSAT):
@@ -232,6 +244,9 @@ def _checked(name: str) -> Callable[..., Any]:
                 record.reason = "timeout" if timed_out else str(reason(ctx, solver))
             except Exception:
                 record.reason = "unknown"
+        earlier = OBSERVER.last
+        if earlier is not None and earlier.model:  # its model is read when the script lets go
+            OBSERVER.models[earlier.model] = earlier
         OBSERVER.last = record
         OBSERVER.last_asserted = None
         return result
@@ -276,16 +291,23 @@ def _got_model(name: str) -> Callable[..., Any]:
         if (record is not None and record.solver == address(solver) and record.result == SAT
                 and not record.changed and record.fields is None and not record.model):
             record.model = address(model)
+            if record.index is not None and _alone():  # a check sent: its model now, in case
+                record.fields = read_model(ctx, model)  # a limit ends the script while it holds it
+                OBSERVER.checks.model(record.index, record.fields)
         return model
     return got_model
 
 
 def _model_dec_ref(ctx: Any, model: Any) -> None:
+    key = address(model)
     record = OBSERVER.last
-    if record is not None and record.model and record.model == address(model):
+    if record is None or not record.model or record.model != key:
+        record = OBSERVER.models.pop(key, None)
+    if record is not None:
         record.model = 0  # the script lets go of the model it asked for: read it first
-        if _alone():
-            record.fields = _read_model(ctx, model)
+        if record.fields is None and _alone():
+            record.fields = read_model(ctx, model)
+            OBSERVER.checks.model(record.index, record.fields)
     C["Z3_model_dec_ref"](ctx, model)
 
 
@@ -351,48 +373,9 @@ def _settle(solver: int, mirror: Mirror) -> None:
         OBSERVER.last_asserted = None
 
 
-def _read_model(ctx: Any, model: Any) -> models.ModelFields:
-    """The fields of a model object of the script's, read without making a term."""
-    borrowed = z3.ModelRef(model, OBSERVER.context(ctx))  # a reference of ours, dropped at return
-    try:
-        skip = frozenset(models.decl_id(literal) for literal in OBSERVER.our_literals.values())
-        return models.read_model(borrowed, skip)
-    finally:
-        del borrowed
-
-
-def finish() -> Record | None:
-    """After the script: the last record with what its report needs, read from what is still alive
-    (the model asked for now if the script never asked and never changed the solver since)."""
-    record = OBSERVER.last
-    if record is None or record.result not in (SAT, UNSAT):
-        return record
-    mirror = OBSERVER.mirrors.get(record.solver)
-    if record.result == SAT and record.fields is None and record.model:
-        record.fields = _read_model(record.ctx, record.model)
-    elif record.result == SAT and record.fields is None and mirror is not None and not record.changed:
-        try:
-            model = C[f"Z3_{record.kind}_get_model"](record.ctx, record.solver)
-            z3.Z3_model_inc_ref(record.ctx, model)
-            record.fields = _read_model(record.ctx, model)
-            z3.Z3_model_dec_ref(record.ctx, model)
-        except Exception:  # no model left: the report has none
-            pass
-    if record.assertions is None and mirror is not None:
-        if record.mark is not None:
-            record.assertions = mirror.text(record.mark)
-        elif not record.changed:  # assertions from text: only z3 knows them, and may tell now
-            record.assertions = _z3_assertions(record)
-    return record
-
-
-def _z3_assertions(record: Record) -> str | None:
-    try:
-        vector = z3.AstVector(C[f"Z3_{record.kind}_get_assertions"](record.ctx, record.solver),
-                              OBSERVER.context(record.ctx))
-        return models.benchmark(record.ctx, [address(f.as_ast()) for f in vector])
-    except Exception:
-        return None
+def read_model(ctx: Any, model: Any) -> models.ModelFields:
+    """The fields of a model object of the script's, without the harness's core literals."""
+    return copies.read_model(ctx, model, OBSERVER.our_literals.values())
 
 
 def unobserved(name: str) -> Callable[..., Any]:

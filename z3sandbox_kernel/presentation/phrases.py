@@ -96,8 +96,9 @@ def model_text(candidate: CandidateResult, max_bytes: int = 4096) -> str:
 def model_preview(candidate: CandidateResult, width: int = 40) -> str:
     """``model_text`` shortened to one cell, after the count of models when there are several."""
     text = model_text(candidate, max_bytes=width)
-    if candidate.more_models:
-        text = f"{model_count(candidate)} models: {text}"
+    count = model_count(candidate)
+    if count > 1 or (count and not text):  # models=N, or models the script read at its checks
+        text = f"{count} models: {text}" if text else f"{count} model{'s' * (count > 1)} at its checks"
     return shorten(text, width) if text else ""
 
 

@@ -38,6 +38,10 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
           "more_models": [{"model": {...}, "payload_hex": ..., "payload_error": ...,
                            "verified": true}],  # only with models=N and further models found
           "further_models": ["model 2: x=2"],  # with more_models: one line each, as shown
+          "checks": [{"verdict": "sat", "line": 5, "model": {...}, "payload_hex": ...,
+                      "payload_error": ..., "verified": true}],  # only when the script checked
+          "checks_made": 4,                   # more than once: each check, in order (at most 100;
+                                              # checks_made says how many it made)
           "show_output": false,               # its row shows stdout inline (alone, or failed)
           "cells": {"model": "x=3", "reason": "", "kill": ""},   # those columns' text as the
                                               # text table shows it (render from it, don't format)
@@ -52,8 +56,8 @@ The JSON schema (``MIME_TYPE``, ``SCHEMA_VERSION`` 1) -- the labextension render
 
 Additive changes keep version 1: a reader ignores fields it does not know, and label,
 source_preview, state, finished, progress, tie, view, columns, error, shown, core_answer,
-show_output, delta, control, objectives, objective, more_models, further_models, cells,
-isolation_summary, limits_shown, the columns' unit and isolation_shortfall were added that way.
+show_output, delta, control, objectives, objective, more_models, further_models, checks, checks_made,
+cells, isolation_summary, limits_shown, the columns' unit and isolation_shortfall were added that way.
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
 MIME type as ``{"elapsed_s": ..., "timings": [{"index", "wall_s", "cpu_s", "peak_rss_mb"}]}``, so
@@ -98,7 +102,7 @@ SCHEMA_VERSION = 1
 VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
 # Fields of CandidateResult that the JSON document leaves out: volatile, per-machine or live-only.
 _NOT_IN_JSON = (*VOLATILE_FIELDS, "isolation", "host", "state", "limits")  # limits: once, per run
-_ONLY_IF_ANY = ("objectives", "more_models", "confirmed_by", "disputed")
+_ONLY_IF_ANY = ("objectives", "more_models", "confirmed_by", "disputed", "checks", "checks_made")
 # The columns whose text the labextension draws as it is ("cells"); the others are markup made
 # from fields the document has anyway (index, a badge from "shown", the label and source preview).
 _CELLS = frozenset({"kill", "model", "reason"})
@@ -113,6 +117,8 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     data = candidate.to_dict()
     for name in _NOT_IN_JSON:
         data.pop(name, None)
+    if candidate.checks_made <= 1:  # one check: its verdict and model say it all
+        data["checks"] = data["checks_made"] = None
     for name in _ONLY_IF_ANY:  # optional fields (protocol.CandidateOptional): saved outputs of
         if not data[name]:     # runs without them stay as they were
             del data[name]
@@ -125,7 +131,7 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     data["core_answer"] = smt2_core_answer(candidate)
     if candidate.objectives:  # left out otherwise, as "objectives" is (results.py)
         data["objective"] = objective_summary(candidate)
-    if candidate.more_models:  # models=N, as "more_models" is
+    if further_models(candidate):  # models=N, or models read at checks ("checks")
         data["further_models"] = further_models(candidate)
     data["show_output"] = shows_output(candidate, alone) and not live
     # Each saved column's text as the text and HTML tables show it: the labextension draws these

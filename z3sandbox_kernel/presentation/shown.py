@@ -110,23 +110,41 @@ def objective_summary(candidate: CandidateResult) -> str:
 
 
 def model_count(candidate: CandidateResult) -> int:
-    """How many models a sat candidate has: its own, and the further ones (``models=N``)."""
+    """How many models a candidate has: its own, the further ones (``models=N``) and those its
+    script read at its checks (``check_models``)."""
     return (1 if candidate.model is not None or candidate.payload is not None else 0) + len(
-        candidate.more_models or ())
+        candidate.more_models or ()) + len(check_models(candidate))
+
+
+def check_models(candidate: CandidateResult) -> list[tuple[int, Any]]:
+    """(check number, ``CheckResult``) of each model a script that checked more than once read at
+    its checks, except the one that is the candidate's own model."""
+    if (candidate.checks_made or 0) <= 1:
+        return []
+    return [(number, check) for number, check in enumerate(candidate.checks or (), start=1)
+            if check.found is not None and (check.model != candidate.model or candidate.model is None)]
+
+
+def _found_text(found: Any) -> str:
+    if found.payload is not None:
+        return str(found.payload.hex(" "))
+    pairs = sorted(found.model.items(), key=lambda item: natural_key(str(item[0])))
+    return ", ".join(f"{name}={value}" for name, value in pairs)
+
+
+_CHECKED = {False: " (failed verification)", None: " (not verified)"}
 
 
 def further_models(candidate: CandidateResult) -> list[str]:
     """Each further model (``models=N``) in one line: ``model 2: 41 42`` (its payload in hex),
-    else its ``name=value`` pairs in natural order; one that failed verification says so."""
-    lines = []
-    for number, found in enumerate(candidate.more_models or (), start=2):
-        if found.payload is not None:
-            text = found.payload.hex(" ")
-        else:
-            pairs = sorted(found.model.items(), key=lambda item: natural_key(str(item[0])))
-            text = ", ".join(f"{name}={value}" for name, value in pairs)
-        checked = {False: " (failed verification)", None: " (not verified)"}.get(found.verified, "")
-        lines.append(f"model {number}: {printable(text)}{checked}")
+    else its ``name=value`` pairs in natural order; then each model the script read at its checks:
+    ``check 2 (line 5): x=2``.  One that failed verification says so."""
+    lines = [f"model {number}: {printable(_found_text(found))}{_CHECKED.get(found.verified, '')}"
+             for number, found in enumerate(candidate.more_models or (), start=2)]
+    for number, check in check_models(candidate):
+        line = f" (line {check.line})" if check.line is not None else ""
+        lines.append(f"check {number}{line}: {printable(_found_text(check.found))}"
+                     f"{_CHECKED.get(check.verified, '')}")
     return lines
 
 

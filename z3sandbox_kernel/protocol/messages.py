@@ -64,6 +64,39 @@ class FoundModel(TypedDict):
     model_smt2: list[Smt2Pair]
 
 
+Ranges = list[tuple[Natural, Natural]]  # [start, end) index ranges into a list sent before
+
+
+class _Versioned(TypedDict, total=False):
+    v: int  # set by the writer (bootstrap._write_frame)
+
+
+class CheckFrame(_Versioned):
+    """One check of the script as it ended (child/checks.py), written at once: a candidate stopped
+    later keeps it.  Its assertions are ranges into the texts this and earlier check frames sent
+    (``asserts``, ``declarations``), in order; None when the harness does not know them."""
+
+    type: Literal["check"]
+    index: Natural  # 0, 1, 2 ... in the order the script checked
+    verdict: Literal["sat", "unsat", "unknown"]
+    line: int | None  # the script line of the check() call
+    asserts: list[str]  # assertion texts not sent before
+    declarations: list[str]  # declaration texts not sent before
+    assertions: Ranges | None
+    declared: Ranges
+
+
+class CheckModelFrame(_Versioned):
+    """The model the script read of a sat check (``CheckFrame.index``), as a ``FoundModel``."""
+
+    type: Literal["check_model"]
+    index: Natural
+    model: dict[str, JsonValue]
+    byte_constants: list[ByteConstant]
+    byte_runs: list[ByteRun]
+    model_smt2: list[Smt2Pair]
+
+
 class ChildException(TypedDict):
     type: str
     message: str
@@ -91,6 +124,7 @@ class ChildReport(_ChildReportRequired, total=False):
     unsat_core: list[CoreEntry]
     objectives: list[Objective]  # sat from an Optimize check: its objectives, in z3's order
     more_models: list[FoundModel]  # models=N: up to N-1 further models, each unlike the others
+    checks_made: Natural  # the checks the script made (CheckFrame: up to MAX_CHECKS of them)
     # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
     # and the model's constants as [smt2 name, smt2 value] pairs.
     assertions_smt2: str
@@ -128,6 +162,7 @@ class CheckedModel(TypedDict, total=False):
     model: dict[str, JsonValue]
     byte_constants: list[ByteConstant]
     byte_runs: list[ByteRun]
+    index: int  # a check's model: its check (CheckToVerify.index)
 
 
 class CheckedObjective(TypedDict):
@@ -159,6 +194,7 @@ class VerifyReport(_VerifyReportRequired, total=False):
     disputed: str
     unconfirmed: str
     checked_objectives: list[CheckedObjective]  # VerifyRequest.objectives, in order
+    checks: list[CheckedModel]  # the checks' models (VerifyRequest.checks), in order
 
 
 # The reason of a sat result whose model could not be verified (verification was asked for): it is
@@ -167,6 +203,16 @@ UNVERIFIED_REASON = "the model is not verified"
 
 
 # ------------------------------------------------------------------------------------ host <-> zygote
+
+class CheckToVerify(TypedDict):
+    """A check's model and its assertions: ranges into ``VerifyRequest.check_asserts`` and
+    ``check_declarations`` (each check's set is a prefix or a few runs of one list)."""
+
+    index: int
+    assertions: list[list[int]]
+    declared: list[list[int]]
+    model_smt2: list[Any]
+
 
 class VerifyRequest(TypedDict, total=False):
     """zygote -> verifier (a fresh child, child/verify.py): the model to re-check, or, for a spare
@@ -184,6 +230,9 @@ class VerifyRequest(TypedDict, total=False):
     core_smt2: list[str]  # unsat with cores: the core's asserts (ChildReport.core_smt2)
     objectives: list[dict[str, Any]]  # sat from an Optimize: term_smt2, direction, value
     cross_check: str | None  # "cvc5": a second solver checks the same text
+    checks: list[CheckToVerify]  # the models the script read at its checks, each on its own
+    check_asserts: list[str]  # the assertion and declaration texts they take ranges of
+    check_declarations: list[str]
 
 
 # The layers an isolation report names, in application order (child/bootstrap.py says why this
@@ -278,6 +327,19 @@ class ModelDict(TypedDict):
     verified: bool | None
 
 
+class CheckDict(TypedDict):
+    """One check of a candidate's script as the host holds it (``CandidateResult.checks``): its
+    verdict, the line of the check() call, and for a sat check whose model the script read, that
+    model, verified like a candidate's first."""
+
+    verdict: str
+    line: int | None
+    model: dict[str, JsonValue] | None
+    payload_hex: str | None
+    payload_error: str | None
+    verified: bool | None
+
+
 class CandidateOptional(TypedDict, total=False):
     """The optional fields of ``CandidateDict``, added in schema version 1 (absent in older
     documents, and when there is nothing to say)."""
@@ -288,6 +350,8 @@ class CandidateOptional(TypedDict, total=False):
     # "cvc5"), and why a checker contradicts it (it then counts for nothing in the vote).
     confirmed_by: list[str]
     disputed: str | None
+    checks: list[CheckDict]  # every check the script made, in order (up to MAX_CHECKS)
+    checks_made: int  # how many it made: more than len(checks) when capped
 
 
 class CandidateDict(CandidateOptional):

@@ -27,15 +27,22 @@ MAX_ASSERTIONS_REPORT_BYTES = 4 << 20
 REPORT_SLACK_BYTES = 1 << 20
 # models=N: the further models together (child/more_models.py), payloads included.
 MORE_MODELS_REPORT_BYTES = 4 << 20
+# Every check of a script (child/checks.py): at most MAX_CHECKS are kept, each a frame as it
+# happens and one more for the model the script read; their assertions and models together take
+# at most CHECKS_REPORT_BYTES (past it, a check travels without them).
+MAX_CHECKS = 100
+CHECKS_REPORT_BYTES = 4 << 20
 # The budget never exceeds this, whatever payload_max_bytes says.
 MAX_CHILD_REPORT_BYTES = 64 << 20
 # JSON nesting a legitimate frame needs is 4 ({"model": {"x": {"fraction": [1, 2]}}}); checked
 # before parsing, so a 100,000-deep frame never reaches the recursive parser.
 MAX_FRAME_DEPTH = 8
-# A candidate's result descriptor carries the setup frame, then one result frame: no more.
-MAX_CHILD_FRAMES = 2
-# Besides them, at most this many stack frames (``StackReport``): the script's stack, written by
-# the child when a limit is about to end it (child/stack.py), each at most STACK_FRAME_MAX_BYTES.
+# A candidate's result descriptor carries the setup frame, its checks' frames, then one result
+# frame: no more.
+MAX_CHILD_FRAMES = 2 + 2 * MAX_CHECKS
+# Besides them (and not counted there), at most this many stack frames (``StackReport``): the
+# script's stack, written by the child when a limit is about to end it (child/stack.py), each at most
+# STACK_FRAME_MAX_BYTES.
 MAX_STACK_FRAMES = 2
 STACK_FRAME_MAX_BYTES = 4096
 # What the host keeps of one candidate's model and unsat core, whatever the candidate reported
@@ -95,7 +102,7 @@ class ProtocolError(Exception):
 def report_budget(payload_max_bytes: int) -> int:
     """The bytes a candidate may write on its result descriptor (both frames, headers included)."""
     needed = (MAX_MODEL_REPORT_BYTES + MAX_ASSERTIONS_REPORT_BYTES + REPORT_SLACK_BYTES
-              + MORE_MODELS_REPORT_BYTES + 2 * int(payload_max_bytes))
+              + MORE_MODELS_REPORT_BYTES + CHECKS_REPORT_BYTES + 2 * int(payload_max_bytes))
     return min(needed, MAX_CHILD_REPORT_BYTES)
 
 

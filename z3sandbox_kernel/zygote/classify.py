@@ -31,6 +31,7 @@ from ..protocol import (
 )
 from ..roles import STOPS, ZYGOTE_KILLS, Kill
 from ..verdicts import Verdict
+from .checks import Checks, results, summary
 from .confirmed import add_confirmation
 from .failures import error_of, stack_note
 from .payload import build_payload, cap_model, cut_runs
@@ -94,6 +95,8 @@ class Observation:
     # The script's stack as it wrote it when a limit was about to end it (protocol.StackReport's
     # lines, the last frame it wrote), or None if it wrote none.
     stack: list[tuple[int, str]] | None = None
+    checks: Checks = field(default_factory=Checks)  # every check of the script (checks.py)
+    checks_checked: list[dict[str, Any]] = field(default_factory=list)  # the verifier's word on them
 
 
 def cap(text: str, limit: int = REASON_CAP) -> str:
@@ -352,6 +355,13 @@ def classify(obs: Observation) -> ZygoteResult:
         result["objectives"] = _objectives(report["objectives"])
     if verdict is Verdict.SAT and report.get("more_models"):
         result["more_models"] = _more_models(obs, report.get("more_models") or [])
+    if obs.checks.entries:
+        result["checks"] = results(obs.checks, obs.checks_checked, obs.seed,
+                                   int(obs.limits.payload_max_bytes))
+        made = report.get("checks_made")
+        result["checks_made"] = made if isinstance(made, int) else len(result["checks"])
+        found = "" if verdict is Verdict.SAT else summary(result["checks"], made)
+        result["reason"] = cap("; ".join(filter(None, (result["reason"], found))))
     add_confirmation(result, obs, verdict)
     return result
 

@@ -5,7 +5,8 @@ Everything on the descriptor after the setup frame was written by a process that
 it is hostile until checked.  Three gates, in order:
 
 1. As bytes arrive (``ResultReader.feed``): the per-candidate byte budget, each frame's announced
-   length against what is left of it, and at most ``MAX_CHILD_FRAMES`` frames.  A stack frame
+   length against what is left of it, at most ``MAX_CHILD_FRAMES`` frames, and none after the
+   result.  A stack frame
    (``StackReport``, at most ``STACK_FRAME_MAX_BYTES``, ``MAX_STACK_FRAMES`` of them) is decoded
    at once through gates 2 and 3: the zygote acts on it while the candidate runs (trees.py).
    A violation ends the candidate at once, so no candidate can make the zygote buffer or decode
@@ -13,8 +14,9 @@ it is hostile until checked.  Three gates, in order:
 2. Before decoding (``check_depth``): the nesting depth, found in passes over bytes done in C
    (strings out, then innermost ``[]``/``{}`` pairs removed per pass), so no parser ever sees a
    100,000-deep frame.  msgspec has no depth limit of its own.
-3. Decoding (``decode``): msgspec decodes the frame into ``SetupFrame``, ``ChildReport`` or
-   ``VerifyReport`` (protocol/messages.py) with their bounds: types, required fields, valid UTF-8 (a lone
+3. Decoding (``decode``): msgspec decodes the frame into ``SetupFrame``, ``CheckFrame``,
+   ``CheckModelFrame``, ``StackReport``, ``ChildReport`` or ``VerifyReport`` (protocol/messages.py)
+   with their bounds: types, required fields, valid UTF-8 (a lone
    surrogate would break re-encoding), ranges, hex, pair shapes.  Unknown fields are dropped.  What
    msgspec cannot say is checked after it: the protocol version, the frame's type, a fraction's
    denominator.
@@ -37,6 +39,8 @@ from ..protocol import (
     MAX_STACK_FRAMES,
     PROTOCOL_VERSION,
     STACK_FRAME_MAX_BYTES,
+    CheckFrame,
+    CheckModelFrame,
     ChildReport,
     SetupFrame,
     StackReport,
@@ -52,6 +56,9 @@ _NOT_A_NUMBER = re.compile(rb"[:,\[]\s*-?(?:Infinity|NaN)\b")  # Python's json.d
 # A stack frame says so at its start: {"v":1,"type":"stack",... (child/stack.py).
 _STACK_TYPE = re.compile(rb'"type"\s*:\s*"stack"')
 _STACK_TYPE_WITHIN = 48
+# How the harness writes a check's frames (child/checks.py, encode_frame): a frame between the setup
+# frame and the result is one of them, and any other frame is the result.
+CHECK_PREFIX = b'{"v":%d,"type":"check' % PROTOCOL_VERSION
 
 
 class FrameError(ValueError):
@@ -72,6 +79,7 @@ class ResultReader:
         self.frames: list[bytes] = []
         self.stacks: list[StackReport] = []  # the script's stack, when a limit was about to end it
         self.error: str | None = None
+        self.whole = False  # the result frame has arrived: nothing may follow it
 
     def feed(self, chunk: bytes) -> str | None:
         """Take ``chunk``; the violation, if this chunk made one (the candidate is then ended)."""
@@ -84,9 +92,12 @@ class ResultReader:
         self.pending.extend(chunk)
         while len(self.pending) >= _HEADER_BYTES:
             length = frame_length(bytes(self.pending[:_HEADER_BYTES]))
+            if self.whole:
+                self.error = "protocol violation: a frame after the result on the result descriptor"
+                return self.error
             if len(self.frames) >= MAX_CHILD_FRAMES:
                 self.error = (f"protocol violation: more than {MAX_CHILD_FRAMES} frames on the result "
-                              "descriptor (a setup frame, then one result)")
+                              "descriptor (a setup frame, the checks' frames, then one result)")
                 return self.error
             if length > self.budget - (self.total - len(self.pending)) - _HEADER_BYTES:
                 self.error = f"a result frame of {length} bytes is over the budget of {self.budget} bytes"
@@ -101,6 +112,7 @@ class ResultReader:
                     return self.error
                 continue
             self.frames.append(body)
+            self.whole = len(self.frames) > 1 and not self.frames[-1].startswith(CHECK_PREFIX)
         return None
 
     def _take_stack(self, body: bytes) -> str | None:
@@ -139,11 +151,12 @@ class _Head(TypedDict, total=False):
     type: Any
 
 
-Frame = TypeVar("Frame", SetupFrame, ChildReport, VerifyReport, StackReport)
+Frame = TypeVar("Frame", SetupFrame, ChildReport, VerifyReport, StackReport, CheckFrame, CheckModelFrame)
 _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
-    kind: msgspec.json.Decoder(kind) for kind in (SetupFrame, ChildReport, VerifyReport, StackReport, _Head)}
+    kind: msgspec.json.Decoder(kind)
+    for kind in (SetupFrame, ChildReport, VerifyReport, StackReport, CheckFrame, CheckModelFrame, _Head)}
 _NAMES = {SetupFrame: "setup frame", ChildReport: "report", VerifyReport: "verification report",
-          StackReport: "stack frame"}
+          StackReport: "stack frame", CheckFrame: "check frame", CheckModelFrame: "check's model frame"}
 
 
 def decode(body: bytes, kind: type[Frame], what: str, kind_name: str,
@@ -214,12 +227,12 @@ def parse(reader: ResultReader, phase: str) -> tuple[SetupFrame | None, dict[str
             raise FrameError(reader.error)
         if leftover:
             raise FrameError(f"the result descriptor ends inside a frame ({leftover} bytes left over)")
-        if len(frames) < 2:
+        if not reader.whole:
             return setup, None, None
         if phase == "verify":
-            verify = decode(frames[1], VerifyReport, "the result frame", "result", reader.between)
+            verify = decode(frames[-1], VerifyReport, "the result frame", "result", reader.between)
             return setup, dict(verify), None
-        report = decode(frames[1], ChildReport, "the result frame", "result", reader.between)
+        report = decode(frames[-1], ChildReport, "the result frame", "result", reader.between)
         return setup, dict(report), None
     except FrameError as exc:
         return setup, None, f"the child's result message is malformed: {exc}"
@@ -268,3 +281,20 @@ def _length_at(body: bytes, path: str) -> str:
     for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
         value = value[name] if name else value[int(index)]
     return str(len(value)) if isinstance(value, list) else "the wrong number of"
+
+
+def parse_checks(reader: ResultReader) -> tuple[list[dict[str, Any]], str | None]:
+    """The check frames between the setup frame and the result, decoded (``CheckFrame`` and
+    ``CheckModelFrame``), in the order they came; a frame that fails makes the error."""
+    found: list[dict[str, Any]] = []
+    end = len(reader.frames) - (1 if reader.whole else 0)
+    try:
+        for body in reader.frames[1:end]:
+            if body.startswith(CHECK_PREFIX + b'_model"'):
+                found.append(dict(decode(body, CheckModelFrame, "a check's model frame", "check_model",
+                                         reader.between)))
+            else:
+                found.append(dict(decode(body, CheckFrame, "a check frame", "check", reader.between)))
+    except FrameError as exc:
+        return found, f"the child's result message is malformed: {exc}"
+    return found, None

@@ -13,6 +13,7 @@ from ..protocol import RunRequest, SetupFrame, VerifyRequest
 from ..roles import STOPS, Kill, Role
 from . import frames
 from .capture import Stream
+from .checks import Checks, assemble, verify_part
 from .classify import Observation, exit_code_of
 from .confirmed import confirm_report
 from .payload import expand_smt2_pairs
@@ -45,6 +46,7 @@ class Job:
     handing: memoryview | None = None  # the rest of its request, while it is being handed off
     scratch_largest: int = -1  # without an init: its largest scratch file, if it died of SIGXFSZ
     stack_wait: bool = False  # asked for its stack before its kill (``kill``): killed when it comes
+    checks: tuple[Checks, str | None] | None = None  # checks_of's answer, once whole
 
     @property
     def reaped(self) -> bool:
@@ -76,49 +78,86 @@ def parse_result(job: Job, phase: Role) -> Parsed:
     return job.parsed
 
 
+def checks_of(job: Job) -> tuple[Checks, str | None]:
+    """The job's checks (frames.parse_checks, then checks.assemble), and the error a malformed
+    check frame made; parsed once when the result is whole or the job is over."""
+    assert job.result is not None
+    if job.checks is not None:
+        return job.checks
+    found, error = frames.parse_checks(job.result)
+    parsed = (assemble(found), error)
+    if job.result.whole or job.reaped:
+        job.checks = parsed
+    return parsed
+
+
+def _checks_to_verify(candidate: Candidate) -> bool:
+    job = candidate.job
+    return bool(candidate.request.get("verify") and job is not None and job.role is Role.RUN
+                and any(candidate.observation.checks.text(entry) is not None
+                        for entry in candidate.observation.checks.with_models()))
+
+
 def may_need_verification(candidate: Candidate, report: dict[str, Any] | None) -> bool:
     """What the report alone says: a sat model or an unsat with assertions to check it against (an
-    SMT-LIB candidate's are in its script), asked for."""
+    SMT-LIB candidate's are in its script), asked for; or a model the script read at an earlier
+    check."""
+    if candidate.job is not None and candidate.job.role is Role.RUN:
+        candidate.observation.checks = checks_of(candidate.job)[0]
     return bool(candidate.request.get("verify") and report and report.get("outcome") in ("sat", "unsat")
-                and (report.get("assertions_smt2") or candidate.request.get("language") == "smt2"))
+                and (report.get("assertions_smt2") or candidate.request.get("language") == "smt2")
+                ) or _checks_to_verify(candidate)
 
 
 def wants_verification(candidate: Candidate) -> bool:
-    """Once the run has ended: its report asks for it and the run ended by itself, not killed."""
+    """Once the run has ended: its report asks for it and the run ended by itself, not killed; or
+    its checks found models (kept even when a limit stopped it), unless a race or a person
+    stopped it."""
     obs = candidate.observation
-    return (may_need_verification(candidate, cast(dict[str, Any], obs.report)) and obs.kill is None
-            and exit_code_of(obs.wait_status) is not None)
+    return ((may_need_verification(candidate, cast(dict[str, Any], obs.report)) and obs.kill is None
+             and exit_code_of(obs.wait_status) is not None)
+            or (_checks_to_verify(candidate) and obs.kill not in STOPS))
 
 
-def verify_request(candidate: Candidate, report: dict[str, Any]) -> VerifyRequest:
-    """What the verifier checks.  An SMT-LIB candidate is data: the verifier reads its assertions
-    from the script the zygote was given, not from the report (child/verify.py)."""
+def verify_request(candidate: Candidate, report: dict[str, Any] | None) -> VerifyRequest:
+    """What the verifier checks: the answer (a sat model, an unsat, with their parts) when the
+    report has one to check, and the models the script read at its checks.  An SMT-LIB candidate is
+    data: the verifier reads its assertions from the script the zygote was given, not from the
+    report (child/verify.py)."""
+    report = report or {}
     script = candidate.request["script"] if candidate.request.get("language") == "smt2" else None
-    asserted = report.get("assertions_smt2", "") if script is None else ""
+    assertions = report.get("assertions_smt2", "") if script is None else ""
 
     def pairs(found: dict[str, Any]) -> list[list[str]]:
         return expand_smt2_pairs(found.get("model_smt2") or [], found.get("model") or {},
                                  found.get("byte_runs") or [],
                                  int(candidate.observation.limits.payload_max_bytes),
-                                 asserted if script is None else script)
+                                 assertions if script is None else script)
 
-    request: VerifyRequest = {"assertions_smt2": asserted,
-                              "model_smt2": pairs(report),
-                              "timeout_s": candidate.observation.limits.timeout_s,
+    request: VerifyRequest = {"timeout_s": candidate.observation.limits.timeout_s,
                               "require": candidate.request.get("require") or []}
-    if script is not None:
-        request["script_smt2"] = script
-    if report.get("more_models"):  # models=N: each further model, verified on its own
-        request["more_models_smt2"] = [pairs(found) for found in report["more_models"]]
-    if report.get("outcome") == "unsat":
-        request["outcome"], request["model_smt2"] = "unsat", []
-        if "core_smt2" in report and candidate.request.get("cores"):
-            request["core_smt2"] = report["core_smt2"]
-    if report.get("objectives"):
-        request["objectives"] = [{key: goal.get(key) for key in ("term_smt2", "direction", "value")}
-                                 for goal in report["objectives"]]
-    if candidate.request.get("cross_check"):
-        request["cross_check"] = candidate.request.get("cross_check")
+    if report.get("outcome") in ("sat", "unsat") and (assertions or script is not None):
+        request["assertions_smt2"], request["model_smt2"] = assertions, pairs(report)
+        if script is not None:
+            request["script_smt2"] = script
+        if report.get("more_models"):  # models=N: each further model, verified on its own
+            request["more_models_smt2"] = [pairs(found) for found in report["more_models"]]
+        if report.get("outcome") == "unsat":
+            request["outcome"], request["model_smt2"] = "unsat", []
+            if "core_smt2" in report and candidate.request.get("cores"):
+                request["core_smt2"] = report["core_smt2"]
+        if report.get("objectives"):
+            request["objectives"] = [{key: goal.get(key) for key in ("term_smt2", "direction", "value")}
+                                     for goal in report["objectives"]]
+        if candidate.request.get("cross_check"):
+            request["cross_check"] = candidate.request.get("cross_check")
+
+    def check_pairs(found: dict[str, Any], text: str) -> list[list[str]]:
+        nonlocal assertions
+        assertions = text
+        return pairs(found)
+
+    request.update(verify_part(candidate.observation.checks, check_pairs))  # type: ignore[typeddict-item]
     return request
 
 
@@ -146,7 +185,9 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
         obs.stack = [(int(line), str(name)) for line, name in job.result.stacks[-1]["lines"]]
     obs.setup, report, error = parse_result(job, Role.RUN)
     obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
-    obs.report_error = obs.report_error or error
+    obs.checks, checks_error = checks_of(job)
+    obs.checks = Checks() if checks_error else obs.checks  # a forged check frame: none are kept
+    obs.report_error = obs.report_error or error or checks_error
 
 
 def observe_verification(obs: Observation, job: Job) -> None:
@@ -167,6 +208,7 @@ def observe_verification(obs: Observation, job: Job) -> None:
         obs.verified = verified if isinstance(verified, bool) else None
         obs.verify_reason = str(report.get("reason") or "")
         obs.more_checked = list(report.get("more") or [])
+        obs.checks_checked = list(report.get("checks") or [])
         if obs.verified is not None:  # what the verifier checked is what the result will hold
             obs.checked = {key: report.get(key) or default
                            for key, default in (("model", {}), ("byte_constants", []), ("byte_runs", []))}

@@ -144,7 +144,7 @@ class Trees:
                 self.kill(job, Kill.REPORT, violation)
             elif len(job.result.stacks) > stacks:
                 self._stack_came(job)
-            if not violation and len(job.result.frames) == 2 and job.role is Role.RUN:
+            if not violation and job.result.whole and job.role is Role.RUN:
                 self.report_whole(job)
             return
         stream.take(chunk)

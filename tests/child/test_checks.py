@@ -1,0 +1,66 @@
+"""child/checks.py: each check leaves as a frame when it ends, its assertions as ranges into texts
+sent once, within the cap and the byte budget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from z3sandbox_kernel.child import checks, models
+from z3sandbox_kernel.protocol import CHECKS_REPORT_BYTES, MAX_CHECKS
+from z3sandbox_kernel.zygote.checks import assemble
+
+
+def log() -> tuple[checks.CheckLog, list[dict[str, Any]]]:
+    sent: list[dict[str, Any]] = []
+    return checks.CheckLog(sent.append), sent
+
+
+def test_an_enumeration_sends_each_assertion_once_and_each_check_as_ranges():
+    check_log, sent = log()
+    declaration, first, second = "(declare-fun x () Int)\n", "(assert (> x 0))\n", "(assert (< x 9))\n"
+    block = "(assert (not (= x 1)))\n"
+    check_log.check(1, lambda: 3, lambda: ([first, second], [declaration]))
+    check_log.check(1, lambda: 3, lambda: ([first, second, block], [declaration]))
+    assert [frame["asserts"] for frame in sent] == [[first, second], [block]]
+    assert [frame["assertions"] for frame in sent] == [[(0, 2)], [(0, 3)]]
+    assert sent[1]["declarations"] == [] and sent[1]["declared"] == [(0, 1)]
+    rebuilt = assemble(sent)
+    assert rebuilt.text(rebuilt.entries[1]) == declaration + first + second + block
+
+
+def test_a_popped_scope_leaves_a_gap_in_the_ranges():
+    assert checks.ranges([0, 1, 2, 5, 6]) == [(0, 3), (5, 7)]
+
+
+def test_past_the_cap_checks_are_counted_not_sent():
+    check_log, sent = log()
+    for _ in range(MAX_CHECKS + 5):
+        check_log.check(-1, lambda: None, lambda: ([], []))
+    assert len(sent) == MAX_CHECKS and check_log.made == MAX_CHECKS + 5
+    assert check_log.check(-1, lambda: None, lambda: ([], [])) is None
+
+
+def test_past_the_byte_budget_a_check_travels_without_assertions_or_model():
+    check_log, sent = log()
+    big = "(assert " + "x" * CHECKS_REPORT_BYTES + ")\n"
+    index = check_log.check(1, lambda: 1, lambda: ([big], []))
+    assert sent[0]["assertions"] is None and sent[0]["verdict"] == "sat"
+    fields = models.ModelFields(model={"x": 1}, size=CHECKS_REPORT_BYTES + 1)
+    check_log.model(index, fields)
+    assert len(sent) == 1
+
+
+def test_unknown_assertions_are_sent_as_none():
+    check_log, sent = log()
+    check_log.check(0, lambda: 7, lambda: None)
+    assert sent[0]["assertions"] is None and sent[0]["verdict"] == "unknown"
+    assert assemble(sent).text(assemble(sent).entries[0]) is None
+
+
+def test_forged_ranges_and_models_of_unsat_checks_are_dropped():
+    frames = [{"type": "check", "index": 0, "verdict": "unsat", "line": 1, "asserts": ["(assert false)\n"],
+               "declarations": [], "assertions": [(0, 5)], "declared": []},
+              {"type": "check_model", "index": 0, "model": {"x": 1}, "byte_constants": [],
+               "byte_runs": [], "model_smt2": [("x", "1")]}]
+    entry = assemble(frames).entries[0]
+    assert entry["assertions"] is None and entry["found"] is None

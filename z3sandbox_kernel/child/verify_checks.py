@@ -1,0 +1,40 @@
+"""The verifier's part for a script's checks (child/checks.py): each model the script read at a
+check, verified against that check's assertions, as a candidate's first model is (verify.py).
+
+A check's assertions come as ranges into the request's texts (``CheckToVerify``): rebuilt here, in
+the verifier, from what the zygote holds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, cast
+
+from ..protocol import CheckedModel, VerifyReport, VerifyRequest
+
+Verify = Callable[[str, list[list[str]], float], VerifyReport]
+
+
+def verify_checks(request: VerifyRequest, verify_model: Verify, started: float,
+                  budget_s: float) -> list[CheckedModel]:
+    """The verifier's word on each check of ``request``, in order; those past ``budget_s`` (from
+    ``started``, shared with the further models) are left undecided."""
+    asserts = request.get("check_asserts") or []
+    declarations = request.get("check_declarations") or []
+    words: list[CheckedModel] = []
+    for check in request.get("checks") or []:
+        left = budget_s - (time.monotonic() - started)
+        if left < 0.05:
+            words.append({"index": check["index"], "verified": None,
+                          "reason": "not verified: the verifier's time ran out"})
+            continue
+        text = "".join(_pick(declarations, check["declared"]) + _pick(asserts, check["assertions"]))
+        checked = verify_model(text, check["model_smt2"], min(request["timeout_s"], left))
+        word = {key: value for key, value in checked.items() if key != "v"}
+        words.append(cast(CheckedModel, {**word, "index": check["index"]}))
+    return words
+
+
+def _pick(texts: list[str], ranges: list[Any]) -> list[str]:
+    return [text for start, end in ranges for text in texts[start:end]]

@@ -1,0 +1,69 @@
+"""Models a candidate found besides its first: further models (``models=N``) and those its script
+read at each of its checks.  Each is held as a candidate's first model is: its model, payload and
+verification."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .protocol import CheckDict, ModelDict, decode_value, encode_value
+
+
+@dataclass
+class ModelResult:
+    """A further model of a sat candidate (``models=N``): its model, payload and verification,
+    as a candidate's first model is held (``CandidateResult.model``, ``payload``, ``verified``)."""
+
+    model: dict[str, Any]
+    payload: bytes | None = None
+    payload_error: str | None = None
+    verified: bool | None = None
+
+    @classmethod
+    def from_dict(cls, data: ModelDict | dict[str, Any]) -> ModelResult:
+        payload_hex = data.get("payload_hex")
+        return cls({k: decode_value(v) for k, v in (data.get("model") or {}).items()},
+                   bytes.fromhex(payload_hex) if payload_hex is not None else None,
+                   data.get("payload_error"), data.get("verified"))
+
+    def to_dict(self) -> ModelDict:
+        return {"model": {k: encode_value(v) for k, v in self.model.items()},
+                "payload_hex": self.payload.hex() if self.payload is not None else None,
+                "payload_error": self.payload_error, "verified": self.verified}
+
+
+@dataclass
+class CheckResult:
+    """One check of a candidate's script, in order: its verdict (``"sat"``, ``"unsat"``,
+    ``"unknown"``), the script line of the check() call, and for a sat check whose model the
+    script read, that model (``found``), verified like a candidate's first."""
+
+    verdict: str
+    line: int | None = None
+    found: ModelResult | None = None
+
+    @property
+    def model(self) -> dict[str, Any] | None:
+        return self.found.model if self.found is not None else None
+
+    @property
+    def payload(self) -> bytes | None:
+        return self.found.payload if self.found is not None else None
+
+    @property
+    def verified(self) -> bool | None:
+        return self.found.verified if self.found is not None else None
+
+    @classmethod
+    def from_dict(cls, data: CheckDict | dict[str, Any]) -> CheckResult:
+        found = ModelResult.from_dict(dict(data)) if data.get("model") is not None else None
+        return cls(str(data["verdict"]), data.get("line"), found)
+
+    def to_dict(self) -> CheckDict:
+        found = self.found.to_dict() if self.found is not None else None
+        return {"verdict": self.verdict, "line": self.line,
+                "model": found["model"] if found else None,
+                "payload_hex": found["payload_hex"] if found else None,
+                "payload_error": found["payload_error"] if found else None,
+                "verified": found["verified"] if found else None}

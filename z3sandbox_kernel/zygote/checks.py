@@ -1,0 +1,127 @@
+"""Every check a candidate's script made (child/checks.py), from its check frames to the result.
+
+The frames were decoded at the gate (frames.py); here they become one list in the script's order:
+each check's verdict and line, its assertions rebuilt from the ranges into the texts the frames
+sent, and the model the script read of it.  The verifier checks each such model against its own
+check's assertions (``verify_part``), and the result holds them (``CheckDict``), the verifier's
+model when it decided, as for a candidate's first model.
+
+The verdict stays the script's last check (a prove-style script's last ``unsat`` is its answer);
+the reason says what the earlier checks found (``summary``), so a row never reads as if nothing
+was found when the script found models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..protocol import MAX_CHECKS, CheckDict, CheckToVerify
+from .payload import build_payload, cap_model
+
+
+@dataclass
+class Checks:
+    """A candidate's checks as its frames said them, in order of their index."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)  # CheckFrame, plus "found": its model
+    asserts: list[str] = field(default_factory=list)
+    declarations: list[str] = field(default_factory=list)
+
+    def text(self, entry: dict[str, Any]) -> str | None:
+        """The assertions of a check as one SMT-LIB text (declarations first), or None."""
+        if entry.get("assertions") is None:
+            return None
+        return "".join(_pick(self.declarations, entry["declared"]) + _pick(self.asserts, entry["assertions"]))
+
+    def with_models(self) -> list[dict[str, Any]]:
+        return [entry for entry in self.entries if entry.get("found") is not None]
+
+
+def _pick(texts: list[str], ranges: list[Any]) -> list[str]:
+    return [text for start, end in ranges for text in texts[start:end]]
+
+
+def assemble(frames: list[dict[str, Any]]) -> Checks:
+    """The checks of ``frames`` (decoded ``CheckFrame`` and ``CheckModelFrame``).  A frame that
+    repeats an index, a model for a check that is not sat, or ranges past the texts sent are
+    dropped: the candidate wrote them, and nothing else depends on them."""
+    checks = Checks()
+    by_index: dict[int, dict[str, Any]] = {}
+    models: dict[int, dict[str, Any]] = {}
+    for frame in frames:
+        if frame["type"] == "check_model":
+            models.setdefault(frame["index"], frame)
+            continue
+        checks.asserts.extend(frame["asserts"])
+        checks.declarations.extend(frame["declarations"])
+        if frame["index"] < MAX_CHECKS and frame["index"] not in by_index:
+            by_index[frame["index"]] = {key: frame[key] for key in
+                                        ("index", "verdict", "line", "assertions", "declared")}
+    for index, entry in sorted(by_index.items()):
+        if not _within(entry.get("assertions") or [], len(checks.asserts)) or not _within(
+                entry["declared"], len(checks.declarations)):
+            entry["assertions"] = None
+        found = models.get(index)
+        entry["found"] = found if found is not None and entry["verdict"] == "sat" else None
+        checks.entries.append(entry)
+    return checks
+
+
+def _within(ranges: list[Any], size: int) -> bool:
+    return all(0 <= start <= end <= size for start, end in ranges)
+
+
+def verify_part(checks: Checks, pairs: Callable[[dict[str, Any], str], list[list[str]]]
+                ) -> dict[str, Any]:
+    """The ``VerifyRequest`` fields that ask for each check's model to be verified (none if no
+    check has both a model and its assertions).  ``pairs(found, assertions)``: a model's SMT-LIB
+    pairs, its hex-only bytes put back."""
+    asked: list[CheckToVerify] = []
+    for entry in checks.with_models():
+        text = checks.text(entry)
+        if text is not None:
+            asked.append({"index": entry["index"], "assertions": entry["assertions"],
+                          "declared": entry["declared"], "model_smt2": pairs(entry["found"], text)})
+    if not asked:
+        return {}
+    return {"checks": asked, "check_asserts": checks.asserts, "check_declarations": checks.declarations}
+
+
+def results(checks: Checks, verified: list[dict[str, Any]], seed: bytes | None,
+            payload_max_bytes: int) -> list[CheckDict]:
+    """Each check as the host holds it.  ``verified``: the verifier's word on each check it was
+    asked about (``VerifyReport.checks``, by index); a model it decided on is the one shown."""
+    by_index = {int(word.get("index", -1)): word for word in verified}
+    kept: list[CheckDict] = []
+    for entry in checks.entries:
+        found, word = entry.get("found"), by_index.get(entry["index"], {})
+        check: CheckDict = {"verdict": entry["verdict"], "line": entry["line"], "model": None,
+                            "payload_hex": None, "payload_error": None, "verified": None}
+        if found is not None:
+            source = word if "model" in word else found
+            payload, error = build_payload(source.get("byte_constants") or [],
+                                           source.get("byte_runs") or [], seed, payload_max_bytes)
+            verdict = word.get("verified")
+            check["model"] = cap_model(source.get("model") or {})[0]
+            check["payload_hex"] = payload.hex() if payload is not None else None
+            check["payload_error"] = error
+            check["verified"] = verdict if isinstance(verdict, bool) else None
+        kept.append(check)
+    return kept
+
+
+def summary(kept: list[CheckDict], made: int | None) -> str:
+    """What the checks found, for a verdict that is not sat: "after 3 sat checks (3 models)",
+    and how many checks were not kept past the cap; "" when nothing was found or left out."""
+    sat = sum(1 for check in kept if check["verdict"] == "sat")
+    found = sum(1 for check in kept if check["model"] is not None and check["verified"] is not False)
+    words = []
+    if sat:
+        words.append(f"after {sat} sat check{'s' * (sat != 1)} ({found} model{'s' * (found != 1)})")
+    if made is not None and made > len(kept):
+        words.append(f"{len(kept)} of its {made} checks kept")
+    elif made is None and len(kept) >= MAX_CHECKS:
+        words.append(f"the first {MAX_CHECKS} checks kept")
+    return "; ".join(words)
