@@ -25,7 +25,8 @@ Every message is one frame: a 4-byte big-endian length, then that many bytes of 
 from Jupyter.
 """
 
-# Two modules, one contract: importers name the contract (``from ..protocol import RunRequest``),
+# Three modules, one contract: importers name the contract (``from ..protocol import RunRequest``),
 # not the file that holds it.
 from .messages import *  # noqa: F403
+from .verification import *  # noqa: F403
 from .wire import *  # noqa: F403

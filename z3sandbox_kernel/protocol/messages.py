@@ -154,86 +154,12 @@ class SetupFrame(TypedDict):
     error: str | None  # a required layer failed: the candidate does not run
 
 
-class CheckedModel(TypedDict, total=False):
-    """A verifier's word on one further model (``VerifyReport.more``): as ``VerifyReport``."""
-
-    verified: bool | None
-    reason: str
-    model: dict[str, JsonValue]
-    byte_constants: list[ByteConstant]
-    byte_runs: list[ByteRun]
-    index: int  # a check's model: its check (CheckToVerify.index)
-
-
-class CheckedObjective(TypedDict):
-    """The verifier's word on one objective: its value in the checked model, and whether a better
-    one exists (``Objective.optimal``)."""
-
-    value: JsonValue
-    optimal: bool | None
-
-
-class _VerifyReportRequired(TypedDict):
-    verified: bool | None  # None: could not be decided (e.g. unsupported sorts, unknown)
-
-
-class VerifyReport(_VerifyReportRequired, total=False):
-    v: int
-    type: Literal["result"]
-    reason: str
-    # When decided: the model that was checked, as a ChildReport holds one.  It is the result's
-    # model and payload (zygote/classify.py): what is shown is what was verified, never what the
-    # candidate reported beside it.
-    model: dict[str, JsonValue]
-    byte_constants: list[ByteConstant]
-    byte_runs: list[ByteRun]
-    more: list[CheckedModel]  # the further models (VerifyRequest.more_models_smt2), in order
-    # Solvers that confirmed the answer (the model, the unsat, the core) in this process, why a
-    # checker contradicts it, and what was not confirmed (out of budget, not cross-checked: ...).
-    confirmed_by: list[str]
-    disputed: str
-    unconfirmed: str
-    checked_objectives: list[CheckedObjective]  # VerifyRequest.objectives, in order
-    checks: list[CheckedModel]  # the checks' models (VerifyRequest.checks), in order
-
-
 # The reason of a sat result whose model could not be verified (verification was asked for): it is
 # shown as such, and counts for nothing in the vote or a tie (results.py).
 UNVERIFIED_REASON = "the model is not verified"
 
 
 # ------------------------------------------------------------------------------------ host <-> zygote
-
-class CheckToVerify(TypedDict):
-    """A check's model and its assertions: ranges into ``VerifyRequest.check_asserts`` and
-    ``check_declarations`` (each check's set is a prefix or a few runs of one list)."""
-
-    index: int
-    assertions: list[list[int]]
-    declared: list[list[int]]
-    model_smt2: list[Any]
-
-
-class VerifyRequest(TypedDict, total=False):
-    """zygote -> verifier (a fresh child, child/verify.py): the model to re-check, or, for a spare
-    forked before any model existed, ``spare`` (its request comes later, with ``limits``)."""
-
-    assertions_smt2: str
-    model_smt2: list[Any]
-    timeout_s: float
-    require: list[str]
-    spare: bool
-    limits: dict[str, float]
-    more_models_smt2: list[Any]  # models=N: each further model's pairs, checked one by one
-    script_smt2: str  # an SMT-LIB candidate's script, as the zygote holds it: the assertions come from it
-    outcome: str  # the answer to confirm: "sat" (absent: sat) or "unsat"
-    core_smt2: list[str]  # unsat with cores: the core's asserts (ChildReport.core_smt2)
-    objectives: list[dict[str, Any]]  # sat from an Optimize: term_smt2, direction, value
-    cross_check: str | None  # "cvc5": a second solver checks the same text
-    checks: list[CheckToVerify]  # the models the script read at its checks, each on its own
-    check_asserts: list[str]  # the assertion and declaration texts they take ranges of
-    check_declarations: list[str]
-
 
 # The layers an isolation report names, in application order (child/bootstrap.py says why this
 # order): the names ``require`` accepts.

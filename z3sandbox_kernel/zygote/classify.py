@@ -9,23 +9,16 @@ from __future__ import annotations
 import math
 import os
 import signal
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..limits import Limits
 from ..protocol import (
-    SHOWN_CORE_MAX_ENTRIES,
-    SHOWN_CORE_TEXT_CHARS,
     SHOWN_MODEL_MAX_ENTRIES,
-    SHOWN_OBJECTIVES,
     UNVERIFIED_REASON,
     ChildReport,
-    FoundModel,
     IsolationReport,
     LayerReport,
-    ModelDict,
-    Objective,
     SetupFrame,
     ZygoteResult,
 )
@@ -34,6 +27,7 @@ from ..verdicts import Verdict
 from .checks import Checks, results, summary
 from .confirmed import add_confirmation
 from .failures import error_of, stack_note
+from .kept import kept_core, kept_more_models, kept_objectives
 from .payload import build_payload, cap_model, cut_runs
 
 REASON_CAP = 2000
@@ -328,7 +322,7 @@ def classify(obs: Observation) -> ZygoteResult:
         "model": model,
         "payload_hex": payload.hex() if payload is not None else None,
         "payload_error": payload_error,
-        "unsat_core": _core(report.get("unsat_core")) if verdict is Verdict.UNSAT else None,
+        "unsat_core": kept_core(report.get("unsat_core")) if verdict is Verdict.UNSAT else None,
         "stdout": obs.stdout.decode("utf-8", "backslashreplace"),
         "stderr": obs.stderr.decode("utf-8", "backslashreplace"),
         "stdout_truncated": obs.stdout_truncated,
@@ -352,9 +346,10 @@ def classify(obs: Observation) -> ZygoteResult:
         "model_omitted": omitted,
     }
     if verdict is Verdict.SAT and report.get("objectives"):
-        result["objectives"] = _objectives(report["objectives"])
+        result["objectives"] = kept_objectives(report["objectives"])
     if verdict is Verdict.SAT and report.get("more_models"):
-        result["more_models"] = _more_models(obs, report.get("more_models") or [])
+        result["more_models"] = kept_more_models(report.get("more_models") or [], obs.more_checked,
+                                                obs.seed, int(obs.limits.payload_max_bytes))
     if obs.checks.entries:
         result["checks"] = results(obs.checks, obs.checks_checked, obs.seed,
                                    int(obs.limits.payload_max_bytes))
@@ -364,41 +359,6 @@ def classify(obs: Observation) -> ZygoteResult:
         result["reason"] = cap("; ".join(filter(None, (result["reason"], found))))
     add_confirmation(result, obs, verdict)
     return result
-
-
-def _more_models(obs: Observation, found: list[FoundModel]) -> list[ModelDict]:
-    """models=N: each further model as the host holds it.  Verified, it is the model the verifier
-    checked (as for the first: what is shown is what was verified); not verified, the candidate's
-    word, with ``verified`` None."""
-    kept: list[ModelDict] = []
-    for index, reported in enumerate(found):
-        checked = obs.more_checked[index] if index < len(obs.more_checked) else {}
-        verified = checked.get("verified")
-        source: dict[str, Any] = dict(checked) if "model" in checked else dict(reported)
-        payload, error = build_payload(source.get("byte_constants") or [], source.get("byte_runs") or [],
-                                       obs.seed, int(obs.limits.payload_max_bytes))
-        model, _ = cap_model(source.get("model") or {})
-        kept.append({"model": model, "payload_hex": payload.hex() if payload is not None else None,
-                     "payload_error": error,
-                     "verified": verified if isinstance(verified, bool) else None})
-    return kept
-
-
-def _objectives(found: list[Objective]) -> list[Objective]:
-    """A sat Optimize check's objectives as the host may hold them: a candidate sets their size."""
-    return [{"term": goal["term"][:SHOWN_CORE_TEXT_CHARS], "direction": goal["direction"][:20],
-             "value": goal["value"][:SHOWN_CORE_TEXT_CHARS] if isinstance(goal["value"], str)
-             else goal["value"]} for goal in found[:SHOWN_OBJECTIVES]]
-
-
-def _core(core: Sequence[Sequence[Any]] | None) -> list[list[Any]] | None:
-    """The unsat core as the host may hold it (SHOWN_CORE_*): a candidate sets its size."""
-    if core is None:
-        return None
-    kept = [[line, text[:SHOWN_CORE_TEXT_CHARS]] for line, text in core[:SHOWN_CORE_MAX_ENTRIES]]
-    if len(core) > SHOWN_CORE_MAX_ENTRIES:
-        kept.append([0, f"… {len(core) - SHOWN_CORE_MAX_ENTRIES} more entries not kept"])
-    return kept
 
 
 def failed(obs: Observation, reason: str) -> ZygoteResult:
