@@ -9,9 +9,9 @@ that into TypeScript).  A field added here reaches the labextension by running t
 Additive changes keep ``SCHEMA_VERSION`` 1: a reader ignores fields it does not know.  So the
 required fields (each ``_...Required`` base) are those every version-1 document has had; a field
 added since goes in the ``total=False`` class (documents saved before it lack it), even when this
-version always writes it.  The objects are
-closed (``additionalProperties: false``): a document this version writes has no field its schema
-does not declare (tests/test_render.py validates real ones).
+version always writes it.  The objects are closed (``additionalProperties: false``): a document
+this version writes has no field its schema does not declare (tests/test_run_document.py
+validates real ones, and the saved notebooks').
 
 Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
 MIME type (``RunMetadata``), so that a saved notebook stays byte-identical from run to run.
