@@ -8,7 +8,14 @@ import jupyterPlugin from '@jupyter/eslint-plugin';
 
 export default defineConfig([
   {
-    ignores: ['node_modules', 'lib', 'coverage', '**/*.js', '**/*.d.ts']
+    ignores: [
+      'node_modules',
+      'lib',
+      'coverage',
+      '**/*.js',
+      '**/*.d.ts',
+      'src/*.generated.ts'
+    ]
   },
   js.configs.recommended,
   tseslint.configs.recommended,

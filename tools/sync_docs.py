@@ -1,4 +1,4 @@
-"""Rewrite the generated parts of the docs pages from their single sources.
+"""Rewrite the generated parts of the docs pages, and the generated files, from their single sources.
 
 A generated part sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->`` in exactly one page
 (README.md, SECURITY.md or docs/*.md).  The verdict table (docs/verdicts.md) comes from
@@ -6,12 +6,15 @@ A generated part sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->`` 
 options (docs/notebook.md) and kill reasons (docs/verdicts.md) from ``options.RUN_OPTIONS`` and
 ``options.KILL_REASONS``, the isolation recipe (docs/how-it-works.md) from ``zygote/recipe.RECIPE``
 and the benchmark table (docs/benchmarks.md) from ``bench/results/launch.md``: no page retypes a
-default.  ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part
+default.  The run document's JSON Schema (labextension/src/run-schema.generated.json, from which the
+labextension's build makes its TypeScript types) comes from ``protocol/document.py``'s types.
+``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part
 is not in exactly one page (a test runs it).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from z3sandbox_kernel.limits import LIMIT_FIELDS
 from z3sandbox_kernel.options import kills_table, options_table
+from z3sandbox_kernel.protocol.document import run_schema
 from z3sandbox_kernel.verdicts import VERDICT_DOCS
 from z3sandbox_kernel.zygote.recipe import recipe_table
 
@@ -59,6 +63,13 @@ SECTIONS: dict[str, Callable[[], str]] = {
 }
 
 
+# Whole files, each made from its source (checked in: the labextension's build needs no Python).
+FILES: dict[Path, Callable[[], str]] = {
+    ROOT / "labextension" / "src" / "run-schema.generated.json":
+        lambda: json.dumps(run_schema(), indent=2, ensure_ascii=False) + "\n",
+}
+
+
 def render(text: str) -> str:
     for name, make in SECTIONS.items():
         pattern = re.compile(rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)", re.S)
@@ -79,14 +90,16 @@ def misplaced(texts: dict[Path, str]) -> list[str]:
 def main(argv: list[str]) -> int:
     texts = {path: path.read_text() for path in pages()}
     problems = misplaced(texts)
-    stale = [path for path, text in texts.items() if render(text) != text]
+    wanted = {path: render(text) for path, text in texts.items()}
+    wanted.update({path: make() for path, make in FILES.items()})
+    stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
     if "--check" in argv:
         problems += [f"{path.relative_to(ROOT)} is stale: run python tools/sync_docs.py" for path in stale]
         for problem in problems:
             print(problem, file=sys.stderr)
         return 1 if problems else 0
     for path in stale:
-        path.write_text(render(texts[path]))
+        path.write_text(wanted[path])
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0

@@ -39,10 +39,6 @@ _LAZY = {
     "run": ".host.sandbox",
 }
 
-# Public names whose objects are (or return) results: importing one imports the presentation too.
-# The zygote and the child never import these.
-_SHOWN = frozenset({"CandidateResult", "RunResult", "Sandbox", "diff_runs", "load_runs", "repair", "run"})
-
 __all__ = [
     "CandidateResult",
     "Graces",
@@ -65,8 +61,6 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(module, __name__), name)
-    if name in _SHOWN:  # results show themselves through the presentation (results.Views)
-        importlib.import_module(".presentation.render", __name__)
     globals()[name] = value
     return value
 

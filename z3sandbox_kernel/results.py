@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from . import vote as voting
 from .found import CheckResult, ModelResult
@@ -21,40 +21,17 @@ from .protocol import (
     decode_value,
     encode_value,
 )
+from .protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie
 from .roles import Kill
 from .verdicts import Verdict
 
-RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is render.MIME_TYPE
-DISPLAY_SCHEMA = "z3sandbox.run"  # presentation/render.py writes it; from_json reads it too
-DISPLAY_MIME = "application/vnd.z3sandbox.run+json"  # render.MIME_TYPE (results imports no presentation)
+RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is protocol.document's
 
-
-class Views(Protocol):
-    """How results show themselves: presentation/render.py registers one with ``show_with`` when it
-    is imported, so this module imports none of it (presentation -> results, one way).  The
-    package's public names import the presentation with them (__init__.py); until it is imported,
-    a result's repr is a plain one-liner."""
-
-    def run_mimebundle(self, result: RunResult) -> tuple[dict[str, Any], dict[str, Any]]: ...
-    def run_text(self, result: RunResult) -> str: ...
-    def candidate_mimebundle(self, candidate: CandidateResult, alone: RunResult
-                             ) -> tuple[dict[str, Any], dict[str, Any]]: ...
-    def candidate_alone_text(self, candidate: CandidateResult) -> str: ...
-    def table_rows(self, result: RunResult) -> list[dict[str, Any]]: ...
-
-
-_VIEWS: list[Views] = []
-
-
-def show_with(views: Views) -> None:
-    """Register how results show themselves (presentation/render.py does, on import)."""
-    _VIEWS[:] = [views]
-
-
-def _views() -> Views:
-    if not _VIEWS:
-        raise RuntimeError("no presentation is registered: import z3sandbox_kernel.presentation.render")
-    return _VIEWS[0]
+# How a result prints: the presentation (presentation/render.py), imported when a result is first
+# shown.  A result always prints the same, whatever was imported before: its display methods name
+# the renderer themselves, rather than wait for one to register.  This is the one import of a face
+# by a contract (tests/test_architecture.py lists it): lazy, so importing this module loads no
+# presentation, and the zygote and the child, which never show a result, never load it.
 
 
 @dataclass
@@ -161,13 +138,15 @@ class CandidateResult:
         return [(name, payload) for payload, name in kept.items()]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        from .presentation import render
+
         alone = RunResult(candidates=[self], limits=self.limits or Limits())
-        return _views().candidate_mimebundle(self, alone) if _VIEWS else {"text/plain": repr(self)}
+        return render.candidate_mimebundle(self, alone)
 
     def __repr__(self) -> str:
-        if not _VIEWS:
-            return f"CandidateResult(index={self.index}, verdict={self.verdict})"
-        return _views().candidate_alone_text(self)
+        from .presentation import render
+
+        return render.candidate_alone_text(self)
 
 
 @dataclass
@@ -203,7 +182,7 @@ class RunResult:
         return dict(Counter(c.verdict.value for c in self.candidates if c.verdict is not None))
 
     @property
-    def tie(self) -> dict[str, Any] | None:
+    def tie(self) -> DocumentTie | None:
         """When as many counted candidates said sat as unsat: the counts, the winner and the rule."""
         return voting.tie(self.candidates)
 
@@ -272,7 +251,7 @@ class RunResult:
         its ``data`` bundle; the figures come from the output's metadata when it is there)."""
         data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
         data, metadata = _display_document(data)
-        if data.get("schema") == DISPLAY_SCHEMA:
+        if data.get("schema") == SCHEMA_NAME:
             try:
                 return _from_display_document(data, metadata)
             except (KeyError, TypeError) as exc:
@@ -290,7 +269,9 @@ class RunResult:
 
     def table_rows(self) -> list[dict[str, Any]]:
         """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
-        return _views().table_rows(self)
+        from .presentation import render
+
+        return render.table_rows(self)
 
     def save_payloads(self, folder: Any) -> list[Any]:
         """Write every sat candidate's payload into ``folder`` (created if need be), each distinct
@@ -329,21 +310,23 @@ class RunResult:
         return pd.DataFrame(self.table_rows()).set_index("index")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        return _views().run_mimebundle(self) if _VIEWS else {"text/plain": repr(self)}
+        from .presentation import render
+
+        return render.run_mimebundle(self)
 
     def __repr__(self) -> str:
-        if not _VIEWS:
-            return f"RunResult(verdict={self.verdict}, {len(self.candidates)} candidates)"
-        return _views().run_text(self)
+        from .presentation import render
+
+        return render.run_text(self)
 
 
 def _display_document(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(document, metadata) of a saved notebook's output ``{"data": {mime: doc}, "metadata":
     {mime: figures}}``, of its ``data`` bundle alone, or of a document as it is."""
     bundle = data.get("data", data)
-    if isinstance(bundle, dict) and DISPLAY_MIME in bundle:
+    if isinstance(bundle, dict) and MIME_TYPE in bundle:
         metadata = data.get("metadata", {}) if "data" in data else {}
-        return dict(bundle[DISPLAY_MIME]), dict(metadata.get(DISPLAY_MIME) or {})
+        return dict(bundle[MIME_TYPE]), dict(metadata.get(MIME_TYPE) or {})
     return data, {}
 
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
 from .protocol import UNVERIFIED_REASON
+from .protocol.document import DocumentTie
 from .verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -47,13 +48,14 @@ def voting(candidates: Sequence[CandidateResult], verdict: Verdict) -> list[Cand
     return [c for c in candidates if c.verdict is verdict and counts(c)]
 
 
-def tie(candidates: Sequence[CandidateResult]) -> dict[str, Any] | None:
+def tie(candidates: Sequence[CandidateResult]) -> DocumentTie | None:
     """When as many counted answers said sat as unsat: the counts, the winner and the rule used
     (in prove()'s words too, for a run of prove() calls: ``words``)."""
     sat, unsat = voting(candidates, Verdict.SAT), voting(candidates, Verdict.UNSAT)
     if not sat or len(sat) != len(unsat):
         return None
     sat_confirmed, unsat_confirmed = any(map(confirmed, sat)), any(map(confirmed, unsat))
+    winner: Literal["sat", "unsat", "unknown"]
     if sat_confirmed and unsat_confirmed:
         winner = "sat"
         rule = ("both answers are confirmed; a verified model is a certificate, so "
@@ -63,7 +65,7 @@ def tie(candidates: Sequence[CandidateResult]) -> dict[str, Any] | None:
         rule = f"a confirmed answer beats an unconfirmed one, so {_word(candidates, winner)} wins"
     else:
         winner, rule = "unknown", "neither answer is confirmed, so the tie is unknown"
-    found: dict[str, Any] = {"sat": len(sat), "unsat": len(unsat), "winner": winner, "rule": rule}
+    found: DocumentTie = {"sat": len(sat), "unsat": len(unsat), "winner": winner, "rule": rule}
     if proves(candidates):
         found["words"] = dict(PROVE_WORDS)
     return found
@@ -76,7 +78,8 @@ def verdict(candidates: Sequence[CandidateResult]) -> Verdict:
     if sat or unsat:
         if len(sat) != len(unsat):
             return Verdict.SAT if len(sat) > len(unsat) else Verdict.UNSAT
-        return Verdict((tie(candidates) or {}).get("winner", "unknown"))
+        decided = tie(candidates)
+        return Verdict(decided["winner"] if decided else "unknown")
     order = Counter(c.verdict for c in candidates
                     if c.verdict is not None and not c.verdict.decisive)
     if not order:

@@ -1,151 +1,47 @@
 /**
- * The `application/vnd.z3sandbox.run+json` document, as written by
- * `z3sandbox_kernel/presentation/render.py` (`run_json`, `run_metadata`).  That module's
- * docstring is the reference; these types mirror it.  Only the schema name and
- * version are checked strictly: a field of the wrong type is shown as it is
- * rather than hiding the whole result.
+ * The `application/vnd.z3sandbox.run+json` document.  Its types are generated from the Python
+ * types that the kernel builds it with (`z3sandbox_kernel/protocol/document.py`, through
+ * src/run-schema.generated.json: `python tools/sync_docs.py`, then any build or test), so they
+ * cannot drift from what the kernel writes.  Only the schema name and version are checked
+ * strictly: a field of the wrong type is shown as it is rather than hiding the whole result.
  */
 
+import type {
+  IDocumentCandidate,
+  IDocumentColumn,
+  IDocumentProgress,
+  IDocumentTie,
+  IDocumentTiming,
+  IIsolationReport,
+  ILayerReport,
+  IModelDict,
+  IRunDocument,
+  IRunMetadata
+} from './run-schema.generated';
+
+export type {
+  ICandidateError,
+  IKill,
+  IObjective,
+  IRunMetadata
+} from './run-schema.generated';
+
 export const MIME_TYPE = 'application/vnd.z3sandbox.run+json';
-export const SCHEMA_NAME = 'z3sandbox.run';
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_NAME: IRunDocument['schema'] = 'z3sandbox.run';
+export const SCHEMA_VERSION: IRunDocument['version'] = 1;
 
+/** The names the views use for the generated types. */
+export type IRun = IRunDocument;
+export type ICandidate = IDocumentCandidate;
+export type IFoundModel = IModelDict;
+export type IColumnSpec = IDocumentColumn;
+export type IProgress = IDocumentProgress;
+export type ITie = IDocumentTie;
+export type ITiming = IDocumentTiming;
+export type ILayer = ILayerReport;
+export type IIsolation = IIsolationReport;
 /** A model value: JSON scalars, or an exact rational as `{fraction: [n, d]}`. */
-export type ModelValue =
-  string | number | boolean | null | { fraction: [number, number] };
-
-export interface ILayer {
-  name: string;
-  active: boolean;
-  detail?: string;
-  error?: string;
-}
-
-export interface IIsolation {
-  level: 'kernel' | 'process' | string;
-  layers: ILayer[];
-}
-
-export interface ICandidate {
-  index: number;
-  /** null only in a document shown while the run is still going (see `state`). */
-  verdict: string | null;
-  reason: string;
-  model: Record<string, ModelValue> | null;
-  payload_hex: string | null;
-  payload_error: string | null;
-  unsat_core: [number, string][] | null;
-  stdout: string;
-  stderr: string;
-  stdout_truncated: boolean;
-  stderr_truncated: boolean;
-  kill: string | null;
-  exit_code: number | null;
-  signal: number | null;
-  verified: boolean | null;
-  /** The candidate's name: its `# %% candidate NAME` header, dict key or file name. */
-  label?: string | null;
-  /** One line of the candidate's source. */
-  source_preview?: string | null;
-  /** "queued" or "running" while `verdict` is null. */
-  state?: string | null;
-  /** The verdict as the row shows it: "proved", "counterexample", "sat · no payload", ... */
-  shown?: string | null;
-  /** An SMT-LIB (get-unsat-core) answer found in stdout, e.g. "(a1 a3)". */
-  core_answer?: string | null;
-  /** The row shows its stdout inline (the run's only candidate, or a failed one). */
-  show_output?: boolean;
-  /** A sat Optimize check's objectives and the values z3 found. */
-  objectives?: IObjective[];
-  /** The objectives as the row shows them, e.g. "maximize x + y = 13" (made by the kernel). */
-  objective?: string | null;
-  /** models=N: the further models (each verified like the first). */
-  more_models?: IFoundModel[];
-  /** The further models as the kernel shows them, one line each: "model 2: x=2". */
-  further_models?: string[];
-  /** Each saved column's text as the kernel's text table shows it, by column key. */
-  cells?: Record<string, string>;
-}
-
-export interface IFoundModel {
-  model: Record<string, ModelValue>;
-  payload_hex: string | null;
-  payload_error: string | null;
-  verified: boolean | null;
-}
-
-export interface IObjective {
-  term: string;
-  /** "maximize", "minimize", "soft", or "" when not known. */
-  direction: string;
-  value: ModelValue;
-}
-
-export interface IRun {
-  schema: typeof SCHEMA_NAME;
-  version: typeof SCHEMA_VERSION;
-  verdict: string;
-  counts: Record<string, number>;
-  language: string;
-  limits: Record<string, number>;
-  isolation: IIsolation | null;
-  notes: string[];
-  interrupted: boolean;
-  candidates: ICandidate[];
-  /** false only while the run is still going: the view then shows its progress. */
-  finished: boolean;
-  progress?: IProgress;
-  /** As many sat as unsat: how the vote was decided. */
-  tie?: ITie | null;
-  /** "candidate": one candidate displayed alone (`_z3[1]`), not a run. */
-  view?: string;
-  /** The table's columns, in order (render.TABLE_COLUMNS). */
-  columns?: IColumnSpec[];
-  /** A live refresh: `candidates` holds only the rows that changed since the previous one. */
-  delta?: boolean;
-  /** A live run that can stop one candidate: the id the kernel's stop request names. */
-  control?: string | null;
-  /** The kernel's one-line isolation summary ("kernel: userns ...; missing: netns"). */
-  isolation_summary?: string;
-  /** Each limit as [name, value with its unit], as the kernel writes it. */
-  limits_shown?: [string, string][];
-  /** The isolation summary when a layer of the best isolation is missing, else "". */
-  isolation_shortfall?: string;
-}
-
-export interface ITie {
-  sat: number;
-  unsat: number;
-  winner: string;
-  rule: string;
-}
-
-export interface IColumnSpec {
-  key: string;
-  title: string;
-  /** A measured figure's unit ("s", "MB"). */
-  unit?: string;
-}
-
-export interface IProgress {
-  done: number;
-  total: number;
-}
-
-/** The volatile figures, kept in the output metadata under `MIME_TYPE`. */
-export interface ITiming {
-  index: number;
-  wall_s?: number;
-  cpu_s?: number;
-  peak_rss_mb?: number;
-  /** A running candidate's time so far (live refreshes only). */
-  running_s?: number;
-}
-
-export interface IRunMetadata {
-  elapsed_s?: number;
-  timings?: ITiming[];
-}
+export type ModelValue = IModelDict['model'][string];
 
 export type ParseResult =
   { ok: true; run: IRun } | { ok: false; message: string };

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import type { ITie } from '../src/schema';
 import { renderRun } from '../src/render';
 import { newViewState } from '../src/view';
 import { candidate, expand, run, texts } from './fixtures';
@@ -366,7 +367,7 @@ describe('what the document says about itself', () => {
   });
 
   it('shows a tie as a tie, with its rule', () => {
-    const tie = {
+    const tie: ITie = {
       sat: 1,
       unsat: 1,
       winner: 'sat',

@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import jsonschema
 import pytest
 from IPython.core.displaypub import CapturingDisplayPublisher
 from IPython.core.interactiveshell import InteractiveShell
@@ -17,6 +18,7 @@ from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
 from z3sandbox_kernel.jupyter.table import LiveDisplay, Throttle
 from z3sandbox_kernel.presentation.progress import ProgressLine
 from z3sandbox_kernel.presentation.render import MIME_TYPE, run_mimebundle
+from z3sandbox_kernel.protocol.document import run_schema
 
 
 def queued(count: int) -> RunResult:
@@ -121,6 +123,9 @@ def test_live_display_is_one_display_updated_in_place(published: list[dict[str, 
     assert 'role="progressbar"' in live["data"]["text/html"]
     assert last["data"] == run_mimebundle(final)[0]  # the final output is the run's own bundle
     assert "widget" not in str(last["data"])
+    schema = jsonschema.Draft202012Validator(run_schema())  # each refresh is a valid document
+    documents = [output["data"][MIME_TYPE] for output in published]
+    assert [error.message for document in documents for error in schema.iter_errors(document)] == []
 
 
 def test_live_display_says_so_when_the_run_failed(published: list[dict[str, Any]]) -> None:

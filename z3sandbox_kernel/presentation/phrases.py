@@ -19,6 +19,7 @@ from .shown import model_count, model_items, printable, shown_verdict, state_lab
 
 if TYPE_CHECKING:
     from ..protocol import IsolationReport
+    from ..protocol.document import DocumentProgress
     from ..results import CandidateResult, RunResult
 
 # The limits a one-line summary always shows; any other limit is shown when it is not the default.
@@ -245,7 +246,7 @@ def tie_summary(result: RunResult) -> str:
     return f"{tie['sat']} {sat} / {tie['unsat']} {unsat} → {winner}: {tie['rule']}"
 
 
-def progress(result: RunResult) -> dict[str, int]:
+def progress(result: RunResult) -> DocumentProgress:
     done = sum(1 for c in result.candidates if c.verdict is not None)
     return {"done": done, "total": len(result.candidates)}
 

@@ -1,0 +1,183 @@
+"""The ``application/vnd.z3sandbox.run+json`` document: what the kernel shows a run as, and the one
+source of its schema.
+
+``presentation/render.py`` builds exactly these types; ``RunResult.from_json`` reads them back; the
+labextension's types are generated from them (``run_schema()`` is written to
+``labextension/src/run-schema.generated.json`` by ``python tools/sync_docs.py``, and its build turns
+that into TypeScript).  A field added here reaches the labextension by running that one command.
+
+Additive changes keep ``SCHEMA_VERSION`` 1: a reader ignores fields it does not know.  So the
+required fields (each ``_...Required`` base) are those every version-1 document has had; a field
+added since goes in the ``total=False`` class (documents saved before it lack it), even when this
+version always writes it.  The objects are closed (``additionalProperties: false``): a document
+this version writes has no field its schema does not declare (tests/test_run_document.py
+validates real ones, and the saved notebooks').
+
+Volatile figures (wall_s, cpu_s, peak_rss_mb, elapsed_s) go in the output *metadata* under the same
+MIME type (``RunMetadata``), so that a saved notebook stays byte-identical from run to run.
+
+Everything a candidate wrote (reason, model, stdout) is untrusted: the text renderings replace
+control characters, and the HTML escapes it all.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, Literal, TypedDict
+
+import msgspec
+
+from ..roles import Kill
+from ..verdicts import Verdict
+from .messages import CandidateError, CheckDict, IsolationReport, ModelDict, Objective
+from .wire import JsonValue
+
+MIME_TYPE = "application/vnd.z3sandbox.run+json"
+SCHEMA_NAME: Final = "z3sandbox.run"
+SCHEMA_VERSION: Final = 1
+
+VerdictName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": [v.value for v in Verdict]})]
+TextPair = Annotated[list[str], msgspec.Meta(min_length=2, max_length=2)]  # [name, shown value]
+CoreLine = tuple[int, str]  # [line, source text]
+
+
+class _DocumentColumnRequired(TypedDict):
+    key: str
+    title: str
+
+
+class DocumentColumn(_DocumentColumnRequired, total=False):
+    """One column of the table, in order (``phrases.TABLE_COLUMNS``)."""
+
+    unit: str  # a measured figure's unit ("s", "MB")
+
+
+class DocumentProgress(TypedDict):
+    """Candidates with a verdict, of all candidates."""
+
+    done: int
+    total: int
+
+
+class _DocumentTieRequired(TypedDict):
+    sat: int
+    unsat: int
+    winner: Literal["sat", "unsat", "unknown"]
+    rule: str
+
+
+class DocumentTie(_DocumentTieRequired, total=False):
+    """As many sat as unsat: how the vote was decided (``RunResult.tie``)."""
+
+    words: dict[str, str]  # a run of prove() calls: each answer in its words ("sat": "counterexample")
+
+
+class _DocumentCandidateRequired(TypedDict):
+    index: int
+    verdict: VerdictName | None
+    reason: str
+    model: dict[str, JsonValue] | None
+    payload_hex: str | None
+    payload_error: str | None
+    unsat_core: list[CoreLine] | None
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    kill: Kill | None
+    exit_code: int | None
+    signal: int | None
+    verified: bool | None
+
+
+class DocumentCandidate(_DocumentCandidateRequired, total=False):
+    """One candidate: ``CandidateResult`` without its volatile figures, and what its row shows.
+    ``verdict`` is null only in a document shown while the run still goes (``state`` says where
+    it is); such a live document has empty stdout and stderr (the final one has them)."""
+
+    output_truncated: bool  # the middle of stdout or stderr was dropped
+    model_omitted: int  # model entries the host did not keep
+    label: str | None  # "# %% candidate NAME", the dict key, the file name
+    source_preview: str | None  # the first meaningful line of its source
+    error: CandidateError | None  # when it failed
+    state: Literal["queued", "running"]  # only while verdict is null
+    # The verdict as the row shows it: "proved", "counterexample", "sat · no payload", the verdict
+    # or the live state.
+    shown: str
+    core_answer: str | None  # an SMT-LIB (get-unsat-core) answer in stdout: "(a1 a3)"
+    show_output: bool  # its row shows stdout inline (alone, or failed)
+    objectives: list[Objective]  # only when a sat Optimize check had some
+    objective: str  # with objectives: as the row shows them, "maximize x + y = 13"
+    more_models: list[ModelDict]  # models=N: the further models found
+    further_models: list[str]  # with more_models or checks: one line each, "model 2: x=2"
+    # The solvers that confirmed the answer in a process that ran no user code, and why a checker
+    # contradicts it (only when there are some).
+    confirmed_by: list[str]
+    disputed: str | None
+    checks: list[CheckDict]  # a script that checked more than once: each check, in order
+    checks_made: int  # how many checks it made (more than len(checks) when capped)
+    # Some columns' text (kill, model, reason) as the text table shows it: draw it, don't format it.
+    cells: dict[str, str]
+
+
+class _RunDocumentRequired(TypedDict):
+    schema: Literal["z3sandbox.run"]
+    version: Literal[1]
+    verdict: VerdictName  # RunResult.verdict (the vote)
+    counts: dict[str, int]  # verdict -> number of candidates
+    language: str  # "python" or "smt2"
+    limits: dict[str, float]  # Limits.to_dict()
+    isolation: IsolationReport | None
+    notes: list[str]  # e.g. a restarted zygote
+    interrupted: bool
+    candidates: list[DocumentCandidate]
+
+
+class RunDocument(_RunDocumentRequired, total=False):
+    """A run (or, with ``view: "candidate"``, one candidate displayed alone) as the kernel shows it."""
+
+    vote: str  # the verdict as it is said: "proved" / "counterexample" / "disputed" for prove() runs
+    finished: bool  # false while the run goes (a live document)
+    progress: DocumentProgress
+    tie: DocumentTie | None
+    view: Literal["run", "candidate"]
+    columns: list[DocumentColumn]
+    isolation_summary: str  # "kernel: userns ...; missing: netns"
+    isolation_shortfall: str  # the summary when a layer of the best isolation is missing
+    limits_shown: list[TextPair]  # [["timeout", "5 s"], ["memory", "512 MB"], ...]
+    delta: bool  # a live refresh: "candidates" holds only the rows that changed
+    control: str | None  # a live run: the display id a Stop button's request names
+
+
+class _DocumentTimingRequired(TypedDict):
+    index: int
+
+
+class DocumentTiming(_DocumentTimingRequired, total=False):
+    """A candidate's volatile figures; a running one has only ``running_s`` (its time so far)."""
+
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    running_s: float
+
+
+class RunMetadata(TypedDict, total=False):
+    """The output metadata under ``MIME_TYPE``: the figures that change from run to run."""
+
+    elapsed_s: float
+    timings: list[DocumentTiming]
+
+
+def run_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of ``RunDocument``, with ``RunMetadata`` among its definitions."""
+    _, definitions = msgspec.json.schema_components([RunDocument, RunMetadata],
+                                                    ref_template="#/$defs/{name}")
+    for definition in definitions.values():
+        if definition.get("type") == "object" and "additionalProperties" not in definition:
+            definition["additionalProperties"] = False  # closed: every field is declared
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$comment": _GENERATED,
+            **definitions.pop("RunDocument"), "$defs": dict(sorted(definitions.items()))}
+
+
+_GENERATED = ("generated from z3sandbox_kernel/protocol/document.py by python tools/sync_docs.py: "
+              "edit the Python types, not this file")
