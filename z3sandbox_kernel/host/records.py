@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
+import io
 import json
 import os
 import platform
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..hostfiles import Folder
 from ..protocol import Hello, IsolationReport
 from ..results import CandidateResult, RunResult
 from ..verdicts import Verdict
@@ -77,8 +79,10 @@ class RunRecorder:
               isolation: IsolationReport | None, z3_version: str | None) -> None:
         from .._version import __version__
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("a", encoding="utf-8")
+        # a new file (O_EXCL, no link followed) in a folder that is no link: a link planted in a
+        # shared record folder sends no line elsewhere
+        with Folder.open(self.path.parent) as folder:
+            self._file = io.TextIOWrapper(folder.create(self.path.name), encoding="utf-8")
         labels = list(labels or [])
         self._write({
             "record": "run", "schema": RECORD_SCHEMA, "version": RECORD_VERSION,
