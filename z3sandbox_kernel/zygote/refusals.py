@@ -25,9 +25,9 @@ def unobserved_note(refused: int, level: str, seccomp_active: bool, active_layer
     if refused == 0:
         seen = "the sandbox observed no refused system call"
     elif level != "kernel":
-        seen = "the sandbox observes no refusal at the process isolation level"
+        seen = "no refusal was observed: the process isolation level has no observer"
     elif not seccomp_active:
-        seen = "seccomp is not active, so no refusal was observed"
+        seen = "no refusal was observed: seccomp is not active"
     else:
-        seen = "this kernel has no seccomp user notification, so no refusal was observed"
+        seen = "no refusal was observed: this kernel has no seccomp user notification"
     return f" ({seen}; active layers: {active_layers})"
