@@ -353,7 +353,7 @@ def test_audit_hook_refuses_os_system_and_a_caught_refusal_leaves_the_answer() -
                     "    print(e)\nx = Int('x')\ns.add(x > 0)\ns.check()\n")
     assert run.report["outcome"] == "sat"
     assert "escaped" not in run.stdout
-    assert "blocked by the sandbox: os.system (" in run.stdout and "is not allowed" in run.stdout
+    assert "blocked by the sandbox: os.system is not allowed" in run.stdout
 
 
 def test_audit_hook_refuses_sockets_and_subprocesses_with_an_exception_naming_them() -> None:

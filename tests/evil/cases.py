@@ -75,11 +75,15 @@ def same(expect: Expect, levels: tuple[str, ...] = OK_ANYWHERE) -> dict[str, Exp
 
 
 def seccomp() -> Expect:
-    return Expect(("blocked",), ("Operation not permitted", "seccomp"), (None,), needs=("seccomp",))
+    """Refused by the filter, and the refusal counted by the candidate's init: only that is
+    ``blocked`` (an exception alone never is)."""
+    return Expect(("blocked",), ("Operation not permitted", "seccomp refused"), (None,), needs=("seccomp",))
 
 
 def landlock() -> Expect:
-    return Expect(("blocked",), ("landlock",), (None,), needs=("landlock",))
+    """Refused by Landlock or the read-only view: the sandbox observes no such refusal, so it is
+    the script's exception (EACCES or EROFS), a runtime_error."""
+    return Expect(("runtime_error",), (), (None,), needs=("landlock",))
 
 
 def hidden() -> Expect:
@@ -89,7 +93,9 @@ def hidden() -> Expect:
 
 
 def audit(event: str) -> Expect:
-    return Expect(("blocked",), ("sandbox denied " + event,), (None,))
+    """Refused in the candidate by the audit hook: its PermissionError names the event, the
+    script's exception (runtime_error); nothing outside the candidate observed it."""
+    return Expect(("runtime_error",), ("blocked by the sandbox: " + event,), (None,))
 
 
 def escapes(*verdicts: str) -> Expect:
@@ -113,7 +119,10 @@ CASES: list[Case] = [
     Case("05_bytearray_8g.py", same(Expect(("runtime_error",), ("larger than what was left",), (None,)))),
     Case("06_growing_lists.py", same(MEMORY)),
     Case("07_z3_native_oom.py", same(MEMORY)),
-    Case("08_fork_bomb.py", same(audit("os.fork"))),
+    # Kernel level: the audit hook lets fork reach seccomp, whose refusal the init counts.
+    Case("08_fork_bomb.py", {"kernel": Expect(("blocked",), ("seccomp refused", "clone"), (None,),
+                                              needs=("seccomp",)),
+                             "process": audit("os.fork")}),
     Case("09_fork_bomb_ctypes.py", {"kernel": seccomp()}),
     # 3000 threads with room for them in memory: only the threads limit can stop the flood.
     Case("10_threads_3000.py", {
@@ -126,7 +135,7 @@ CASES: list[Case] = [
     Case("13_read_shadow.py", {
         "kernel": hidden(),
         "process:root": escapes(),
-        "process:user": Expect(("blocked",), ("Permission denied",), (None,)),
+        "process:user": Expect(("runtime_error",), ("Permission denied",), (None,)),
     }),
     Case("14_read_home_canary.py", {"kernel": hidden(), "process": escapes()}),
     # /proc/<host pid>: not in the candidate's fresh /proc (its own PID namespace's); where there
@@ -219,13 +228,13 @@ CASES += [
                                       "process": escapes("no_check", "blocked", "runtime_error")}),
     Case("63_sethostname.py", {"kernel": Expect(("blocked",), needs=("utsns",)),
                                "process:root": escapes(),
-                               "process:user": Expect(("blocked",), ("Operation not permitted",))}),
+                               "process:user": Expect(("runtime_error",), ("Operation not permitted",))}),
     Case("64_threadpool_works.py", {"kernel": Expect(("sat",), needs=("mountns",)),
                                     "process": Expect(("sat",))}),
     # EINVAL: uid and gid 0 do not even exist in the candidate's own user namespace
     Case("65_uid_is_not_root.py", {"kernel": Expect(("blocked", "runtime_error"), needs=("userns",)),
                                    "process:root": escapes(),
-                                   "process:user": Expect(("blocked",))}),
+                                   "process:user": Expect(("runtime_error",))}),
 ]
 
 # System calls no solver needs: metadata, memfd, SysV IPC, mount queries (scripts 70-79).
@@ -251,7 +260,7 @@ CASES += [
     Case("78_open_by_handle_at.py", {
         "kernel": seccomp(),
         "process:root": escapes(),
-        "process:user": Expect(("blocked",), ("Operation not permitted",), (None,))}),
+        "process:user": Expect(("runtime_error",), ("Operation not permitted",), (None,))}),
     Case("79_normal_script_still_works.py", same(Expect(("sat",)))),
 ]
 

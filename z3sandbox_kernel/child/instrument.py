@@ -25,7 +25,7 @@ from typing import Any
 
 import z3
 
-from . import models, observer
+from . import observer
 
 # CPython audit events for process creation, exec and network access (the audit events table).
 DENIED_EVENTS = frozenset({
@@ -213,16 +213,7 @@ def audit(event: str, args: tuple[Any, ...], _denied: frozenset[str],
 
 
 def deny(event: str, args: tuple[Any, ...]) -> None:
-    """Refuse ``event`` with a PermissionError that names it and its arguments: the script's
-    exception (runtime_error), as a process could raise it too; not a ``blocked`` verdict, which
-    needs the sandbox's own observation."""
-    try:
-        shown = ", ".join(_summary(arg) for arg in args)[:200]
-    except Exception:
-        shown = "..."
-    raise PermissionError(f"blocked by the sandbox: {event} ({shown}) is not allowed")
-
-
-def _summary(arg: Any) -> str:
-    plain = isinstance(arg, (str, bytes, int, float, tuple, list)) or arg is None
-    return models.clean_text(repr(arg), 80) if plain else type(arg).__name__  # a new socket...
+    """Refuse ``event`` with a PermissionError that names it: the script's exception
+    (runtime_error), as a script could raise it too; not a ``blocked`` verdict, which needs the
+    sandbox's own observation.  Its arguments stay out: they are the script's own words."""
+    raise PermissionError(f"blocked by the sandbox: {event} is not allowed")
