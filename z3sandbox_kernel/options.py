@@ -169,7 +169,7 @@ KILL_REASONS: dict[str, str] = {
     "file_size": "a file passed the file-size limit (--file-size): SIGXFSZ",
     "disk": "scratch was full (--disk, its files and folders): a write failed with ENOSPC",
     "seccomp": "killed by seccomp (SIGSYS): a system call of another ABI (a refused call of its own "
-               "ABI fails with EPERM instead, counted by the candidate's init: blocked with no kill)",
+               "ABI fails with EPERM instead, and the verdict is blocked with no kill)",
     "report": "its report broke the protocol (too big, malformed): the sandbox stopped reading",
     "race": "another candidate was decisive first (--race)",
     "cancel": "Sandbox.cancel() or the end of the run",
