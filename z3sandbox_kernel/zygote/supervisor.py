@@ -37,12 +37,13 @@ class Supervisor:
 
     @classmethod
     def start(cls) -> Supervisor | None:
-        """A supervisor, or None where this kernel cannot wait on a pidfd (before Linux 5.3)."""
+        """A supervisor, or None where this kernel cannot wait on a pidfd (before Linux 5.3) or no
+        socket pair can be made (out of descriptors): the candidate then runs unobserved."""
         try:
             os.close(os.pidfd_open(os.getpid()))
+            return cls(*socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET))
         except (AttributeError, OSError):
             return None
-        return cls(*socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET))
 
     def in_child(self) -> None:
         """The child keeps only its end."""
