@@ -326,6 +326,19 @@ def test_each_refusal_is_counted_by_the_init(kernel_sandbox):
     assert candidate.error is not None and candidate.error["line"] == 7
 
 
+def test_user_code_holds_neither_the_listener_nor_the_socket_it_came_over(kernel_sandbox):
+    """No descriptor of user code is a socket or an anonymous inode (the listener is one)."""
+    candidate = one(kernel_sandbox, (
+        "import os, stat\n"
+        "for fd in range(1024):\n"
+        "    try:\n        kind = stat.S_IFMT(os.fstat(fd).st_mode)\n"
+        "    except OSError:\n        continue\n"
+        "    if kind in (0, stat.S_IFSOCK):\n        print('held', fd, kind)\n"
+        "x = Int('x'); s.add(x > 0); s.check()\n"))
+    assert candidate.verdict is Verdict.SAT, candidate.reason
+    assert "held" not in candidate.stdout, candidate.stdout
+
+
 def test_a_caught_refusal_leaves_the_scripts_answer(sandbox):
     candidate = one(sandbox, (
         "import os\n"
