@@ -146,7 +146,7 @@ CASES: list[Case] = [
         "process": escapes()}),
     Case("16_proc_mem.py", {
         "kernel": Expect(("blocked", "runtime_error"), (), (None,), needs=("userns",)),
-        "process": escapes("no_check", "blocked")}),
+        "process": escapes("no_check", "runtime_error")}),
     Case("17_env_canary.py", same(Expect(("no_check",), needs=("environment",)))),
     Case("18_append_bashrc.py", {"kernel": hidden()}),
     Case("19_write_tmp.py", {"kernel": landlock()}),
@@ -209,12 +209,12 @@ DISK = Expect(("output_limit",), ("disk limit of 32 MB",), ("disk",), needs=("mo
 CASES += [
     Case("52_setuid_visible_file.py", {"kernel": Expect(("blocked",), needs=("mountns",))}),
     Case("53_stat_host_paths.py", {"kernel": NOT_THERE,
-                                   "process": escapes("runtime_error", "blocked", "no_check")}),
+                                   "process": escapes("runtime_error", "no_check")}),
     Case("54_read_project_root.py", {"kernel": NOT_THERE,
-                                     "process": escapes("no_check", "runtime_error", "blocked")}),
+                                     "process": escapes("no_check", "runtime_error")}),
     Case("55_sysv_left_behind.py", {"kernel": Expect(("blocked", "no_check"), needs=("ipcns",))}),
     Case("56_sysv_host_segment.py", {"kernel": Expect(("blocked", "runtime_error"), needs=("ipcns",)),
-                                     "process": escapes("no_check", "blocked", "runtime_error")}),
+                                     "process": escapes("no_check", "runtime_error")}),
     Case("57_posix_shm_past_disk.py", {"kernel": DISK}, limits=DISK_32),
     Case("58_fill_scratch_2gb.py", {"kernel": DISK}, limits=DISK_32),
     # Process level: no inode limit, and tens of thousands of folders take minutes to remove on a
@@ -225,7 +225,7 @@ CASES += [
         "kernel": Expect(("blocked", "runtime_error"), ("thread",), (None,), needs=("userns", "pidns"))},
          limits=LIMITS.replace(memory_mb=4096), extra={"max_threads": LIMITS.threads}),
     Case("62_proc_other_process.py", {"kernel": Expect(("blocked", "runtime_error"), needs=("pidns",)),
-                                      "process": escapes("no_check", "blocked", "runtime_error")}),
+                                      "process": escapes("no_check", "runtime_error")}),
     Case("63_sethostname.py", {"kernel": Expect(("blocked",), needs=("utsns",)),
                                "process:root": escapes(),
                                "process:user": Expect(("runtime_error",), ("Operation not permitted",))}),
@@ -243,9 +243,9 @@ CASES += [
 # user (a root-owned file's mode or owner, open_by_handle_at without CAP_DAC_READ_SEARCH).
 MEMORY_64 = LIMITS.replace(memory_mb=64, files=128)  # room for 57 memfds of 16 MB (file_size_mb)
 CASES += [
-    Case("70_chmod_outside_scratch.py", {"kernel": seccomp(), "process": escapes("no_check", "blocked")}),
+    Case("70_chmod_outside_scratch.py", {"kernel": seccomp(), "process": escapes("no_check", "runtime_error")}),
     Case("71_chown_utime_outside_scratch.py",
-         {"kernel": seccomp(), "process": escapes("no_check", "blocked")}),
+         {"kernel": seccomp(), "process": escapes("no_check", "runtime_error")}),
     Case("72_xattr_outside_scratch.py",
          {"kernel": seccomp(), "process": escapes("no_check", "runtime_error")}),
     # Process level: filling and freeing the memory takes 1-3 s of wall time on an idle machine.
@@ -256,7 +256,7 @@ CASES += [
     Case("75_sysv_msgget.py", {"kernel": seccomp(), "process": escapes()}),
     Case("76_sysv_semget.py", {"kernel": seccomp(), "process": escapes()}),
     Case("77_listmount_statmount.py",
-         {"kernel": seccomp(), "process": escapes("no_check", "runtime_error", "blocked")}),
+         {"kernel": seccomp(), "process": escapes("no_check", "runtime_error")}),
     Case("78_open_by_handle_at.py", {
         "kernel": seccomp(),
         "process:root": escapes(),
