@@ -172,9 +172,10 @@ def _run_init(job: ChildJob, status_w: int) -> None:
         if fd is not None:
             os.close(fd)
     ended = None
-    if supervisor is not None:  # no orphans to reap meanwhile: the filter refuses new processes
-        wait_status, rusage = supervisor.wait(child)
-        ended = (wait_status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss)
+    # Supervised, no orphans need reaping meanwhile: the filter refuses new processes.
+    waited = supervisor.wait(child) if supervisor is not None else None
+    if waited is not None:
+        ended = (waited[0], waited[1].ru_utime, waited[1].ru_stime, waited[1].ru_maxrss)
     while ended is None:
         pid, wait_status, rusage = os.wait4(-1, 0)
         if pid == child:

@@ -49,8 +49,10 @@ class Supervisor:
         """The child keeps only its end."""
         self._ours.close()
 
-    def wait(self, child: int) -> tuple[int, Any]:
-        """Answer refusals until ``child`` ends; its wait status and rusage."""
+    def wait(self, child: int) -> tuple[int, Any] | None:
+        """Answer refusals until ``child`` ends: its wait status and rusage.  None as soon as the
+        socket closes with no listener on it (no filter: the child may fork, and the init's plain
+        loop, which reaps orphans as they come, waits instead)."""
         self.theirs.close()
         pidfd = os.pidfd_open(child)
         poll = select.poll()
@@ -71,9 +73,10 @@ class Supervisor:
                             poll.unregister(fd)
                     elif fd == self._ours.fileno():
                         self._receive()
+                        if self._listener is None:
+                            return None
                         poll.unregister(fd)
-                        if self._listener is not None:
-                            poll.register(self._listener, select.POLLIN)
+                        poll.register(self._listener, select.POLLIN)
         finally:
             os.close(pidfd)
             self._ours.close()
