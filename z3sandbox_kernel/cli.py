@@ -1,6 +1,7 @@
 """``z3sandbox`` / ``python -m z3sandbox_kernel``: run candidates from files, manage the kernelspec.
 
-Exit status: 0 when the candidates ran (whatever their verdicts), 2 for a usage error, 130 after
+Exit status: 0 when the candidates ran (whatever their verdicts), 2 for a usage error or a payload
+that --payload-dir could not write (the table is printed first), 130 after
 Ctrl-C and 143 after SIGTERM (each prints the partial table first).
 """
 
@@ -26,7 +27,8 @@ from .presentation.textview import candidate_alone_text, run_text
 from .results import CandidateResult, RunResult
 
 DESCRIPTION = "z3sandbox (or python -m z3sandbox_kernel): run candidates from files, manage the kernelspec."
-RUN_EPILOG = ("Exit status: 0 when the candidates ran, whatever their verdicts; 2 for a usage error; "
+RUN_EPILOG = ("Exit status: 0 when the candidates ran, whatever their verdicts; 2 for a usage error or a "
+              "payload not written; "
               "130 after Ctrl-C, 143 after SIGTERM (the candidates that finished are shown).")
 
 # A file that starts like SMT-LIB: a comment or an s-expression naming an SMT-LIB command.
@@ -53,7 +55,8 @@ def _add_run_command(subparsers: Any) -> None:
     run.add_argument("--seed-file", type=Path, metavar="FILE",
                      help="input that byte_N models are overlaid on")
     run.add_argument("--payload-dir", type=Path, metavar="DIR",
-                     help="write each SAT payload to DIR/candidate-<i>.bin (made if missing)")
+                     help="write each SAT payload to DIR/candidate-<i>.bin (DIR made if missing, "
+                          "no link followed, no file there replaced)")
     run.add_argument("--json", action="store_true", help="one JSON object per candidate")
     run.add_argument("-v", "--verbose", action="store_true",
                      help="after the table, each candidate in full: reason, model, core, limits")
@@ -94,17 +97,38 @@ def _read_text(path: Path) -> str:
 
 
 def _check_payload_dir(folder: Path | None) -> None:
-    """Before the run: the payload folder exists (made here if missing) and takes files."""
+    """Before the run: the payload folder exists (made here if missing), is no link, takes files."""
     if folder is None:
         return
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"--payload-dir {folder}: not a folder")
+    from .hostfiles import Folder
+
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        Folder.open(folder).close()
+    except ValueError as exc:
+        raise ValueError(f"--payload-dir {exc}") from None
     except OSError as exc:
         raise ValueError(f"--payload-dir {folder}: cannot make it ({exc.strerror})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValueError(f"--payload-dir {folder}: not writable")
+
+
+def _write_payloads(folder: Path, result: RunResult) -> list[str]:
+    """candidate-<i>.bin, -model-<n>.bin (--models) and -check-<n>.bin, each a new file (no link
+    followed, nothing there replaced); returns the errors, one line each."""
+    from .hostfiles import Folder
+
+    errors = []
+    try:
+        with Folder.open(folder) as target:
+            for candidate in result:
+                for name, payload in candidate.payloads():
+                    stem = "-".join(filter(None, (f"candidate-{candidate.index}", name)))
+                    if target.write_new(f"{stem}.bin", payload) is None:
+                        errors.append(f"--payload-dir {folder}: {stem}.bin is there already, "
+                                      "left as it is (a file this run did not write)")
+    except (OSError, ValueError) as exc:
+        errors.append(f"--payload-dir: {exc}")
+    return errors
 
 
 @contextmanager
@@ -158,13 +182,16 @@ def _run_command(args: argparse.Namespace) -> int:
         if view is not None:
             view.finish(None)  # erase the progress line before the table
     _name(result, paths, texts)
+    unwritten = _write_payloads(args.payload_dir, result) if args.payload_dir else []
     _report(args, result)
+    for line in unwritten:
+        print(f"z3sandbox: error: {line}", file=sys.stderr)
     if result.interrupted:  # as a shell expects of a command ended by a signal: 128 + its number
         stopped_by = signals[0] if signals else signal.SIGINT
         print(f"z3sandbox: stopped by {signal.Signals(stopped_by).name}: the finished candidates are "
               "above, the rest cancelled", file=sys.stderr)
         return 128 + stopped_by
-    return 0
+    return 2 if unwritten else 0
 
 
 def _name(result: RunResult, paths: list[Path], texts: list[str]) -> None:
@@ -177,11 +204,6 @@ def _name(result: RunResult, paths: list[Path], texts: list[str]) -> None:
 
 
 def _report(args: argparse.Namespace, result: RunResult) -> None:
-    if args.payload_dir:
-        for candidate in result:  # candidate-<i>.bin, -model-<n>.bin (--models), -check-<n>.bin
-            for name, payload in candidate.payloads():
-                stem = "-".join(filter(None, (f"candidate-{candidate.index}", name)))
-                (args.payload_dir / f"{stem}.bin").write_bytes(payload)
     if args.json:
         for index in range(len(result)):
             print(json.dumps(candidate_json(result, index)))

@@ -75,11 +75,15 @@ def same(expect: Expect, levels: tuple[str, ...] = OK_ANYWHERE) -> dict[str, Exp
 
 
 def seccomp() -> Expect:
-    return Expect(("blocked",), ("Operation not permitted", "seccomp"), (None,), needs=("seccomp",))
+    """Refused by the filter, and the refusal counted by the candidate's init: only that is
+    ``blocked`` (an exception alone never is)."""
+    return Expect(("blocked",), ("Operation not permitted", "seccomp refused"), (None,), needs=("seccomp",))
 
 
 def landlock() -> Expect:
-    return Expect(("blocked",), ("landlock",), (None,), needs=("landlock",))
+    """Refused by Landlock or the read-only view: the sandbox observes no such refusal, so it is
+    the script's exception (EACCES or EROFS), a runtime_error."""
+    return Expect(("runtime_error",), (), (None,), needs=("landlock",))
 
 
 def hidden() -> Expect:
@@ -89,7 +93,9 @@ def hidden() -> Expect:
 
 
 def audit(event: str) -> Expect:
-    return Expect(("blocked",), ("sandbox denied " + event,), (None,))
+    """Refused in the candidate by the audit hook: its PermissionError names the event, the
+    script's exception (runtime_error); nothing outside the candidate observed it."""
+    return Expect(("runtime_error",), ("blocked by the sandbox: " + event,), (None,))
 
 
 def escapes(*verdicts: str) -> Expect:
@@ -113,7 +119,10 @@ CASES: list[Case] = [
     Case("05_bytearray_8g.py", same(Expect(("runtime_error",), ("larger than what was left",), (None,)))),
     Case("06_growing_lists.py", same(MEMORY)),
     Case("07_z3_native_oom.py", same(MEMORY)),
-    Case("08_fork_bomb.py", same(audit("os.fork"))),
+    # Kernel level: the audit hook lets fork reach seccomp, whose refusal the init counts.
+    Case("08_fork_bomb.py", {"kernel": Expect(("blocked",), ("seccomp refused", "clone"), (None,),
+                                              needs=("seccomp",)),
+                             "process": audit("os.fork")}),
     Case("09_fork_bomb_ctypes.py", {"kernel": seccomp()}),
     # 3000 threads with room for them in memory: only the threads limit can stop the flood.
     Case("10_threads_3000.py", {
@@ -126,7 +135,7 @@ CASES: list[Case] = [
     Case("13_read_shadow.py", {
         "kernel": hidden(),
         "process:root": escapes(),
-        "process:user": Expect(("blocked",), ("Permission denied",), (None,)),
+        "process:user": Expect(("runtime_error",), ("Permission denied",), (None,)),
     }),
     Case("14_read_home_canary.py", {"kernel": hidden(), "process": escapes()}),
     # /proc/<host pid>: not in the candidate's fresh /proc (its own PID namespace's); where there
@@ -137,7 +146,7 @@ CASES: list[Case] = [
         "process": escapes()}),
     Case("16_proc_mem.py", {
         "kernel": Expect(("blocked", "runtime_error"), (), (None,), needs=("userns",)),
-        "process": escapes("no_check", "blocked")}),
+        "process": escapes("no_check", "runtime_error")}),
     Case("17_env_canary.py", same(Expect(("no_check",), needs=("environment",)))),
     Case("18_append_bashrc.py", {"kernel": hidden()}),
     Case("19_write_tmp.py", {"kernel": landlock()}),
@@ -200,12 +209,12 @@ DISK = Expect(("output_limit",), ("disk limit of 32 MB",), ("disk",), needs=("mo
 CASES += [
     Case("52_setuid_visible_file.py", {"kernel": Expect(("blocked",), needs=("mountns",))}),
     Case("53_stat_host_paths.py", {"kernel": NOT_THERE,
-                                   "process": escapes("runtime_error", "blocked", "no_check")}),
+                                   "process": escapes("runtime_error", "no_check")}),
     Case("54_read_project_root.py", {"kernel": NOT_THERE,
-                                     "process": escapes("no_check", "runtime_error", "blocked")}),
+                                     "process": escapes("no_check", "runtime_error")}),
     Case("55_sysv_left_behind.py", {"kernel": Expect(("blocked", "no_check"), needs=("ipcns",))}),
     Case("56_sysv_host_segment.py", {"kernel": Expect(("blocked", "runtime_error"), needs=("ipcns",)),
-                                     "process": escapes("no_check", "blocked", "runtime_error")}),
+                                     "process": escapes("no_check", "runtime_error")}),
     Case("57_posix_shm_past_disk.py", {"kernel": DISK}, limits=DISK_32),
     Case("58_fill_scratch_2gb.py", {"kernel": DISK}, limits=DISK_32),
     # Process level: no inode limit, and tens of thousands of folders take minutes to remove on a
@@ -216,16 +225,16 @@ CASES += [
         "kernel": Expect(("blocked", "runtime_error"), ("thread",), (None,), needs=("userns", "pidns"))},
          limits=LIMITS.replace(memory_mb=4096), extra={"max_threads": LIMITS.threads}),
     Case("62_proc_other_process.py", {"kernel": Expect(("blocked", "runtime_error"), needs=("pidns",)),
-                                      "process": escapes("no_check", "blocked", "runtime_error")}),
+                                      "process": escapes("no_check", "runtime_error")}),
     Case("63_sethostname.py", {"kernel": Expect(("blocked",), needs=("utsns",)),
                                "process:root": escapes(),
-                               "process:user": Expect(("blocked",), ("Operation not permitted",))}),
+                               "process:user": Expect(("runtime_error",), ("Operation not permitted",))}),
     Case("64_threadpool_works.py", {"kernel": Expect(("sat",), needs=("mountns",)),
                                     "process": Expect(("sat",))}),
     # EINVAL: uid and gid 0 do not even exist in the candidate's own user namespace
     Case("65_uid_is_not_root.py", {"kernel": Expect(("blocked", "runtime_error"), needs=("userns",)),
                                    "process:root": escapes(),
-                                   "process:user": Expect(("blocked",))}),
+                                   "process:user": Expect(("runtime_error",))}),
 ]
 
 # System calls no solver needs: metadata, memfd, SysV IPC, mount queries (scripts 70-79).
@@ -234,9 +243,10 @@ CASES += [
 # user (a root-owned file's mode or owner, open_by_handle_at without CAP_DAC_READ_SEARCH).
 MEMORY_64 = LIMITS.replace(memory_mb=64, files=128)  # room for 57 memfds of 16 MB (file_size_mb)
 CASES += [
-    Case("70_chmod_outside_scratch.py", {"kernel": seccomp(), "process": escapes("no_check", "blocked")}),
+    Case("70_chmod_outside_scratch.py",
+         {"kernel": seccomp(), "process": escapes("no_check", "runtime_error")}),
     Case("71_chown_utime_outside_scratch.py",
-         {"kernel": seccomp(), "process": escapes("no_check", "blocked")}),
+         {"kernel": seccomp(), "process": escapes("no_check", "runtime_error")}),
     Case("72_xattr_outside_scratch.py",
          {"kernel": seccomp(), "process": escapes("no_check", "runtime_error")}),
     # Process level: filling and freeing the memory takes 1-3 s of wall time on an idle machine.
@@ -247,11 +257,11 @@ CASES += [
     Case("75_sysv_msgget.py", {"kernel": seccomp(), "process": escapes()}),
     Case("76_sysv_semget.py", {"kernel": seccomp(), "process": escapes()}),
     Case("77_listmount_statmount.py",
-         {"kernel": seccomp(), "process": escapes("no_check", "runtime_error", "blocked")}),
+         {"kernel": seccomp(), "process": escapes("no_check", "runtime_error")}),
     Case("78_open_by_handle_at.py", {
         "kernel": seccomp(),
         "process:root": escapes(),
-        "process:user": Expect(("blocked",), ("Operation not permitted",), (None,))}),
+        "process:user": Expect(("runtime_error",), ("Operation not permitted",), (None,))}),
     Case("79_normal_script_still_works.py", same(Expect(("sat",)))),
 ]
 

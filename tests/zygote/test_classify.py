@@ -132,7 +132,7 @@ def test_exit_without_report_is_crashed():
     ({"outcome": "unknown", "reason": "timeout", "solver_timeout": True}, Verdict.TIMEOUT, "solver"),
     ({"outcome": "unknown", "reason": "incomplete quantifiers"}, Verdict.UNKNOWN, None),
     ({"outcome": "no_check"}, Verdict.NO_CHECK, None),
-    ({"outcome": "blocked", "reason": "os.fork"}, Verdict.BLOCKED, None),
+    ({"outcome": "blocked", "reason": "os.fork"}, Verdict.RUNTIME_ERROR, None),  # the child's word
     ({"outcome": "exception", "reason": "ValueError: x"}, Verdict.RUNTIME_ERROR, None),
     ({"outcome": "syntax_error", "reason": "bad", "line": 2, "column": 5}, Verdict.SYNTAX_ERROR, None),
     ({"outcome": "made-up"}, Verdict.INTERNAL_ERROR, None),
@@ -232,3 +232,23 @@ def test_a_wall_kill_without_a_stack_says_it_could_not_be_taken():
     out = classify(observe(kill=Kill.WALL, wait_status=None))
     assert out["reason"] == "wall-clock limit of 5 s (the script's stack could not be taken)"
     assert out["error"] == {"type": "timeout", "line": None, "message": out["reason"]}
+
+
+PERMISSION = {"outcome": "exception", "reason": "PermissionError: seccomp denied (line 1: `raise`)",
+              "exception": {"type": "PermissionError", "message": "seccomp denied", "line": 1}}
+
+
+def test_a_permission_error_without_an_observed_refusal_is_a_runtime_error():
+    for refused, note in ((0, "the sandbox observed no refused system call"),
+                          (-1, "no refusal was observed")):
+        got, reason, _ = verdict(observe(report=PERMISSION, refused_calls=refused))
+        assert got is Verdict.RUNTIME_ERROR
+        assert reason.startswith("PermissionError: seccomp denied (line 1") and note in reason
+
+
+def test_blocked_needs_the_refusals_its_init_counted():
+    got, reason, kill = verdict(observe(report=PERMISSION, refused_calls=3, first_refused=-1))
+    assert (got, kill) == (Verdict.BLOCKED, None)
+    assert reason.startswith("seccomp refused 3 system calls (the first: ")
+    assert reason.endswith("as the candidate's init observed; then PermissionError: seccomp denied "
+                           "(line 1: `raise`)")

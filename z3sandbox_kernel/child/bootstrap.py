@@ -44,6 +44,7 @@ from ..protocol import (
     STACK_REQUEST,
     STANDBY_REQUEST_MAX_BYTES,
     STANDBY_TAKEN,
+    SUPERVISOR_FD,
     LayerReport,
     ProtocolError,
     RunRequest,
@@ -85,6 +86,7 @@ class ChildJob:
     in_pid_namespace: bool = False
     preset_reports: list[LayerReport] = field(default_factory=list)  # namespaces, set by the zygote
     go_fd: int | None = None  # a spare's or a standby's "go" pipe, moved to GO_FD
+    supervisor_fd: int | None = None  # the socket to its init's seccomp supervisor, to SUPERVISOR_FD
 
 
 def _write_frame(message: dict[str, Any]) -> None:
@@ -100,11 +102,17 @@ def _redirect_descriptors(job: ChildJob) -> None:
              (job.result_fd, RESULT_FD)]
     if job.go_fd is not None:
         moves.append((job.go_fd, GO_FD))
+    if job.supervisor_fd is not None:
+        moves.append((job.supervisor_fd, SUPERVISOR_FD))
     # Each source is first copied above every target, so no dup2 overwrites a later source.
-    moves = [(fcntl.fcntl(source, fcntl.F_DUPFD, GO_FD + 1), target) for source, target in moves]
+    moves = [(fcntl.fcntl(source, fcntl.F_DUPFD, SUPERVISOR_FD + 1), target) for source, target in moves]
     for source, target in moves:
         os.dup2(source, target)
-    os.closerange(RESULT_FD + 1 if job.go_fd is None else GO_FD + 1, 1 << 16)
+    top = max(target for _, target in moves)
+    for fd in range(RESULT_FD + 1, top):
+        if fd not in (target for _, target in moves):
+            os.closerange(fd, fd + 1)
+    os.closerange(top + 1, 1 << 16)
     # Fresh text streams on the new descriptors; the zygote's objects may hold buffered state.
     sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
@@ -256,6 +264,8 @@ def become_child(job: ChildJob) -> NoReturn:
             job, reports, failure = _stand_by(job)  # 6, blocked until handed a request
         else:  # a spare verifier's request, and so its limits, come after its setup frame
             reports, failure = _apply_layers(job, when=_AHEAD if job.role is Role.SPARE else _EVERY)  # 6
+        if job.supervisor_fd is not None:  # its listener handed over (seccomp) or never: ours goes
+            os.close(SUPERVISOR_FD)
         _write_frame({"type": "setup", "layers": reports, "error": failure})  # 7
         if failure or job.role is Role.PROBE:  # a probe only proves the layers apply
             os._exit(0)

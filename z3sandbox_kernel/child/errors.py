@@ -11,7 +11,6 @@ must always be built.
 from __future__ import annotations
 
 import contextlib
-import errno
 import faulthandler
 import io
 import itertools
@@ -65,8 +64,9 @@ def syntax_report(exc: BaseException) -> ChildReport:
 
 
 def exception_report(exc: BaseException, filename: str, hint: str = "") -> ChildReport:
-    """An exception that escaped the script, classified: memory_error, blocked or exception;
-    ``hint`` is Python's suggestion, which ends the message as Python's display ends it."""
+    """An exception that escaped the script, classified: memory_error or exception (a refusal
+    is never told from an exception: zygote/refusals.py); ``hint`` is Python's suggestion, which
+    ends the message as Python's display ends it."""
     message = message_of(exc) + (f". {hint}" if hint else "")
     kind = type(exc).__name__
     if isinstance(exc, SystemExit):
@@ -84,10 +84,6 @@ def exception_report(exc: BaseException, filename: str, hint: str = "") -> Child
         isinstance(exc, z3.Z3Exception) and any(word in message for word in models.MEMORY_WORDS)
     ):
         return {"outcome": "memory_error", "reason": reason, "exception": details}
-    if isinstance(exc, PermissionError) or (
-        isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES, errno.EROFS)
-    ):  # EROFS: outside scratch the candidate's own filesystem view is read-only (mounts.py)
-        return {"outcome": "blocked", "reason": reason, "exception": details}
     if len(frames) > 1:
         reason += "\nScript traceback, innermost last:" + _traceback_text(frames)
     return {"outcome": "exception", "exception": details,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import io
 import json
 import os
 import platform
@@ -31,6 +32,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..hostfiles import Folder
 from ..protocol import Hello, IsolationReport
 from ..results import CandidateResult, RunResult
 from .plan import RunPlan
@@ -75,8 +77,10 @@ class RunRecorder:
               record_scripts: bool = False, repair: dict[str, Any] | None = None) -> None:
         from .._version import __version__
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("a", encoding="utf-8")
+        # a new file (O_EXCL, no link followed) in a folder that is no link: a link planted in a
+        # shared record folder sends no line elsewhere
+        with Folder.open(self.path.parent) as folder:
+            self._file = io.TextIOWrapper(folder.create(self.path.name), encoding="utf-8")
         self._isolation = isolation
         self._write({
             "record": "run", "schema": RECORD_SCHEMA, "version": RECORD_VERSION,

@@ -55,14 +55,29 @@ def afl_writer(
     sync_dir: str | None, then: Callable[[CandidateResult], None] | None
 ) -> Callable[[CandidateResult], None] | None:
     """With ``--afl-sync DIR``: an update callback that writes each sat payload as its candidate
-    finishes (a fuzzer picks it up while the run goes), then calls ``then``."""
+    finishes (a fuzzer picks it up while the run goes), then calls ``then``.  A sync folder that
+    cannot be written (a link, not a folder) is a UsageError before the run; one that turns into
+    one during the run is a warning, and nothing is written there."""
     if sync_dir is None:
         return then
-    from ..payloads import afl_sync
+    import warnings
+
+    from IPython.core.error import UsageError
+
+    from ..payloads import afl_queue, afl_sync
+
+    try:
+        afl_queue(sync_dir).close()
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--afl-sync: {exc}") from None
 
     def on_update(candidate: CandidateResult) -> None:
         if candidate.payloads():  # one per model (models=N)
-            afl_sync([payload for _, payload in candidate.payloads()], sync_dir)
+            try:
+                afl_sync([payload for _, payload in candidate.payloads()], sync_dir)
+            except (OSError, ValueError) as exc:
+                warnings.warn(f"--afl-sync: candidate {candidate.index}'s payload not written: {exc}",
+                              stacklevel=1)
         if then is not None:
             then(candidate)
 

@@ -72,13 +72,20 @@ STACK_REQUEST = signal.SIGRTMIN + 2
 # then what init measured of its scratch tmpfs once every process of the namespace was dead: the
 # largest file, the free bytes and the free inodes (-1: not measured).  The verdict's file-size
 # and disk rules believe these, not the signal or the exception the candidate could make itself.
-INIT_STATUS = struct.Struct(">iddqqqq")
+# Then the calls the seccomp filter refused, as init answered them (child/layers/seccomp_notify.py):
+# their count and the first one's number; the count is one of REFUSALS_* when not observed.
+INIT_STATUS = struct.Struct(">iddqqqqqi")
+REFUSALS_NOT_SUPERVISED = -1  # no supervisor: no init, or no seccomp filter in the child
+REFUSALS_NO_NOTIFICATION = -2  # this kernel has no seccomp user notification (before Linux 5.0)
 # Exit code of a child whose bootstrap failed before user code ran (no frame could be written).
 BOOTSTRAP_FAILED_EXIT = 121
 # A process forked ahead of its request (a spare verifier, a standby candidate: zygote/verifiers.py,
 # zygote/standby.py) blocks reading this descriptor, its "go" pipe; EOF says no request will come.
 # Its stdin stays /dev/null, as every candidate's.
 GO_FD = 4
+# The child's end of the socket pair its init made to receive the seccomp filter's listener
+# (child/layers/seccomp_notify.py): closed before user code.
+SUPERVISOR_FD = 5
 # A spare verifier's go byte: its request (``SPARE_REQUEST_FILE`` in its scratch folder) is there.
 SPARE_GO = b"g"
 SPARE_REQUEST_FILE = "verify-request.json"

@@ -29,6 +29,7 @@ from .confirmed import add_confirmation
 from .failures import error_of, stack_note
 from .kept import kept_core, kept_more_models, kept_objectives
 from .payload import build_payload, cap_model, cut_runs
+from .refusals import refused_reason, unobserved_note
 
 REASON_CAP = 2000
 # z3's own exit when an allocation fails where it cannot throw (memory_manager: ERR_MEMOUT).
@@ -77,6 +78,9 @@ class Observation:
     scratch_largest: int = -1
     scratch_free_bytes: int = -1
     scratch_free_inodes: int = -1
+    # Calls seccomp refused, as its init answered them (supervisor.py; -1: not observed).
+    refused_calls: int = -1
+    first_refused: int = -1
     verify_requested: bool = False
     verified: bool | None = None
     verify_reason: str = ""
@@ -234,15 +238,18 @@ def _from_report(obs: Observation, report: ChildReport) -> tuple[Verdict, str, K
         return Verdict.SYNTAX_ERROR, reason, None
     if outcome == "memory_error":
         return _memory_claim(obs, reason or "MemoryError")
-    if outcome == "blocked":
-        return Verdict.BLOCKED, f"{reason} [active layers: {_active_layers(obs)}]", None
-    if outcome == "exception":
+    if outcome in ("exception", "blocked"):  # "blocked": the child's word, judged as what it raised
         exception = report.get("exception")
         message = str(exception["message"]) if exception else ""
+        if obs.refused_calls > 0:  # observed by its init, not told by the candidate
+            return Verdict.BLOCKED, refused_reason(obs.refused_calls, obs.first_refused, then=reason), None
         if exception and exception["type"] == "RuntimeError" and "can't start new thread" in message:
             why = (f"a new thread was refused by the threads limit ({obs.limits.threads}) or the "
                    f"memory limit ({obs.limits.memory_mb} MB): {reason}")
-            return Verdict.BLOCKED, why, None
+            return Verdict.RUNTIME_ERROR, why, None
+        if exception and exception["type"] == "PermissionError":
+            return Verdict.RUNTIME_ERROR, reason + unobserved_note(
+                obs.refused_calls, obs.level, _layer_active(obs, "seccomp"), _active_layers(obs)), None
         # ENOSPC / EDQUOT: the disk limit when the candidate's init found its scratch full.
         if ("[Errno 28]" in message or "[Errno 122]" in message) and _scratch_full(obs):
             return Verdict.OUTPUT_LIMIT, f"disk limit of {obs.limits.disk_mb} MB ({reason})", Kill.DISK

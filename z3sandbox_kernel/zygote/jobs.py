@@ -172,7 +172,8 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
     obs.wait_status = job.wait_status if "status" not in job.streams else None
     reported = decode_status(bytes(job.streams["status"].data)) if "status" in job.streams else None
     if reported is not None:  # the candidate's own figures, from its init, killed or not
-        obs.wait_status, utime, stime, maxrss_kb, largest, free, inodes = reported
+        obs.wait_status, utime, stime, maxrss_kb, largest, free, inodes, refused, first = reported
+        obs.refused_calls, obs.first_refused = refused, first
         obs.cpu_s, obs.peak_rss_mb = utime + stime, maxrss_kb / 1024
         obs.scratch_largest, obs.scratch_free_bytes, obs.scratch_free_inodes = largest, free, inodes
     elif job.scratch_largest >= 0:  # no init: the zygote measured the folder (Trees.release)

@@ -17,6 +17,7 @@ directly, kills its process group at the end and, as a subreaper, kills the orph
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import traceback
@@ -27,11 +28,19 @@ from typing import Any
 from ..child.bootstrap import ChildJob, become_child
 from ..child.layers import report
 from ..oscalls import set_parent_death_signal, set_process_name
-from ..protocol import BOOTSTRAP_FAILED_EXIT, INIT_STATUS, KILL_REQUEST, STACK_REQUEST, STANDBY_TAKEN
+from ..protocol import (
+    BOOTSTRAP_FAILED_EXIT,
+    INIT_STATUS,
+    KILL_REQUEST,
+    REFUSALS_NOT_SUPERVISED,
+    STACK_REQUEST,
+    STANDBY_TAKEN,
+)
 from ..roles import Role
 from . import scratch
 from .namespaces import fork_in_new_pid_namespace
 from .recipe import set_up_init
+from .supervisor import Supervisor
 
 # The processes' names (roles.py), as the tests and bench/kill.py look for them.
 ZYGOTE_NAME = Role.ZYGOTE.process_name
@@ -155,11 +164,17 @@ def _run_init(job: ChildJob, status_w: int) -> None:
         # required one of them (bootstrap)
         job.preset_reports = [report(r["name"], False, error=failure.message) if r["name"] in step.reports
                               else r for r in job.preset_reports]
+    supervisor = Supervisor.start() if any(layer.NAME == "seccomp" for layer in job.layers) else None
+    if supervisor is not None:  # the filter's refusals come to us (supervisor.py)
+        job.policy = dataclasses.replace(job.policy, supervised=True)
+        job.supervisor_fd = supervisor.theirs.fileno()
     child = os.fork()
     if child == 0:
         signal.signal(KILL_REQUEST, signal.SIG_DFL)
         signal.signal(STACK_REQUEST, signal.SIG_IGN)
         os.close(status_w)
+        if supervisor is not None:
+            supervisor.in_child()
         become_child(job)
     child_box.append(child)
     # init holds no pipe but its status pipe: EOF on the others means the child tree closed them.
@@ -167,6 +182,10 @@ def _run_init(job: ChildJob, status_w: int) -> None:
         if fd is not None:
             os.close(fd)
     ended = None
+    # Supervised, no orphans need reaping meanwhile: the filter refuses new processes.
+    waited = supervisor.wait(child) if supervisor is not None else None
+    if waited is not None:
+        ended = (waited[0], waited[1].ru_utime, waited[1].ru_stime, waited[1].ru_maxrss)
     while ended is None:
         pid, wait_status, rusage = os.wait4(-1, 0)
         if pid == child:
@@ -178,7 +197,8 @@ def _run_init(job: ChildJob, status_w: int) -> None:
     except ChildProcessError:
         pass
     measured = scratch.usage(job.policy.scratch_dir) if job.policy.ipc_uts else (-1, -1, -1)
-    os.write(status_w, INIT_STATUS.pack(*ended, *measured))
+    refusals = (supervisor.refused, supervisor.first) if supervisor else (REFUSALS_NOT_SUPERVISED, -1)
+    os.write(status_w, INIT_STATUS.pack(*ended, *measured, *refusals))
     os._exit(0)
 
 
@@ -201,13 +221,16 @@ def _kill_quietly(pid: int) -> None:
         pass
 
 
-def decode_status(data: bytes) -> tuple[int, float, float, int, int, int, int] | None:
+def decode_status(data: bytes) -> tuple[int, float, float, int, int, int, int, int, int] | None:
     """(wait status, user CPU s, system CPU s, peak RSS in KB, largest scratch file, free scratch
-    bytes, free scratch inodes; -1 when not measured) of the candidate, from its init."""
+    bytes, free scratch inodes; -1 when not measured; calls seccomp refused, the first one's
+    number) of the candidate, from its init."""
     if len(data) < INIT_STATUS.size:
         return None
-    status, utime, stime, maxrss, largest, free, inodes = INIT_STATUS.unpack(data[: INIT_STATUS.size])
-    return int(status), float(utime), float(stime), int(maxrss), int(largest), int(free), int(inodes)
+    status, utime, stime, maxrss, largest, free, inodes, refused, first = INIT_STATUS.unpack(
+        data[: INIT_STATUS.size])
+    return (int(status), float(utime), float(stime), int(maxrss), int(largest), int(free), int(inodes),
+            int(refused), int(first))
 
 
 def kill_group(pid: int) -> None:

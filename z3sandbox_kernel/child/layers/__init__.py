@@ -60,6 +60,7 @@ class Policy:
     nproc_note: str = ""  # why the threads limit is not applied, "" when it is
     view: bool = False  # its init enters the filesystem view (zygote/mounts.py)
     ipc_uts: bool = False  # its init enters IPC and UTS namespaces (and a sized tmpfs: measured)
+    supervised: bool = False  # its init answers and counts seccomp's refusals (seccomp_notify.py)
 
     @property
     def candidate_uid(self) -> int:

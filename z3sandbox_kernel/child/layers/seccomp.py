@@ -52,7 +52,7 @@ from typing import Any
 
 from ...oscalls import prctl
 from ...protocol import LayerReport
-from . import LayerSetupError, Policy, When, report
+from . import LayerSetupError, Policy, When, report, seccomp_notify
 from .seccomp_rules import (
     COMMANDS,
     DENIED,
@@ -121,10 +121,15 @@ class _Program:
     filters: ctypes.Array[_SockFilter]
     fprog: _SockFprog
     self_slots: tuple[int, ...]
+    refusal_slots: tuple[int, ...]  # the EPERM returns: user notifications where supervised
     rules: int
+    names: dict[int, str]  # system call names by number, for the verdict's reason
 
 
 _program: _Program | None = None
+# This process's refusals reach its init, which counts them (seccomp_notify.py): the audit hook
+# then lets the calls the filter refuses reach it (child/instrument.py, ``OBSERVED_BY_SECCOMP``).
+observed = False
 
 # One instruction before label resolution: (code, jt, jf, k); jt/jf are ints or local label names.
 _Insn = tuple[int, "int | str", "int | str", "int | object"]
@@ -313,7 +318,9 @@ def prepare(read_only_paths: tuple[str, ...] = ()) -> LayerReport:
         assert isinstance(k, int)
         filters[i] = _SockFilter(code, jt, jf, k)
     fprog = _SockFprog(len(insns), ctypes.cast(filters, ctypes.POINTER(_SockFilter)))
-    _program = _Program(filters, fprog, tuple(slots), rules)
+    refusals = tuple(i for i, (code, _jt, _jf, k) in enumerate(insns) if code == _RET and k == _EPERM)
+    names = {number: name for name, number in numbers.items() if number >= 0}
+    _program = _Program(filters, fprog, tuple(slots), refusals, rules, names)
     return report(NAME, True, f"{rules} rules, {len(insns)} instructions")
 
 
@@ -348,9 +355,38 @@ def apply(policy: Policy) -> LayerReport:
         raise LayerSetupError(NAME, f"policy says PID {policy.self_pid}, getpid() says {pid}")
     for slot in program.self_slots:
         program.filters[slot].k = pid
+    if policy.supervised and _load_supervised(program):
+        global observed
+        observed = True
+        _explain_refusals()
+        return report(NAME, True, f"{program.rules} rules, default allow, EPERM, each refusal observed")
     try:
         prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(program.fprog))
     except OSError as exc:
         raise LayerSetupError(NAME, f"the kernel refused the filter: {exc}") from None
     _explain_refusals()
     return report(NAME, True, f"{program.rules} rules, default allow, EPERM")
+
+
+def _load_supervised(program: _Program) -> bool:
+    """Load the filter with its refusals sent to the init (seccomp_notify.py), and hand it the
+    listener; False, the program as it was, when this kernel has no user notification."""
+    for slot in program.refusal_slots:
+        program.filters[slot].k = seccomp_notify.RET_USER_NOTIF
+    try:
+        listener = seccomp_notify.load_with_listener(ctypes.addressof(program.fprog))
+    except OSError:
+        return False
+    finally:
+        for slot in program.refusal_slots:
+            program.filters[slot].k = _EPERM
+    try:
+        seccomp_notify.hand_over(listener)
+    except OSError:
+        pass  # loaded, so the calls stay refused; unanswered, they fail with ENOSYS, uncounted
+    return True
+
+
+def call_name(number: int) -> str:
+    """The name of system call ``number`` on this machine (the zygote prepared the table)."""
+    return _program.names.get(number, f"system call {number}") if _program else f"system call {number}"
