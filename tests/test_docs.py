@@ -83,7 +83,13 @@ def test_the_readme_command_line_example_prints_what_the_command_line_prints() -
     done = subprocess.run([sys.executable, "-m", "z3sandbox_kernel.cli", "run", "--wall", "2", *files],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == shown
+    assert _steady(done.stdout) == _steady(shown)
+
+
+def _steady(table: str) -> str:
+    """The table without the one phrase that depends on the machine's load: a wall kill names the
+    line the script was running only when its stack arrives before the kill's grace runs out."""
+    return re.sub(r"wall-clock limit of 2 s \(.*", "wall-clock limit of 2 s (...)", table)
 
 
 # A ```python block right after this line is not run by the doc test (say why after the colon);
