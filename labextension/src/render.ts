@@ -128,7 +128,9 @@ function summary(
     return node;
   }
   node.appendChild(el('span', 'jp-Z3Run-label', 'vote'));
-  node.appendChild(verdictBadge(run.finished ? run.verdict : 'pending'));
+  // A run of prove() calls votes in its words: "proved", "counterexample", "disputed".
+  const vote = run.finished ? (run.vote ?? run.verdict) : 'pending';
+  node.appendChild(verdictBadge(vote, shownStyle(vote)));
   if (!run.finished && state.stale) {
     node.appendChild(incompleteBadge());
   }
@@ -164,11 +166,14 @@ function summary(
   return node;
 }
 
-/** "tie: 1 sat / 1 unsat → sat (rule)": a tie is shown as one, with the rule that broke it. */
+/** "tie: 1 sat / 1 unsat → sat (rule)": a tie is shown as one, with the rule that broke it, in
+ * prove()'s words for a run of prove() calls ("1 counterexample / 1 proved → counterexample"). */
 function tieNote(tie: ITie): HTMLElement {
   const node = el('span', 'jp-Z3Run-tie');
   node.appendChild(verdictBadge('tie'));
-  const text = `${tie.sat} sat / ${tie.unsat} unsat → ${tie.winner}`;
+  const words: Record<string, string> = tie.words ?? {};
+  const say = (answer: string): string => words[answer] ?? answer;
+  const text = `${tie.sat} ${say('sat')} / ${tie.unsat} ${say('unsat')} → ${say(tie.winner)}`;
   node.append(` ${text}${tie.rule ? `: ${tie.rule}` : ''}`);
   return node;
 }

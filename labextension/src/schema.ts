@@ -188,7 +188,8 @@ export function shownLabel(candidate: ICandidate): string {
 const SHOWN_STYLES: Record<string, string> = {
   proved: 'unsat',
   counterexample: 'sat',
-  'sat · no payload': 'no_payload'
+  'sat · no payload': 'no_payload',
+  disputed: 'invalid_model'
 };
 
 export function shownStyle(label: string): string {

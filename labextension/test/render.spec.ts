@@ -63,6 +63,33 @@ describe('renderRun', () => {
     );
   });
 
+  it('reads a run of prove() calls in their words: the vote and the tie', () => {
+    const doc = {
+      ...run([
+        candidate({ verdict: 'unsat', shown: 'proved' }),
+        candidate({ index: 1, verdict: 'sat', shown: 'counterexample' })
+      ]),
+      verdict: 'sat',
+      vote: 'counterexample',
+      tie: {
+        sat: 1,
+        unsat: 1,
+        winner: 'sat',
+        rule: 'both answers are confirmed; a verified model is a certificate, so counterexample wins',
+        words: { sat: 'counterexample', unsat: 'proved' }
+      }
+    };
+    const node = renderRun(doc);
+    const vote = node.querySelector<HTMLElement>(
+      '.jp-Z3Run-summary > .jp-Z3Run-verdict'
+    )!;
+    expect(vote.textContent).toBe('counterexample');
+    expect(vote.dataset.verdict).toBe('sat');
+    expect(node.querySelector('.jp-Z3Run-tie')!.textContent).toContain(
+      '1 counterexample / 1 proved → counterexample: both answers are confirmed'
+    );
+  });
+
   it("draws the kernel's cell texts, limits and isolation summary", () => {
     const node = renderRun({
       ...run([

@@ -4,7 +4,8 @@ At 1400x900 with the file browser open (the output area is about 970 px wide), a
 rows -- a long name, a failure whose reason ends in "[candidate line 2]", an unsat core, an
 objective, three models -- never scrolls sideways, in the light and the dark theme, and the
 reason's place stays readable; a run of 200 candidates opens grouped, its toggle counting the rows
-it shows; an interrupted run's rows that never ran show "—", not zeros, and say why once.
+it shows; an interrupted run's rows that never ran show "—", not zeros, and say why once; a run of
+prove() calls (a law and a wrong law, run in the real sandbox) votes in their words, its tie too.
 Outputs are made by the renderer itself (render.run_mimebundle), saved, and opened without a kernel.
 """
 
@@ -83,9 +84,20 @@ def interrupted_run() -> RunResult:
     ], interrupted=True)  # fmt: skip
 
 
+LAW = "p, q = Bools('p q')\nprove(Not(And(p, q)) == Or(Not(p), Not(q)))\n"
+WRONG_LAW = "p, q = Bools('p q')\nprove(Not(And(p, q)) == And(Not(p), Not(q)))\n"
+
+
+def proofs_run() -> RunResult:
+    """A law proved and a wrong law with its counterexample: one each, a tie."""
+    from z3sandbox_kernel import run
+
+    return run([LAW, WRONG_LAW], labels=["de Morgan", "wrong law"])
+
+
 def write_notebook(path: Path) -> None:
     outputs = [[rendered_output(wide_rows())], [rendered_output(large_run())],
-               [rendered_output(interrupted_run())]]  # fmt: skip
+               [rendered_output(interrupted_run())], [rendered_output(proofs_run())]]  # fmt: skip
     cells = [
         {"cell_type": "code", "execution_count": n + 1, "id": f"c{n}", "metadata": {},
          "source": f"# layout, cell {n}", "outputs": cell_outputs}
@@ -153,6 +165,7 @@ def test_the_table_fits_at_1400_px_with_the_file_browser_open(
         use_theme(page, "JupyterLab Light", light=True)
         check_large_run_opens_grouped(result_of(panel, 1))
         check_interrupted_rows(result_of(panel, 2))
+        check_proofs_vote_in_their_words(result_of(panel, 3))
     finally:
         page.unroute_all()
 
@@ -176,3 +189,11 @@ def check_interrupted_rows(result: Locator) -> None:
     expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-kill")).to_have_text(["", "", ""])
     expect()(result.locator(".jp-Z3Run-reasonText:visible")).to_have_text(
         ["interrupted", "interrupt before it started"])
+
+
+def check_proofs_vote_in_their_words(result: Locator) -> None:
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(
+        ["proved", "counterexample"])
+    expect()(result.locator(".jp-Z3Run-summary > .jp-Z3Run-verdict")).to_have_text("counterexample")
+    expect()(result.locator(".jp-Z3Run-tie")).to_contain_text(
+        "1 counterexample / 1 proved → counterexample: both answers are confirmed")
