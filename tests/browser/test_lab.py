@@ -411,7 +411,8 @@ def check_stop_one_candidate(page: Page, panel: Locator) -> None:
     expect()(verdicts).to_have_text(["sat", "cancelled", "cancelled"])
     expect()(result.locator(".jp-Z3Run-stop")).to_have_count(0)  # a final result has no control
     expect()(result.locator('.jp-Z3Run-row[data-index="1"] .jp-Z3Run-kill')).to_have_text("")  # said once:
-    expect()(result.locator(".jp-Z3Run-reasonText:visible")).to_have_text(["cancelled", "cancelled"])
+    expect()(result.locator(".jp-Z3Run-reasonText:visible")).to_have_text(
+        [re.compile(r"^confirmed by z3"), "cancelled", "cancelled"])
 
 
 def test_live_run_shows_progress_then_one_final_table(lab: LabServer, page: Page, output_dir: Path) -> None:
