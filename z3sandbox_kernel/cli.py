@@ -218,7 +218,9 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
                                      for line in text.rstrip("\n").split("\n")))
 
 
-def _sub_parser_action(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+def _sub_parser_action(
+    parser: argparse.ArgumentParser,
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 

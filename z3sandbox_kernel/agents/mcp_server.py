@@ -31,9 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..host.plan import MAX_LABEL_CHARS
-from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS
+from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, number
 from ..options import RunOptions
-from ..presentation.phrases import number
 from .mcp_operator import (
     Operator,
     add_operator_flags,
@@ -258,7 +257,7 @@ def build_server(operator: Operator) -> tuple[Any, Service]:
     from .._version import __version__
 
     service = Service(operator)
-    server: Any = MCPServer("z3sandbox", version=__version__,
+    server = MCPServer("z3sandbox", version=__version__,
                             instructions="Run Z3Py / SMT-LIB candidates in an isolated sandbox: "
                                          "call run_candidates.")
 

@@ -38,8 +38,6 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
-from IPython.core.magic_arguments import argument, argument_group, magic_arguments
-from IPython.display import display
 
 from ..limits import LIMIT_FIELDS, Limits
 from ..options import RunOptions, argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
@@ -50,20 +48,21 @@ from .config import Z3Sandbox
 from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun
 from .scripts import Script, annotated, annotator, scripts_from, split_cell
 from .table import LiveDisplay, LiveView
+from .typed_ipython import Method, argument, argument_group, display, magic_arguments, parser_of
 
 if TYPE_CHECKING:
     from ..host.sandbox import Sandbox
 
 # ------------------------------------------------------------------------------------------ options
 
-def _run_options(func: Callable[..., Any]) -> Callable[..., Any]:
+def _run_options(func: Method) -> Method:
     """One option per run option of the magic, from ``options.RUN_OPTIONS``."""
     for flags, keywords in reversed(argparse_specs("magic")):
         func = argument(*flags, **keywords)(func)
     return argument_group("run options")(func)
 
 
-def _limit_options(func: Callable[..., Any]) -> Callable[..., Any]:
+def _limit_options(func: Method) -> Method:
     """One option per limit, from ``LIMIT_FIELDS``; defaults come from the Z3Sandbox config."""
     for flags, keywords in reversed(limit_specs("magic")):
         func = argument(*flags, **keywords)(func)
@@ -201,7 +200,7 @@ class Z3SandboxMagics(Magics):
     # -- the steps
 
     def _parse(self, line: str) -> argparse.Namespace:
-        parser = self.z3sandbox.parser
+        parser = parser_of(Z3SandboxMagics.z3sandbox)
         try:
             args = parser.parse_argstring(line)
         except UsageError as exc:
@@ -215,7 +214,8 @@ class Z3SandboxMagics(Magics):
             raise UsageError(f"--out {args.out}: not a valid Python name")
         return args
 
-    def _scripts(self, args: argparse.Namespace, cell: str | None, namespace: dict) -> list[Script]:
+    def _scripts(self, args: argparse.Namespace, cell: str | None,
+                 namespace: dict[str, Any]) -> list[Script]:
         body = cell if cell is not None else ""
         if args.candidates is not None:
             if body.strip():
@@ -235,7 +235,7 @@ class Z3SandboxMagics(Magics):
                              "or pass --candidates VAR")
         return scripts
 
-    def _seed(self, args: argparse.Namespace, namespace: dict) -> bytes | None:
+    def _seed(self, args: argparse.Namespace, namespace: dict[str, Any]) -> bytes | None:
         if args.seed is None:
             return None
         value = _read_variable(namespace, args.seed, "--seed")
@@ -246,7 +246,7 @@ class Z3SandboxMagics(Magics):
             )
         return bytes(value)
 
-    def _client(self, args: argparse.Namespace, namespace: dict) -> Any:
+    def _client(self, args: argparse.Namespace, namespace: dict[str, Any]) -> Any:
         """--dask: a Client held in a variable, or a scheduler address (a name that is not a
         variable is taken as an address)."""
         if args.dask is None:
@@ -363,5 +363,6 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 def magics_of(shell: Any) -> Z3SandboxMagics | None:
     """The shell's Z3SandboxMagics, if the extension is loaded."""
-    return shell.magics_manager.registry.get("Z3SandboxMagics")
+    magics = shell.magics_manager.registry.get("Z3SandboxMagics")
+    return magics if isinstance(magics, Z3SandboxMagics) else None
 
