@@ -220,21 +220,6 @@ def groups_summary(result: RunResult, most: int = 4) -> str:
     return f"identical models: {'; '.join(parts)}{more}"
 
 
-def run_summary(result: RunResult) -> str:
-    """The one-line header: vote, counts, limits, isolation."""
-    done = all(c.verdict is not None for c in result.candidates)
-    vote = result.vote if done else "pending"
-    text = f"vote: {vote} ({counts_summary(result)})"
-    if result.tie is not None:
-        text += f" | tie {tie_summary(result)}"
-    text += f" | limits: {limits_summary(result.limits)}"
-    if isolation_shortfall(result.isolation):
-        text += f" | isolation {isolation_shortfall(result.isolation)}"
-    if result.interrupted:
-        text += " | interrupted"
-    return text
-
-
 def tie_summary(result: RunResult) -> str:
     """``1 sat / 1 unsat → sat: RULE``; the caller says it is a tie (a badge, or "tie ")."""
     tie = result.tie

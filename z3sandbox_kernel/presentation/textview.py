@@ -47,15 +47,6 @@ def _text_row(cells: list[str], columns: tuple[Column, ...], widths: list[int] |
     return "  ".join(parts).rstrip()
 
 
-def text_header(columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
-    return _text_row([column.title for column in columns], columns)
-
-
-def candidate_text(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
-    """One row of the fixed-width table (no volatile figures unless ``columns`` has them)."""
-    return _text_row([column.text(candidate) for column in columns], columns)
-
-
 # The reason's width in the text table, at least (a terminal may give it more).
 REASON_WIDTH = 60
 _terminal_width: Callable[[], int] | None = None
@@ -103,9 +94,6 @@ def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
         body = text.splitlines() + ([f"… ({more} more lines)"] if more else [])
         lines += [f"{'':5}{'stdout:' if n == 0 else '':8}{line}" for n, line in enumerate(body)]
     return lines
-
-
-TEXT_HEADER = text_header()
 
 
 def run_text(result: RunResult, cores: bool = True) -> str:
