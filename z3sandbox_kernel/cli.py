@@ -22,7 +22,7 @@ from typing import Any
 from .limits import LIMIT_FIELDS, Limits
 from .options import argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
 from .presentation.phrases import source_preview
-from .presentation.shown import printable
+from .presentation.row_details import printable
 from .presentation.textview import candidate_alone_text, run_text
 from .results import CandidateResult, RunResult
 
@@ -202,7 +202,7 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
         for index in range(len(result)):
             print(json.dumps(candidate_json(result, index)))
         return
-    print(run_text(result, cores=bool(args.cores)))
+    print(run_text(result))
     for candidate in result:
         if args.verbose:
             print(f"\n{candidate_alone_text(candidate)}")

@@ -277,7 +277,7 @@ class RunResult:
     def save_payloads(self, folder: Any) -> list[Any]:
         """Write every sat candidate's payload into ``folder`` (created if need be), each distinct
         payload once, atomically: ``payload-LABEL-sha256:HASH.bin``.  Returns the new files."""
-        from .payloads import save_payloads
+        from .payload_files import save_payloads
 
         named = (("-".join(filter(None, (c.label or f"candidate-{c.index}", name))), payload)
                  for c in self.candidates for name, payload in c.payloads())

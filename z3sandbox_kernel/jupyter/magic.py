@@ -21,7 +21,7 @@ line saying what was kept and what never started (``RunInterrupted``: no traceba
 package); ``NAME.rerun()`` runs the unfinished candidates and puts them in their rows.
 
 ``--afl-sync DIR`` writes each new sat payload, as its candidate finishes, into an AFL++ sync
-folder (payloads.py: atomically, once per distinct payload).
+folder (payload_files.py: atomically, once per distinct payload).
 
 The line magic is the cell magic without a body: ``%z3sandbox --candidates VAR [options]`` runs the
 scripts in VAR, binds NAME and displays the result; it returns None (read the result from NAME).

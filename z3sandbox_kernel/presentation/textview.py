@@ -23,7 +23,7 @@ from .phrases import (
     shorten_reason,
     tie_summary,
 )
-from .shown import (
+from .row_details import (
     core_summary,
     further_models,
     inline_output,
@@ -96,9 +96,9 @@ def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
     return lines
 
 
-def run_text(result: RunResult, cores: bool = True) -> str:
-    """A fixed-width table with no volatile figures.  Unsat cores are under their rows (``cores``
-    is kept for callers; a core is always shown now), and so is the stdout ``text_table`` shows."""
+def run_text(result: RunResult) -> str:
+    """A fixed-width table with no volatile figures; unsat cores are under their rows, and so is
+    the stdout ``text_table`` shows."""
     vote = result.vote if finished(result) else "pending"
     if len(result.candidates) == 1:  # one candidate: its verdict, not a vote
         lines = [f"RunResult: {shown_verdict(result.candidates[0])}"]
