@@ -8,6 +8,7 @@ in the calling thread, so widgets and prints land in the cell that started the r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 import os
@@ -241,8 +242,10 @@ class Sandbox(ZygoteOwner):
         caller = asyncio.get_running_loop()
 
         def emit(candidate: CandidateResult) -> None:
-            if on_update is not None:
-                caller.call_soon_threadsafe(on_update, candidate)
+            # A cancelled run's candidates may end after the awaiting loop has closed: no one listens.
+            if on_update is not None and not caller.is_closed():
+                with contextlib.suppress(RuntimeError):  # closed between the check and the call
+                    caller.call_soon_threadsafe(on_update, candidate)
 
         run, remote, recording = self._prepare(scripts, RunOptions.of(options, **changes), client,
                                                executor, emit)
