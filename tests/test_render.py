@@ -422,7 +422,7 @@ def test_a_live_refresh_sends_only_changed_rows_and_running_times() -> None:
 
 
 def test_payloads_are_saved_once_each_and_atomically(tmp_path) -> None:
-    from z3sandbox_kernel.payloads import afl_sync
+    from z3sandbox_kernel.payload_files import afl_sync
 
     result = RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.SAT, payload=b"AB", label="first"),

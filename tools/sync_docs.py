@@ -3,11 +3,12 @@
 A generated part sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->`` in exactly one page
 (README.md, SECURITY.md or docs/*.md).  The verdict table (docs/verdicts.md) comes from
 ``verdicts.VERDICT_DOCS``, the limits table (docs/limits.md) from ``limits.LIMIT_FIELDS``, the run
-options (docs/notebook.md) and kill reasons (docs/verdicts.md) from ``options.RUN_OPTIONS`` and
-``options.KILL_REASONS``, the isolation recipe (docs/how-it-works.md) from ``zygote/recipe.RECIPE``
-and the benchmark table (docs/benchmarks.md) from ``bench/results/launch.md``: no page retypes a
-default.  The run document's JSON Schema (labextension/src/run-schema.generated.json, from which the
-labextension's build makes its TypeScript types) comes from ``protocol/document.py``'s types.
+options (docs/notebook.md) and every ``RunOptions`` field (docs/api.md) from ``options.RunOptions``,
+the kill reasons (docs/verdicts.md) from ``roles.Kill.description``, the isolation recipe
+(docs/how-it-works.md) from ``zygote/recipe.RECIPE`` and the benchmark table (docs/benchmarks.md)
+from ``bench/results/launch.md``: no page retypes a default.  The run document's JSON Schema
+(labextension/src/run-schema.generated.json, from which the labextension's build makes its
+TypeScript types) comes from ``protocol/document.py``'s types.
 ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part
 is not in exactly one page (a test runs it).
 """
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from z3sandbox_kernel.limits import LIMIT_FIELDS
-from z3sandbox_kernel.options import kills_table, options_table
+from z3sandbox_kernel.options import fields_table, kills_table, options_table
 from z3sandbox_kernel.protocol.document import run_schema
 from z3sandbox_kernel.verdicts import VERDICT_DOCS
 from z3sandbox_kernel.zygote.recipe import recipe_table
@@ -59,7 +60,7 @@ def bench_table() -> str:
 
 SECTIONS: dict[str, Callable[[], str]] = {
     "verdicts": verdict_table, "limits": limits_table, "bench": bench_table,
-    "options": options_table, "kills": kills_table, "recipe": recipe_table,
+    "options": options_table, "kills": kills_table, "recipe": recipe_table, "run-options": fields_table,
 }
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .host.run_diff import diff_runs
     from .host.sandbox import Sandbox, run
     from .limits import Limits
+    from .options import RunOptions
     from .results import CandidateResult, RunResult
     from .verdicts import Verdict
 
@@ -29,6 +30,7 @@ _LAZY = {
     "CandidateResult": ".results",
     "Graces": ".host.plan",
     "Limits": ".limits",
+    "RunOptions": ".options",
     "RunResult": ".results",
     "Sandbox": ".host.sandbox",
     "Verdict": ".verdicts",
@@ -43,6 +45,7 @@ __all__ = [
     "CandidateResult",
     "Graces",
     "Limits",
+    "RunOptions",
     "RunResult",
     "Sandbox",
     "Verdict",

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from .limits import LIMIT_FIELDS, Limits
-from .options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
+from .options import argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
 from .presentation.phrases import source_preview
-from .presentation.shown import printable
+from .presentation.row_details import printable
 from .presentation.textview import candidate_alone_text, run_text
 from .results import CandidateResult, RunResult
 
@@ -77,7 +77,7 @@ def _language(args: argparse.Namespace, paths: list[Path], texts: list[str]) -> 
     """SMT-LIB for --smt2 or when every file is *.smt2; a mix is an error; a file that looks
     like SMT-LIB but runs as Python gets a note on stderr."""
     smt2 = [path.suffix == ".smt2" for path in paths]
-    if args.smt2 or all(smt2):
+    if args.language == "smt2" or all(smt2):
         return "smt2"
     if any(smt2):
         raise ValueError("*.smt2 files and Python files in one run: run them separately")
@@ -152,29 +152,23 @@ def _run_command(args: argparse.Namespace) -> int:
     from .host.sandbox import run
     from .presentation.progress import ProgressLine
 
-    chosen = resolve(args)
     # Not on a terminal (a log): a progress line every 10 s, so long runs show they are alive.
-    view = None if chosen["quiet"] else ProgressLine(lines_s=10.0)
+    view = None if chosen("quiet", args) else ProgressLine(lines_s=10.0)
     try:
         paths = [Path(f) for f in args.scripts]
         texts = [_read_text(path) for path in paths]
         seed = args.seed_file.read_bytes() if args.seed_file else None
         _check_payload_dir(args.payload_dir)
-        language = _language(args, paths, texts)
         limits = Limits().replace(**{spec.name: getattr(args, spec.name) for spec in LIMIT_FIELDS})
+        options = resolve(args, language=_language(args, paths, texts), limits=limits, seed=seed,
+                          record_dir=args.record, labels=[path.name for path in paths])
         if view is not None:
-            count = chosen["k"] or len(texts)
+            count = options.k or len(texts)
             view.start(RunResult(candidates=[CandidateResult(index=i, verdict=None, state="queued")
                                              for i in range(count)]))
         with _stop_on_sigterm() as signals:
-            result = run(texts if len(texts) > 1 else texts[0], k=chosen["k"], language=language,
-                         limits=limits, seed=seed, race=chosen["race"], jobs=chosen["jobs"],
-                         cores=chosen["cores"], models=chosen["models"], verify=chosen["verify"],
-                         cross_check=chosen["cross_check"],
-                         plain=chosen["plain"],
-                         isolation=chosen["isolation"], on_update=view.update if view else None,
-                         record_dir=args.record, labels=[path.name for path in paths],
-                         expected=chosen["expected"], record_scripts=chosen["record_scripts"])
+            result = run(texts if len(texts) > 1 else texts[0], options,
+                         on_update=view.update if view else None)
     except (OSError, ValueError) as exc:
         print(f"z3sandbox: error: {limit_error(str(exc))}", file=sys.stderr)
         return 2
@@ -208,7 +202,7 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
         for index in range(len(result)):
             print(json.dumps(candidate_json(result, index)))
         return
-    print(run_text(result, cores=bool(args.cores)))
+    print(run_text(result))
     for candidate in result:
         if args.verbose:
             print(f"\n{candidate_alone_text(candidate)}")
@@ -224,7 +218,9 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
                                      for line in text.rstrip("\n").split("\n")))
 
 
-def _sub_parser_action(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+def _sub_parser_action(
+    parser: argparse.ArgumentParser,
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 

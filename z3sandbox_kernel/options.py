@@ -1,29 +1,208 @@
-"""The one model of run options (as ``limits.LIMIT_FIELDS`` is for limits) and of kill reasons.
+"""The one model of what a run is asked (``RunOptions``), as ``limits.Limits`` is of its limits.
 
-``RUN_OPTIONS`` names every option that changes how a run goes: the keyword of ``Sandbox.run``
-(or of the magic alone), its flag, its default, its help, and where it exists -- the magic, the
-``Z3Sandbox`` traitlets config and the CLI all build their options from it, and the docs'
-options table is generated from it (tools/sync_docs.py; tests/test_docs.py checks it).
-``KILL_REASONS`` lists what can end a candidate early (``CandidateResult.kill``), for the docs
-and the renderers.  Imported by the host side only; it imports nothing from Jupyter.
+``RunOptions`` holds every option of a run besides its scripts: each field's default and help, and,
+for the options the faces give a flag, the flag, its kind and where it exists (the magic, the
+``Z3Sandbox`` traitlets config, the CLI), all in the field's metadata.  ``run()``, ``Sandbox.run``,
+the magic, the CLI and the MCP tool each build one; ``RUN_OPTIONS`` (the flagged fields, and the
+faces' own ``quiet``) is what the magic, the config and the CLI make their options from, and the
+docs' options table is generated from it (tools/sync_docs.py; tests/test_docs.py checks it).
+Imported by the host side only; it imports nothing from Jupyter.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
+import os
 import re
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from .limits import DEFAULT_LIMITS, Limits
+from .protocol import KNOWN_LAYERS, Language
+from .verdicts import Verdict
 
 Kind = Literal["switch", "negated", "count", "choice", "verdicts"]
 Place = Literal["magic", "config", "cli"]
+LANGUAGES: tuple[Language, ...] = get_args(Language)
+ISOLATION_LEVELS = ("kernel", "process")
+CROSS_CHECKERS = ("cvc5",)
 _LIMIT_ERROR = re.compile(r"^(\w+)=(\S+) is not allowed: ")
 
 
+def _about(help_text: str, **flag: Any) -> dict[str, Any]:
+    """A ``RunOptions`` field's metadata: its help and, for an option the faces give a flag, how
+    (``flag``, ``kind``, ``places``, ``choices``, ``metavar``, ``flag_help``, ``const``: the
+    ``RunOption`` fields)."""
+    return {"help": help_text, **flag}
+
+
+@dataclass(frozen=True)
+class RepairRound:
+    """The repair loop (``repair()``) a run is a round of: the loop's id and the round's number."""
+
+    id: str
+    round: int
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What a run is asked, besides its scripts.  ``run(scripts, options)``, or ``run()``'s
+    keywords, which build one: ``run(scripts, k=8, race=True)``.  Invalid values raise
+    ValueError here, before any process starts; those that depend on the scripts (how many
+    labels, ``k`` with a list) are checked when the run is planned."""
+
+    k: int | None = field(default=None, metadata=_about(
+        "run the one script K times with random seeds 0..K-1",
+        flag="-k", kind="count", places=("magic", "cli"), metavar="K"))
+    language: Language = field(default="python", metadata=_about(
+        "the scripts' language: python (Z3Py) or smt2 (SMT-LIB 2 text)",
+        flag="--smt2", kind="switch", const="smt2", places=("magic", "cli"),
+        flag_help="the scripts are SMT-LIB 2, not Z3Py (the CLI also takes *.smt2 files as SMT-LIB)"))
+    limits: Limits = field(default=DEFAULT_LIMITS, metadata=_about(
+        "each candidate's limits (None: the defaults)"))
+    seed: bytes | None = field(default=None, metadata=_about(
+        "the input that byte_N models are overlaid on (bytes-like)"))
+    race: bool = field(default=False, metadata=_about(
+        "stop the other candidates once one is decisive (sat or unsat): the first wins, "
+        "hostile or not", flag="--race", kind="switch", places=("magic", "cli")))
+    jobs: int | None = field(default=None, metadata=_about(
+        "candidates run at once", flag="--jobs", kind="count", metavar="N"))
+    cores: bool = field(default=False, metadata=_about(
+        "ask for unsat cores (the script lines of the tracked assertions)",
+        flag="--cores", kind="switch"))
+    plain: bool = field(default=False, metadata=_about(
+        "run each script as `python file.py` would: no `from z3 import *` done for it, no `s`, "
+        "no check on its behalf", flag="--plain", kind="switch"))
+    models: int = field(default=1, metadata=_about(
+        "up to N distinct models per sat candidate (blocking clauses after the script; each "
+        "verified like the first)", flag="--models", kind="count", metavar="N"))
+    verify: bool = field(default=True, metadata=_about(
+        "confirm every sat model, unsat, core and objective against the assertions in a fresh "
+        "process", flag="--no-verify", kind="negated",
+        flag_help="do not confirm answers in a fresh process"))
+    cross_check: str | None = field(default=None, metadata=_about(
+        "check each sat and unsat answer with a second solver too, in the verifier "
+        "(needs the extra: pip install 'z3sandbox-kernel[cvc5]')",
+        flag="--cross-check", kind="choice", choices=CROSS_CHECKERS, metavar="SOLVER"))
+    isolation: str | None = field(default=None, metadata=_about(
+        "'kernel' (namespaces, Landlock, seccomp) or 'process' (rlimits only)",
+        flag="--isolation", kind="choice", choices=ISOLATION_LEVELS))
+    require: tuple[str, ...] = field(default=(), metadata=_about(
+        "isolation layers that must be active, or no candidate runs (one name or several)"))
+    labels: tuple[str | None, ...] | None = field(default=None, metadata=_about(
+        "a name per script (or one for all), in the result and the record"))
+    expected: tuple[str | None, ...] | None = field(default=None, metadata=_about(
+        "the verdict expected of each script (one for all, or one per script), kept in the "
+        "run's record: load_runs shows it, diff_runs counts it",
+        flag="--expected", kind="verdicts", places=("magic", "cli"), metavar="VERDICT[,...]"))
+    record_dir: str | os.PathLike[str] | None = field(default=None, metadata=_about(
+        "write the run's record to this folder (`<run_id>.jsonl`; load_runs reads it)"))
+    record_scripts: bool = field(default=False, metadata=_about(
+        "keep each script's text in the run's record (with a record folder)",
+        flag="--record-scripts", kind="switch"))
+    repair: RepairRound | None = field(default=None, metadata=_about(
+        "the repair loop this run is a round of (repair() sets it), kept in the run's record"))
+
+    def __post_init__(self) -> None:
+        """Check each option on its own and hold it in its one form (a tuple, bytes, a bool)."""
+        def hold(name: str, value: object) -> None:
+            object.__setattr__(self, name, value)
+
+        for name, value in (("k", self.k), ("jobs", self.jobs), ("models", self.models)):
+            if value is None and name != "models":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive whole number, not {value!r}")
+        if self.language not in LANGUAGES:
+            raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {self.language!r}")
+        limits = DEFAULT_LIMITS if self.limits is None else self.limits
+        if not isinstance(limits, Limits):
+            raise ValueError(f"limits must be a Limits, not {type(limits).__name__}")
+        hold("limits", limits)
+        hold("seed", as_seed(self.seed))
+        if self.seed is not None and len(self.seed) > limits.payload_max_bytes:
+            raise ValueError(
+                f"the seed is {len(self.seed)} bytes, over payload_max_bytes={limits.payload_max_bytes}")
+        if self.cross_check is not None and self.cross_check not in CROSS_CHECKERS:
+            raise ValueError(f"cross_check must be one of {', '.join(CROSS_CHECKERS)} or None, "
+                             f"not {self.cross_check!r}")
+        if self.isolation not in (None, *ISOLATION_LEVELS):
+            raise ValueError(f"isolation must be 'kernel' or 'process', not {self.isolation!r}")
+        hold("require", required_layers(self.require))
+        hold("labels", _listed(self.labels, "labels"))
+        hold("expected", _listed(self.expected, "expected verdicts"))
+        for name in ("race", "cores", "plain", "verify", "record_scripts"):
+            hold(name, bool(getattr(self, name)))
+
+    @classmethod
+    def of(cls, options: RunOptions | None = None, **changes: Any) -> RunOptions:
+        """``options`` (or the defaults) with ``changes``, the keywords of ``run()``; an unknown
+        keyword is a TypeError that says which was meant."""
+        unknown = [name for name in changes if name not in RUN_OPTION_FIELDS]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], RUN_OPTION_FIELDS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TypeError(f"unknown run option {unknown[0]!r}{hint}; the options are "
+                            f"{', '.join(RUN_OPTION_FIELDS)}")
+        base = options if options is not None else cls()
+        if not isinstance(base, RunOptions):
+            raise ValueError(f"options must be a RunOptions, not {type(base).__name__}")
+        return dataclasses.replace(base, **changes) if changes else base
+
+    def replace(self, **changes: Any) -> RunOptions:
+        """A copy with some options changed (None is a value here: ``k=None`` runs no seeds)."""
+        return RunOptions.of(self, **changes)
+
+
+RUN_OPTION_FIELDS: tuple[str, ...] = tuple(spec.name for spec in dataclasses.fields(RunOptions))
+
+
+def as_seed(seed: object) -> bytes | None:
+    """bytes, bytearray or memoryview; anything else is refused (a str is not an input packet)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bytes, bytearray, memoryview)):
+        return bytes(seed)
+    raise ValueError(f"seed must be bytes, bytearray or memoryview, not {type(seed).__name__}")
+
+
+def _listed(values: object, what: str) -> tuple[Any, ...] | None:
+    """A per-script list as a tuple (its items are checked against the scripts, host/plan.py)."""
+    if values is None:
+        return None
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise ValueError(f"{what} must be a list (one per script), not {type(values).__name__}")
+    return tuple(values)
+
+
+def required_layers(require: object) -> tuple[str, ...]:
+    """``require`` as sorted layer names: one name (a str) or an iterable of names, each a layer an
+    isolation report names; a ValueError (with a did-you-mean) otherwise."""
+    if isinstance(require, str):
+        require = (require,)
+    if not isinstance(require, Iterable):
+        raise ValueError(f"require must be a layer name or a set of them, not {type(require).__name__}")
+    names = list(require)
+    for name in names:
+        if not isinstance(name, str):
+            raise ValueError(f"require holds layer names (str), not {type(name).__name__}")
+        if name not in KNOWN_LAYERS:
+            close = difflib.get_close_matches(name, sorted(KNOWN_LAYERS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"require: unknown layer {name!r}{hint}; the layers are "
+                             f"{', '.join(sorted(KNOWN_LAYERS))}")
+    return tuple(sorted(set(names)))
+
+
+# ------------------------------------------------------------------------- the faces' options
+
 @dataclass(frozen=True)
 class RunOption:
-    """One run option.  ``kind``: ``switch`` (a flag that turns it on), ``negated`` (on by
+    """One option as the faces show it: a flagged ``RunOptions`` field, or one of the faces' own
+    (``quiet``).  ``kind``: ``switch`` (a flag that sets it to ``const``), ``negated`` (on by
     default; the flag turns it off, e.g. ``--no-verify``), ``count`` (a whole number >= 1, or
     None), ``choice`` (one of ``choices``, or None), ``verdicts`` (verdict names, comma-separated
     on a command line, or None)."""
@@ -37,6 +216,7 @@ class RunOption:
     choices: tuple[str, ...] = ()
     metavar: str | None = None
     flag_help: str | None = None  # what the flag does, where it is not what the option does
+    const: Any = True  # what a switch sets
 
     def default_text(self) -> str:
         """The default as the docs say it."""
@@ -47,43 +227,16 @@ class RunOption:
         return str(self.default)
 
 
-RUN_OPTIONS: tuple[RunOption, ...] = (
-    RunOption("k", "-k", "count", None, "run the one script K times with random seeds 0..K-1",
-              places=("magic", "cli"), metavar="K"),
-    RunOption("race", "--race", "switch", False,
-              "stop the other candidates once one is decisive (sat or unsat): the first wins, "
-              "hostile or not", places=("magic", "cli")),
-    RunOption("jobs", "--jobs", "count", None, "candidates run at once", metavar="N"),
-    RunOption("smt2", "--smt2", "switch", False,
-              "the scripts are SMT-LIB 2, not Z3Py (the CLI also takes *.smt2 files as SMT-LIB)",
-              places=("magic", "cli")),
-    RunOption("cores", "--cores", "switch", False,
-              "ask for unsat cores (the script lines of the tracked assertions)"),
-    RunOption("plain", "--plain", "switch", False,
-              "run each script as `python file.py` would: no `from z3 import *` done for it, no `s`, "
-              "no check on its behalf"),
-    RunOption("models", "--models", "count", 1,
-              "up to N distinct models per sat candidate (blocking clauses after the script; each "
-              "verified like the first)", metavar="N"),
-    RunOption("verify", "--no-verify", "negated", True,
-              "confirm every sat model, unsat, core and objective against the assertions in a fresh "
-              "process", flag_help="do not confirm answers in a fresh process"),
-    RunOption("cross_check", "--cross-check", "choice", None,
-              "check each sat and unsat answer with a second solver too, in the verifier "
-              "(needs the extra: pip install 'z3sandbox-kernel[cvc5]')", choices=("cvc5",),
-              metavar="SOLVER"),
-    RunOption("isolation", "--isolation", "choice", None,
-              "'kernel' (namespaces, Landlock, seccomp) or 'process' (rlimits only)",
-              choices=("kernel", "process")),
-    RunOption("quiet", "--quiet", "switch", False,
-              "no live table or progress line; only the final result"),
-    RunOption("expected", "--expected", "verdicts", None,
-              "the verdict expected of each script (one for all, or one per script), kept in the "
-              "run's record: load_runs shows it, diff_runs counts it", places=("magic", "cli"),
-              metavar="VERDICT[,...]"),
-    RunOption("record_scripts", "--record-scripts", "switch", False,
-              "keep each script's text in the run's record (with a record folder)"),
+def _flagged(spec: dataclasses.Field[Any]) -> RunOption:
+    return RunOption(spec.name, default=spec.default, **spec.metadata)
+
+
+# The options of how a run is shown, not of the run: the faces' own.
+VIEW_OPTIONS: tuple[RunOption, ...] = (
+    RunOption("quiet", "--quiet", "switch", False, "no live table or progress line; only the final result"),
 )
+RUN_OPTIONS: tuple[RunOption, ...] = tuple(
+    _flagged(spec) for spec in dataclasses.fields(RunOptions) if "flag" in spec.metadata) + VIEW_OPTIONS
 
 
 def options_for(place: Place) -> tuple[RunOption, ...]:
@@ -103,8 +256,6 @@ def positive_int(text: str) -> int:
 
 def verdict_list(text: str) -> list[str]:
     """argparse type of ``verdicts`` options: ``sat,unsat``, each a verdict's name."""
-    from .verdicts import Verdict
-
     names = [verdict.value for verdict in Verdict]
     listed = [word.strip() for word in text.split(",")]
     for word in listed:
@@ -126,7 +277,7 @@ def argparse_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]
             "help": f"{option.flag_help or option.help} ({source}default {option.default_text()})",
         }
         if option.kind == "switch":
-            keywords["action"] = "store_true"
+            keywords.update(action="store_const", const=option.const)
         elif option.kind == "negated":
             keywords["action"] = "store_false"
         elif option.kind == "count":
@@ -149,9 +300,9 @@ def did_you_mean(message: str, flags: list[str]) -> str:
 
 def limit_error(message: str) -> str:
     """``memory_mb=1 is not allowed: ...`` as the user typed it: ``--memory 1: not allowed: ...``."""
-    match = _LIMIT_ERROR.match(message)
     from .limits import LIMIT_FIELDS
 
+    match = _LIMIT_ERROR.match(message)
     flags = {spec.name: spec.metadata["flag"] for spec in LIMIT_FIELDS}
     if match is None or match.group(1) not in flags:
         return message
@@ -162,7 +313,7 @@ def limit_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     """``(flags, keywords)`` for ``add_argument``, one per limit (``limits.LIMIT_FIELDS``): flag,
     unit, type and help from the limits model; every default is None (the config's or the model's
     applies)."""
-    from .limits import DEFAULT_LIMITS, LIMIT_FIELDS, number
+    from .limits import LIMIT_FIELDS, number
 
     specs: list[tuple[tuple[str, ...], dict[str, Any]]] = []
     for spec in LIMIT_FIELDS:
@@ -176,35 +327,21 @@ def limit_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     return specs
 
 
-def resolve(given: Any, configured: Any = None) -> dict[str, Any]:
-    """Each option's value: as given (an argparse namespace), else the config's, else the default."""
-    values = {}
-    for option in RUN_OPTIONS:
-        value = getattr(given, option.name, None)
-        if value is None and configured is not None:
-            value = getattr(configured, option.name, None)
-        values[option.name] = option.default if value is None else value
-    return values
+def chosen(name: str, given: object, configured: object = None) -> Any:
+    """One option's value: as given (an argparse namespace), else the config's, else its default."""
+    (option,) = [option for option in RUN_OPTIONS if option.name == name]
+    value = getattr(given, name, None)
+    if value is None and configured is not None:
+        value = getattr(configured, name, None)
+    return option.default if value is None else value
 
 
-# What ended a candidate early: ``CandidateResult.kill``.  None: it ended by itself.
-KILL_REASONS: dict[str, str] = {
-    "solver": "the solver's own timeout (--timeout) stopped a check()",
-    "wall": "the wall-clock limit (--wall): the sandbox killed it at the deadline",
-    "cpu": "the CPU-time limit (--cpu): SIGXCPU, on which the script writes its stack and the "
-           "sandbox kills it (SIGKILL at the hard limit, a second later, if it does not)",
-    "memory": "the address-space limit (--memory) made an allocation fail",
-    "output": "stdout and stderr passed their hard cap (--output-max)",
-    "file_size": "a file passed the file-size limit (--file-size): SIGXFSZ",
-    "disk": "scratch was full (--disk, its files and folders): a write failed with ENOSPC",
-    "seccomp": "killed by seccomp (SIGSYS): a system call of another ABI (a refused call of its own "
-               "ABI fails with EPERM instead, and the verdict is blocked with no kill)",
-    "report": "its report broke the protocol (too big, malformed): the sandbox stopped reading",
-    "race": "another candidate was decisive first (--race)",
-    "cancel": "Sandbox.cancel() or the end of the run",
-    "interrupt": "Jupyter's Interrupt (or Ctrl-C)",
-    "died": "the zygote died under it (shown as internal_error; the run's notes say why)",
-}
+def resolve(given: object, configured: object = None, **fixed: Any) -> RunOptions:
+    """The run's options: each flagged one as given (an argparse namespace), else the config's,
+    else its default; ``fixed``, the options the face sets itself (limits, seed, labels ...)."""
+    flagged = {option.name: chosen(option.name, given, configured)
+               for option in RUN_OPTIONS if option.name in RUN_OPTION_FIELDS}
+    return RunOptions(**(flagged | fixed))
 
 
 def options_table() -> str:
@@ -219,8 +356,20 @@ def options_table() -> str:
     return "\n".join(rows)
 
 
+def fields_table() -> str:
+    """The docs' table of every ``RunOptions`` field (markdown)."""
+    rows = ["| `RunOptions` field | default | flag | meaning |", "|---|---|---|---|"]
+    for spec in dataclasses.fields(RunOptions):
+        default = "the `Limits` defaults" if spec.name == "limits" else f"`{spec.default!r}`"
+        flag = f"`{spec.metadata['flag']}`" if "flag" in spec.metadata else "—"
+        rows.append(f"| `{spec.name}` | {default} | {flag} | {spec.metadata['help']} |")
+    return "\n".join(rows)
+
+
 def kills_table() -> str:
-    """The docs' kill reasons table (markdown)."""
+    """The docs' kill reasons table (markdown), from ``roles.Kill.description``."""
+    from .roles import KILL_DESCRIPTIONS
+
     rows = ["| `kill` | what ended the candidate |", "|---|---|"]
-    rows += [f"| `{name}` | {text} |" for name, text in KILL_REASONS.items()]
+    rows += [f"| `{kill.value}` | {kill.description} |" for kill in KILL_DESCRIPTIONS]
     return "\n".join(rows)

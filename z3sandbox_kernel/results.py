@@ -6,7 +6,7 @@ import copy
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -166,7 +166,8 @@ class RunResult:
     rounds: list[RunResult] = field(default_factory=list)  # repair(): every round's result, in order
     planned: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)  # per candidate
     # Set by %%z3sandbox: runs some of its candidates again (see ``rerun``); not saved.
-    _rerun: Any = field(default=None, repr=False, compare=False)
+    _rerun: Callable[[RunResult, list[int]], RunResult] | None = field(default=None, repr=False,
+                                                                        compare=False)
 
     def __len__(self) -> int:
         return len(self.candidates)
@@ -276,7 +277,7 @@ class RunResult:
     def save_payloads(self, folder: Any) -> list[Any]:
         """Write every sat candidate's payload into ``folder`` (created if need be), each distinct
         payload once, atomically: ``payload-LABEL-sha256:HASH.bin``.  Returns the new files."""
-        from .payloads import save_payloads
+        from .payload_files import save_payloads
 
         named = (("-".join(filter(None, (c.label or f"candidate-{c.index}", name))), payload)
                  for c in self.candidates for name, payload in c.payloads())

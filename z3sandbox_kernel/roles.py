@@ -61,19 +61,24 @@ class Kill(StrEnum):
     """Why a candidate was killed, as its result's ``kill`` says.  The zygote's own decisions
     come first; the others are read from what the operating system observed (zygote/classify.py)."""
 
-    WALL = "wall"  # its wall-clock limit
-    OUTPUT = "output"  # stdout and stderr passed their hard cap
-    REPORT = "report"  # its result descriptor broke the protocol
-    RACE = "race"  # another candidate was decisive first
-    CANCEL = "cancel"  # cancelled by the host
-    INTERRUPT = "interrupt"  # the user interrupted the run
-    DIED = "died"  # the zygote itself failed
-    SOLVER = "solver"  # the solver's own timeout
-    CPU = "cpu"  # RLIMIT_CPU
-    MEMORY = "memory"  # the address-space limit
-    FILE_SIZE = "file_size"  # RLIMIT_FSIZE
-    SECCOMP = "seccomp"  # a system call the filter kills for
-    DISK = "disk"  # its scratch tmpfs was full
+    WALL = "wall"
+    OUTPUT = "output"
+    REPORT = "report"
+    RACE = "race"
+    CANCEL = "cancel"
+    INTERRUPT = "interrupt"
+    DIED = "died"
+    SOLVER = "solver"
+    CPU = "cpu"
+    MEMORY = "memory"
+    FILE_SIZE = "file_size"
+    SECCOMP = "seccomp"
+    DISK = "disk"
+
+    @property
+    def description(self) -> str:
+        """What ended the candidate, as the docs and the renderers say it."""
+        return KILL_DESCRIPTIONS[self]
 
     def __repr__(self) -> str:
         return repr(self.value)  # a result's kill shows as the string it always was: 'wall'
@@ -87,6 +92,25 @@ class Kill(StrEnum):
         except ValueError:
             return None
 
+
+# In the order the docs list them: the limits first, then the protocol and the host.
+KILL_DESCRIPTIONS: dict[Kill, str] = {
+    Kill.SOLVER: "the solver's own timeout (--timeout) stopped a check()",
+    Kill.WALL: "the wall-clock limit (--wall): the sandbox killed it at the deadline",
+    Kill.CPU: "the CPU-time limit (--cpu): SIGXCPU, on which the script writes its stack and the "
+              "sandbox kills it (SIGKILL at the hard limit, a second later, if it does not)",
+    Kill.MEMORY: "the address-space limit (--memory) made an allocation fail",
+    Kill.OUTPUT: "stdout and stderr passed their hard cap (--output-max)",
+    Kill.FILE_SIZE: "a file passed the file-size limit (--file-size): SIGXFSZ",
+    Kill.DISK: "scratch was full (--disk, its files and folders): a write failed with ENOSPC",
+    Kill.SECCOMP: "killed by seccomp (SIGSYS): a system call of another ABI (a refused call of its "
+                  "own ABI fails with EPERM instead, and the verdict is blocked with no kill)",
+    Kill.REPORT: "its report broke the protocol (too big, malformed): the sandbox stopped reading",
+    Kill.RACE: "another candidate was decisive first (--race)",
+    Kill.CANCEL: "Sandbox.cancel() or the end of the run",
+    Kill.INTERRUPT: "Jupyter's Interrupt (or Ctrl-C)",
+    Kill.DIED: "the zygote died under it (shown as internal_error; the run's notes say why)",
+}
 
 # The zygote kills a candidate for these; the rest are the operating system's.
 ZYGOTE_KILLS = frozenset({Kill.WALL, Kill.OUTPUT, Kill.REPORT, Kill.RACE, Kill.CANCEL, Kill.INTERRUPT,

@@ -184,7 +184,7 @@ export function shownLabel(candidate: ICandidate): string {
     : stateLabel(candidate);
 }
 
-/** The verdicts.json entry that colours a shown label (SHOWN_STYLES in presentation/shown.py). */
+/** The verdicts.json entry that colours a shown label (SHOWN_STYLES in presentation/row_details.py). */
 const SHOWN_STYLES: Record<string, string> = {
   proved: 'unsat',
   counterexample: 'sat',

@@ -111,10 +111,10 @@ def test_closed_sandbox_refuses_to_run():
 
 
 def test_require_takes_one_layer_name_as_a_str_or_a_set_of_names():
-    from z3sandbox_kernel.host.plan import make_plan
+    from z3sandbox_kernel import RunOptions
 
-    assert make_plan("solve()", require="seccomp").require == ("seccomp",)
-    assert make_plan("solve()", require=["seccomp", "landlock", "seccomp"]).require == ("landlock", "seccomp")
+    assert RunOptions(require="seccomp").require == ("seccomp",)
+    assert RunOptions(require=["seccomp", "landlock", "seccomp"]).require == ("landlock", "seccomp")
     with pytest.raises(ValueError, match="did you mean 'seccomp'"):
         Sandbox(isolation="process", require="secomp")
 

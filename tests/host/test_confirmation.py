@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from z3sandbox_kernel import Limits, Sandbox, Verdict
-from z3sandbox_kernel.host.plan import make_plan
+from z3sandbox_kernel import Limits, RunOptions, Sandbox, Verdict
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("zygote_is_clean")]
 needs_cvc5 = pytest.mark.skipif(importlib.util.find_spec("cvc5") is None, reason="the [cvc5] extra")
@@ -112,4 +111,4 @@ def test_asking_for_cvc5_without_it_is_a_value_error_naming_the_extra() -> None:
                           cwd=Path(__file__).resolve().parents[2], check=True)
     assert "pip install 'z3sandbox-kernel[cvc5]'" in done.stdout
     with pytest.raises(ValueError, match="cross_check must be one of cvc5"):
-        make_plan("print(1)", cross_check="yices")
+        RunOptions(cross_check="yices")

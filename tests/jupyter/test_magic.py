@@ -13,7 +13,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from z3sandbox_kernel import RunResult, Verdict
 from z3sandbox_kernel.jupyter.magic import Z3SandboxMagics, magics_of
-from z3sandbox_kernel.jupyter.scripts import Script, cell_lines, split_candidates, split_cell
+from z3sandbox_kernel.jupyter.scripts import Script, cell_lines, split_cell
 from z3sandbox_kernel.presentation.phrases import number
 
 SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
@@ -190,9 +190,9 @@ def test_help_lists_every_limit_option_with_its_config_default(shell: Interactiv
 
 def test_cell_body_splits_on_candidate_lines() -> None:
     body = "# preamble\n" + SAT + "#  %%  candidate \n" + UNSAT
-    assert split_candidates(body) == ["# preamble\n" + SAT, UNSAT]
-    assert split_candidates("\n# %% candidate\n" + SAT) == [SAT]
-    assert split_candidates("x = 1  # %% candidate\n") == ["x = 1  # %% candidate\n"]
+    assert [script.source for script in split_cell(body)] == ["# preamble\n" + SAT, UNSAT]
+    assert [script.source for script in split_cell("\n# %% candidate\n" + SAT)] == [SAT]
+    assert [script.source for script in split_cell("x = 1  # %% candidate\n")] == ["x = 1  # %% candidate\n"]
 
 
 def test_candidate_lines_name_candidates_and_know_their_cell_lines() -> None:

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits
+from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits, number
 from ..options import argparse_specs
-from ..presentation.phrases import number
 
 DEFAULT_MAX_CANDIDATES = 64
 DEFAULT_MAX_MODELS = 100

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..host.plan import MAX_LABEL_CHARS
-from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS
-from ..presentation.phrases import number
+from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, number
+from ..options import RunOptions
 from .mcp_operator import (
     Operator,
     add_operator_flags,
@@ -49,7 +49,11 @@ if TYPE_CHECKING:
 
 _RUN_ID = re.compile(r"\d{8}T\d{6}(\.\d{6})?Z-[0-9a-f]{6}")
 Progress = Callable[[float, float, str], Awaitable[None]]
-WARM_UP = "s.check()\n"  # sat, with a model to verify: every step a real candidate takes
+WARM_UP = "s.check()\n"
+# The run options a client sets, each a parameter of the tool of the same name; the operator sets
+# the rest (agents/mcp_operator.py).
+CLIENT_OPTIONS = ("k", "language", "race", "verify", "cores", "plain", "models", "cross_check",
+                  "labels", "expected")  # sat, with a model to verify: every step a real candidate takes
 log = logging.getLogger("z3sandbox")
 
 
@@ -113,6 +117,10 @@ class Service:
             seed_bytes = base64.b64decode(seed, validate=True) if seed is not None else None
         except ValueError:
             raise ValueError("seed_b64 is not base64") from None
+        # What the client asked (CLIENT_OPTIONS), under what the operator decided.
+        options = RunOptions(**{name: arguments[name] for name in CLIENT_OPTIONS if name in arguments},
+                             limits=limits, seed=seed_bytes, record_dir=self.operator.record_dir,
+                             record_scripts=self.operator.record_scripts)
         queue: asyncio.Queue[CandidateResult] = asyncio.Queue()
         reporter = asyncio.ensure_future(_report(queue, count, progress))
 
@@ -121,13 +129,7 @@ class Service:
                 queue.put_nowait(candidate)
 
         try:
-            result = await self.sandbox.run_async(
-                scripts, on_update=landed, k=k, language=arguments.get("language", "python"),
-                limits=limits, seed=seed_bytes, race=bool(arguments.get("race")),
-                verify=bool(arguments.get("verify", True)), cores=bool(arguments.get("cores")),
-                models=models, labels=arguments.get("labels"), expected=arguments.get("expected"),
-                record_dir=self.operator.record_dir, record_scripts=self.operator.record_scripts,
-                cross_check=arguments.get("cross_check"), plain=bool(arguments.get("plain")))
+            result = await self.sandbox.run_async(scripts, options, on_update=landed)
             await queue.join()
         finally:
             reporter.cancel()
@@ -255,7 +257,7 @@ def build_server(operator: Operator) -> tuple[Any, Service]:
     from .._version import __version__
 
     service = Service(operator)
-    server: Any = MCPServer("z3sandbox", version=__version__,
+    server = MCPServer("z3sandbox", version=__version__,
                             instructions="Run Z3Py / SMT-LIB candidates in an isolated sandbox: "
                                          "call run_candidates.")
 

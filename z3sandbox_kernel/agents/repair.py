@@ -1,6 +1,6 @@
 """The repair loop: generate scripts, run them, feed back what went wrong, until they agree.
 
-``repair(generate, rounds=3, k=1, **run_options)`` calls ``generate(feedback)`` (``None`` in the
+``repair(generate, rounds=3, k=1, options, **changes)`` calls ``generate(feedback)`` (``None`` in the
 first round) for scripts, runs them in the sandbox, and stops at a verified sat (a verified model a
 script read at its checks counts: an enumeration ends on ``unsat`` after finding them) or at an
 unsat that every candidate of the round agrees on.  Otherwise the next round's ``feedback`` says,
@@ -15,11 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..options import RepairRound, RunOptions
 from ..results import CandidateResult, RunResult
 from ..verdicts import Verdict
 from . import untrusted
+
+if TYPE_CHECKING:
+    from ..host.sandbox import Sandbox
 
 FEEDBACK_BYTES = 2048  # of each candidate's feedback text (about 2 KB)
 STDERR_TAIL = 1024  # of its stderr, the end (where a traceback is)
@@ -159,21 +163,23 @@ def _as_scripts(scripts: Scripts) -> tuple[list[str], list[str | None] | None]:
 
 
 def repair(generate: Callable[[Feedback | None], Scripts], rounds: int = 3, k: int = 1,
-           *, sandbox: Any = None, **run_options: Any) -> RunResult:
+           options: RunOptions | None = None, *, sandbox: Sandbox | None = None,
+           **changes: Any) -> RunResult:
     """Run ``generate(feedback)``'s scripts, feed back what failed, and repeat, at most ``rounds``
     times; stop at a verified sat or a unanimous unsat.  ``generate`` gets ``None`` first, then a
     ``Feedback`` on the round before (``feedback.text()`` for a prompt; untrusted output), and
     returns a script, a list of scripts, or a dict name -> script.  ``k`` > 1 runs a single
-    script K times with random seeds.  ``run_options`` go to ``run()`` (``limits``, ``race``,
-    ``record_dir`` to record every round, each with the loop's ``repair`` id and round ...);
-    ``sandbox`` runs on that ``Sandbox``.  Returns the
+    script K times with random seeds.  ``options`` (a ``RunOptions``) and ``changes`` (its fields
+    as keywords: ``limits``, ``race``, ``record_dir`` to record every round, each with the loop's
+    id and round ...) say how each round runs; ``sandbox`` runs on that ``Sandbox``.  Returns the
     last round's ``RunResult``, with every round's result in ``.rounds``."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a whole number >= 1, not {rounds!r}")
+    chosen = RunOptions.of(options, **changes)
     if sandbox is None:
         from ..host.sandbox import shared_sandbox
 
-        sandbox = shared_sandbox(run_options.pop("isolation", None))
+        sandbox = shared_sandbox(chosen.isolation)
     from ..host.records import new_run_id
 
     repair_id = new_run_id()  # each round's record carries it and the round's number
@@ -182,9 +188,8 @@ def repair(generate: Callable[[Feedback | None], Scripts], rounds: int = 3, k: i
     for number in range(1, rounds + 1):
         scripts, labels = _as_scripts(generate(feedback))
         seeds = k if len(scripts) == 1 and k > 1 else None
-        result: RunResult = sandbox.run(scripts if len(scripts) > 1 else scripts[0], k=seeds,
-                                        labels=labels, repair={"id": repair_id, "round": number},
-                                        **run_options)
+        result = sandbox.run(scripts if len(scripts) > 1 else scripts[0],
+                             chosen.replace(k=seeds, labels=labels, repair=RepairRound(repair_id, number)))
         history.append(result)
         if settled(result) or result.interrupted:
             break

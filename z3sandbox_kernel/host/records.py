@@ -19,6 +19,7 @@ per candidate; ``diff_runs`` (host/run_diff.py) compares two runs.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import io
@@ -73,9 +74,10 @@ class RunRecorder:
         self._file: TextIO | None = None
         self._isolation: IsolationReport | None = None
 
-    def start(self, plan: RunPlan, isolation: IsolationReport | None, z3_version: str | None,
-              record_scripts: bool = False, repair: dict[str, Any] | None = None) -> None:
+    def start(self, plan: RunPlan, isolation: IsolationReport | None, z3_version: str | None) -> None:
         from .._version import __version__
+
+        options = plan.options
 
         # a new file (O_EXCL, no link followed) in a folder that is no link: a link planted in a
         # shared record folder sends no line elsewhere
@@ -88,15 +90,15 @@ class RunRecorder:
             "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds"),
             "package_version": __version__, "z3_version": z3_version,
             "python_version": platform.python_version(), "host": socket.gethostname(),
-            "language": plan.language, "limits": plan.limits.to_dict(),
-            "options": {"race": plan.race, "jobs": plan.jobs, "cores": plan.cores,
-                        "verify": plan.verify, "require": list(plan.require), "models": plan.models,
-                        "record_scripts": record_scripts,
-                        "cross_check": plan.cross_check},
+            "language": options.language, "limits": options.limits.to_dict(),
+            "options": {"race": options.race, "jobs": plan.jobs, "cores": options.cores,
+                        "verify": options.verify, "require": list(options.require),
+                        "models": options.models, "record_scripts": options.record_scripts,
+                        "cross_check": options.cross_check},
             "isolation": isolation,
-            "seed_sha256": hashlib.sha256(plan.seed).hexdigest() if plan.seed is not None else None,
-            **({"repair": repair} if repair else {}),
-            "candidates": planned_candidates(plan, record_scripts),
+            "seed_sha256": hashlib.sha256(options.seed).hexdigest() if options.seed is not None else None,
+            **({"repair": dataclasses.asdict(options.repair)} if options.repair else {}),
+            "candidates": planned_candidates(plan, options.record_scripts),
         })
 
     def candidate(self, candidate: CandidateResult) -> None:
@@ -151,15 +153,13 @@ def planned_candidates(plan: RunPlan, record_scripts: bool = False) -> list[dict
 
 
 class Recording:
-    """One run's id and candidate labels, and its record file when ``record_dir`` is given.
-    ``repair``: ``{"id", "round"}`` of the repair loop the run is a round of."""
+    """One run's id and candidate labels, and its record file when the plan's options name a
+    ``record_dir``."""
 
-    def __init__(self, record_dir: str | os.PathLike[str] | None, plan: RunPlan,
-                 record_scripts: bool = False, repair: dict[str, Any] | None = None) -> None:
+    def __init__(self, plan: RunPlan) -> None:
         self.run_id = new_run_id()
         self.plan = plan
-        self.record_scripts = record_scripts
-        self.repair = repair
+        record_dir = plan.options.record_dir
         self.recorder = RunRecorder(record_dir, self.run_id) if record_dir else None
 
     def label(self, candidate: CandidateResult) -> CandidateResult:
@@ -180,7 +180,7 @@ class Recording:
     def start(self, hello: Hello | None) -> None:
         if self.recorder is not None:
             self.recorder.start(self.plan, hello["isolation"] if hello else None,
-                                hello["z3_version"] if hello else None, self.record_scripts, self.repair)
+                                hello["z3_version"] if hello else None)
 
     def finish(self, result: RunResult) -> None:
         result.run_id = self.run_id

@@ -8,23 +8,24 @@ in the calling thread, so widgets and prints land in the cell that started the r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 import os
 import queue
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from ..limits import Limits
+from ..options import RunOptions, required_layers
 from ..protocol import Hello, IsolationReport, ZygoteEvent
 from ..results import CandidateResult, RunResult
 from ..roles import Kill
-from .plan import Graces, RunPlan, make_plan, required_layers
+from .plan import Graces, RunPlan, make_plan
 from .records import Recording
-from .scheduler import Remote, Run, Send
+from .scheduler import Remote, ScheduledRun, Send
 from .zygote_client import ZygoteProcess
 from .zygote_owner import LoopThread, PerLevel, ZygoteOwner, default_isolation, warn_degraded
 
@@ -96,7 +97,7 @@ class Sandbox(ZygoteOwner):
         self.jobs = jobs
         self.record_dir = record_dir
         self.restarts = 0
-        self._runs: set[Run] = set()
+        self._runs: set[ScheduledRun] = set()
         self._ids = itertools.count(1)
         # A Sandbox dropped without close(): its zygote goes when it is collected, not at the
         # host's exit.  The zygote's callbacks hold it weakly (_weakly), so it can be collected.
@@ -113,7 +114,7 @@ class Sandbox(ZygoteOwner):
     def _started(self, zygote: ZygoteProcess, hello: Hello) -> None:
         self._held.zygote = zygote
 
-    async def _connect(self, run: Run) -> Send:
+    async def _connect(self, run: ScheduledRun) -> Send:
         return (await self._ensure_zygote()).send
 
     def _on_message(self, msg: ZygoteEvent) -> None:
@@ -152,7 +153,7 @@ class Sandbox(ZygoteOwner):
 
     # ------------------------------------------------------------------------------------ runs
 
-    async def _execute(self, run: Run, remote: Remote | None = None,
+    async def _execute(self, run: ScheduledRun, remote: Remote | None = None,
                        recording: Recording | None = None) -> RunResult:
         """Run on the local zygote, or on a cluster when ``remote`` is given (same scheduler);
         the run's record is started first (with the local zygote's isolation report) and ended
@@ -167,12 +168,12 @@ class Sandbox(ZygoteOwner):
         finally:
             recording.close()
 
-    async def _scheduled(self, run: Run, remote: Remote | None) -> RunResult:
+    async def _scheduled(self, run: ScheduledRun, remote: Remote | None) -> RunResult:
         self._runs.add(run)
         if remote is None:
             run.on_unresponsive = self._kill_wedged_zygote
 
-        async def connect_remote(_: Run) -> Send:
+        async def connect_remote(_: ScheduledRun) -> Send:
             assert remote is not None
             return await remote.connect(self._on_message)
 
@@ -183,47 +184,44 @@ class Sandbox(ZygoteOwner):
             if remote is not None:
                 await remote.close()
 
-    # kwargs: run()'s keyword arguments, of as many types as run() has arguments.
-    def _remote(self, kwargs: dict[str, Any]) -> Remote | None:
-        client, executor = kwargs.pop("client", None), kwargs.pop("executor", None)
+    def _remote(self, client: Any, executor: Executor | None) -> Remote | None:
         if client is None and executor is None:
             return None
         from .distributed import make_remote  # optional: needs the [dask] extra for a client
 
-        remote = make_remote(client=client, executor=executor, isolation=self.level)
-        if kwargs.get("jobs") is None and self.jobs is None:
-            kwargs["jobs"] = remote.default_jobs()  # one per worker thread, not this machine's cores
-        return remote
+        return make_remote(client=client, executor=executor, isolation=self.level)
 
-    def _recording(self, scripts: object, kwargs: dict[str, Any],
-                   emit: UpdateCallback) -> tuple[Recording, UpdateCallback]:
-        """The run's plan, id, labels and record (``record_dir``, if any), and ``emit`` that
-        records too.  ``repair``: the repair loop's ``{"id", "round"}`` (agents/repair.py)."""
-        record_dir = kwargs.pop("record_dir", None) or self.record_dir
-        record_scripts, repair = bool(kwargs.pop("record_scripts", False)), kwargs.pop("repair", None)
-        recording = Recording(record_dir, self._plan(scripts, kwargs), record_scripts, repair)
-        return recording, recording.wrap(emit)
-
-    def _plan(self, scripts: object, kwargs: dict[str, Any]) -> RunPlan:
+    def _plan(self, scripts: object, options: RunOptions, remote: Remote | None) -> RunPlan:
+        """The run's plan: its options with this Sandbox's required layers, record folder and
+        jobs (on a cluster: one per worker thread, not this machine's cores)."""
         if self._closed:
             raise RuntimeError("this Sandbox is closed")
-        isolation = kwargs.pop("isolation", None)
-        if isolation not in (None, self.level):
-            raise ValueError(f"this Sandbox runs at isolation {self.level!r}; make another for {isolation!r}")
-        kwargs.setdefault("jobs", self.jobs)
-        kwargs["require"] = required_layers(kwargs.get("require", ())) + self.require
-        return make_plan(scripts, **kwargs)
+        if options.isolation not in (None, self.level):
+            raise ValueError(f"this Sandbox runs at isolation {self.level!r}; make another for "
+                             f"{options.isolation!r}")
+        options = options.replace(require=options.require + self.require,
+                                  record_dir=options.record_dir or self.record_dir)
+        return make_plan(scripts, options, self.jobs or (remote.default_jobs() if remote else None))
 
-    def run(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
-            **kwargs: Any) -> RunResult:
+    def _prepare(self, scripts: object, options: RunOptions, client: Any, executor: Executor | None,
+                 emit: UpdateCallback) -> tuple[ScheduledRun, Remote | None, Recording]:
+        """The run, where it runs (None: here) and its record; its updates labelled, recorded,
+        then handed to ``emit``."""
+        remote = self._remote(client, executor)
+        recording = Recording(self._plan(scripts, options, remote))
+        return ScheduledRun(recording.plan, recording.wrap(emit), self.graces), remote, recording
+
+    def run(self, scripts: str | Sequence[str], options: RunOptions | None = None, *,
+            on_update: UpdateCallback | None = None, client: Any = None,
+            executor: Executor | None = None, **changes: Any) -> RunResult:
         """Run candidates and wait.  KeyboardInterrupt kills every child at once and returns the
-        results so far (``interrupted=True``, the rest ``cancelled``).  Takes ``run()``'s keywords
-        (``record_dir``, ``labels``, ``expected``, ``record_scripts`` among them).  See
+        results so far (``interrupted=True``, the rest ``cancelled``).  ``options`` (a
+        ``RunOptions``) and ``changes`` (its fields as keywords: ``k=8, race=True``) say what the
+        run is asked; ``client`` or ``executor`` run it on a cluster.  See
         ``z3sandbox_kernel.run``."""
         updates: queue.Queue[CandidateResult | None] = queue.Queue()  # None: the run is over
-        remote = self._remote(kwargs)
-        recording, emit = self._recording(scripts, kwargs, updates.put)
-        run = Run(recording.plan, emit, self.graces)
+        run, remote, recording = self._prepare(scripts, RunOptions.of(options, **changes), client,
+                                               executor, updates.put)
         future = self._loop.submit(self._execute(run, remote, recording))
         future.add_done_callback(lambda _: updates.put(None))
         while True:
@@ -237,18 +235,20 @@ class Sandbox(ZygoteOwner):
                 self._loop.call(run.cancel, Kill.INTERRUPT)
         return _warned_about(future.result())
 
-    async def run_async(self, scripts: str | list[str], *, on_update: UpdateCallback | None = None,
-                        **kwargs: Any) -> RunResult:
+    async def run_async(self, scripts: str | Sequence[str], options: RunOptions | None = None, *,
+                        on_update: UpdateCallback | None = None, client: Any = None,
+                        executor: Executor | None = None, **changes: Any) -> RunResult:
         """Like ``run``, awaitable from any event loop; ``on_update`` is called on that loop."""
         caller = asyncio.get_running_loop()
 
         def emit(candidate: CandidateResult) -> None:
-            if on_update is not None:
-                caller.call_soon_threadsafe(on_update, candidate)
+            # A cancelled run's candidates may end after the awaiting loop has closed: no one listens.
+            if on_update is not None and not caller.is_closed():
+                with contextlib.suppress(RuntimeError):  # closed between the check and the call
+                    caller.call_soon_threadsafe(on_update, candidate)
 
-        remote = self._remote(kwargs)
-        recording, recorded_emit = self._recording(scripts, kwargs, emit)
-        run = Run(recording.plan, recorded_emit, self.graces)
+        run, remote, recording = self._prepare(scripts, RunOptions.of(options, **changes), client,
+                                               executor, emit)
         try:
             return _warned_about(await asyncio.wrap_future(
                 self._loop.submit(self._execute(run, remote, recording))))
@@ -264,7 +264,7 @@ class Sandbox(ZygoteOwner):
     def stop_candidate(self, index: int) -> bool:
         """Stop candidate ``index`` of the runs going now (skip it if queued, kill it if it
         runs); the rest of each run goes on.  True when some run had it still going."""
-        async def stop(run: Run) -> bool:  # on the loop, where the run's state lives
+        async def stop(run: ScheduledRun) -> bool:  # on the loop, where the run's state lives
             return run.stop_one(index)
 
         return any([self._loop.submit(stop(run)).result(timeout=10) for run in list(self._runs)])
@@ -304,27 +304,20 @@ def shared_sandbox(isolation: str | None = None) -> Sandbox:
 
 # client: a distributed.Client or a scheduler's address; distributed is optional, so its Client is
 # not a type here (distributed.resolve_client checks it).
-def run(scripts: str | list[str], *, k: int | None = None, language: str = "python",
-        limits: Limits | None = None, seed: bytes | bytearray | memoryview | None = None,
-        race: bool = False, jobs: int | None = None, cores: bool = False, verify: bool = True,
-        plain: bool = False,
-        models: int = 1, on_update: UpdateCallback | None = None, isolation: str | None = None,
-        require: Iterable[str] = (), client: Any = None, executor: Executor | None = None,
-        cross_check: str | None = None,
-        record_dir: str | os.PathLike[str] | None = None,
-        labels: list[str | None] | None = None, expected: list[str | None] | None = None,
-        record_scripts: bool = False) -> RunResult:
+def run(scripts: str | Sequence[str], options: RunOptions | None = None, *,
+        on_update: UpdateCallback | None = None, client: Any = None, executor: Executor | None = None,
+        **changes: Any) -> RunResult:
     """Run one script, K seeds of one script (``k``), or a list of candidate scripts, each in a
-    fresh sandboxed child, and vote over the verdicts.  ``client`` (a ``distributed.Client``) or
-    ``executor`` (any ``concurrent.futures.Executor``) runs them on a cluster instead, each worker
-    with its own zygote.  ``record_dir`` writes the run's record there (``load_runs`` reads it;
-    ``record_scripts`` keeps the scripts in it too); ``labels`` name the candidates and
-    ``expected`` gives the verdict expected of each (one per script, or one for all; compared by
-    ``diff_runs``).  docs/api.md explains every argument."""
-    sandbox = shared_sandbox(isolation)
-    return sandbox.run(scripts, k=k, language=language, limits=limits, seed=seed, race=race,
-                       jobs=jobs, cores=cores, verify=verify, models=models, on_update=on_update,
-                       cross_check=cross_check, plain=plain,
-                       require=require, client=client, executor=executor,
-                       record_dir=record_dir, labels=labels, expected=expected,
-                       record_scripts=record_scripts)
+    fresh sandboxed child, and vote over the verdicts.  What the run is asked is a ``RunOptions``:
+    ``options``, or its fields as keywords (``k``, ``language``, ``limits``, ``seed``, ``race``,
+    ``jobs``, ``cores``, ``verify``, ``models``, ``cross_check``, ``plain``, ``isolation``,
+    ``require``, ``labels``, ``expected``, ``record_dir``, ``record_scripts``), or both (the
+    keywords change the options).  ``on_update`` is called with each candidate's changes, in the
+    calling thread.  ``client`` (a ``distributed.Client``) or ``executor`` (any
+    ``concurrent.futures.Executor``) runs them on a cluster instead, each worker with its own
+    zygote.  ``record_dir`` writes the run's record there (``load_runs`` reads it); ``labels``
+    name the candidates and ``expected`` gives the verdict expected of each (one per script, or
+    one for all; compared by ``diff_runs``).  docs/api.md explains every argument."""
+    chosen = RunOptions.of(options, **changes)
+    return shared_sandbox(chosen.isolation).run(scripts, chosen, on_update=on_update, client=client,
+                                                executor=executor)

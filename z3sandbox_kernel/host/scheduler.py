@@ -55,7 +55,9 @@ class Remote(Protocol):
     def default_jobs(self) -> int: ...
 
 
-class Run:
+class ScheduledRun:
+    """One run as the scheduler drives it: its candidates' states, the queue, those in flight."""
+
     def __init__(self, plan: RunPlan, emit: Callable[[CandidateResult], None],
                  graces: Graces | None = None) -> None:
         self.plan = plan
@@ -75,7 +77,7 @@ class Run:
 
     # ---------------------------------------------------------------------------------- driving
 
-    async def execute(self, connect: Callable[[Run], Awaitable[Send]],
+    async def execute(self, connect: Callable[[ScheduledRun], Awaitable[Send]],
                       next_id: Callable[[], int]) -> RunResult:
         """Fill the slots until every candidate has ended; reconnect if the zygote died."""
         while not self._complete():
@@ -87,8 +89,8 @@ class Run:
                 continue
             self.finished.clear()
             await self.finished.wait()
-        return RunResult(candidates=self.candidates, limits=self.plan.limits,
-                         language=self.plan.language, isolation=self.isolation, notes=self.notes,
+        return RunResult(candidates=self.candidates, limits=self.plan.options.limits,
+                         language=self.plan.options.language, isolation=self.isolation, notes=self.notes,
                          interrupted=self.cancelled == Kill.INTERRUPT,
                          elapsed_s=time.monotonic() - self.started)
 
@@ -97,28 +99,28 @@ class Run:
 
     def _submit(self, index: int, request_id: int) -> None:
         assert self._send is not None
-        plan = self.plan
+        plan, options = self.plan, self.plan.options
         self.in_flight[request_id] = index
         if self.on_unresponsive is not None:  # a local zygote (a cluster may queue candidates)
-            verify_s = plan.limits.verify_s if plan.verify else 0
-            limit = plan.limits.wall_s + verify_s + self.graces.watchdog_grace_s
+            verify_s = options.limits.verify_s if options.verify else 0
+            limit = options.limits.wall_s + verify_s + self.graces.watchdog_grace_s
             self._watchdogs[request_id] = asyncio.get_running_loop().call_later(
                 limit, self._overdue, request_id, limit)
         self._send(RunRequest(
             v=PROTOCOL_VERSION, type="run", id=request_id, index=index,
-            script=plan.scripts[index], language=plan.language,
-            limits=plan.limits.to_dict(), random_seed=plan.random_seeds[index],
-            cores=plan.cores, verify=plan.verify,
-            seed_hex=plan.seed.hex() if plan.seed is not None else None,
-            require=list(plan.require), models=plan.models, cross_check=plan.cross_check,
-            plain=plan.plain,
+            script=plan.scripts[index], language=options.language,
+            limits=options.limits.to_dict(), random_seed=plan.random_seeds[index],
+            cores=options.cores, verify=options.verify,
+            seed_hex=options.seed.hex() if options.seed is not None else None,
+            require=list(options.require), models=options.models, cross_check=options.cross_check,
+            plain=options.plain,
         ))
 
     def _wake(self) -> None:
         self.finished.set()
 
     def _update(self, index: int, candidate: CandidateResult) -> None:
-        candidate.limits = self.plan.limits
+        candidate.limits = self.plan.options.limits
         self.candidates[index] = candidate
         self.emit(dataclasses.replace(candidate))
 
@@ -141,7 +143,7 @@ class Run:
         if index is None:
             return
         try:
-            candidate = CandidateResult.from_dict(_with_byte_constants(result, self.plan.limits))
+            candidate = CandidateResult.from_dict(_with_byte_constants(result, self.plan.options.limits))
             candidate.index = index
         except Exception as exc:  # a malformed result fails its candidate, never the reader
             log.exception("z3sandbox: the result of candidate %d could not be read", index)
@@ -150,7 +152,7 @@ class Run:
         if self.isolation is None:
             self.isolation = candidate.isolation
         self._update(index, candidate)
-        if (self.plan.race and candidate.verdict is not None and candidate.verdict.decisive
+        if (self.plan.options.race and candidate.verdict is not None and candidate.verdict.decisive
                 and not candidate.disputed):  # a contradicted answer wins no race
             self.cancel(Kill.RACE)
         self._wake()

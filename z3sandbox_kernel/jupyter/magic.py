@@ -21,7 +21,7 @@ line saying what was kept and what never started (``RunInterrupted``: no traceba
 package); ``NAME.rerun()`` runs the unfinished candidates and puts them in their rows.
 
 ``--afl-sync DIR`` writes each new sat payload, as its candidate finishes, into an AFL++ sync
-folder (payloads.py: atomically, once per distinct payload).
+folder (payload_files.py: atomically, once per distinct payload).
 
 The line magic is the cell magic without a body: ``%z3sandbox --candidates VAR [options]`` runs the
 scripts in VAR, binds NAME and displays the result; it returns None (read the result from NAME).
@@ -34,15 +34,13 @@ import atexit
 import keyword
 import shutil
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
-from IPython.core.magic_arguments import argument, argument_group, magic_arguments
-from IPython.display import display
 
 from ..limits import LIMIT_FIELDS, Limits
-from ..options import argparse_specs, did_you_mean, limit_error, limit_specs, resolve
+from ..options import RunOptions, argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
 from ..presentation.progress import ProgressLine
 from ..presentation.textview import use_terminal_width
 from ..results import CandidateResult, RunResult
@@ -50,17 +48,21 @@ from .config import Z3Sandbox
 from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun
 from .scripts import Script, annotated, annotator, scripts_from, split_cell
 from .table import LiveDisplay, LiveView
+from .typed_ipython import Method, argument, argument_group, display, magic_arguments, parser_of
+
+if TYPE_CHECKING:
+    from ..host.sandbox import Sandbox
 
 # ------------------------------------------------------------------------------------------ options
 
-def _run_options(func: Callable[..., Any]) -> Callable[..., Any]:
+def _run_options(func: Method) -> Method:
     """One option per run option of the magic, from ``options.RUN_OPTIONS``."""
     for flags, keywords in reversed(argparse_specs("magic")):
         func = argument(*flags, **keywords)(func)
     return argument_group("run options")(func)
 
 
-def _limit_options(func: Callable[..., Any]) -> Callable[..., Any]:
+def _limit_options(func: Method) -> Method:
     """One option per limit, from ``LIMIT_FIELDS``; defaults come from the Z3Sandbox config."""
     for flags, keywords in reversed(limit_specs("magic")):
         func = argument(*flags, **keywords)(func)
@@ -94,11 +96,11 @@ class Z3SandboxMagics(Magics):
         self.options = Z3Sandbox(parent=shell)
         if self.options not in shell.configurables:
             shell.configurables.append(self.options)  # %config Z3Sandbox lists and sets it
-        self._sandboxes: dict[str | None, Any] = {}
-        self._running: tuple[Any, LiveView] | None = None  # the sandbox and view of the run going
+        self._sandboxes: dict[str | None, Sandbox] = {}
+        self._running: tuple[Sandbox, LiveView] | None = None  # the sandbox and view of the run going
         atexit.register(self.close)
 
-    def sandbox(self, isolation: str | None) -> Any:
+    def sandbox(self, isolation: str | None) -> Sandbox:
         """The Sandbox for ``isolation``, started on first use and kept for the session."""
         if isolation not in self._sandboxes:
             from ..host.sandbox import Sandbox
@@ -162,29 +164,12 @@ class Z3SandboxMagics(Magics):
                     f"candidate {index} is {size / 1024:.1f} KB, over the script size limit of "
                     f"{limits.script_kb} KB (--script-size or Z3Sandbox.script_kb)"
                 )
-        chosen = resolve(args, self.options)
-        run_kwargs: dict[str, Any] = {
-            "k": chosen["k"],
-            "language": "smt2" if chosen["smt2"] else "python",
-            "limits": limits,
-            "seed": seed,
-            "race": chosen["race"],
-            "jobs": chosen["jobs"],
-            "cores": chosen["cores"],
-            "plain": chosen["plain"],
-            "models": chosen["models"],
-            "cross_check": chosen["cross_check"],
-            "verify": chosen["verify"],
-            "require": tuple(self.options.require),
-            "record_dir": self.options.record_dir or None,
-            "expected": chosen["expected"],
-            "record_scripts": chosen["record_scripts"],
-        }
-        if client is not None:
-            run_kwargs["client"] = client
-        run_kwargs["afl_sync"] = args.afl_sync
-        result, shown = self.run(scripts, chosen["isolation"], chosen["quiet"], run_kwargs)
-        result._rerun = self._rerunner(scripts, chosen, run_kwargs, args.out)
+        options = resolve(args, self.options, limits=limits, seed=seed,
+                          require=tuple(self.options.require),
+                          record_dir=self.options.record_dir or None)
+        quiet = bool(chosen("quiet", args, self.options))
+        result, shown = self.run(scripts, options, quiet, client=client, afl_sync=args.afl_sync)
+        result._rerun = self._rerunner(scripts, options, quiet, args.out)
         namespace[args.out] = result
         if not shown:
             display(result)
@@ -193,19 +178,18 @@ class Z3SandboxMagics(Magics):
             # partial result is bound and shown above.
             raise RunInterrupted(interrupted_line(result, args.out))
 
-    def _rerunner(self, scripts: list[Script], chosen: dict[str, Any], run_kwargs: dict[str, Any],
+    def _rerunner(self, scripts: list[Script], options: RunOptions, quiet: bool,
                   name: str) -> Callable[[RunResult, list[int]], RunResult]:
         """``RunResult.rerun``: the chosen candidates again, as this run ran them, merged into a
         copy of the result that is bound to ``name`` again."""
 
         def rerun(result: RunResult, which: list[int]) -> RunResult:
-            if run_kwargs["k"] is not None and len(scripts) == 1:
+            if options.k is not None and len(scripts) == 1:
                 raise ValueError("rerun() needs the candidates' own scripts; with -k, run the cell again")
-            expected = run_kwargs["expected"]
+            expected = options.expected
             if expected and len(expected) > 1:  # one per script: those of the scripts run again
-                expected = [expected[i] if i < len(expected) else None for i in which]
-            again, _ = self.run([scripts[i] for i in which], chosen["isolation"], chosen["quiet"],
-                                run_kwargs | {"expected": expected})
+                expected = tuple(expected[i] if i < len(expected) else None for i in which)
+            again, _ = self.run([scripts[i] for i in which], options.replace(expected=expected), quiet)
             merged = merged_rerun(result, which, again)
             assert self.shell is not None
             self.shell.user_ns[name] = merged
@@ -216,7 +200,7 @@ class Z3SandboxMagics(Magics):
     # -- the steps
 
     def _parse(self, line: str) -> argparse.Namespace:
-        parser = self.z3sandbox.parser
+        parser = parser_of(Z3SandboxMagics.z3sandbox)
         try:
             args = parser.parse_argstring(line)
         except UsageError as exc:
@@ -230,7 +214,8 @@ class Z3SandboxMagics(Magics):
             raise UsageError(f"--out {args.out}: not a valid Python name")
         return args
 
-    def _scripts(self, args: argparse.Namespace, cell: str | None, namespace: dict) -> list[Script]:
+    def _scripts(self, args: argparse.Namespace, cell: str | None,
+                 namespace: dict[str, Any]) -> list[Script]:
         body = cell if cell is not None else ""
         if args.candidates is not None:
             if body.strip():
@@ -250,7 +235,7 @@ class Z3SandboxMagics(Magics):
                              "or pass --candidates VAR")
         return scripts
 
-    def _seed(self, args: argparse.Namespace, namespace: dict) -> bytes | None:
+    def _seed(self, args: argparse.Namespace, namespace: dict[str, Any]) -> bytes | None:
         if args.seed is None:
             return None
         value = _read_variable(namespace, args.seed, "--seed")
@@ -261,7 +246,7 @@ class Z3SandboxMagics(Magics):
             )
         return bytes(value)
 
-    def _client(self, args: argparse.Namespace, namespace: dict) -> Any:
+    def _client(self, args: argparse.Namespace, namespace: dict[str, Any]) -> Any:
         """--dask: a Client held in a variable, or a scheduler address (a name that is not a
         variable is taken as an address)."""
         if args.dask is None:
@@ -293,34 +278,32 @@ class Z3SandboxMagics(Magics):
             return LiveDisplay(updates_per_s=self.options.updates_per_s, annotate=annotate)
         return ProgressLine()
 
-    def run(
-        self, scripts: list[Script], isolation: str | None, quiet: bool, run_kwargs: dict[str, Any]
-    ) -> tuple[RunResult, bool]:
+    def run(self, scripts: list[Script], options: RunOptions, quiet: bool, *, client: Any = None,
+            afl_sync: str | None = None) -> tuple[RunResult, bool]:
         """Steps 5 and 6: start (or reuse) the sandbox, run with the live view.  Returns the
         result and whether the live view already shows it (in place of the live table)."""
-        sandbox = self.sandbox(isolation)
-        run_kwargs = dict(run_kwargs, labels=[script.label for script in scripts])
-        afl = run_kwargs.pop("afl_sync", None)
-        annotate = annotator(scripts, run_kwargs["k"], self.shell.user_ns if self.shell else None)
+        sandbox = self.sandbox(options.isolation)
+        options = options.replace(labels=[script.label for script in scripts])
+        annotate = annotator(scripts, options.k, self.shell.user_ns if self.shell else None)
         sources = [script.source for script in scripts]
         view = self._view(quiet, annotate)
         if view is None:
-            on_update = afl_writer(afl, None)
-            return annotated(self._engine_run(sandbox, sources, on_update, run_kwargs), annotate), False
-        count = len(scripts) if run_kwargs["k"] is None else (
-            run_kwargs["k"] if len(scripts) == 1 else 0  # unknown: rows appear as they report
+            on_update = afl_writer(afl_sync, None)
+            return annotated(self._engine_run(sandbox, sources, options, on_update, client), annotate), False
+        count = len(scripts) if options.k is None else (
+            options.k if len(scripts) == 1 else 0  # unknown: rows appear as they report
         )
         queued = [annotate(CandidateResult(index=i, verdict=None, state="queued"))
                   for i in range(count)]
         view.start(RunResult(
-            candidates=queued, limits=run_kwargs["limits"], language=run_kwargs["language"],
+            candidates=queued, limits=options.limits, language=options.language,
             isolation=sandbox.isolation(),
         ))
         done: RunResult | None = None
         self._running = (sandbox, view)
         try:
-            on_update = afl_writer(afl, view.update)
-            done = annotated(self._engine_run(sandbox, sources, on_update, run_kwargs), annotate)
+            on_update = afl_writer(afl_sync, view.update)
+            done = annotated(self._engine_run(sandbox, sources, options, on_update, client), annotate)
         finally:
             # Also on an error: the view's timer thread must end before the cell does.
             self._running = None
@@ -336,15 +319,12 @@ class Z3SandboxMagics(Magics):
         return bool(running[0].stop_candidate(index))
 
     @staticmethod
-    def _engine_run(
-        sandbox: Any, scripts: list[str], on_update: Callable[[CandidateResult], None] | None,
-        run_kwargs: dict[str, Any],
-    ) -> RunResult:
+    def _engine_run(sandbox: Sandbox, scripts: list[str], options: RunOptions,
+                    on_update: Callable[[CandidateResult], None] | None, client: Any) -> RunResult:
         try:
-            result: RunResult = sandbox.run(scripts, on_update=on_update, **run_kwargs)
+            return sandbox.run(scripts, options, on_update=on_update, client=client)
         except ValueError as exc:  # the engine's own input checks: one line, no traceback
             raise UsageError(str(exc).splitlines()[0] if str(exc) else repr(exc)) from None
-        return result
 
 
 # magic_arguments writes the usage as reStructuredText ("::" and an indented block): plain text.
@@ -383,5 +363,6 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 def magics_of(shell: Any) -> Z3SandboxMagics | None:
     """The shell's Z3SandboxMagics, if the extension is loaded."""
-    return shell.magics_manager.registry.get("Z3SandboxMagics")
+    magics = shell.magics_manager.registry.get("Z3SandboxMagics")
+    return magics if isinstance(magics, Z3SandboxMagics) else None
 

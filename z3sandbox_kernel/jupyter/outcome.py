@@ -64,7 +64,7 @@ def afl_writer(
 
     from IPython.core.error import UsageError
 
-    from ..payloads import afl_queue, afl_sync
+    from ..payload_files import afl_queue, afl_sync
 
     try:
         afl_queue(sync_dir).close()

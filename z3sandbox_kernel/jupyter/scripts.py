@@ -49,11 +49,6 @@ def split_cell(body: str) -> list[Script]:
     return [script for script in scripts if script.source.strip()]
 
 
-def split_candidates(body: str) -> list[str]:
-    """The cell body's candidate sources (``split_cell`` without names and lines)."""
-    return [script.source for script in split_cell(body)]
-
-
 _LINE = re.compile(r"\bline (\d+)")
 
 

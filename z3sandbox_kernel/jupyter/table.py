@@ -28,11 +28,10 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from IPython.display import display
-
 from ..presentation.live import LIVE_ROWS, live_mimebundle
 from ..presentation.render import MIME_TYPE, run_mimebundle
 from ..results import CandidateResult, RunResult
+from .typed_ipython import display
 
 # With nothing new to show, the elapsed time in a live display still moves this often.
 ELAPSED_REFRESH_S = 1.0

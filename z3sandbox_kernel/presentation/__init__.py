@@ -1,5 +1,6 @@
 """What a run looks like to a person: the run document and its table as text, HTML and the
 labextension's JSON (``render``), the live table while it runs (``live``), the terminal's progress
-line (``progress``), and the words and labels they share (``phrases``, ``shown``, ``textview``,
-``html``).  Host side only: the zygote and the child never import it; a result's display methods
-(``results.py``) import ``render`` when a result is first shown."""
+line (``progress``), and what they share: one-line phrases and the table's columns (``phrases``),
+what a candidate's row shows beyond its verdict (``row_details``), and the text and HTML tables
+(``textview``, ``html``).  Host side only: the zygote and the child never import it; a result's
+display methods (``results.py``) import ``render`` when a result is first shown."""

@@ -31,7 +31,7 @@ from .phrases import (
     shorten_reason,
     tie_summary,
 )
-from .shown import (
+from .row_details import (
     core_summary,
     further_models,
     inline_output,

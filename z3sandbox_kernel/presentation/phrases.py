@@ -1,7 +1,7 @@
 """Short phrases of results, one line each, and the table's columns: shared by the text table
 (textview.py), the HTML table (html.py), the run document (render.py) and the terminal's progress.
 
-Everything a candidate wrote is untrusted: ``shown.printable`` escapes control characters here, and
+Everything a candidate wrote is untrusted: ``row_details.printable`` escapes control characters here, and
 ``html.py`` escapes the rest.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..limits import LIMIT_FIELDS, Limits, number
 from ..protocol.messages import KERNEL_LAYERS, NAMESPACE_LAYERS
-from .shown import model_count, model_items, printable, shown_verdict, state_label
+from .row_details import model_count, model_items, printable, shown_verdict, state_label
 
 if TYPE_CHECKING:
     from ..protocol import IsolationReport
@@ -218,21 +218,6 @@ def groups_summary(result: RunResult, most: int = 4) -> str:
              for group in groups[:most]]
     more = f"; {len(groups) - most} more" if len(groups) > most else ""
     return f"identical models: {'; '.join(parts)}{more}"
-
-
-def run_summary(result: RunResult) -> str:
-    """The one-line header: vote, counts, limits, isolation."""
-    done = all(c.verdict is not None for c in result.candidates)
-    vote = result.vote if done else "pending"
-    text = f"vote: {vote} ({counts_summary(result)})"
-    if result.tie is not None:
-        text += f" | tie {tie_summary(result)}"
-    text += f" | limits: {limits_summary(result.limits)}"
-    if isolation_shortfall(result.isolation):
-        text += f" | isolation {isolation_shortfall(result.isolation)}"
-    if result.interrupted:
-        text += " | interrupted"
-    return text
 
 
 def tie_summary(result: RunResult) -> str:

@@ -28,7 +28,7 @@ from .phrases import (
     progress,
     progress_summary,
 )
-from .shown import (
+from .row_details import (
     further_models,
     objective_summary,
     shown_verdict,
@@ -70,7 +70,7 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
         "exit_code": data["exit_code"], "signal": data["signal"], "verified": data["verified"],
         "model_omitted": data["model_omitted"], "label": data["label"],
         "source_preview": data["source_preview"], "error": data["error"],
-        # What the row shows without a click (shown.py), decided here once for every renderer.
+        # What the row shows without a click (row_details.py), decided here once for every renderer.
         "shown": shown_verdict(candidate), "core_answer": smt2_core_answer(candidate),
         "show_output": shows_output(candidate, alone) and not live,
         # Each saved column's text as the text and HTML tables show it: the labextension draws

@@ -23,7 +23,7 @@ from .phrases import (
     shorten_reason,
     tie_summary,
 )
-from .shown import (
+from .row_details import (
     core_summary,
     further_models,
     inline_output,
@@ -45,15 +45,6 @@ def _text_row(cells: list[str], columns: tuple[Column, ...], widths: list[int] |
         for cell, column, width in zip(cells, columns, widths, strict=True)
     ]
     return "  ".join(parts).rstrip()
-
-
-def text_header(columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
-    return _text_row([column.title for column in columns], columns)
-
-
-def candidate_text(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS) -> str:
-    """One row of the fixed-width table (no volatile figures unless ``columns`` has them)."""
-    return _text_row([column.text(candidate) for column in columns], columns)
 
 
 # The reason's width in the text table, at least (a terminal may give it more).
@@ -105,12 +96,9 @@ def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
     return lines
 
 
-TEXT_HEADER = text_header()
-
-
-def run_text(result: RunResult, cores: bool = True) -> str:
-    """A fixed-width table with no volatile figures.  Unsat cores are under their rows (``cores``
-    is kept for callers; a core is always shown now), and so is the stdout ``text_table`` shows."""
+def run_text(result: RunResult) -> str:
+    """A fixed-width table with no volatile figures; unsat cores are under their rows, and so is
+    the stdout ``text_table`` shows."""
     vote = result.vote if finished(result) else "pending"
     if len(result.candidates) == 1:  # one candidate: its verdict, not a vote
         lines = [f"RunResult: {shown_verdict(result.candidates[0])}"]
