@@ -102,7 +102,8 @@ def verifier_costs(report: dict[str, Any]) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[2] / "shared/corpus/z3py")
+    parser.add_argument("--corpus", type=Path,
+                        default=Path(__file__).resolve().parents[2] / "shared/corpus/z3py")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = parser.parse_args()
     harness.prepare()
