@@ -23,6 +23,7 @@ from ..protocol import (
     PROTOCOL_VERSION,
     CheckedModel,
     CheckedObjective,
+    ObjectiveToCheck,
     VerifyReport,
     VerifyRequest,
     encode_value,
@@ -145,7 +146,7 @@ def _model_pairs(first: ModelCheck) -> list[tuple[str, str]]:
     return pairs
 
 
-def _objectives(first: ModelCheck, goals: list[dict[str, Any]], budget: Budget) -> list[CheckedObjective]:
+def _objectives(first: ModelCheck, goals: list[ObjectiveToCheck], budget: Budget) -> list[CheckedObjective]:
     """Each objective's value in the checked model, and whether a better one exists.  z3 orders
     several objectives lexicographically by default: each is checked with the ones before it held
     at their values."""
@@ -156,11 +157,11 @@ def _objectives(first: ModelCheck, goals: list[dict[str, Any]], budget: Budget) 
     for goal in goals:
         term = _term(goal.get("term_smt2"), decls)
         if term is None:
-            checked.append({"value": goal.get("value"), "optimal": None})
+            checked.append({"value": goal["value"], "optimal": None})
             continue
         value = first.model.eval(term, model_completion=True)
         shown = encode_value(python_value(value))
-        direction = goal.get("direction")
+        direction = goal["direction"]
         optimal: bool | None = None
         if direction in ("maximize", "minimize") and budget.left() > 0:
             better = term > value if direction == "maximize" else term < value

@@ -170,7 +170,7 @@ def _symbol(decl: z3.FuncDeclRef) -> str:
     """A constant's name as z3 prints it in SMT-LIB (``|a b|`` quoted), read from its declaration:
     ``decl().sexpr()`` would make the application term, and no term is made in a script's context
     while it runs (observer.py)."""
-    text = z3.Z3_func_decl_to_string(decl.ctx_ref(), decl.ast)[len("(declare-fun "):]
+    text = str(z3.Z3_func_decl_to_string(decl.ctx_ref(), decl.ast))[len("(declare-fun "):]
     if text.startswith("|"):
         return text[: text.index("|", 1) + 1]
     return text.split(" ", 1)[0]

@@ -27,6 +27,7 @@ from Jupyter.
 
 # Three modules, one contract: importers name the contract (``from ..protocol import RunRequest``),
 # not the file that holds it.
+from .gates import *  # noqa: F403
 from .messages import *  # noqa: F403
 from .verification import *  # noqa: F403
 from .wire import *  # noqa: F403

@@ -126,33 +126,19 @@ def frame_length(header: bytes) -> int:
     return int(_HEADER.unpack(header)[0])
 
 
-def decode_body(body: bytes, limit: int = MAX_FRAME_BYTES) -> dict[str, Any]:
-    if len(body) > limit:
-        raise ProtocolError(f"message of {len(body)} bytes exceeds {limit}")
-    try:
-        message = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ProtocolError(f"message is not UTF-8 JSON: {exc}") from None
-    if not isinstance(message, dict):
-        raise ProtocolError("message is not a JSON object")
-    if message.get("v") != PROTOCOL_VERSION:
-        raise ProtocolError(f"protocol version {message.get('v')!r}, expected {PROTOCOL_VERSION}")
-    return message
-
-
-def split_frames(buffer: bytearray, limit: int = MAX_FRAME_BYTES) -> list[dict[str, Any]]:
-    """Remove and decode every complete frame at the start of ``buffer``."""
-    messages = []
+def split_bodies(buffer: bytearray, limit: int = MAX_FRAME_BYTES) -> list[bytes]:
+    """Remove every complete frame at the start of ``buffer``: their bodies, for a gate to decode
+    (protocol/gates.py)."""
+    bodies = []
     while len(buffer) >= _HEADER.size:
         length = frame_length(bytes(buffer[: _HEADER.size]))
         if length > limit:
             raise ProtocolError(f"frame of {length} bytes exceeds {limit}")
         if len(buffer) < _HEADER.size + length:
             break
-        body = bytes(buffer[_HEADER.size : _HEADER.size + length])
+        bodies.append(bytes(buffer[_HEADER.size : _HEADER.size + length]))
         del buffer[: _HEADER.size + length]
-        messages.append(decode_body(body, limit))
-    return messages
+    return bodies
 
 
 # ------------------------------------------------------------------------------- model value encoding

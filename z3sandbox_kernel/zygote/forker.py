@@ -39,6 +39,7 @@ from ..child.bootstrap import ChildJob
 from ..child.steps import WITH_REQUEST
 from ..limits import Limits
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from ..protocol import VerifyRequest
 from ..roles import Role
 from .sandboxing import SandboxPlan
 from .spawn import (
@@ -84,14 +85,14 @@ def child_job(plan: SandboxPlan, order: dict[str, Any], fds: tuple[int, int, int
     required = frozenset(order.get("require") or [])
     if role is Role.SPARE:  # every layer required but those that come with its request (child/steps.py)
         required = frozenset(layer.NAME for layer in plan.layers if layer.NAME not in WITH_REQUEST)
-    request: dict[str, Any]
+    verify: VerifyRequest | None = None
     if role in (Role.RUN, Role.STANDBY) and go_r is not None:
         # its request comes on its go pipe (bootstrap._stand_by): a standby until then, even one
         # forked for a request at hand
-        role, request = Role.STANDBY, {}
-    else:
-        request = {"spare": True} if role is Role.SPARE else {"require": sorted(required)}
-    return ChildJob(role=role, request=request,  # type: ignore[arg-type]  # a placeholder
+        role = Role.STANDBY
+    elif role is Role.VERIFY:
+        verify = {"require": sorted(required)}
+    return ChildJob(role=role, request=None, verify=verify,
                     policy=plan.policy(str(order["folder"]), limits, in_pid_ns), stdout_fd=out_w,
                     stderr_fd=err_w, result_fd=res_w, layers=plan.layers, required=required,
                     in_pid_namespace=in_pid_ns, preset_reports=plan.namespace_reports, go_fd=go_r)
