@@ -25,7 +25,7 @@ from typing import Any
 
 import z3
 
-from . import observer
+from . import copies, observer
 
 # CPython audit events for process creation, exec and network access (the audit events table).
 DENIED_EVENTS = frozenset({
@@ -141,12 +141,12 @@ def adopt_spare_contexts(spares: list[z3.Context]) -> None:
     configured: set[int] = set()  # configs given parameters: their context is not a plain one
 
     def set_param_value(config: Any, key: Any, value: Any) -> None:
-        configured.add(observer.address(config))
+        configured.add(copies.address(config))
         original["Z3_set_param_value"](config, key, value)
 
     def mk_context_rc(config: Any) -> Any:
-        plain = observer.address(config) not in configured
-        configured.discard(observer.address(config))
+        plain = copies.address(config) not in configured
+        configured.discard(copies.address(config))
         if plain and spares:
             _ADOPTED.append(spares.pop())
             return _ADOPTED[-1].ctx

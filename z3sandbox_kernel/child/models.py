@@ -32,6 +32,7 @@ from ..protocol import (
 MAX_MODEL_CONSTANTS = 2_000_000
 # A value's z3 text (functions, arrays, datatypes) is cut here: it is for reading, not replay.
 MAX_VALUE_TEXT = 20_000
+TERM_CHARS = 500  # an objective's term, or a soft group's id, is cut here (objectives.py)
 # Python refuses to convert ints of more than 4300 digits to text (sys.get_int_max_str_digits),
 # so json.dumps would fail on them: longer numerals stay z3 text.
 MAX_INT_DIGITS = 4000
