@@ -28,7 +28,7 @@ was wrong (``FrameError``, its words translated from msgspec's); nothing else is
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypedDict, TypeVar
 
 import msgspec
@@ -190,7 +190,7 @@ def decode(body: bytes, kind: type[Frame], what: str, kind_name: str,
     return checked
 
 
-def _model_values(message: dict[str, Any]) -> Iterator[tuple[str, Iterable[tuple[str, Any]]]]:
+def _model_values(message: Mapping[str, Any]) -> Iterator[tuple[str, Iterable[tuple[str, Any]]]]:
     """Every model value a frame holds (its model, further models, objectives), with where."""
     yield ".model", message.get("model", {}).items()
     for field in ("more_models", "more"):
@@ -201,13 +201,13 @@ def _model_values(message: dict[str, Any]) -> Iterator[tuple[str, Iterable[tuple
     yield ".checked_objectives", ((str(i), o["value"]) for i, o in checked)
 
 
-def _check_head(message: bytes | dict[str, Any], what: str, kind_name: str) -> None:
+def _check_head(message: bytes | Mapping[str, Any], what: str, kind_name: str) -> None:
     if isinstance(message, bytes):
         try:
             message = _DECODERS[_Head].decode(message)
         except msgspec.MsgspecError:
             return  # not even an object: msgspec's own words say so
-    assert isinstance(message, dict)
+    assert isinstance(message, Mapping)
     if message.get("v") != PROTOCOL_VERSION:
         raise FrameError(f"{what} has protocol version {str(message.get('v'))[:20]!r}, "
                          f"not {PROTOCOL_VERSION}")

@@ -24,7 +24,7 @@ from ..roles import Kill, Role
 from . import frames, scratch
 from .capture import Stream
 from .classify import signal_of
-from .forker import ForkServer, Usage, fork_tree
+from .forker import ForkServer, Order, Usage, fork_tree
 from .jobs import NO_CANDIDATE, Job, close_go_pipe
 from .sandboxing import SandboxPlan
 from .spawn import ZYGOTE_NAME, kill_group, reap_ready
@@ -82,8 +82,7 @@ class Trees:
         ahead = ahead or role.ahead
         label = str(role) if role.ahead else f"{role}-{candidate_id}"
         folder = scratch.make(self.scratch_base, label)
-        order = {"role": str(role), "ahead": ahead, "folder": folder, "limits": limits.to_dict(),
-                 "require": list(require)}
+        order = Order(role=role, ahead=ahead, folder=folder, limits=limits.to_dict(), require=list(require))
         started = time.monotonic()
         if self.forker is not None:
             spawned = self.forker.fork(order)
