@@ -15,7 +15,7 @@ contradicts it; ``unconfirmed`` says what was not confirmed (out of budget, not 
 from __future__ import annotations
 
 import time
-from typing import Any, cast
+from typing import Any
 
 import z3
 
@@ -39,7 +39,7 @@ from .verify import (
     timeout_ms,
     verify_model,
 )
-from .verify_checks import verify_checks
+from .verify_checks import as_checked, verify_checks
 
 DEFAULT_BUDGET_S = 10.0
 # Kept back from the budget for what follows the checks (reading a model, writing the report), so
@@ -130,7 +130,7 @@ def _more_models(request: VerifyRequest, text: str, budget: Budget) -> list[Chec
             more.append({"verified": None, "reason": "not verified: the verifier's time ran out"})
             continue
         checked = check_model(text, pairs, min(float(request.get("timeout_s", 5.0)), left)).report
-        more.append(cast(CheckedModel, {key: value for key, value in checked.items() if key != "v"}))
+        more.append(as_checked(checked))
     return more
 
 

@@ -22,7 +22,7 @@ def address(pointer: Any) -> int:
     return int(value or 0)
 
 
-class BorrowedContext(z3.Context):  # type: ignore[misc]  # z3 declares no types
+class BorrowedContext(z3.Context):  # type: ignore[misc, unused-ignore]  # z3 declares no types
     """A z3 ``Context`` around a raw context pointer, for wrapping what the harness reads (the
     script's own ``Context`` object is not reachable from a C call, and keeping it would keep it
     alive).  It owns nothing: it never deletes the context."""

@@ -165,7 +165,7 @@ def adopt_spare_contexts(spares: list[z3.Context]) -> None:
                  Z3_global_param_reset_all=global_param_reset_all)
 
 
-class LazySolver(z3.Solver):  # type: ignore[misc]  # z3 declares no types
+class LazySolver(z3.Solver):  # type: ignore[misc, unused-ignore]  # z3 declares no types
     """The pre-bound ``s``: a z3 ``Solver`` made at its first use, so that a script that never
     uses it leaves z3's main context as a plain run does (and one that sets parameters first
     gets them)."""
