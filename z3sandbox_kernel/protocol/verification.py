@@ -3,7 +3,7 @@ child/confirm.py) to check, and its word on it (protocol/__init__.py describes t
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from .messages import ByteConstant, ByteRun, Ranges
 from .wire import JsonValue
@@ -78,12 +78,12 @@ class VerifyRequest(TypedDict, total=False):
     forked before any model existed, ``spare`` (its request comes later, with ``limits``)."""
 
     assertions_smt2: str
-    model_smt2: list[Any]
+    model_smt2: list[list[str]]
     timeout_s: float
     require: list[str]
     spare: bool
     limits: dict[str, float]
-    more_models_smt2: list[Any]  # models=N: each further model's pairs, checked one by one
+    more_models_smt2: list[list[list[str]]]  # models=N: each further model's pairs, checked one by one
     script_smt2: str  # an SMT-LIB candidate's script, as the zygote holds it: the assertions come from it
     outcome: str  # the answer to confirm: "sat" (absent: sat) or "unsat"
     core_smt2: list[str]  # unsat with cores: the core's asserts (ChildReport.core_smt2)
