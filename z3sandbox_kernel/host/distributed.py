@@ -16,7 +16,7 @@ which a synchronous ``run()`` blocks: that would deadlock, so ``resolve_client``
 client's scheduler to a private synchronous client (one per address, closed at exit).
 
 Not protected: a generic Executor cannot interrupt a running task.  There, cancelling a running
-candidate is best effort (see ``ExecutorRemote``); the per-candidate wall limit in the zygote is the
+candidate is best effort (executor_remote.py); the per-candidate wall limit in the zygote is the
 guarantee.
 """
 
