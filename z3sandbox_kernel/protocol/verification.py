@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 from .messages import ByteConstant, ByteRun, Ranges
-from .wire import JsonValue
+from .wire import JsonValue, LimitValues
 
 # ------------------------------------------------------------------------------ verifier -> zygote
 
@@ -82,7 +82,7 @@ class VerifyRequest(TypedDict, total=False):
     timeout_s: float
     require: list[str]
     spare: bool
-    limits: dict[str, float]
+    limits: LimitValues
     more_models_smt2: list[list[list[str]]]  # models=N: each further model's pairs, checked one by one
     script_smt2: str  # an SMT-LIB candidate's script, as the zygote holds it: the assertions come from it
     outcome: str  # the answer to confirm: "sat" (absent: sat) or "unsat"

@@ -100,6 +100,8 @@ STANDBY_REQUEST_MAX_BYTES = 1 << 16
 # denominator]} (msgspec checks the shape; frames.py the one key and a denominator other than 0).
 _Pair = Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]
 JsonValue = None | bool | int | str | dict[str, _Pair]
+# Limits as ``Limits.to_dict()`` made them: decoded, an int stays an int (a reason shows "32 MB").
+LimitValues = dict[str, int | float]
 
 
 class ProtocolError(Exception):

@@ -40,7 +40,7 @@ from ..child.bootstrap import ChildJob
 from ..child.steps import WITH_REQUEST
 from ..limits import Limits
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
-from ..protocol import VerifyRequest
+from ..protocol import LimitValues, VerifyRequest
 from ..roles import Role
 from .sandboxing import SandboxPlan
 from .spawn import (
@@ -74,7 +74,7 @@ class Order(msgspec.Struct, frozen=True):
     role: Role
     ahead: bool  # forked before its request: it gets a go pipe
     folder: str  # its scratch folder
-    limits: dict[str, float]
+    limits: LimitValues
     require: list[str]  # layers that must be active (a verifier's; a run's come with its request)
 
 
