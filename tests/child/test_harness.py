@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from z3sandbox_kernel.child import harness
-from z3sandbox_kernel.protocol import decode_value, encode_frame, split_frames
+from z3sandbox_kernel.protocol import decode_value, encode_frame, split_bodies
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "smt2"
 HARD = "a, b, c = Ints('a b c')\ns.add(a > 0, b > 0, c > 0, a*a*a + b*b*b == c*c*c)\n"
@@ -72,7 +72,7 @@ def run_child(script: str, language: str = "python", timeout_s: float = 5.0,
     if selector.get_map():
         os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
-    frames = split_frames(bytearray(data[pipes[2][0]]))
+    frames = [json.loads(body) for body in split_bodies(bytearray(data[pipes[2][0]]))]
     assert len(frames) == 1, "the child sent no report"
     return ChildRun(frames[0], data[pipes[0][0]].decode(), data[pipes[1][0]].decode())
 

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import require_feature
 from z3sandbox_kernel import CandidateResult, Limits, Sandbox, Verdict
 from z3sandbox_kernel.host.zygote_client import ZYGOTE_ENV, parse_hello, zygote_command
-from z3sandbox_kernel.protocol import IsolationReport, decode_body, frame_length
+from z3sandbox_kernel.protocol import IsolationReport, frame_length
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -41,7 +41,7 @@ def test_the_zygote_process_dies_of_the_signal_that_killed_the_serving_zygote() 
                                stdout=subprocess.PIPE, env=ZYGOTE_ENV, start_new_session=True)
     assert process.stdin is not None and process.stdout is not None
     try:
-        hello = parse_hello(decode_body(process.stdout.read(frame_length(process.stdout.read(4)))))
+        hello = parse_hello(process.stdout.read(frame_length(process.stdout.read(4))))
         require_pid_namespace(hello["isolation"])
         os.kill(serving_zygote(process.pid), signal.SIGKILL)
         assert process.wait(timeout=30) == -signal.SIGKILL  # was 247: (-9) & 0xFF

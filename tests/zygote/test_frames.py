@@ -13,6 +13,8 @@ from z3sandbox_kernel.protocol import (
     MAX_CHILD_REPORT_BYTES,
     MAX_MODEL_REPORT_BYTES,
     SHOWN_MODEL_MAX_ENTRIES,
+    ChildReport,
+    VerifyReport,
     decode_value,
     encode_frame,
     report_budget,
@@ -36,7 +38,7 @@ def read(*messages: object, budget: int = 1 << 20, phase: str = "run"):
         violation = violation or reader.feed(data[start:start + 7])
     if violation:
         return None, None, violation
-    return frames.parse(reader, phase)
+    return frames.parse(reader, VerifyReport if phase == "verify" else ChildReport)
 
 
 def report(**fields: object) -> dict[str, object]:
@@ -108,7 +110,7 @@ def test_a_frame_after_the_result_is_a_violation_as_soon_as_it_begins():
     reader = frames.ResultReader(1 << 20)
     assert reader.feed(frame(SETUP) + frame(report())) is None
     assert "a frame after the result" in (reader.feed(frame({"v": 1})[:4]) or "")
-    setup, checked, error = frames.parse(reader, "run")
+    setup, checked, error = frames.parse(reader, ChildReport)
     assert setup == SETUP and checked is None  # the bootstrap's frame still counts
     assert error and "malformed: protocol violation" in error
 
@@ -132,7 +134,7 @@ def test_check_frames_before_the_result_are_decoded_under_their_schema():
     decoded, error = frames.parse_checks(reader)
     assert error is None and [f["type"] for f in decoded] == ["check", "check_model"]
     reader.feed(frame(report()))
-    assert reader.whole and frames.parse(reader, "run")[1] is not None
+    assert reader.whole and frames.parse(reader, ChildReport)[1] is not None
     bad = frames.ResultReader(1 << 20)
     bad.feed(frame(SETUP) + encode_frame({**check, "verdict": "proved"}))
     assert "verdict" in (frames.parse_checks(bad)[1] or "")
@@ -150,7 +152,7 @@ def test_the_budget_is_checked_as_bytes_arrive():
 def test_a_frame_cut_short_is_an_error():
     reader = frames.ResultReader(1 << 20)
     reader.feed(frame(SETUP) + frame(report())[:-3])
-    _, checked, error = frames.parse(reader, "run")
+    _, checked, error = frames.parse(reader, ChildReport)
     assert checked is None and error and "ends inside a frame" in error
 
 
@@ -205,7 +207,7 @@ def test_a_stack_frame_is_decoded_as_it_comes_and_is_not_the_report():
     assert reader.feed(frame(SETUP) + frame(stack([[1, "<module>"], [7, "spin"]]))) is None
     assert reader.stacks == [{"v": 1, "type": "stack", "signal": 34, "lines": [(1, "<module>"), (7, "spin")]}]
     assert reader.feed(frame(report())) is None
-    setup, checked, error = frames.parse(reader, "run")
+    setup, checked, error = frames.parse(reader, ChildReport)
     assert error is None and setup == SETUP and checked["outcome"] == "sat"
 
 

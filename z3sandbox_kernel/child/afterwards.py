@@ -8,7 +8,8 @@ from __future__ import annotations
 import z3
 
 from . import models, observer
-from .observer import SAT, UNSAT, Record, address
+from .copies import address
+from .observer import SAT, UNSAT, Record
 
 
 def send_held_models() -> None:

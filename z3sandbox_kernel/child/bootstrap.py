@@ -24,32 +24,34 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
-import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, cast
+from typing import NoReturn
 
 from ..limits import Limits
 from ..oscalls import keep_freed_memory, prefault_heap, set_parent_death_signal, set_process_name
 from ..protocol import (
     BOOTSTRAP_FAILED_EXIT,
+    CANDIDATE_REQUEST,
     GO_FD,
     PROTOCOL_VERSION,
     RESULT_FD,
     SPARE_GO,
+    SPARE_REQUEST,
     SPARE_REQUEST_FILE,
     STACK_REQUEST,
     STANDBY_REQUEST_MAX_BYTES,
     STANDBY_TAKEN,
     SUPERVISOR_FD,
+    ChildReport,
     LayerReport,
     ProtocolError,
     RunRequest,
+    VerifyReport,
     VerifyRequest,
-    decode_body,
     encode_frame,
     frame_length,
 )
@@ -76,7 +78,10 @@ class ChildJob:
     """What the zygote hands a fresh child (in memory: it is a fork, nothing is serialised)."""
 
     role: Role  # RUN, STANDBY (a candidate awaiting its request on its go pipe), VERIFY, SPARE, PROBE
-    request: RunRequest | VerifyRequest
+    # A candidate's request, once handed (from its go pipe, ``_stand_by``); a verifier forked with
+    # its request holds it in ``verify`` (a spare reads its own later, ``_await_request``).
+    request: RunRequest | None
+    verify: VerifyRequest | None
     policy: Policy
     stdout_fd: int
     stderr_fd: int
@@ -89,7 +94,7 @@ class ChildJob:
     supervisor_fd: int | None = None  # the socket to its init's seccomp supervisor, to SUPERVISOR_FD
 
 
-def _write_frame(message: dict[str, Any]) -> None:
+def _write_frame(message: Mapping[str, object]) -> None:
     data = encode_frame({"v": PROTOCOL_VERSION, **message})
     view = memoryview(data)
     while view:
@@ -236,7 +241,7 @@ def _read_request() -> RunRequest | None:
     if len(data) < 4 or len(data) != 4 + frame_length(bytes(data[:4])):
         return None
     try:
-        return cast(RunRequest, decode_body(bytes(data[4:])))
+        return CANDIDATE_REQUEST.decode(bytes(data[4:]))
     except ProtocolError:
         return None
 
@@ -285,8 +290,8 @@ def _await_request(job: ChildJob) -> VerifyRequest | None:
     verify.rehearse()
     if os.read(GO_FD, 1) != SPARE_GO:
         return None  # never used: the zygote is shutting down
-    with open(SPARE_REQUEST_FILE, encoding="utf-8") as handle:
-        request: VerifyRequest = json.load(handle)
+    with open(SPARE_REQUEST_FILE, "rb") as handle:
+        request = SPARE_REQUEST.decode(handle.read())
     limits = Limits.from_dict(request["limits"])
     handed = dataclasses.replace(job, policy=dataclasses.replace(job.policy, limits=limits))
     for applied in _apply_layers(handed, [], when=_WITH_REQUEST)[0]:  # a verifier never runs without them
@@ -299,18 +304,16 @@ def _run_job(job: ChildJob) -> int:
     if job.role in (Role.VERIFY, Role.SPARE):
         from . import confirm  # imported by the zygote already: a dictionary lookup
 
-        checked = cast(VerifyRequest, job.request)
-        if job.role is Role.SPARE:
-            awaited = _await_request(job)
-            if awaited is None:
-                return 0
-            checked = awaited
-        report: dict[str, Any] = dict(confirm.verify_request(checked))
+        checked = _await_request(job) if job.role is Role.SPARE else job.verify
+        if checked is None:
+            return 0  # a spare never handed a model
+        report: ChildReport | VerifyReport = confirm.verify_request(checked)
     else:
         from . import harness
 
-        request = cast(RunRequest, job.request)
-        report = dict(
+        request = job.request
+        assert request is not None  # a candidate runs once handed its request (_stand_by)
+        report = (
             harness.run_candidate(
                 request["script"],
                 language=request["language"],

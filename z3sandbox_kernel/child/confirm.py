@@ -15,7 +15,7 @@ contradicts it; ``unconfirmed`` says what was not confirmed (out of budget, not 
 from __future__ import annotations
 
 import time
-from typing import Any, cast
+from typing import Any
 
 import z3
 
@@ -23,6 +23,7 @@ from ..protocol import (
     PROTOCOL_VERSION,
     CheckedModel,
     CheckedObjective,
+    ObjectiveToCheck,
     VerifyReport,
     VerifyRequest,
     encode_value,
@@ -38,7 +39,7 @@ from .verify import (
     timeout_ms,
     verify_model,
 )
-from .verify_checks import verify_checks
+from .verify_checks import as_checked, verify_checks
 
 DEFAULT_BUDGET_S = 10.0
 # Kept back from the budget for what follows the checks (reading a model, writing the report), so
@@ -129,7 +130,7 @@ def _more_models(request: VerifyRequest, text: str, budget: Budget) -> list[Chec
             more.append({"verified": None, "reason": "not verified: the verifier's time ran out"})
             continue
         checked = check_model(text, pairs, min(float(request.get("timeout_s", 5.0)), left)).report
-        more.append(cast(CheckedModel, {key: value for key, value in checked.items() if key != "v"}))
+        more.append(as_checked(checked))
     return more
 
 
@@ -145,7 +146,7 @@ def _model_pairs(first: ModelCheck) -> list[tuple[str, str]]:
     return pairs
 
 
-def _objectives(first: ModelCheck, goals: list[dict[str, Any]], budget: Budget) -> list[CheckedObjective]:
+def _objectives(first: ModelCheck, goals: list[ObjectiveToCheck], budget: Budget) -> list[CheckedObjective]:
     """Each objective's value in the checked model, and whether a better one exists.  z3 orders
     several objectives lexicographically by default: each is checked with the ones before it held
     at their values."""
@@ -156,11 +157,11 @@ def _objectives(first: ModelCheck, goals: list[dict[str, Any]], budget: Budget) 
     for goal in goals:
         term = _term(goal.get("term_smt2"), decls)
         if term is None:
-            checked.append({"value": goal.get("value"), "optimal": None})
+            checked.append({"value": goal["value"], "optimal": None})
             continue
         value = first.model.eval(term, model_completion=True)
         shown = encode_value(python_value(value))
-        direction = goal.get("direction")
+        direction = goal["direction"]
         optimal: bool | None = None
         if direction in ("maximize", "minimize") and budget.left() > 0:
             better = term > value if direction == "maximize" else term < value

@@ -8,12 +8,32 @@ the script makes next takes another id than in a plain run, which reorders its s
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterable
 from typing import Any
 
 import z3
 
 from . import models
+
+
+def address(pointer: Any) -> int:
+    value = pointer.value if isinstance(pointer, ctypes.c_void_p) else pointer
+    return int(value or 0)
+
+
+class BorrowedContext(z3.Context):  # type: ignore[misc, unused-ignore]  # z3 declares no types
+    """A z3 ``Context`` around a raw context pointer, for wrapping what the harness reads (the
+    script's own ``Context`` object is not reachable from a C call, and keeping it would keep it
+    alive).  It owns nothing: it never deletes the context."""
+
+    def __init__(self, raw: Any) -> None:  # no z3.Context.__init__: the context exists
+        self.ctx = raw
+        self.eh = None
+
+    def __del__(self) -> None:
+        pass
+
 
 READER: list[z3.Context] = []  # the harness's own context for reading models, made by prepare()
 

@@ -108,7 +108,6 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
             z3.set_param(name, random_seed)
         instrument.install(run)
         run.observer.checks = checks.CheckLog(send if language == "python" else None)
-        objectives.install()
         instrument.adopt_spare_contexts(_SPARES.get(language, []))
         report = _run_smt2(script) if language == "smt2" else _run_python(script, filename, plain)
         run.observer.checks.send = None  # what the harness checks from here on is its own

@@ -25,7 +25,7 @@ from typing import Any
 
 import z3
 
-from . import observer
+from . import copies, observer
 
 # CPython audit events for process creation, exec and network access (the audit events table).
 DENIED_EVENTS = frozenset({
@@ -141,12 +141,12 @@ def adopt_spare_contexts(spares: list[z3.Context]) -> None:
     configured: set[int] = set()  # configs given parameters: their context is not a plain one
 
     def set_param_value(config: Any, key: Any, value: Any) -> None:
-        configured.add(observer.address(config))
+        configured.add(copies.address(config))
         original["Z3_set_param_value"](config, key, value)
 
     def mk_context_rc(config: Any) -> Any:
-        plain = observer.address(config) not in configured
-        configured.discard(observer.address(config))
+        plain = copies.address(config) not in configured
+        configured.discard(copies.address(config))
         if plain and spares:
             _ADOPTED.append(spares.pop())
             return _ADOPTED[-1].ctx
@@ -165,7 +165,7 @@ def adopt_spare_contexts(spares: list[z3.Context]) -> None:
                  Z3_global_param_reset_all=global_param_reset_all)
 
 
-class LazySolver(z3.Solver):
+class LazySolver(z3.Solver):  # type: ignore[misc, unused-ignore]  # z3 declares no types
     """The pre-bound ``s``: a z3 ``Solver`` made at its first use, so that a script that never
     uses it leaves z3's main context as a plain run does (and one that sets parameters first
     gets them)."""

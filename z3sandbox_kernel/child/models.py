@@ -32,6 +32,7 @@ from ..protocol import (
 MAX_MODEL_CONSTANTS = 2_000_000
 # A value's z3 text (functions, arrays, datatypes) is cut here: it is for reading, not replay.
 MAX_VALUE_TEXT = 20_000
+TERM_CHARS = 500  # an objective's term, or a soft group's id, is cut here (objectives.py)
 # Python refuses to convert ints of more than 4300 digits to text (sys.get_int_max_str_digits),
 # so json.dumps would fail on them: longer numerals stay z3 text.
 MAX_INT_DIGITS = 4000
@@ -170,7 +171,7 @@ def _symbol(decl: z3.FuncDeclRef) -> str:
     """A constant's name as z3 prints it in SMT-LIB (``|a b|`` quoted), read from its declaration:
     ``decl().sexpr()`` would make the application term, and no term is made in a script's context
     while it runs (observer.py)."""
-    text = z3.Z3_func_decl_to_string(decl.ctx_ref(), decl.ast)[len("(declare-fun "):]
+    text = str(z3.Z3_func_decl_to_string(decl.ctx_ref(), decl.ast))[len("(declare-fun "):]
     if text.startswith("|"):
         return text[: text.index("|", 1) + 1]
     return text.split(" ", 1)[0]

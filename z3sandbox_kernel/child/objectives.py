@@ -1,10 +1,10 @@
 """The objectives of the script's last ``Optimize`` check and the values z3 found for them.
 
-Observed as observer.py observes solvers (its rules hold here): ``Z3_optimize_maximize``,
-``Z3_optimize_minimize`` and ``Z3_optimize_assert_soft`` are rebound in z3.py's module to observers
-that call through and remember, per optimize object, each objective's index, direction and the raw
-pointer of its term (the optimize object holds the term: no reference is taken, nothing is printed
-while the script runs).  After the script, if the last check was an ``Optimize``'s that is still
+Observed with the solvers, in observer.py's one table (its rules hold here): the observers of
+``Z3_optimize_maximize``, ``Z3_optimize_minimize`` and ``Z3_optimize_assert_soft`` call through
+and remember, per optimize object, each objective's index, direction and the raw pointer of its
+term (``Observer.goals``: the optimize object holds the term, no reference is taken, nothing is
+printed while the script runs).  After the script, if the last check was an ``Optimize``'s that is still
 alive and unchanged, its terms are printed and z3 is asked for the values (``Z3_optimize_get_upper``
 for a maximum, ``get_lower`` otherwise, as ``OptimizeObjective.value()`` does): those calls make
 numerals in the script's context, which is why they wait until its output is complete.
@@ -18,8 +18,6 @@ the check's model (smt2.py), never read from the front end's ``(get-objectives)`
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -28,68 +26,14 @@ import z3
 from ..protocol import Objective, encode_value
 from . import models, observer
 
-# A report carries at most this many objectives, each term's text cut to TERM_CHARS.
-MAX_OBJECTIVES = 100
-TERM_CHARS = 500
-
-
-@dataclass
-class _Goal:
-    direction: str  # "maximize", "minimize" or "soft"
-    term: int  # raw pointer (the optimize object holds it); 0 for a soft group
-    group: str = ""  # a soft group's id
-
-
-# optimize object (raw pointer) -> objective index -> what it is
-_GOALS: dict[int, dict[int, _Goal]] = {}
-_C: dict[str, Callable[..., Any]] = {}
-
-
-def _added(name: str) -> Callable[..., Any]:
-    direction = name.rsplit("_", 1)[1]
-
-    def added(ctx: Any, optimize: Any, term: Any) -> Any:
-        index = _C[name](ctx, optimize, term)
-        _GOALS.setdefault(observer.address(optimize), {})[int(index)] = _Goal(
-            direction, observer.address(term))
-        return index
-    return added
-
-
-def _soft(ctx: Any, optimize: Any, formula: Any, weight: Any, group: Any) -> Any:
-    index = _C["Z3_optimize_assert_soft"](ctx, optimize, formula, weight, group)
-    goals = _GOALS.setdefault(observer.address(optimize), {})
-    goals.setdefault(int(index), _Goal("soft", 0, _symbol_text(ctx, group)))
-    return index
-
-
-def _symbol_text(ctx: Any, symbol: Any) -> str:
-    """A soft group's id (a symbol: reading it makes no term)."""
-    try:
-        return models.clean_text(str(z3.Z3_get_symbol_string(ctx, symbol)), TERM_CHARS)
-    except Exception:
-        return ""
-
-
-def install() -> None:
-    """Rebind the three C functions in z3.py's module; nothing is restored (one run per process)."""
-    names = z3.z3.__dict__
-    makers: dict[str, Callable[..., Any]] = {
-        "Z3_optimize_maximize": _added("Z3_optimize_maximize"),
-        "Z3_optimize_minimize": _added("Z3_optimize_minimize"),
-        "Z3_optimize_assert_soft": _soft,
-    }
-    for name, made in makers.items():
-        _C.setdefault(name, names[name])
-        names[name] = made
-    for name in ("Z3_optimize_get_upper", "Z3_optimize_get_lower"):
-        _C.setdefault(name, names[name])
+MAX_OBJECTIVES = 100  # a report carries at most this many objectives
+TERM_CHARS = models.TERM_CHARS
 
 
 def read(record: observer.Record) -> list[Objective]:
     """After the script: the objectives of ``record``'s optimize object and their values, or []
     when the object has ended or changed since that check."""
-    goals = _GOALS.get(record.solver)
+    goals = observer.OBSERVER.goals.get(record.solver)
     if (record.kind != "optimize" or record.result != observer.SAT or record.changed or not goals
             or record.solver not in observer.OBSERVER.mirrors):
         return []
@@ -99,7 +43,7 @@ def read(record: observer.Record) -> list[Objective]:
         goal = goals[index]
         try:
             which = "Z3_optimize_get_upper" if goal.direction == "maximize" else "Z3_optimize_get_lower"
-            value = z3.z3._to_expr_ref(_C[which](record.ctx, record.solver, index), ctx)
+            value = z3.z3._to_expr_ref(observer.C[which](record.ctx, record.solver, index), ctx)
             term = models.value_text(z3.z3._to_expr_ref(goal.term, ctx)) if goal.term else goal.group
             term = models.clean_text(term, TERM_CHARS)
             objective: Objective = {"term": term, "direction": goal.direction,

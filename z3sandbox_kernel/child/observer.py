@@ -32,7 +32,6 @@ bypasses the observers, as it bypasses z3.py: the report then knows less, the sc
 
 from __future__ import annotations
 
-import ctypes
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,27 +41,10 @@ import z3
 
 from . import copies, models
 from .checks import CheckLog
+from .copies import BorrowedContext, address
 from .mirror import Mark, Mirror
 
 SAT, UNSAT = z3.Z3_L_TRUE, z3.Z3_L_FALSE
-
-
-def address(pointer: Any) -> int:
-    value = pointer.value if isinstance(pointer, ctypes.c_void_p) else pointer
-    return int(value or 0)
-
-
-class BorrowedContext(z3.Context):
-    """A z3 ``Context`` around a raw context pointer, for wrapping what the harness reads (the
-    script's own ``Context`` object is not reachable from a C call, and keeping it would keep it
-    alive).  It owns nothing: it never deletes the context."""
-
-    def __init__(self, raw: Any) -> None:  # no z3.Context.__init__: the context exists
-        self.ctx = raw
-        self.eh = None
-
-    def __del__(self) -> None:
-        pass
 
 
 @dataclass(kw_only=True)
@@ -77,6 +59,15 @@ class Record(models.CheckReport):
     changed: bool = False  # the script changed the solver since: its model is not this check's
     model: int = 0  # the model object the script asked for, while it lives
     index: int | None = None  # its CheckFrame's index, if it was sent (checks.py)
+
+
+@dataclass
+class Goal:
+    """An objective the script gave an optimize object (objectives.py reads them after it)."""
+
+    direction: str  # "maximize", "minimize" or "soft"
+    term: int  # raw pointer (the optimize object holds it); 0 for a soft group
+    group: str = ""  # a soft group's id
 
 
 class Observer:
@@ -99,6 +90,7 @@ class Observer:
         self.models: dict[int, Record] = {}
         self.on_check: Callable[[Any], int] = lambda ctx: 0  # the watchdog's start, set by install
         self.after_check: Callable[[int], bool] = lambda token: False
+        self.goals: dict[int, dict[int, Goal]] = {}  # optimize object -> objective index -> goal
 
     def context(self, raw: Any) -> z3.Context:
         main = z3.z3._main_ctx
@@ -311,6 +303,26 @@ def _model_dec_ref(ctx: Any, model: Any) -> None:
     C["Z3_model_dec_ref"](ctx, model)
 
 
+def _objective(name: str) -> Callable[..., Any]:
+    direction = name.rsplit("_", 1)[1]
+
+    def objective(ctx: Any, optimize: Any, term: Any) -> Any:
+        index = C[name](ctx, optimize, term)
+        OBSERVER.goals.setdefault(address(optimize), {})[int(index)] = Goal(direction, address(term))
+        return index
+    return objective
+
+
+def _soft(ctx: Any, optimize: Any, formula: Any, weight: Any, group: Any) -> Any:
+    index = C["Z3_optimize_assert_soft"](ctx, optimize, formula, weight, group)
+    try:  # a soft group's id is a symbol: reading it makes no term
+        text = models.clean_text(str(z3.Z3_get_symbol_string(ctx, group)), models.TERM_CHARS)
+    except Exception:
+        text = ""
+    OBSERVER.goals.setdefault(address(optimize), {}).setdefault(int(index), Goal("soft", 0, text))
+    return index
+
+
 def _alone() -> bool:
     """True when only the script's main thread runs z3: z3's printer shares state between contexts,
     and printing while a thread of the script makes a context crashed z3.  With threads, the
@@ -334,6 +346,9 @@ OBSERVED: dict[str, Callable[[str], Callable[..., Any]]] = {
     "Z3_solver_check_assumptions": _checked,
     "Z3_optimize_check": _checked,
     "Z3_model_dec_ref": lambda name: _model_dec_ref,
+    "Z3_optimize_maximize": _objective,
+    "Z3_optimize_minimize": _objective,
+    "Z3_optimize_assert_soft": lambda name: _soft,
 }
 
 
@@ -347,7 +362,8 @@ def install(observer: Observer) -> None:
         C.setdefault(name, names[name])
         names[name] = maker(name)
     for name in ("Z3_solver_get_reason_unknown", "Z3_optimize_get_reason_unknown",
-                 "Z3_solver_get_assertions", "Z3_optimize_get_assertions"):
+                 "Z3_solver_get_assertions", "Z3_optimize_get_assertions",
+                 "Z3_optimize_get_upper", "Z3_optimize_get_lower"):
         C.setdefault(name, names[name])
 
 

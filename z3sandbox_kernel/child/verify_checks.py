@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, cast
 
-from ..protocol import CheckedModel, VerifyReport, VerifyRequest
+from ..protocol import CheckedModel, Ranges, VerifyReport, VerifyRequest
 
 Verify = Callable[[str, list[list[str]], float], VerifyReport]
 
@@ -31,10 +30,25 @@ def verify_checks(request: VerifyRequest, verify_model: Verify, started: float,
             continue
         text = "".join(_pick(declarations, check["declared"]) + _pick(asserts, check["assertions"]))
         checked = verify_model(text, check["model_smt2"], min(request["timeout_s"], left))
-        word = {key: value for key, value in checked.items() if key != "v"}
-        words.append(cast(CheckedModel, {**word, "index": check["index"]}))
+        words.append(as_checked(checked, check["index"]))
     return words
 
 
-def _pick(texts: list[str], ranges: list[Any]) -> list[str]:
+def as_checked(report: VerifyReport, index: int | None = None) -> CheckedModel:
+    """A verifier's word on one model, as ``VerifyReport.more`` and ``.checks`` hold it."""
+    word: CheckedModel = {"verified": report["verified"]}
+    if "reason" in report:
+        word["reason"] = report["reason"]
+    if "model" in report:
+        word["model"] = report["model"]
+    if "byte_constants" in report:
+        word["byte_constants"] = report["byte_constants"]
+    if "byte_runs" in report:
+        word["byte_runs"] = report["byte_runs"]
+    if index is not None:
+        word["index"] = index
+    return word
+
+
+def _pick(texts: list[str], ranges: Ranges) -> list[str]:
     return [text for start, end in ranges for text in texts[start:end]]

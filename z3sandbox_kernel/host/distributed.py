@@ -16,7 +16,7 @@ which a synchronous ``run()`` blocks: that would deadlock, so ``resolve_client``
 client's scheduler to a private synchronous client (one per address, closed at exit).
 
 Not protected: a generic Executor cannot interrupt a running task.  There, cancelling a running
-candidate is best effort (see ``ExecutorRemote``); the per-candidate wall limit in the zygote is the
+candidate is best effort (executor_remote.py); the per-candidate wall limit in the zygote is the
 guarantee.
 """
 
@@ -24,24 +24,31 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import functools
-import os
 import threading
 import uuid
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from typing import Any, TypeVar, cast
+from concurrent.futures import Executor
+from typing import Any, TypeVar
 
-from ..protocol import PROTOCOL_VERSION, Done, HostRequest, RunRequest, Started, ZygoteResult
+from ..protocol import (
+    PROTOCOL_VERSION,
+    CancelRequest,
+    Done,
+    HostRequest,
+    RunRequest,
+    Started,
+    ZygoteResult,
+    zygote_result,
+)
 from ..roles import Kill
 from ..verdicts import Verdict
+from .executor_remote import KEY_PREFIX, ExecutorRemote
 from .scheduler import Deliver, Remote, Send
-from .worker import STARTED_TOPIC, ZygotePlugin, process_zygote, run_candidate, synthesized
+from .worker import STARTED_TOPIC, ZygotePlugin, run_candidate, synthesized, task_failure
 from .zygote_owner import default_isolation
 
 MISSING_DASK = ("running on a Dask cluster needs the 'distributed' package: "
                 "pip install distributed (the [dask] extra)")
-KEY_PREFIX = "z3sandbox-run-"
 CLOSE_TIMEOUT_S = 10.0
 T = TypeVar("T")
 # distributed's Client and Future.  distributed is optional (see worker.DaskWorker), so they are not
@@ -111,15 +118,6 @@ def make_remote(client: object = None, executor: object = None, isolation: str |
     return ExecutorRemote(executor, level)
 
 
-def _failure(index: int, error: object, host: str | None = None) -> ZygoteResult:
-    """A task that raised instead of returning a CandidateDict (``error``: what it raised)."""
-    if type(error).__name__ == "KilledWorker":  # distributed.scheduler.KilledWorker
-        return synthesized(index, Verdict.CRASHED, "every worker that ran this candidate died; Dask "
-                           f"gave up on it after its allowed failures (KilledWorker: {error})", host=host)
-    return synthesized(index, Verdict.INTERNAL_ERROR,
-                       f"the task failed on the cluster: {type(error).__name__}: {error}", host=host)
-
-
 # ----------------------------------------------------------------------------------------- Dask
 
 _started_routes: dict[str, DaskRemote] = {}  # Dask key -> the DaskRemote that submitted it
@@ -172,13 +170,15 @@ class DaskRemote:
         self.level = isolation
         self._futures: dict[int, DaskFuture] = {}  # request id -> distributed.Future
         self._requests: dict[str, tuple[int, int]] = {}  # key -> (request id, candidate index)
-        self._cancelled: dict[int, str] = {}  # request id -> reason
+        self._cancelled: dict[int, Kill] = {}  # request id -> reason
         self._where: dict[int, str] = {}  # request id -> the worker it started on
         self._sandbox_loop: asyncio.AbstractEventLoop | None = None
         self._deliver: Deliver | None = None
         self._as_completed: Any = None  # a distributed.as_completed (distributed is optional)
         self._more: asyncio.Event | None = None  # on C: futures were added
         self._pump: asyncio.Task[None] | None = None
+        # Each request's handler, keyed by its type (a shutdown is the Sandbox's, not ours).
+        self._handlers: dict[str, Callable[[Any], None]] = {"run": self._submit, "cancel": self._on_cancel}
 
     def default_jobs(self) -> int:
         """Candidates in flight when the run does not say: one per worker thread."""
@@ -208,12 +208,15 @@ class DaskRemote:
 
     def send(self, msg: HostRequest) -> bool:
         """On S.  Never blocks on the network: submit queues, cancel goes to C."""
-        if msg["type"] == "run":
-            self._submit(msg)
-        elif msg["type"] == "cancel" and msg["id"] in self._futures:
+        handler = self._handlers.get(msg["type"])
+        if handler is not None:
+            handler(msg)
+        return True
+
+    def _on_cancel(self, msg: CancelRequest) -> None:
+        if msg["id"] in self._futures:
             self._cancelled.setdefault(msg["id"], msg["reason"])
             self._on_client_loop(self._cancel_on_client(self._futures[msg["id"]]))
-        return True
 
     def _submit(self, request: RunRequest) -> None:
         key = f"{KEY_PREFIX}{uuid.uuid4().hex}"
@@ -285,111 +288,17 @@ class DaskRemote:
 
 
 def _outcome(status: str, result: object, index: int, host: str | None,
-             reason: str | None) -> ZygoteResult:
+             reason: Kill | None) -> ZygoteResult:
     """The CandidateDict for a finished Dask future (as_completed with_results, raise_errors=False):
     ``result`` is what run_candidate returned, or (type, exception, traceback) if it raised."""
     if status == "finished":
-        if not isinstance(result, dict) or result.get("index") != index:
-            raise ValueError(f"expected candidate {index}'s CandidateDict, got {type(result).__name__}")
-        return cast(ZygoteResult, result)  # run_candidate's, on a worker of this cluster
+        candidate = zygote_result(result)  # run_candidate's, from a worker of this cluster
+        if candidate["index"] != index:
+            raise ValueError(f"expected candidate {index}'s result, got candidate {candidate['index']}")
+        return candidate
     if status == "cancelled" or reason is not None:
-        reason = reason or "cancel"
+        reason = reason or Kill.CANCEL
         where = f" while it ran on {host}" if host else " before it started"
         return synthesized(index, Verdict.CANCELLED, f"{reason}{where}", host=host, kill=reason)
     error = result[1] if isinstance(result, tuple) else result  # (type, exception, traceback)
-    return _failure(index, error, host)
-
-
-# ------------------------------------------------------------------------------------ Executors
-
-class ExecutorRemote:
-    """Candidates as ``executor.submit(run_candidate, ...)`` on any concurrent.futures Executor.
-
-    Cancelling (best effort, documented): a queued task is cancelled by ``Future.cancel()``.  A
-    running one is killed when the executor shares this process (ThreadPoolExecutor: its zygote is
-    this process's) or is Dask's (``client.get_executor()``: the plugin is registered and its
-    transition hook kills it).  Elsewhere (ProcessPoolExecutor, ipyparallel) the candidate is
-    reported cancelled at once and runs on, in its worker, until its wall limit.
-    """
-
-    def __init__(self, executor: Executor, isolation: str) -> None:
-        self.executor = executor
-        self.level = isolation
-        self._local = isinstance(executor, ThreadPoolExecutor)
-        # request id -> (future, token, index)
-        self._futures: dict[int, tuple[Future[ZygoteResult], str, int]] = {}
-        self._cancelled: dict[int, str] = {}
-        self._sandbox_loop: asyncio.AbstractEventLoop | None = None
-        self._deliver: Deliver | None = None
-
-    def default_jobs(self) -> int:
-        return int(getattr(self.executor, "_max_workers", 0) or os.cpu_count() or 1)
-
-    async def connect(self, deliver: Deliver) -> Send:
-        self._sandbox_loop = asyncio.get_running_loop()
-        self._deliver = deliver
-        client = _dask_client_of(self.executor)
-        if client is not None:
-            await self._sandbox_loop.run_in_executor(None, client.register_plugin,
-                                                     ZygotePlugin(self.level))
-        return self.send
-
-    def send(self, msg: HostRequest) -> bool:
-        if msg["type"] == "run":
-            request_id, token = msg["id"], f"{KEY_PREFIX}{uuid.uuid4().hex}"
-            future = self.executor.submit(run_candidate, msg, self.level, token)
-            self._futures[request_id] = (future, token, msg["index"])
-            self._call(self._deliver_started, request_id)
-            future.add_done_callback(functools.partial(self._on_done, request_id))
-        elif msg["type"] == "cancel" and msg["id"] in self._futures:
-            self._cancel(msg["id"], msg["reason"])
-        return True
-
-    def _on_done(self, request_id: int, _: object) -> None:  # any thread, or at once if done
-        self._call(self._finish, request_id)
-
-    def _call(self, function: Callable[..., object], *args: object) -> None:
-        assert self._sandbox_loop is not None
-        self._sandbox_loop.call_soon_threadsafe(function, *args)
-
-    def _deliver_started(self, request_id: int) -> None:
-        if request_id in self._futures and self._deliver is not None:
-            # handed to the executor
-            self._deliver(Started(v=PROTOCOL_VERSION, type="started", id=request_id))
-
-    def _cancel(self, request_id: int, reason: str) -> None:
-        future, token, _ = self._futures[request_id]
-        self._cancelled.setdefault(request_id, reason)
-        if future.cancel():
-            return  # queued: its done callback reports it cancelled
-        if self._local and process_zygote(self.level).cancel(token, Kill(reason)):
-            return  # running here: the zygote kills it and its verdict comes back
-        self._finish(request_id, best_effort=True)
-
-    def _finish(self, request_id: int, best_effort: bool = False) -> None:
-        entry = self._futures.pop(request_id, None)
-        if entry is None or self._deliver is None:
-            return
-        future, _, index = entry
-        reason = self._cancelled.pop(request_id, None)
-        if best_effort or future.cancelled():
-            note = " (it runs on in the executor until its wall limit)" if best_effort else ""
-            candidate = synthesized(index, Verdict.CANCELLED, f"{reason or 'cancel'}{note}",
-                                    kill=reason or "cancel")
-        elif future.exception() is not None:
-            candidate = _failure(index, future.exception())
-        else:
-            candidate = future.result()
-        self._deliver(Done(v=PROTOCOL_VERSION, type="done", id=request_id, result=candidate))
-
-    async def close(self) -> None:
-        for future, _, _ in list(self._futures.values()):
-            future.cancel()
-        self._futures.clear()
-
-
-def _dask_client_of(executor: Executor) -> DaskClient | None:
-    """The Client behind ``client.get_executor()``, whose workers then get the plugin."""
-    if type(executor).__name__ == "ClientExecutor" and type(executor).__module__.startswith("distributed"):
-        return getattr(executor, "_client", None)
-    return None
+    return task_failure(index, error, host)

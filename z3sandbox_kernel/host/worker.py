@@ -30,9 +30,19 @@ import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, cast
+from typing import Any
 
-from ..protocol import PROTOCOL_VERSION, CancelRequest, Hello, RunRequest, ZygoteEvent, ZygoteResult
+from ..protocol import (
+    PROTOCOL_VERSION,
+    CancelRequest,
+    Done,
+    Hello,
+    RunRequest,
+    Started,
+    ZygoteEvent,
+    ZygoteResult,
+    zygote_result,
+)
 from ..results import CandidateResult
 from ..roles import Kill
 from ..verdicts import Verdict
@@ -61,12 +71,20 @@ def plugin_name(isolation: str) -> str:
 
 
 def synthesized(index: int, verdict: Verdict, reason: str, *, host: str | None = None,
-                kill: str | None = None) -> ZygoteResult:
+                kill: Kill | None = None) -> ZygoteResult:
     """A CandidateDict for a candidate that has no zygote verdict (cancelled in a queue, lost);
-    ``kill`` is a ``Kill``'s value (a cancel's reason, as it crossed a process or a cluster)."""
-    candidate = CandidateResult(index=index, verdict=verdict, reason=reason, host=host,
-                                kill=None if kill is None else Kill(kill))
-    return cast(ZygoteResult, candidate.to_dict())  # a CandidateDict (and its limits), no byte_runs
+    ``kill``: a cancel's reason."""
+    candidate = CandidateResult(index=index, verdict=verdict, reason=reason, host=host, kill=kill)
+    return zygote_result(candidate.to_dict())
+
+
+def task_failure(index: int, error: object, host: str | None = None) -> ZygoteResult:
+    """A task that raised instead of returning a CandidateDict (``error``: what it raised)."""
+    if type(error).__name__ == "KilledWorker":  # distributed.scheduler.KilledWorker
+        return synthesized(index, Verdict.CRASHED, "every worker that ran this candidate died; Dask "
+                           f"gave up on it after its allowed failures (KilledWorker: {error})", host=host)
+    return synthesized(index, Verdict.INTERNAL_ERROR,
+                       f"the task failed on the cluster: {type(error).__name__}: {error}", host=host)
 
 
 class WorkerZygote(ZygoteOwner):
@@ -80,11 +98,14 @@ class WorkerZygote(ZygoteOwner):
     def __init__(self, isolation: str) -> None:
         super().__init__(isolation)
         self._ids = itertools.count(1)
+        # Each zygote event's handler, keyed by its type (the gate decoded it: zygote_client.py).
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            "started": self._on_started_message, "done": self._on_done}
         self._waiting: dict[int, asyncio.Future[ZygoteResult]] = {}  # zygote id -> result
         self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "it started"
         self._lock = threading.Lock()  # guards the two token tables below
         self._tokens: dict[str, int | None] = {}  # token -> zygote id (None: not yet sent)
-        self._cancelled: dict[str, str] = {}  # token -> reason, for a cancel that came first
+        self._cancelled: dict[str, Kill] = {}  # token -> reason, for a cancel that came first
 
     @property
     def pid(self) -> int | None:
@@ -102,11 +123,14 @@ class WorkerZygote(ZygoteOwner):
         warn_degraded(hello["isolation"])  # once, in the worker's log
 
     def _on_message(self, msg: ZygoteEvent) -> None:
-        if msg["type"] == "started":
-            started = self._on_started.pop(msg["id"], None)
-            if started is not None:
-                started()
-            return
+        self._handlers[msg["type"]](msg)
+
+    def _on_started_message(self, msg: Started) -> None:
+        started = self._on_started.pop(msg["id"], None)
+        if started is not None:
+            started()
+
+    def _on_done(self, msg: Done) -> None:
         waiter = self._waiting.get(msg["id"])
         if waiter is not None and not waiter.done():
             waiter.set_result(msg["result"])

@@ -14,20 +14,18 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import Any, cast
 
 from ..protocol import (
+    HELLO,
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
-    Done,
+    ZYGOTE_EVENTS,
     Hello,
     HostRequest,
     ProtocolError,
     ShutdownRequest,
-    Started,
+    UnknownMessage,
     ZygoteEvent,
-    ZygoteResult,
-    decode_body,
     encode_frame,
     frame_length,
 )
@@ -58,30 +56,24 @@ def describe_exit(returncode: int | None) -> str:
     return f"exited with code {returncode}"
 
 
-# Parsing the zygote's frames.  The zygote runs no user code and builds its messages itself (a
-# result is classify.py's, from frames it checked), so the host checks what it routes by (the kind,
-# the request id, a result being an object) and takes the rest as typed; reading a result into a
-# CandidateResult is still guarded (scheduler.Run.on_done).
+# The zygote's frames are decoded at this gate into their types (protocol/gates.py), the whole
+# result included: the zygote runs no user code and builds its messages itself (a result is
+# classify.py's, from frames it checked), and msgspec checks them again here as a matter of course.
 
-def parse_hello(raw: dict[str, Any]) -> Hello:
-    if raw.get("type") != "hello":
-        raise ZygoteError(f"the zygote said {raw.get('type')!r} instead of hello")
-    return cast(Hello, raw)
+def parse_hello(body: bytes) -> Hello:
+    try:
+        return HELLO.decode(body)
+    except UnknownMessage as exc:
+        raise ZygoteError(f"the zygote said {exc} instead of hello") from None
 
 
-def parse_event(raw: dict[str, Any]) -> ZygoteEvent | None:
-    """A started or done message; None for anything else (ignored, as an unknown id is)."""
-    kind, request_id = raw.get("type"), raw.get("id")
-    if not isinstance(request_id, int):
+def parse_event(body: bytes) -> ZygoteEvent | None:
+    """A started or done message; None for a message of another type (ignored, as an unknown id
+    is).  A malformed one is a ``ProtocolError``: the zygote is then broken, and is ended."""
+    try:
+        return ZYGOTE_EVENTS.decode(body)
+    except UnknownMessage:
         return None
-    if kind == "started":
-        return Started(v=PROTOCOL_VERSION, type="started", id=request_id)
-    if kind == "done":
-        result = raw.get("result")
-        # Not an object: an empty one, which the host cannot read, so the candidate is internal_error.
-        return Done(v=PROTOCOL_VERSION, type="done", id=request_id,
-                    result=cast(ZygoteResult, result if isinstance(result, dict) else {}))
-    return None
 
 
 def zygote_command(level: str) -> list[str]:
@@ -116,7 +108,7 @@ class ZygoteProcess:
             start_new_session=True,
         )
         try:
-            hello = await asyncio.wait_for(self._read_frame(), START_TIMEOUT_S)
+            self.hello = parse_hello(await asyncio.wait_for(self._read_frame(), START_TIMEOUT_S))
         except (asyncio.TimeoutError, asyncio.IncompleteReadError, ProtocolError) as exc:
             self.kill()
             await self.process.wait()
@@ -124,15 +116,13 @@ class ZygoteProcess:
                 f"the zygote did not start ({describe_exit(self.process.returncode)}; {exc!r}); "
                 "its stderr above says why"
             ) from None
-        self.hello = parse_hello(hello)
         self._reader = asyncio.get_running_loop().create_task(self._read_forever())
         return self.hello
 
-    async def _read_frame(self) -> dict[str, Any]:  # a JSON object, parsed by the caller
+    async def _read_frame(self) -> bytes:  # a frame's body, for a gate to decode
         assert self.process and self.process.stdout
         header = await self.process.stdout.readexactly(4)
-        body = await self.process.stdout.readexactly(frame_length(header))
-        return decode_body(body)
+        return await self.process.stdout.readexactly(frame_length(header))
 
     async def _read_forever(self) -> None:
         assert self.process

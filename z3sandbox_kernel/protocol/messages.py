@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, TypedDict
 import msgspec
 
 from ..roles import Kill
-from .wire import JsonValue
+from .wire import JsonValue, LimitValues
 
 # ------------------------------------------------------------------------------------ child -> zygote
 
@@ -197,7 +197,7 @@ class RunRequest(RunRequestOptional):
     index: int
     script: str
     language: Language
-    limits: dict[str, float]
+    limits: LimitValues
     random_seed: int | None
     cores: bool
     verify: bool

@@ -3,10 +3,10 @@ child/confirm.py) to check, and its word on it (protocol/__init__.py describes t
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
-from .messages import ByteConstant, ByteRun
-from .wire import JsonValue
+from .messages import ByteConstant, ByteRun, Ranges
+from .wire import JsonValue, LimitValues
 
 # ------------------------------------------------------------------------------ verifier -> zygote
 
@@ -60,9 +60,17 @@ class CheckToVerify(TypedDict):
     ``check_declarations`` (each check's set is a prefix or a few runs of one list)."""
 
     index: int
-    assertions: list[list[int]]
-    declared: list[list[int]]
-    model_smt2: list[Any]
+    assertions: Ranges
+    declared: Ranges
+    model_smt2: list[list[str]]
+
+
+class ObjectiveToCheck(TypedDict):
+    """An objective of a sat ``Optimize`` answer, as the verifier checks it (``Objective``)."""
+
+    term_smt2: str | None  # None: the harness could not write it as SMT-LIB (not checked)
+    direction: str
+    value: JsonValue
 
 
 class VerifyRequest(TypedDict, total=False):
@@ -70,16 +78,16 @@ class VerifyRequest(TypedDict, total=False):
     forked before any model existed, ``spare`` (its request comes later, with ``limits``)."""
 
     assertions_smt2: str
-    model_smt2: list[Any]
+    model_smt2: list[list[str]]
     timeout_s: float
     require: list[str]
     spare: bool
-    limits: dict[str, float]
-    more_models_smt2: list[Any]  # models=N: each further model's pairs, checked one by one
+    limits: LimitValues
+    more_models_smt2: list[list[list[str]]]  # models=N: each further model's pairs, checked one by one
     script_smt2: str  # an SMT-LIB candidate's script, as the zygote holds it: the assertions come from it
     outcome: str  # the answer to confirm: "sat" (absent: sat) or "unsat"
     core_smt2: list[str]  # unsat with cores: the core's asserts (ChildReport.core_smt2)
-    objectives: list[dict[str, Any]]  # sat from an Optimize: term_smt2, direction, value
+    objectives: list[ObjectiveToCheck]  # sat from an Optimize
     cross_check: str | None  # "cvc5": a second solver checks the same text
     checks: list[CheckToVerify]  # the models the script read at its checks, each on its own
     check_asserts: list[str]  # the assertion and declaration texts they take ranges of

@@ -100,6 +100,8 @@ STANDBY_REQUEST_MAX_BYTES = 1 << 16
 # denominator]} (msgspec checks the shape; frames.py the one key and a denominator other than 0).
 _Pair = Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]
 JsonValue = None | bool | int | str | dict[str, _Pair]
+# Limits as ``Limits.to_dict()`` made them: decoded, an int stays an int (a reason shows "32 MB").
+LimitValues = dict[str, int | float]
 
 
 class ProtocolError(Exception):
@@ -126,33 +128,19 @@ def frame_length(header: bytes) -> int:
     return int(_HEADER.unpack(header)[0])
 
 
-def decode_body(body: bytes, limit: int = MAX_FRAME_BYTES) -> dict[str, Any]:
-    if len(body) > limit:
-        raise ProtocolError(f"message of {len(body)} bytes exceeds {limit}")
-    try:
-        message = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ProtocolError(f"message is not UTF-8 JSON: {exc}") from None
-    if not isinstance(message, dict):
-        raise ProtocolError("message is not a JSON object")
-    if message.get("v") != PROTOCOL_VERSION:
-        raise ProtocolError(f"protocol version {message.get('v')!r}, expected {PROTOCOL_VERSION}")
-    return message
-
-
-def split_frames(buffer: bytearray, limit: int = MAX_FRAME_BYTES) -> list[dict[str, Any]]:
-    """Remove and decode every complete frame at the start of ``buffer``."""
-    messages = []
+def split_bodies(buffer: bytearray, limit: int = MAX_FRAME_BYTES) -> list[bytes]:
+    """Remove every complete frame at the start of ``buffer``: their bodies, for a gate to decode
+    (protocol/gates.py)."""
+    bodies = []
     while len(buffer) >= _HEADER.size:
         length = frame_length(bytes(buffer[: _HEADER.size]))
         if length > limit:
             raise ProtocolError(f"frame of {length} bytes exceeds {limit}")
         if len(buffer) < _HEADER.size + length:
             break
-        body = bytes(buffer[_HEADER.size : _HEADER.size + length])
+        bodies.append(bytes(buffer[_HEADER.size : _HEADER.size + length]))
         del buffer[: _HEADER.size + length]
-        messages.append(decode_body(body, limit))
-    return messages
+    return bodies
 
 
 # ------------------------------------------------------------------------------- model value encoding

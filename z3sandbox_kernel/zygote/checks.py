@@ -15,41 +15,62 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal, TypedDict
 
-from ..protocol import MAX_CHECKS, CheckDict, CheckToVerify
+from ..protocol import (
+    MAX_CHECKS,
+    CheckDict,
+    CheckedModel,
+    CheckFrame,
+    CheckModelFrame,
+    CheckToVerify,
+    Ranges,
+    VerifyRequest,
+)
 from .payload import build_payload, cap_model
+
+
+class CheckEntry(TypedDict):
+    """One check as its frames said it: a ``CheckFrame``'s own fields, and the model the script
+    read of it (``found``, when it was sat)."""
+
+    index: int
+    verdict: Literal["sat", "unsat", "unknown"]
+    line: int | None
+    assertions: Ranges | None
+    declared: Ranges
+    found: CheckModelFrame | None
 
 
 @dataclass
 class Checks:
     """A candidate's checks as its frames said them, in order of their index."""
 
-    entries: list[dict[str, Any]] = field(default_factory=list)  # CheckFrame, plus "found": its model
+    entries: list[CheckEntry] = field(default_factory=list)
     asserts: list[str] = field(default_factory=list)
     declarations: list[str] = field(default_factory=list)
 
-    def text(self, entry: dict[str, Any]) -> str | None:
+    def text(self, entry: CheckEntry) -> str | None:
         """The assertions of a check as one SMT-LIB text (declarations first), or None."""
-        if entry.get("assertions") is None:
+        if entry["assertions"] is None:
             return None
         return "".join(_pick(self.declarations, entry["declared"]) + _pick(self.asserts, entry["assertions"]))
 
-    def with_models(self) -> list[dict[str, Any]]:
-        return [entry for entry in self.entries if entry.get("found") is not None]
+    def with_models(self) -> list[CheckEntry]:
+        return [entry for entry in self.entries if entry["found"] is not None]
 
 
-def _pick(texts: list[str], ranges: list[Any]) -> list[str]:
+def _pick(texts: list[str], ranges: Ranges) -> list[str]:
     return [text for start, end in ranges for text in texts[start:end]]
 
 
-def assemble(frames: list[dict[str, Any]]) -> Checks:
+def assemble(frames: list[CheckFrame | CheckModelFrame]) -> Checks:
     """The checks of ``frames`` (decoded ``CheckFrame`` and ``CheckModelFrame``).  A frame that
     repeats an index, a model for a check that is not sat, or ranges past the texts sent are
     dropped: the candidate wrote them, and nothing else depends on them."""
     checks = Checks()
-    by_index: dict[int, dict[str, Any]] = {}
-    models: dict[int, dict[str, Any]] = {}
+    by_index: dict[int, CheckEntry] = {}
+    models: dict[int, CheckModelFrame] = {}
     for frame in frames:
         if frame["type"] == "check_model":
             models.setdefault(frame["index"], frame)
@@ -57,10 +78,11 @@ def assemble(frames: list[dict[str, Any]]) -> Checks:
         checks.asserts.extend(frame["asserts"])
         checks.declarations.extend(frame["declarations"])
         if frame["index"] < MAX_CHECKS and frame["index"] not in by_index:
-            by_index[frame["index"]] = {key: frame[key] for key in
-                                        ("index", "verdict", "line", "assertions", "declared")}
+            by_index[frame["index"]] = CheckEntry(
+                index=frame["index"], verdict=frame["verdict"], line=frame["line"],
+                assertions=frame["assertions"], declared=frame["declared"], found=None)
     for index, entry in sorted(by_index.items()):
-        if not _within(entry.get("assertions") or [], len(checks.asserts)) or not _within(
+        if not _within(entry["assertions"] or [], len(checks.asserts)) or not _within(
                 entry["declared"], len(checks.declarations)):
             entry["assertions"] = None
         found = models.get(index)
@@ -69,42 +91,42 @@ def assemble(frames: list[dict[str, Any]]) -> Checks:
     return checks
 
 
-def _within(ranges: list[Any], size: int) -> bool:
+def _within(ranges: Ranges, size: int) -> bool:
     return all(0 <= start <= end <= size for start, end in ranges)
 
 
-def verify_part(checks: Checks, pairs: Callable[[dict[str, Any], str], list[list[str]]]
-                ) -> dict[str, Any]:
+def verify_part(checks: Checks, pairs: Callable[[CheckModelFrame, str], list[list[str]]]
+                ) -> VerifyRequest:
     """The ``VerifyRequest`` fields that ask for each check's model to be verified (none if no
     check has both a model and its assertions).  ``pairs(found, assertions)``: a model's SMT-LIB
     pairs, its hex-only bytes put back."""
     asked: list[CheckToVerify] = []
     for entry in checks.with_models():
-        text = checks.text(entry)
-        if text is not None:
-            asked.append({"index": entry["index"], "assertions": entry["assertions"],
-                          "declared": entry["declared"], "model_smt2": pairs(entry["found"], text)})
+        text, found = checks.text(entry), entry["found"]
+        if text is not None and found is not None:
+            asked.append({"index": entry["index"], "assertions": entry["assertions"] or [],
+                          "declared": entry["declared"], "model_smt2": pairs(found, text)})
     if not asked:
         return {}
     return {"checks": asked, "check_asserts": checks.asserts, "check_declarations": checks.declarations}
 
 
-def results(checks: Checks, verified: list[dict[str, Any]], seed: bytes | None,
+def results(checks: Checks, verified: list[CheckedModel], seed: bytes | None,
             payload_max_bytes: int) -> list[CheckDict]:
     """Each check as the host holds it.  ``verified``: the verifier's word on each check it was
     asked about (``VerifyReport.checks``, by index); a model it decided on is the one shown."""
     by_index = {int(word.get("index", -1)): word for word in verified}
     kept: list[CheckDict] = []
     for entry in checks.entries:
-        found, word = entry.get("found"), by_index.get(entry["index"], {})
+        found, word = entry["found"], by_index.get(entry["index"], CheckedModel())
         check: CheckDict = {"verdict": entry["verdict"], "line": entry["line"], "model": None,
                             "payload_hex": None, "payload_error": None, "verified": None}
         if found is not None:
-            source = word if "model" in word else found
-            payload, error = build_payload(source.get("byte_constants") or [],
-                                           source.get("byte_runs") or [], seed, payload_max_bytes)
+            source = (word.get("model", {}), word.get("byte_constants", []), word.get("byte_runs", [])
+                      ) if "model" in word else (found["model"], found["byte_constants"], found["byte_runs"])
+            payload, error = build_payload(source[1], source[2], seed, payload_max_bytes)
             verdict = word.get("verified")
-            check["model"] = cap_model(source.get("model") or {})[0]
+            check["model"] = cap_model(source[0])[0]
             check["payload_hex"] = payload.hex() if payload is not None else None
             check["payload_error"] = error
             check["verified"] = verdict if isinstance(verdict, bool) else None

@@ -10,12 +10,12 @@ import math
 import os
 import signal
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from ..limits import Limits
 from ..protocol import (
     SHOWN_MODEL_MAX_ENTRIES,
     UNVERIFIED_REASON,
+    CheckedModel,
     ChildReport,
     IsolationReport,
     LayerReport,
@@ -25,7 +25,7 @@ from ..protocol import (
 from ..roles import STOPS, ZYGOTE_KILLS, Kill
 from ..verdicts import Verdict
 from .checks import Checks, results, summary
-from .confirmed import add_confirmation
+from .confirmed import Confirmation, add_confirmation
 from .failures import error_of, stack_note
 from .kept import kept_core, kept_more_models, kept_objectives
 from .payload import build_payload, cap_model, cut_runs
@@ -86,15 +86,15 @@ class Observation:
     verify_reason: str = ""
     # The verifier's model, byte_constants and byte_runs: the model it checked, which replaces the
     # candidate's own in the result (set with ``verified``, True or False).
-    checked: dict[str, Any] | None = None
-    # models=N: the verifier's word on each further model (protocol.CheckedModel), in order.
-    more_checked: list[dict[str, Any]] = field(default_factory=list)
-    confirmation: dict[str, Any] = field(default_factory=dict)  # confirmed.confirm_report's
+    checked: CheckedModel | None = None
+    # models=N: the verifier's word on each further model, in order.
+    more_checked: list[CheckedModel] = field(default_factory=list)
+    confirmation: Confirmation = field(default_factory=Confirmation)  # confirmed.confirm_report's
     # The script's stack as it wrote it when a limit was about to end it (protocol.StackReport's
     # lines, the last frame it wrote), or None if it wrote none.
     stack: list[tuple[int, str]] | None = None
     checks: Checks = field(default_factory=Checks)  # every check of the script (checks.py)
-    checks_checked: list[dict[str, Any]] = field(default_factory=list)  # the verifier's word on them
+    checks_checked: list[CheckedModel] = field(default_factory=list)  # the verifier's word on them
 
 
 def cap(text: str, limit: int = REASON_CAP) -> str:
@@ -311,9 +311,11 @@ def classify(obs: Observation) -> ZygoteResult:
     stack_line, where = stack_note(kill, obs.stack)
     if where:
         reason = f"{reason} ({where})"
-    report = obs.report or cast(ChildReport, {})
+    report: ChildReport = obs.report.copy() if obs.report else {"outcome": "internal_error"}
     if obs.checked is not None and obs.verified is not None:  # the model the verifier checked
-        report = cast(ChildReport, {**report, **obs.checked})
+        report["model"] = obs.checked.get("model", {})
+        report["byte_constants"] = obs.checked.get("byte_constants", [])
+        report["byte_runs"] = obs.checked.get("byte_runs", [])
     model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
     model, omitted = cap_model(model) if model is not None else (None, 0)
     payload, payload_error = (None, None)

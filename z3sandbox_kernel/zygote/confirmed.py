@@ -8,9 +8,9 @@ value is the checked model's value of its term, and ``optimal`` the verifier's w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..protocol import SHOWN_CORE_TEXT_CHARS, VerifyReport, ZygoteResult
+from ..protocol import SHOWN_CORE_TEXT_CHARS, CheckedObjective, Objective, VerifyReport, ZygoteResult
 from ..verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -20,7 +20,16 @@ SOLVERS = ("z3", "cvc5")
 NOTE_CHARS = 500
 
 
-def confirm_report(obs: Observation, report: VerifyReport | dict[str, Any]) -> None:
+class Confirmation(TypedDict, total=False):
+    """A verifier's words on the answer, bounded (``confirm_report``)."""
+
+    confirmed_by: list[str]
+    disputed: str
+    unconfirmed: str
+    objectives: list[CheckedObjective]
+
+
+def confirm_report(obs: Observation, report: VerifyReport) -> None:
     """Keep a verifier's words on the answer (its report is checked by frames.py, bounded here)."""
     confirmed = report.get("confirmed_by") or []
     obs.confirmation = {
@@ -54,23 +63,22 @@ def add_confirmation(result: ZygoteResult, obs: Observation, verdict: Verdict) -
         result["objectives"] = _checked_objectives(result, seen.get("objectives") or [])
 
 
-def _checked_objectives(result: ZygoteResult, checked: list[dict[str, Any]]) -> list[Any]:
+def _checked_objectives(result: ZygoteResult, checked: list[CheckedObjective]) -> list[Objective]:
     """Each shown objective with the checked model's value and ``optimal``; one whose reported
     value differs says so in the reason (what is shown is what was checked)."""
-    shown: list[Any] = []
+    shown: list[Objective] = []
     differs: list[str] = []
     for index, goal in enumerate(result.get("objectives") or []):
-        word = checked[index] if index < len(checked) and isinstance(checked[index], dict) else {}
-        kept = dict(goal)
-        if "value" in word:
+        word = checked[index] if index < len(checked) else None
+        kept = goal.copy()
+        if word is not None:
             value = word["value"]
             if isinstance(value, str):
                 value = value[:SHOWN_CORE_TEXT_CHARS]
             if value != goal["value"]:
                 differs.append(f"{goal['term']} = {goal['value']}")
             kept["value"] = value
-        optimal = word.get("optimal")
-        kept["optimal"] = optimal if isinstance(optimal, bool) else None
+        kept["optimal"] = word["optimal"] if word is not None else None
         shown.append(kept)
     if differs:
         note = ("the reported objective values are not the model's (shown: the model's): "

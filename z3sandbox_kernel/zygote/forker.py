@@ -23,7 +23,6 @@ namespace left behind).  It dies with the zygote (parent-death signal), and its 
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import selectors
@@ -35,10 +34,13 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from ..child.bootstrap import ChildJob
 from ..child.steps import WITH_REQUEST
 from ..limits import Limits
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from ..protocol import LimitValues, VerifyRequest
 from ..roles import Role
 from .sandboxing import SandboxPlan
 from .spawn import (
@@ -66,6 +68,30 @@ _SOCKET_TYPE = socket.SOCK_SEQPACKET if sys.platform == "linux" else socket.SOCK
 _MAX_FDS = 5
 
 
+class Order(msgspec.Struct, frozen=True):
+    """zygote -> fork server: what a tree is, never what it will run (the module docstring)."""
+
+    role: Role
+    ahead: bool  # forked before its request: it gets a go pipe
+    folder: str  # its scratch folder
+    limits: LimitValues
+    require: list[str]  # layers that must be active (a verifier's; a run's come with its request)
+
+
+class Forked(msgspec.Struct, frozen=True):
+    """fork server -> zygote: the tree's pid and which pipe ends came with it, or why it failed."""
+
+    pid: int = 0
+    status: bool = False  # its init's status pipe
+    go: bool = False  # its go pipe
+    error: str | None = None
+    errno: int = 0
+
+
+_ORDERS = msgspec.json.Decoder(Order)
+_FORKED = msgspec.json.Decoder(Forked)
+
+
 @dataclass
 class Usage:
     """What the zygote reads of a reaped tree's rusage."""
@@ -75,32 +101,32 @@ class Usage:
     ru_maxrss: int
 
 
-def child_job(plan: SandboxPlan, order: dict[str, Any], fds: tuple[int, int, int, int | None],
+def child_job(plan: SandboxPlan, order: Order, fds: tuple[int, int, int, int | None],
               in_pid_ns: bool) -> ChildJob:
     """The ChildJob for an order, built from nothing but the order."""
     out_w, err_w, res_w, go_r = fds
-    role = Role(order["role"])
-    limits = Limits.from_dict(order["limits"])
-    required = frozenset(order.get("require") or [])
+    role = order.role
+    limits = Limits.from_dict(order.limits)
+    required = frozenset(order.require)
     if role is Role.SPARE:  # every layer required but those that come with its request (child/steps.py)
         required = frozenset(layer.NAME for layer in plan.layers if layer.NAME not in WITH_REQUEST)
-    request: dict[str, Any]
+    verify: VerifyRequest | None = None
     if role in (Role.RUN, Role.STANDBY) and go_r is not None:
         # its request comes on its go pipe (bootstrap._stand_by): a standby until then, even one
         # forked for a request at hand
-        role, request = Role.STANDBY, {}
-    else:
-        request = {"spare": True} if role is Role.SPARE else {"require": sorted(required)}
-    return ChildJob(role=role, request=request,  # type: ignore[arg-type]  # a placeholder
-                    policy=plan.policy(str(order["folder"]), limits, in_pid_ns), stdout_fd=out_w,
+        role = Role.STANDBY
+    elif role is Role.VERIFY:
+        verify = {"require": sorted(required)}
+    return ChildJob(role=role, request=None, verify=verify,
+                    policy=plan.policy(order.folder, limits, in_pid_ns), stdout_fd=out_w,
                     stderr_fd=err_w, result_fd=res_w, layers=plan.layers, required=required,
                     in_pid_namespace=in_pid_ns, preset_reports=plan.namespace_reports, go_fd=go_r)
 
 
-def fork_tree(plan: SandboxPlan, order: dict[str, Any], forget: Any, name: str) -> Spawned:
+def fork_tree(plan: SandboxPlan, order: Order, forget: Any, name: str) -> Spawned:
     """Fork the tree an order describes (in the fork server, or in the zygote for its probe)."""
-    role = Role(order["role"])
-    ahead = role if order["ahead"] else None
+    role = order.role
+    ahead = role if order.ahead else None
 
     def make_job(out_w: int, err_w: int, res_w: int, go_r: int | None, in_pid_ns: bool) -> ChildJob:
         return child_job(plan, order, (out_w, err_w, res_w, go_r), in_pid_ns)
@@ -144,22 +170,22 @@ class ForkServer:
         self.pid, self.sock, self.reaped_fd = pid, ours, reaped_r
         self.pending = bytearray()
 
-    def fork(self, order: dict[str, Any]) -> Spawned:
+    def fork(self, order: Order) -> Spawned:
         """One tree, forked by the fork server; its read ends (non-blocking) are ours."""
-        self.sock.send(json.dumps(order).encode())
+        self.sock.send(msgspec.json.encode(order))
         message, fds, _, _ = socket.recv_fds(self.sock, _ORDER_MAX_BYTES, _MAX_FDS)
         if not message:
             raise OSError("the fork server is gone")
-        reply = json.loads(message)
-        if "error" in reply:
+        reply = _FORKED.decode(message)
+        if reply.error is not None:
             for fd in fds:
                 os.close(fd)
-            raise OSError(int(reply.get("errno") or 0), str(reply["error"]))
+            raise OSError(reply.errno, reply.error)
         given = iter(fds)
         out_r, err_r, res_r = next(given), next(given), next(given)
-        status_r = next(given) if reply["status"] else None
-        go_w = next(given) if reply["go"] else None
-        return Spawned(int(reply["pid"]), out_r, err_r, res_r, status_r, go_w)
+        status_r = next(given) if reply.status else None
+        go_w = next(given) if reply.go else None
+        return Spawned(reply.pid, out_r, err_r, res_r, status_r, go_w)
 
     def reaped(self) -> list[tuple[int, int, Usage]]:
         """The trees the fork server reaped since the last call."""
@@ -228,18 +254,18 @@ def _take_order(plan: SandboxPlan, sock: socket.socket, live: set[int], forget: 
     message = sock.recv(_ORDER_MAX_BYTES)
     if not message:
         return False
-    order = json.loads(message)
+    order = _ORDERS.decode(message)
     try:
         spawned = fork_tree(plan, order, forget, FORKER_NAME)
     except OSError as exc:
-        sock.send(json.dumps({"error": str(exc), "errno": exc.errno or 0}).encode())
+        sock.send(msgspec.json.encode(Forked(error=str(exc), errno=exc.errno or 0)))
         return True
     live.add(spawned.pid)
     ends = [spawned.stdout_fd, spawned.stderr_fd, spawned.result_fd]
     ends += [fd for fd in (spawned.status_fd, spawned.go_fd) if fd is not None]
-    reply = {"pid": spawned.pid, "status": spawned.status_fd is not None, "go": spawned.go_fd is not None}
+    reply = Forked(pid=spawned.pid, status=spawned.status_fd is not None, go=spawned.go_fd is not None)
     try:
-        socket.send_fds(sock, [json.dumps(reply).encode()], ends)
+        socket.send_fds(sock, [msgspec.json.encode(reply)], ends)
     finally:
         for fd in ends:
             os.close(fd)

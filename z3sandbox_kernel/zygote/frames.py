@@ -28,7 +28,7 @@ was wrong (``FrameError``, its words translated from msgspec's); nothing else is
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypedDict, TypeVar
 
 import msgspec
@@ -186,10 +186,11 @@ def decode(body: bytes, kind: type[Frame], what: str, kind_name: str,
             if type(value) is dict and (len(value) != 1 or value.get("fraction", (0, 0))[1] == 0):
                 raise FrameError(f"{_NAMES[kind]}{where}[{name[:40]!r}] is not a model value: a fraction"
                                  " is {\"fraction\": [numerator, denominator]}, denominator 0 excluded")
-    return message
+    checked: Frame = message  # of its type now: msgspec and the checks above say so
+    return checked
 
 
-def _model_values(message: dict[str, Any]) -> Iterator[tuple[str, Iterable[tuple[str, Any]]]]:
+def _model_values(message: Mapping[str, Any]) -> Iterator[tuple[str, Iterable[tuple[str, Any]]]]:
     """Every model value a frame holds (its model, further models, objectives), with where."""
     yield ".model", message.get("model", {}).items()
     for field in ("more_models", "more"):
@@ -200,13 +201,13 @@ def _model_values(message: dict[str, Any]) -> Iterator[tuple[str, Iterable[tuple
     yield ".checked_objectives", ((str(i), o["value"]) for i, o in checked)
 
 
-def _check_head(message: bytes | dict[str, Any], what: str, kind_name: str) -> None:
+def _check_head(message: bytes | Mapping[str, Any], what: str, kind_name: str) -> None:
     if isinstance(message, bytes):
         try:
             message = _DECODERS[_Head].decode(message)
         except msgspec.MsgspecError:
             return  # not even an object: msgspec's own words say so
-    assert isinstance(message, dict)
+    assert isinstance(message, Mapping)
     if message.get("v") != PROTOCOL_VERSION:
         raise FrameError(f"{what} has protocol version {str(message.get('v'))[:20]!r}, "
                          f"not {PROTOCOL_VERSION}")
@@ -214,10 +215,13 @@ def _check_head(message: bytes | dict[str, Any], what: str, kind_name: str) -> N
         raise FrameError(f"{what} is of type {str(message.get('type'))[:40]!r}, not {kind_name!r}")
 
 
-def parse(reader: ResultReader, phase: str) -> tuple[SetupFrame | None, dict[str, Any] | None, str | None]:
-    """(setup frame, checked result, error) of a child that has ended.  ``phase``: "run" (a
-    ``ChildReport``), "verify" (a ``VerifyReport``) or "probe" (the setup frame only).  The setup
-    frame, written before user code ran, is read even when what followed broke the rules."""
+Report = TypeVar("Report", ChildReport, VerifyReport)
+
+
+def parse(reader: ResultReader, kind: type[Report]) -> tuple[SetupFrame | None, Report | None, str | None]:
+    """(setup frame, checked result, error) of a child that has ended.  ``kind``: ``ChildReport``
+    (a run, or the probe: its setup frame only) or ``VerifyReport`` (a verifier).  The setup frame,
+    written before user code ran, is read even when what followed broke the rules."""
     setup: SetupFrame | None = None
     frames, leftover = reader.frames, len(reader.pending)
     try:
@@ -229,11 +233,7 @@ def parse(reader: ResultReader, phase: str) -> tuple[SetupFrame | None, dict[str
             raise FrameError(f"the result descriptor ends inside a frame ({leftover} bytes left over)")
         if not reader.whole:
             return setup, None, None
-        if phase == "verify":
-            verify = decode(frames[-1], VerifyReport, "the result frame", "result", reader.between)
-            return setup, dict(verify), None
-        report = decode(frames[-1], ChildReport, "the result frame", "result", reader.between)
-        return setup, dict(report), None
+        return setup, decode(frames[-1], kind, "the result frame", "result", reader.between), None
     except FrameError as exc:
         return setup, None, f"the child's result message is malformed: {exc}"
 
@@ -283,18 +283,18 @@ def _length_at(body: bytes, path: str) -> str:
     return str(len(value)) if isinstance(value, list) else "the wrong number of"
 
 
-def parse_checks(reader: ResultReader) -> tuple[list[dict[str, Any]], str | None]:
+def parse_checks(reader: ResultReader) -> tuple[list[CheckFrame | CheckModelFrame], str | None]:
     """The check frames between the setup frame and the result, decoded (``CheckFrame`` and
     ``CheckModelFrame``), in the order they came; a frame that fails makes the error."""
-    found: list[dict[str, Any]] = []
+    found: list[CheckFrame | CheckModelFrame] = []
     end = len(reader.frames) - (1 if reader.whole else 0)
     try:
         for body in reader.frames[1:end]:
             if body.startswith(CHECK_PREFIX + b'_model"'):
-                found.append(dict(decode(body, CheckModelFrame, "a check's model frame", "check_model",
-                                         reader.between)))
+                found.append(decode(body, CheckModelFrame, "a check's model frame", "check_model",
+                                    reader.between))
             else:
-                found.append(dict(decode(body, CheckFrame, "a check frame", "check", reader.between)))
+                found.append(decode(body, CheckFrame, "a check frame", "check", reader.between))
     except FrameError as exc:
         return found, f"the child's result message is malformed: {exc}"
     return found, None

@@ -6,10 +6,20 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from ..child.confirm import OUT_OF_BUDGET
-from ..protocol import RunRequest, SetupFrame, VerifyRequest
+from ..protocol import (
+    CheckedModel,
+    CheckModelFrame,
+    ChildReport,
+    FoundModel,
+    ObjectiveToCheck,
+    RunRequest,
+    SetupFrame,
+    VerifyReport,
+    VerifyRequest,
+)
 from ..roles import STOPS, Kill, Role
 from . import frames
 from .capture import Stream
@@ -19,7 +29,8 @@ from .confirmed import confirm_report
 from .payload import expand_smt2_pairs
 from .spawn import decode_status
 
-Parsed = tuple[SetupFrame | None, dict[str, Any] | None, str | None]
+RunParsed = tuple[SetupFrame | None, ChildReport | None, str | None]
+VerifyParsed = tuple[SetupFrame | None, VerifyReport | None, str | None]
 NO_CANDIDATE = -1  # the candidate id of a tree that serves none (yet): the probe, a standby, a spare
 
 
@@ -42,7 +53,8 @@ class Job:
     go_fd: int | None = None  # the "go" pipe of a spare verifier or a standby candidate
     result: frames.ResultReader | None = None  # the result descriptor, under its budget
     output_cap: int = 0  # stdout and stderr together: more ends the job (Limits.output_max_mb)
-    parsed: Parsed | None = None  # parse_result's answer, until more bytes arrive
+    parsed: RunParsed | None = None  # run_report's answer, until more bytes arrive
+    verification: VerifyParsed | None = None  # verification_report's
     handing: memoryview | None = None  # the rest of its request, while it is being handed off
     scratch_largest: int = -1  # without an init: its largest scratch file, if it died of SIGXFSZ
     stack_wait: bool = False  # asked for its stack before its kill (``kill``): killed when it comes
@@ -68,14 +80,23 @@ class Candidate:
     verifier: Job | None = None  # started when its report arrived, or when its run ended
 
 
-def parse_result(job: Job, phase: Role) -> Parsed:
-    """(setup frame, checked result, error) from the job's result descriptor (frames.py).  The
-    setup frame is the first, written before user code ran; the second is the candidate's word.
-    Parsed once: a report can be read as soon as it is whole, and again when the job ends."""
+def run_report(job: Job) -> RunParsed:
+    """(setup frame, checked report, error) from a run's (or the probe's) result descriptor
+    (frames.py).  The setup frame is the first, written before user code ran; the second is the
+    candidate's word.  Parsed once: a report can be read as soon as it is whole, and again when
+    the job ends."""
     assert job.result is not None
     if job.parsed is None:
-        job.parsed = frames.parse(job.result, phase)
+        job.parsed = frames.parse(job.result, ChildReport)
     return job.parsed
+
+
+def verification_report(job: Job) -> VerifyParsed:
+    """(setup frame, checked report, error) from a verifier's result descriptor, parsed once."""
+    assert job.result is not None
+    if job.verification is None:
+        job.verification = frames.parse(job.result, VerifyReport)
+    return job.verification
 
 
 def checks_of(job: Job) -> tuple[Checks, str | None]:
@@ -98,7 +119,7 @@ def _checks_to_verify(candidate: Candidate) -> bool:
                         for entry in candidate.observation.checks.with_models()))
 
 
-def may_need_verification(candidate: Candidate, report: dict[str, Any] | None) -> bool:
+def may_need_verification(candidate: Candidate, report: ChildReport | None) -> bool:
     """What the report alone says: a sat model or an unsat with assertions to check it against (an
     SMT-LIB candidate's are in its script), asked for; or a model the script read at an earlier
     check."""
@@ -114,21 +135,21 @@ def wants_verification(candidate: Candidate) -> bool:
     its checks found models (kept even when a limit stopped it), unless a race or a person
     stopped it."""
     obs = candidate.observation
-    return ((may_need_verification(candidate, cast(dict[str, Any], obs.report)) and obs.kill is None
+    return ((may_need_verification(candidate, obs.report) and obs.kill is None
              and exit_code_of(obs.wait_status) is not None)
             or (_checks_to_verify(candidate) and obs.kill not in STOPS))
 
 
-def verify_request(candidate: Candidate, report: dict[str, Any] | None) -> VerifyRequest:
+def verify_request(candidate: Candidate, report: ChildReport | None) -> VerifyRequest:
     """What the verifier checks: the answer (a sat model, an unsat, with their parts) when the
     report has one to check, and the models the script read at its checks.  An SMT-LIB candidate is
     data: the verifier reads its assertions from the script the zygote was given, not from the
     report (child/verify.py)."""
-    report = report or {}
+    report = report or ChildReport(outcome="internal_error")
     script = candidate.request["script"] if candidate.request.get("language") == "smt2" else None
     assertions = report.get("assertions_smt2", "") if script is None else ""
 
-    def pairs(found: dict[str, Any]) -> list[list[str]]:
+    def pairs(found: ChildReport | FoundModel | CheckModelFrame) -> list[list[str]]:
         return expand_smt2_pairs(found.get("model_smt2") or [], found.get("model") or {},
                                  found.get("byte_runs") or [],
                                  int(candidate.observation.limits.payload_max_bytes),
@@ -147,17 +168,18 @@ def verify_request(candidate: Candidate, report: dict[str, Any] | None) -> Verif
             if "core_smt2" in report and candidate.request.get("cores"):
                 request["core_smt2"] = report["core_smt2"]
         if report.get("objectives"):
-            request["objectives"] = [{key: goal.get(key) for key in ("term_smt2", "direction", "value")}
+            request["objectives"] = [ObjectiveToCheck(term_smt2=goal.get("term_smt2"),
+                                                      direction=goal["direction"], value=goal["value"])
                                      for goal in report["objectives"]]
         if candidate.request.get("cross_check"):
             request["cross_check"] = candidate.request.get("cross_check")
 
-    def check_pairs(found: dict[str, Any], text: str) -> list[list[str]]:
+    def check_pairs(found: CheckModelFrame, text: str) -> list[list[str]]:
         nonlocal assertions
         assertions = text
         return pairs(found)
 
-    request.update(verify_part(candidate.observation.checks, check_pairs))  # type: ignore[typeddict-item]
+    request.update(verify_part(candidate.observation.checks, check_pairs))
     return request
 
 
@@ -184,8 +206,7 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
         setattr(obs, f"{name}_truncated", stream.dropped > 0)
     if job.result is not None and job.result.stacks:
         obs.stack = [(int(line), str(name)) for line, name in job.result.stacks[-1]["lines"]]
-    obs.setup, report, error = parse_result(job, Role.RUN)
-    obs.report = report  # type: ignore[assignment]  # checked against ChildReport's schema
+    obs.setup, obs.report, error = run_report(job)
     obs.checks, checks_error = checks_of(job)
     obs.checks = Checks() if checks_error else obs.checks  # a forged check frame: none are kept
     obs.report_error = obs.report_error or error or checks_error
@@ -195,7 +216,7 @@ def observe_verification(obs: Observation, job: Job) -> None:
     if job.kill in STOPS:
         obs.kill = job.kill
         return
-    _, report, error = parse_result(job, Role.VERIFY)
+    _, report, error = verification_report(job)
     if report is None:
         obs.verified = None
         obs.verify_reason = error or f"verification ended without a result ({job.kill or 'crash'})"
@@ -211,7 +232,8 @@ def observe_verification(obs: Observation, job: Job) -> None:
         obs.more_checked = list(report.get("more") or [])
         obs.checks_checked = list(report.get("checks") or [])
         if obs.verified is not None:  # what the verifier checked is what the result will hold
-            obs.checked = {key: report.get(key) or default
-                           for key, default in (("model", {}), ("byte_constants", []), ("byte_runs", []))}
+            obs.checked = CheckedModel(model=report.get("model") or {},
+                                       byte_constants=report.get("byte_constants") or [],
+                                       byte_runs=report.get("byte_runs") or [])
             if "model" not in report:
                 obs.verified, obs.verify_reason = None, "the verifier did not say which model it checked"

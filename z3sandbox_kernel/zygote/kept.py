@@ -11,6 +11,7 @@ from ..protocol import (
     SHOWN_CORE_MAX_ENTRIES,
     SHOWN_CORE_TEXT_CHARS,
     SHOWN_OBJECTIVES,
+    CheckedModel,
     FoundModel,
     ModelDict,
     Objective,
@@ -18,19 +19,20 @@ from ..protocol import (
 from .payload import build_payload, cap_model
 
 
-def kept_more_models(found: list[FoundModel], checked_models: list[dict[str, Any]], seed: bytes | None,
+def kept_more_models(found: list[FoundModel], checked_models: list[CheckedModel], seed: bytes | None,
                      payload_max_bytes: int) -> list[ModelDict]:
     """models=N: each further model as the host holds it.  Verified, it is the model the verifier
     checked (as for the first: what is shown is what was verified); not verified, the candidate's
     word, with ``verified`` None."""
     kept: list[ModelDict] = []
     for index, reported in enumerate(found):
-        checked = checked_models[index] if index < len(checked_models) else {}
+        checked = checked_models[index] if index < len(checked_models) else CheckedModel()
         verified = checked.get("verified")
-        source: dict[str, Any] = dict(checked) if "model" in checked else dict(reported)
-        payload, error = build_payload(source.get("byte_constants") or [], source.get("byte_runs") or [],
-                                       seed, payload_max_bytes)
-        model, _ = cap_model(source.get("model") or {})
+        source = ((checked.get("model", {}), checked.get("byte_constants", []), checked.get("byte_runs", []))
+                  if "model" in checked else
+                  (reported["model"], reported["byte_constants"], reported["byte_runs"]))
+        payload, error = build_payload(source[1], source[2], seed, payload_max_bytes)
+        model, _ = cap_model(source[0])
         kept.append({"model": model, "payload_hex": payload.hex() if payload is not None else None,
                      "payload_error": error,
                      "verified": verified if isinstance(verified, bool) else None})

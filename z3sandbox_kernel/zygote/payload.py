@@ -112,9 +112,9 @@ def cap_model(model: dict[str, JsonValue], max_entries: int = SHOWN_MODEL_MAX_EN
 DECLARATION_CHARS = 30
 
 
-def expand_smt2_pairs(pairs: list[list[str]], model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
-                      max_bytes: int, assertions_smt2: str) -> list[list[str]]:
+def expand_smt2_pairs(pairs: Sequence[Sequence[str]], model: dict[str, JsonValue],
+                      runs: Sequence[Sequence[Any]], max_bytes: int, assertions_smt2: str) -> list[list[str]]:
     """The model's SMT-LIB pairs for verification, with the hex-only byte_N put back (#xHH): no
     more than the assertions can declare, so a forged run cannot make the zygote write millions."""
     hex_only = islice(_hex_only(model, runs, max_bytes), len(assertions_smt2) // DECLARATION_CHARS)
-    return pairs + [[name, f"#x{value:02x}"] for name, value in hex_only]
+    return [[name, value] for name, value in pairs] + [[name, f"#x{value:02x}"] for name, value in hex_only]

@@ -20,20 +20,26 @@ import signal
 import sys
 import traceback
 from collections import deque
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any
 
 from ..limits import Limits
 from ..protocol import (
+    HOST_REQUESTS,
     PROTOCOL_VERSION,
+    CancelRequest,
     Done,
     Hello,
+    HostRequest,
     ProtocolError,
     RunRequest,
+    ShutdownRequest,
     Started,
+    UnknownMessage,
     VerifyRequest,
     ZygoteResult,
     encode_frame,
-    split_frames,
+    split_bodies,
 )
 from ..roles import STOPS, Kill, Role
 from . import scratch
@@ -45,7 +51,7 @@ from .jobs import (
     may_need_verification,
     observe_run,
     observe_verification,
-    parse_result,
+    run_report,
     verify_request,
     wants_verification,
 )
@@ -69,7 +75,10 @@ class Zygote:
         self.standbys = Standbys(self._spawn_standby, self.trees.kill, self.trees.hand_off,
                                  enabled=plan.pid_ns_fd is not None)
         self.control_buffer = bytearray()
-        self.pending: deque[dict[str, Any]] = deque()  # host messages read, not yet acted on
+        self.pending: deque[HostRequest] = deque()  # host messages read, not yet acted on
+        # Each request type's handler, as ipykernel's shell_handlers: the gate decoded the type.
+        self.handlers: dict[str, Callable[[Any], None]] = {
+            "run": self._start, "cancel": self._on_cancel, "shutdown": self._on_shutdown}
         self.refill_wanted = False
         self.scratch_base = scratch_base
         self.running = True
@@ -89,11 +98,11 @@ class Zygote:
     def probe_layers(self) -> None:
         """Fork one child that applies every layer and runs nothing: the isolation report is what
         really applied, not what the probes expected (a layer can probe fine and still fail)."""
-        job = self.trees.spawn(NO_CANDIDATE, Role.PROBE, {"require": []}, Limits())
+        job = self.trees.spawn(NO_CANDIDATE, Role.PROBE, Limits())
         while job.pid in self.trees.jobs_by_pid:
             self.selector.select(1.0)
             self.trees.on_wake()
-        setup, _, _ = parse_result(job, Role.PROBE)
+        setup, _, _ = run_report(job)
         self.plan.confirm(setup["layers"] if setup else None)
 
     def serve(self) -> None:
@@ -146,7 +155,11 @@ class Zygote:
             return
         self.control_buffer.extend(chunk)
         try:
-            self.pending.extend(split_frames(self.control_buffer))
+            for body in split_bodies(self.control_buffer):
+                try:
+                    self.pending.append(HOST_REQUESTS.decode(body))  # the host is trusted; candidates are not
+                except UnknownMessage:
+                    continue  # a later host's request: not ours to act on
         except ProtocolError as exc:
             print(f"z3sandbox zygote: bad request from host: {exc}", file=sys.stderr)
             self.running = False
@@ -155,14 +168,17 @@ class Zygote:
         """One host message at a time: a fork in ``_start`` then holds this request, no other."""
         while self.pending and self.running:
             request = self.pending.popleft()
-            kind = request.get("type")
-            if kind == "run":
-                self._start(cast(RunRequest, request))  # the host is trusted; candidates are not
-            elif kind == "cancel":
-                self._cancel(int(request["id"]), _stop_reason(request.get("reason")))
-            elif kind == "shutdown":
-                self.running = False
-                self._kill_everything(Kill.CANCEL)
+            self.handlers[request["type"]](request)
+
+    def _on_cancel(self, request: CancelRequest) -> None:
+        candidate = self.candidates.get(request["id"])
+        reason = request["reason"] if request["reason"] in STOPS else Kill.CANCEL
+        if candidate and candidate.job and not candidate.job.reaped:
+            self.trees.kill(candidate.job, reason)
+
+    def _on_shutdown(self, _: ShutdownRequest) -> None:
+        self.running = False
+        self._kill_everything(Kill.CANCEL)
 
     # ------------------------------------------------------------------------------- candidates
 
@@ -170,20 +186,20 @@ class Zygote:
         limits = Limits.from_dict(request["limits"])
         seed_hex = request.get("seed_hex")
         seed = bytes.fromhex(seed_hex) if seed_hex else None
-        obs = Observation(index=int(request["index"]), limits=limits, level=self.plan.level,
+        obs = Observation(index=request["index"], limits=limits, level=self.plan.level,
                           seed=seed, planned_layers=self.plan.isolation_report()["layers"],
                           verify_requested=bool(request.get("verify")))
         candidate = Candidate(request, obs)
-        self.candidates[int(request["id"])] = candidate
+        self.candidates[request["id"]] = candidate
         missing = self.plan.missing_required(request.get("require") or [])
         if missing:
             obs.report_error = missing
             self._finish(candidate)
             return
-        self.send(Started(v=PROTOCOL_VERSION, type="started", id=int(request["id"])))
+        self.send(Started(v=PROTOCOL_VERSION, type="started", id=request["id"]))
         try:
-            candidate.job = (self.standbys.take(int(request["id"]), request, limits)
-                             or self._cold(int(request["id"]), request, limits))
+            candidate.job = (self.standbys.take(request["id"], request, limits)
+                             or self._cold(request["id"], request, limits))
         except OSError as exc:  # no memory or no process slot: this candidate's error, not ours
             obs.report_error = f"the sandbox could not start its process: {exc}"
             self._finish(candidate)
@@ -195,23 +211,18 @@ class Zygote:
     def _cold(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job:
         """A tree forked for this request (no standby could take it), handed it after the fork
         like a standby: the fork server never sees a request."""
-        job = self.trees.spawn(candidate_id, Role.RUN, request, limits, ahead=True)
+        job = self.trees.spawn(candidate_id, Role.RUN, limits, ahead=True)
         hand(job, candidate_id, limits)
-        self.trees.hand_off(job, encode_frame(dict(request)))
+        self.trees.hand_off(job, encode_frame(request))
         return job
 
     def _spawn_verifier(self, candidate_id: int, request: VerifyRequest, limits: Limits,
                         spare: bool) -> Job:
-        return self.trees.spawn(candidate_id, Role.SPARE if spare else Role.VERIFY, request, limits)
+        return self.trees.spawn(candidate_id, Role.SPARE if spare else Role.VERIFY, limits,
+                                require=request.get("require") or [])
 
     def _spawn_standby(self) -> Job:
-        # Its request comes at hand-off; the placeholder is never read (bootstrap._stand_by).
-        return self.trees.spawn(NO_CANDIDATE, Role.STANDBY, cast(RunRequest, {}), Limits())
-
-    def _cancel(self, candidate_id: int, reason: Kill) -> None:
-        candidate = self.candidates.get(candidate_id)
-        if candidate and candidate.job and not candidate.job.reaped:
-            self.trees.kill(candidate.job, reason)
+        return self.trees.spawn(NO_CANDIDATE, Role.STANDBY, Limits())  # its request comes at hand-off
 
     # ------------------------------------------------------------------------------------ events
 
@@ -223,7 +234,7 @@ class Zygote:
         if (candidate is None or candidate.job is not job or candidate.verifier is not None
                 or job.kill is not None or not self.running):
             return
-        _, report, _ = parse_result(job, Role.RUN)
+        _, report, _ = run_report(job)
         if may_need_verification(candidate, report):
             assert report is not None
             candidate.verifier = self.verifiers.start(
@@ -270,7 +281,7 @@ class Zygote:
         verifier = candidate.verifier
         if self.running and wants_verification(candidate):
             if verifier is None:
-                report = cast(dict[str, Any], candidate.observation.report)
+                report = candidate.observation.report
                 verifier = candidate.verifier = self.verifiers.start(
                     job.candidate_id, verify_request(candidate, report), candidate.observation.limits)
             if not verifier.reaped:
@@ -278,8 +289,8 @@ class Zygote:
                 return
             observe_verification(candidate.observation, verifier)
         else:
-            reported: dict[str, Any] = dict(candidate.observation.report or {})
-            if not reported.get("assertions_smt2"):
+            report = candidate.observation.report
+            if not (report and report.get("assertions_smt2")):
                 candidate.observation.verify_reason = (
                     "no assertions to check it against (over 4 MB as SMT-LIB, or not reported)")
             candidate.verifier = None
@@ -292,7 +303,7 @@ class Zygote:
     def _finish(self, candidate: Candidate) -> None:
         """Send the candidate's result.  Whatever its report held, this ends in one Done message
         for this candidate: a result that cannot be built or sent becomes its internal_error."""
-        candidate_id = int(candidate.request["id"])
+        candidate_id = candidate.request["id"]
         self.candidates.pop(candidate_id, None)
         try:
             try:
@@ -339,7 +350,3 @@ class Zygote:
 def _done(candidate_id: int, result: ZygoteResult) -> bytes:
     return encode_frame(Done(v=PROTOCOL_VERSION, type="done", id=candidate_id, result=result))
 
-
-def _stop_reason(reason: object) -> Kill:
-    """The host's reason for a cancel ("race", "cancel", "interrupt"); anything else is a cancel."""
-    return next((stop for stop in STOPS if stop == reason), Kill.CANCEL)

@@ -65,7 +65,7 @@ class Standbys:
         if job.reaped or job.kill is not None or job.go_fd is None:
             return None
         hand(job, candidate_id, limits)
-        self._hand_off(job, encode_frame(dict(request)))  # as the pipe drains: any size
+        self._hand_off(job, encode_frame(request))  # as the pipe drains: any size
         try:
             os.kill(job.pid, STANDBY_TAKEN)  # its init takes a candidate's name
         except ProcessLookupError:

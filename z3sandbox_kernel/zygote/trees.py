@@ -15,16 +15,16 @@ import selectors
 import signal
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..limits import Limits
-from ..protocol import KILL_REQUEST, STACK_REQUEST, STANDBY_TAKEN, RunRequest, VerifyRequest, report_budget
+from ..protocol import KILL_REQUEST, STACK_REQUEST, STANDBY_TAKEN, report_budget
 from ..roles import Kill, Role
 from . import frames, scratch
 from .capture import Stream
 from .classify import signal_of
-from .forker import ForkServer, Usage, fork_tree
+from .forker import ForkServer, Order, Usage, fork_tree
 from .jobs import NO_CANDIDATE, Job, close_go_pipe
 from .sandboxing import SandboxPlan
 from .spawn import ZYGOTE_NAME, kill_group, reap_ready
@@ -73,17 +73,16 @@ class Trees:
         self.forker = ForkServer(self.plan, self.forget_all)
         self.selector.register(self.forker.reaped_fd, selectors.EVENT_READ, ("reaped", None))
 
-    def spawn(self, candidate_id: int, role: Role, request: RunRequest | VerifyRequest, limits: Limits,
-              ahead: bool = False) -> Job:
+    def spawn(self, candidate_id: int, role: Role, limits: Limits, ahead: bool = False,
+              require: Sequence[str] = ()) -> Job:
         """Fork one tree.  ``ahead`` (a spare, a standby, or a run handed its request right after
         the fork): forked before its request, it waits on a go pipe with no deadline until it is
-        handed one (standby.py, verifiers.py, ``hand_off``).  Only the probe's ``request`` is used
-        (its required layers): every other tree receives its request after the fork."""
+        handed one (standby.py, verifiers.py, ``hand_off``).  ``require``: a verifier's required
+        layers; every other tree receives its request, and so its own, after the fork."""
         ahead = ahead or role.ahead
         label = str(role) if role.ahead else f"{role}-{candidate_id}"
         folder = scratch.make(self.scratch_base, label)
-        order = {"role": str(role), "ahead": ahead, "folder": folder, "limits": limits.to_dict(),
-                 "require": list(request.get("require") or [])}
+        order = Order(role=role, ahead=ahead, folder=folder, limits=limits.to_dict(), require=list(require))
         started = time.monotonic()
         if self.forker is not None:
             spawned = self.forker.fork(order)
