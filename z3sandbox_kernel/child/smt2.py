@@ -1,31 +1,38 @@
 """SMT-LIB 2 candidates: run the text as ``z3 file.smt2`` does, print what it prints, and report
-what its last (check-sat) found, as values z3's API gives, never as text the script shaped.
+what each (check-sat) found, as values z3's API gives, never as text the script shaped.
 
-The text goes through z3's own front end (``Z3_eval_smtlib2_string``, the command interpreter of
-the z3 executable), one segment per (check-sat) so each check runs under the solver timeout; its
-output (results, models, values, echoes, errors) is the candidate's stdout and nothing else: the
-harness reads none of it.  Output is the script's to shape -- a symbol ``|a\nunsat\n|`` printed by
-``:dump-models``, an (echo), a label in a progress line, an objective term with parentheses in its
-name -- so no verdict, model or objective is parsed from it.
+The text goes through z3's own front end (smt2_front.py), one segment per (check-sat) so each
+check runs under the solver timeout; its output (results, models, values, echoes, errors) is the
+candidate's stdout and nothing else: the harness reads none of it.  Output is the script's to
+shape -- a symbol ``|a\nunsat\n|`` printed by ``:dump-models``, an (echo), a label in a progress
+line, an objective term with parentheses in its name -- so no verdict, model or objective is
+parsed from it.
 
-What the harness reads instead, for the last check (smt2_text.py says how the text is read):
+What the harness reads instead (smt2_text.py says how the text is read):
 
 - whether z3 raised for a segment (an error: ``syntax_error``) and whether the harness's own
   watchdog interrupted the check (a timeout): values of the API and of the harness;
-- the check's assertions, loaded by ``Z3_solver_from_string`` (or the Optimize one) from the
-  script's declaring, asserting and scoping commands before it (``plan_check``).  A command that
-  may assert what the text does not show ((include) of a file the script wrote) leaves the check
-  ``unknown``, said so: nothing is made up from the text;
-- the front end's model, asked privately right after the check (``(get-model)``, a command the
-  script never sees, skipped under ``:error-behavior immediate-exit``) and read back as z3 values.
-  It only counts if every assertion evaluates to true in it (or is satisfiable with its constants
-  fixed): a model that satisfies the assertions proves sat whatever its text looked like, and
-  costs an evaluation, not a search.  This is the common case;
-- otherwise (unsat, unknown, no model kept) the harness checks the loaded assertions itself, under
-  the same solver timeout, and its answer is the verdict: an unsat SMT-LIB check is solved twice
-  (measured on the shared SMT-LIB corpus: CPU of unsat rows x1.96, of sat rows x1.06), a check
-  the watchdog interrupted is not solved again;
-- an Optimize's objectives: its terms as z3 holds them, valued in that model.
+- the check's assertions, loaded by ``Z3_solver_from_string`` (or the Optimize one) into the
+  harness's own context from the script's declaring, asserting and scoping commands before it
+  (``plan_check``).  A command that may assert what the text does not show ((include) of a file
+  the script wrote) leaves the check ``unknown``, said so: nothing is made up from the text;
+- the front end's model, asked privately (``(get-model)``, a command the script never sees,
+  skipped under ``:error-behavior immediate-exit``) and read back as z3 values: for the last check
+  at once, for an earlier one only right after the script's own (get-model) of it (asking for
+  any other makes terms that change later checks: smt2_front.py).  It only counts if every
+  assertion evaluates to true in it (or is satisfiable with its constants fixed): a model that
+  satisfies the assertions proves sat whatever its text looked like, and costs an evaluation,
+  not a search.  This is the common case;
+- otherwise (unsat, unknown, no model asked) the harness checks the loaded assertions itself, and
+  its answer is the verdict: such a check is solved twice (measured on the shared SMT-LIB corpus:
+  CPU of unsat rows x1.96, of sat rows x1.06).  The last check's is under the solver timeout; an
+  earlier check's under at most twice the front end's time for it (at least RECHECK_MIN_S).  A
+  check the watchdog interrupted is not solved again;
+- an Optimize's objectives (last check): its terms as z3 holds them, valued in that model.
+
+Every check leaves as frames as it ends (checks.py): verdict, line, and the model when the
+script asked for it; the frames carry no assertions, since the verifier reads each check's from
+the script the zygote holds.  The verdict stays the last check's.
 
 Why this is sound: the front end's printed text never reaches a decision, so a name, an option or
 a command that prints changes nothing but stdout; a sat needs a model the API evaluates true; unsat
@@ -34,9 +41,10 @@ verifier uses (child/verify.py checks the model against the script the zygote ho
 re-solve always: z3's front end keeps its check's state inside (no API reaches it), and the output
 must be z3's own, so the front end solves anyway; a model it found is reused, a refutation cannot be.
 
-An error before or at the last (check-sat) makes the verdict ``syntax_error``; one after it only
-shows in the output, as in z3.  Text the splitter cannot split (unbalanced parentheses, an
-unterminated string) is run whole, for its output, and is a ``syntax_error``.
+An error before or at the last (check-sat) makes the verdict ``syntax_error`` (the checks after
+it are ``unknown``); one after it only shows in the output, as in z3.  Text the splitter cannot
+split (unbalanced parentheses, an unterminated string) is run whole, for its output, and is a
+``syntax_error``.
 """
 
 from __future__ import annotations
