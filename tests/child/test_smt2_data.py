@@ -64,7 +64,7 @@ def test_output_options_and_commands_do_not_change_an_unsat_check(before: str, a
     script = before + UNSAT_BODY + "(check-sat)\n" + after
     run = run_child(script, language="smt2")
     assert run.stdout == z3_prints(script)
-    assert run.report == {"outcome": "unsat", "v": 1}
+    assert run.report == {"outcome": "unsat", "v": 1, "checks_made": 1}
 
 
 def test_the_checked_assertions_follow_the_scopes_and_the_exit() -> None:

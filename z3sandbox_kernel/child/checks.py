@@ -49,6 +49,10 @@ class CheckLog:
         self.asserts: dict[int, tuple[str, int]] = {}
         self.declarations: dict[int, tuple[str, int]] = {}
 
+    def sends(self) -> bool:
+        """Whether the next check would be sent: a check past the cap need not be decided."""
+        return self.send is not None and self.made < MAX_CHECKS
+
     def check(self, result: int, line: Callable[[], int | None],
               active: Callable[[], tuple[list[str], list[str]] | None]) -> int | None:
         """Send a check that just ended; its index, or None when it was not sent (past the cap).

@@ -109,7 +109,8 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         instrument.install(run)
         run.observer.checks = checks.CheckLog(send if language == "python" else None)
         instrument.adopt_spare_contexts(_SPARES.get(language, []))
-        report = _run_smt2(script) if language == "smt2" else _run_python(script, filename, plain)
+        report = (_run_smt2(script, send) if language == "smt2"
+                  else _run_python(script, filename, plain))
         run.observer.checks.send = None  # what the harness checks from here on is its own
         if language == "python":
             report["checks_made"] = run.observer.checks.made
@@ -229,9 +230,9 @@ def _check_unchecked() -> z3.Solver | None:
     return ours
 
 
-def _run_smt2(script: str) -> ChildReport:
+def _run_smt2(script: str, send: checks.Send | None) -> ChildReport:
     try:
-        report = smt2.run(script, models.MEMORY_WORDS)
+        report = smt2.run(script, models.MEMORY_WORDS, send)
     except BaseException as exc:
         return errors.exception_report(exc, instrument.RUN.filename)
     if report is not None:

@@ -8,6 +8,7 @@ what the candidate's check checked, from the text the zygote holds.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -130,30 +131,50 @@ def until_exit(text: str, commands: list[Command]) -> tuple[str, list[Command]]:
     return text, commands
 
 
-def plan_check(text: str, objectives: bool = True) -> CheckPlan:
-    """The assertions to check for the last (check-sat) of ``text`` (up to its first (exit)), as
-    the commands of ``LOADED_COMMANDS`` before it (without (maximize), (minimize) and (assert-soft)
-    unless ``objectives``: they constrain no model); raises Smt2SyntaxError."""
-    text, commands = until_exit(text, split_commands(text))
+def plan_check(text: str, objectives: bool = True, check: int = -1) -> CheckPlan:
+    """The assertions to check for the ``check``-th (check-sat) of ``text`` (from 0; -1, the last;
+    up to its first (exit)), as the commands of ``LOADED_COMMANDS`` before it (without (maximize),
+    (minimize) and (assert-soft) unless ``objectives``: they constrain no model); raises
+    Smt2SyntaxError, and IndexError when the text has no such check."""
+    text, commands = _commands(text)
+    checks = [c for c in commands if c.head in CHECK_HEADS]
+    chosen = checks[check] if check != -1 or checks else None
+    before = commands if chosen is None else [c for c in commands if c.end <= chosen.start]
     logic = None
-    for command in commands:
+    for command in before:
         words = text[command.start + 1 : command.end - 1].split()
         if command.head == "set-logic" and len(words) > 1:
             logic = words[1].strip("|")
-    optimize = any(c.head in _OBJECTIVES for c in commands)
-    checks = [c for c in commands if c.head in CHECK_HEADS]
-    last = checks[-1] if checks else None
-    kept = [text[c.start : c.end] for c in commands
-            if (last is None or c.end <= last.start) and _loaded(text, c)
-            and (objectives or c.head not in _OBJECTIVES)]
-    if last is not None and last.head == "check-sat-assuming":
+    optimize = any(c.head in _OBJECTIVES for c in before)
+    kept = [text[c.start : c.end] for c in before
+            if _loaded(text, c) and (objectives or c.head not in _OBJECTIVES)]
+    if chosen is not None and chosen.head == "check-sat-assuming":
         # (check-sat-assuming (l1 l2 ...)): the literals hold for this one check only.
-        parts = items(text[last.start + 1 : last.end - 1])
+        parts = items(text[chosen.start + 1 : chosen.end - 1])
         if len(parts) == 2 and parts[1].startswith("(") and parts[1].endswith(")"):
             kept.append(f"(assert (and true {parts[1][1:-1]}))")
-    unread = next((c.head for c in commands if (last is None or c.end <= last.start)
-                   and c.head not in LOADED_COMMANDS and c.head not in UNLOADED_COMMANDS), "")
-    return CheckPlan("\n".join(kept), last is not None, logic, optimize, unread)
+    unread = next((c.head for c in before
+                   if c.head not in LOADED_COMMANDS and c.head not in UNLOADED_COMMANDS), "")
+    return CheckPlan("\n".join(kept), chosen is not None, logic, optimize, unread)
+
+
+@functools.lru_cache(maxsize=2)
+def _commands(text: str) -> tuple[str, list[Command]]:
+    """``until_exit`` of the text's commands, split once for the plans of its several checks (a
+    verifier or a child asks one per check: the text is the same object each time)."""
+    return until_exit(text, split_commands(text))
+
+
+def check_lines(text: str) -> list[int]:
+    """The line of each (check-sat) and (check-sat-assuming) of ``text``, in order, up to its
+    first (exit); raises Smt2SyntaxError."""
+    text, commands = _commands(text)
+    lines, line, counted = [], 1, 0
+    for command in commands:
+        if command.head in CHECK_HEADS:
+            line, counted = line + text.count("\n", counted, command.start), command.start
+            lines.append(line)
+    return lines
 
 
 def _loaded(text: str, command: Command) -> bool:

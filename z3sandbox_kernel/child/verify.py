@@ -9,6 +9,7 @@ verifier's job (unsat, cores, objectives, a second solver) is confirm.py's.
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ import z3
 
 from ..protocol import PROTOCOL_VERSION, VerifyReport, VerifyRequest
 from .models import benchmark, read_model
-from .smt2_text import Smt2SyntaxError, error_message, plan_check, split_commands
+from .smt2_text import Smt2SyntaxError, check_lines, error_message, plan_check, split_commands
 from .terms import walk_terms
 
 MAX_TIMEOUT_MS = 4_294_967_294
@@ -97,7 +98,24 @@ def request_assertions(request: VerifyRequest) -> str:
     script = request.get("script_smt2")
     if script is None:
         return request["assertions_smt2"]
-    plan = plan_check(script, objectives=False)
+    return script_assertions(script)
+
+
+def script_assertions(script: str, check: int = -1) -> str:
+    """The assertions of an SMT-LIB script's ``check``-th (check-sat) (-1: its last), read from
+    its text; raises ValueError when the text cannot say them (Smt2SyntaxError, z3's exception
+    when z3 cannot load them).  The last check's are asked twice (the answer, and the model the
+    frames sent of it): read once."""
+    count = len(check_lines(script))
+    return _script_assertions(script, count - 1 if check == -1 and count else check)
+
+
+@functools.lru_cache(maxsize=2)
+def _script_assertions(script: str, check: int) -> str:
+    try:
+        plan = plan_check(script, objectives=False, check=check)
+    except IndexError:
+        raise ValueError(f"the script has no check {check + 1}") from None
     if plan.unread:
         raise ValueError(f"its ({plan.unread[:40]} ...) may assert what its text does not show")
     solver = z3.Solver()

@@ -2,7 +2,8 @@
 check, verified against that check's assertions, as a candidate's first model is (verify.py).
 
 A check's assertions come as ranges into the request's texts (``CheckToVerify``): rebuilt here, in
-the verifier, from what the zygote holds.
+the verifier, from what the zygote holds.  An SMT-LIB candidate's are read from its script
+(``script_smt2``) at the check's (check-sat), as its last check's are (verify.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import time
 from collections.abc import Callable
 
 from ..protocol import CheckedModel, Ranges, VerifyReport, VerifyRequest
+from .verify import script_assertions
 
 Verify = Callable[[str, list[list[str]], float], VerifyReport]
 
@@ -21,6 +23,7 @@ def verify_checks(request: VerifyRequest, verify_model: Verify, started: float,
     ``started``, shared with the further models) are left undecided."""
     asserts = request.get("check_asserts") or []
     declarations = request.get("check_declarations") or []
+    script = request.get("script_smt2")
     words: list[CheckedModel] = []
     for check in request.get("checks") or []:
         left = budget_s - (time.monotonic() - started)
@@ -28,7 +31,15 @@ def verify_checks(request: VerifyRequest, verify_model: Verify, started: float,
             words.append({"index": check["index"], "verified": None,
                           "reason": "not verified: the verifier's time ran out"})
             continue
-        text = "".join(_pick(declarations, check["declared"]) + _pick(asserts, check["assertions"]))
+        if script is None:
+            text = "".join(_pick(declarations, check["declared"]) + _pick(asserts, check["assertions"]))
+        else:  # an SMT-LIB candidate's: from its script, at the check's (check-sat)
+            try:
+                text = script_assertions(script, check["index"])
+            except Exception as exc:  # an unreadable script: undecided, not a crash
+                words.append({"index": check["index"], "verified": None,
+                              "reason": f"the script's assertions could not be read: {exc}"[:2000]})
+                continue
         checked = verify_model(text, check["model_smt2"], min(request["timeout_s"], left))
         words.append(as_checked(checked, check["index"]))
     return words

@@ -95,19 +95,24 @@ def _within(ranges: Ranges, size: int) -> bool:
     return all(0 <= start <= end <= size for start, end in ranges)
 
 
-def verify_part(checks: Checks, pairs: Callable[[CheckModelFrame, str], list[list[str]]]
-                ) -> VerifyRequest:
+def verify_part(checks: Checks, pairs: Callable[[CheckModelFrame, str], list[list[str]]],
+                script: str | None = None) -> VerifyRequest:
     """The ``VerifyRequest`` fields that ask for each check's model to be verified (none if no
     check has both a model and its assertions).  ``pairs(found, assertions)``: a model's SMT-LIB
-    pairs, its hex-only bytes put back."""
+    pairs, its hex-only bytes put back.  An SMT-LIB candidate's ``script``: each check's assertions
+    are read from it at the check's position (its index-th (check-sat)), whatever the frame said."""
     asked: list[CheckToVerify] = []
     for entry in checks.with_models():
-        text, found = checks.text(entry), entry["found"]
+        text = script if script is not None else checks.text(entry)
+        found = entry["found"]
         if text is not None and found is not None:
-            asked.append({"index": entry["index"], "assertions": entry["assertions"] or [],
-                          "declared": entry["declared"], "model_smt2": pairs(found, text)})
+            mine = script is None  # ranges into the texts the frames sent
+            asked.append({"index": entry["index"], "assertions": (entry["assertions"] or []) if mine else [],
+                          "declared": entry["declared"] if mine else [], "model_smt2": pairs(found, text)})
     if not asked:
         return {}
+    if script is not None:
+        return {"checks": asked, "script_smt2": script}
     return {"checks": asked, "check_asserts": checks.asserts, "check_declarations": checks.declarations}
 
 

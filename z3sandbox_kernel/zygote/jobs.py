@@ -114,8 +114,9 @@ def checks_of(job: Job) -> tuple[Checks, str | None]:
 
 def _checks_to_verify(candidate: Candidate) -> bool:
     job = candidate.job
+    smt2 = candidate.request.get("language") == "smt2"  # its checks' assertions are in its script
     return bool(candidate.request.get("verify") and job is not None and job.role is Role.RUN
-                and any(candidate.observation.checks.text(entry) is not None
+                and any(smt2 or candidate.observation.checks.text(entry) is not None
                         for entry in candidate.observation.checks.with_models()))
 
 
@@ -179,7 +180,7 @@ def verify_request(candidate: Candidate, report: ChildReport | None) -> VerifyRe
         assertions = text
         return pairs(found)
 
-    request.update(verify_part(candidate.observation.checks, check_pairs))
+    request.update(verify_part(candidate.observation.checks, check_pairs, script))
     return request
 
 
