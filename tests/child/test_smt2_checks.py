@@ -4,6 +4,7 @@ what z3 prints."""
 
 from __future__ import annotations
 
+import json
 import os
 import selectors
 import sys
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from z3sandbox_kernel.child import harness
-from z3sandbox_kernel.protocol import MAX_CHECKS, PROTOCOL_VERSION, encode_frame, split_frames
+from z3sandbox_kernel.protocol import MAX_CHECKS, PROTOCOL_VERSION, encode_frame, split_bodies
 
 from ..fidelity.test_smt2 import z3_prints
 
@@ -65,7 +66,7 @@ def run_smt2(script: str, timeout_s: float = 5.0) -> tuple[dict[str, Any], list[
                 selector.unregister(key.fd)
                 os.close(key.fd)
     os.waitpid(pid, 0)
-    frames = split_frames(data[frames_read])
+    frames = [json.loads(body) for body in split_bodies(data[frames_read])]
     return frames[-1], frames[:-1], data[out_read].decode()
 
 
