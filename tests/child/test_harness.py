@@ -244,7 +244,9 @@ def test_prove_is_unsat_when_proved_and_sat_with_a_counterexample() -> None:
 def test_random_seed_changes_models_without_warnings() -> None:
     script = ("a, b = BitVecs('a b', 32)\nc, d = Ints('c d')\n"
               "s.add(a ^ b == 0xdeadbeef, c + d == 1000, c >= 0, d >= 0, c * d > 1000)\ns.check()\n")
-    runs = [run_child(script, random_seed=seed) for seed in range(6)]
+    # From a fresh interpreter: a z3 context an earlier test made in this process would be the
+    # script's, made before any seed was set.
+    runs = [run_child_in_a_fresh_zygote(script, random_seed=seed) for seed in range(6)]
     assert all(run.report["outcome"] == "sat" and run.stderr == "" for run in runs)
     assert len({json.dumps(run.report["model"], sort_keys=True) for run in runs}) > 1
 
@@ -482,14 +484,14 @@ def test_smt2_optimization_reports_the_objectives() -> None:
 
 # ------------------------------------------------------------------------------------- fidelity
 
-def run_child_in_a_fresh_zygote(script: str) -> ChildRun:
+def run_child_in_a_fresh_zygote(script: str, random_seed: int | None = None) -> ChildRun:
     """``run_child`` from a new interpreter that only imported and prepared the harness, as the
     zygote is: tests of z3's main context must not depend on what earlier tests in this process
     did with it (the whole suite shares one process)."""
     driver = ("import json, sys\nfrom z3sandbox_kernel.child import harness\nharness.prepare()\n"
               "import z3\nassert z3.z3._main_ctx is None, 'prepare() made the main context'\n"
               "from tests.child.test_harness import run_child\n"
-              "run = run_child(sys.stdin.read())\n"
+              f"run = run_child(sys.stdin.read(), random_seed={random_seed!r})\n"
               "print(json.dumps([run.report, run.stdout, run.stderr]))\n")
     done = subprocess.run([sys.executable, "-c", driver], input=script, capture_output=True,
                           text=True, check=True, cwd=Path(__file__).resolve().parents[2])

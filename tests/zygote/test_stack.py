@@ -30,15 +30,19 @@ def test_a_cpu_loop_names_its_line(sandbox: Sandbox):
 def test_a_sleep_loop_names_its_line(sandbox: Sandbox):
     candidate = sandbox.run(SLEEP_LOOP, limits=Limits(wall_s=1))[0]
     assert candidate.verdict is Verdict.TIMEOUT and candidate.kill == "wall"
-    assert candidate.error == {"type": "timeout", "line": 4,
-                               "message": "wall-clock limit of 1 s (line 4, as the script reported)"}
+    line = candidate.error["line"]
+    assert line in (3, 4)  # in the sleep, or testing the loop's condition between two
+    assert candidate.error == {"type": "timeout", "line": line,
+                               "message": f"wall-clock limit of 1 s (line {line}, as the script reported)"}
 
 
 def test_a_print_flood_names_its_innermost_line(sandbox: Sandbox):
     candidate = sandbox.run(PRINT_FLOOD, limits=Limits(output_max_mb=1, wall_s=120))[0]
     assert candidate.verdict is Verdict.OUTPUT_LIMIT and candidate.kill == "output"
-    assert candidate.error["line"] == 4  # in show(), called from line 8
-    assert candidate.reason.endswith("(line 4, as the script reported)")
+    # In show(), called from line 7: printing (line 4), or entering it (its def, line 3).
+    line = candidate.error["line"]
+    assert line in (3, 4)
+    assert candidate.reason.endswith(f"(line {line}, as the script reported)")
 
 
 def test_a_kill_whose_stack_could_not_be_taken_says_so(sandbox: Sandbox):
