@@ -6,7 +6,7 @@ import copy
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -42,7 +42,7 @@ class CandidateResult:
     verdict: Verdict | None = None  # None until the candidate is done
     state: Literal["queued", "running", "done"] = "done"
     reason: str = ""
-    model: dict[str, Any] | None = None
+    model: dict[str, object] | None = None
     payload: bytes | None = None
     payload_error: str | None = None
     unsat_core: list[tuple[int, str]] | None = None
@@ -203,7 +203,7 @@ class RunResult:
         return voting.best(self.candidates)
 
     @property
-    def model(self) -> dict[str, Any] | None:
+    def model(self) -> dict[str, object] | None:
         best = self.best
         return best.model if best else None
 
@@ -213,7 +213,7 @@ class RunResult:
         return best.payload if best else None
 
     @property
-    def models(self) -> list[dict[str, Any]]:
+    def models(self) -> list[dict[str, object]]:
         return [c.model for c in self.candidates if c.verdict is Verdict.SAT and c.model is not None]
 
     def model_groups(self) -> list[list[CandidateResult]]:
@@ -246,7 +246,7 @@ class RunResult:
         }, **dumps)
 
     @classmethod
-    def from_json(cls, text: str | bytes | dict[str, Any]) -> RunResult:
+    def from_json(cls, text: str | bytes | Mapping[str, object]) -> RunResult:
         """A run back from ``to_json()``'s text, or from what a saved notebook holds: the
         ``application/vnd.z3sandbox.run+json`` document of its output (or the whole output, or
         its ``data`` bundle; the figures come from the output's metadata when it is there)."""

@@ -105,7 +105,7 @@ class Service:
         first candidate takes about 0.13 s more than its second)."""
         self.sandbox.run(WARM_UP)
 
-    async def run_candidates(self, arguments: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
+    async def run_candidates(self, arguments: dict[str, Any], progress: Progress | None) -> dict[str, object]:
         """Run a request (``run_candidates``'s arguments); ValueError for one the operator refuses."""
         scripts, k = arguments["scripts"], arguments.get("k")
         count = len(scripts) * (k or 1)
