@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from . import vote as voting
 from .found import CheckResult, ModelResult
@@ -32,6 +32,21 @@ RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document 
 # the renderer themselves, rather than wait for one to register.  This is the one import of a face
 # by a contract (tests/test_architecture.py lists it): lazy, so importing this module loads no
 # presentation, and the zygote and the child, which never show a result, never load it.
+
+
+class _PlannedRequired(TypedDict):
+    index: int
+    sha256: str
+    random_seed: int | None
+    label: str | None
+
+
+class PlannedCandidate(_PlannedRequired, total=False):
+    """What a run was asked of one candidate, as its record's header holds it: its expected
+    verdict when the run named any, its script when scripts are recorded."""
+
+    expected: str | None
+    script: str
 
 
 @dataclass
@@ -164,7 +179,7 @@ class RunResult:
     elapsed_s: float = 0.0
     run_id: str = ""  # names its record file, when recorded (Sandbox(record_dir=...))
     rounds: list[RunResult] = field(default_factory=list)  # repair(): every round's result, in order
-    planned: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)  # per candidate
+    planned: list[PlannedCandidate] = field(default_factory=list, repr=False, compare=False)  # per candidate
     # Set by %%z3sandbox: runs some of its candidates again (see ``rerun``); not saved.
     _rerun: Callable[[RunResult, list[int]], RunResult] | None = field(default=None, repr=False,
                                                                         compare=False)
@@ -268,7 +283,7 @@ class RunResult:
                    interrupted=data["interrupted"], elapsed_s=data["elapsed_s"],
                    run_id=data.get("run_id") or "")
 
-    def table_rows(self) -> list[dict[str, Any]]:
+    def table_rows(self) -> list[dict[str, object]]:
         """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
         from .presentation import render
 

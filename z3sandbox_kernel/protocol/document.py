@@ -31,7 +31,7 @@ from ..verdicts import Verdict
 from .messages import CandidateError, CheckDict, IsolationReport, ModelDict, Objective
 from .wire import JsonValue
 
-MIME_TYPE = "application/vnd.z3sandbox.run+json"
+MIME_TYPE: Final = "application/vnd.z3sandbox.run+json"
 SCHEMA_NAME: Final = "z3sandbox.run"
 SCHEMA_VERSION: Final = 1
 
