@@ -44,6 +44,8 @@ from .mcp_operator import (
 from .mcp_output import output_json, output_model, run_output
 
 if TYPE_CHECKING:
+    from pydantic.config import JsonDict
+
     from ..host.sandbox import Sandbox
     from ..results import CandidateResult
 
@@ -186,7 +188,7 @@ rest at the first sat or unsat. Limits (timeout_s, wall_s, memory_mb, ...) may b
 raised past the operator's ceilings; a request over one is refused with the ceiling."""
 
 
-def _at_most(ceiling: float) -> dict[str, Any]:
+def _at_most(ceiling: float) -> JsonDict:
     """A ceiling in the input schema, checked by the service (which names the operator's flag),
     not by pydantic (whose message names a web page)."""
     return {"maximum": ceiling}

@@ -22,7 +22,7 @@ control characters, and the HTML escapes it all.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal, TypedDict
+from typing import Annotated, Final, Literal, TypedDict
 
 import msgspec
 
@@ -168,7 +168,7 @@ class RunMetadata(TypedDict, total=False):
     timings: list[DocumentTiming]
 
 
-def run_schema() -> dict[str, Any]:
+def run_schema() -> dict[str, object]:
     """The JSON Schema (2020-12) of ``RunDocument``, with ``RunMetadata`` among its definitions."""
     _, definitions = msgspec.json.schema_components([RunDocument, RunMetadata],
                                                     ref_template="#/$defs/{name}")
