@@ -67,7 +67,7 @@ def _add_run_command(subparsers: Any) -> None:
     run.set_defaults(func=_run_command)
 
 
-def candidate_json(result: RunResult, index: int) -> dict[str, Any]:
+def candidate_json(result: RunResult, index: int) -> dict[str, object]:
     data = result[index].to_dict()
     data["payload"] = data.pop("payload_hex")
     return data

@@ -5,7 +5,6 @@ verification."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .protocol import CheckDict, ModelDict, decode_value, encode_value
 
@@ -15,13 +14,13 @@ class ModelResult:
     """A further model of a sat candidate (``models=N``): its model, payload and verification,
     as a candidate's first model is held (``CandidateResult.model``, ``payload``, ``verified``)."""
 
-    model: dict[str, Any]
+    model: dict[str, object]
     payload: bytes | None = None
     payload_error: str | None = None
     verified: bool | None = None
 
     @classmethod
-    def from_dict(cls, data: ModelDict | dict[str, Any]) -> ModelResult:
+    def from_dict(cls, data: ModelDict | CheckDict) -> ModelResult:
         payload_hex = data.get("payload_hex")
         return cls({k: decode_value(v) for k, v in (data.get("model") or {}).items()},
                    bytes.fromhex(payload_hex) if payload_hex is not None else None,
@@ -44,7 +43,7 @@ class CheckResult:
     found: ModelResult | None = None
 
     @property
-    def model(self) -> dict[str, Any] | None:
+    def model(self) -> dict[str, object] | None:
         return self.found.model if self.found is not None else None
 
     @property
@@ -56,8 +55,8 @@ class CheckResult:
         return self.found.verified if self.found is not None else None
 
     @classmethod
-    def from_dict(cls, data: CheckDict | dict[str, Any]) -> CheckResult:
-        found = ModelResult.from_dict(dict(data)) if data.get("model") is not None else None
+    def from_dict(cls, data: CheckDict) -> CheckResult:
+        found = ModelResult.from_dict(data) if data.get("model") is not None else None
         return cls(str(data["verdict"]), data.get("line"), found)
 
     def to_dict(self) -> CheckDict:

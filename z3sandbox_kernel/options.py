@@ -16,9 +16,9 @@ import dataclasses
 import difflib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypedDict, get_args
 
 from .limits import DEFAULT_LIMITS, Limits
 from .protocol import KNOWN_LAYERS, Language
@@ -32,7 +32,20 @@ CROSS_CHECKERS = ("cvc5",)
 _LIMIT_ERROR = re.compile(r"^(\w+)=(\S+) is not allowed: ")
 
 
-def _about(help_text: str, **flag: Any) -> dict[str, Any]:
+class ArgumentKeywords(TypedDict, total=False):
+    """The keywords of ``add_argument`` an option or a limit passes."""
+
+    dest: str
+    default: None
+    help: str
+    action: str
+    const: object
+    type: Callable[[str], object]
+    choices: tuple[str, ...]
+    metavar: str | None
+
+
+def _about(help_text: str, **flag: object) -> dict[str, object]:
     """A ``RunOptions`` field's metadata: its help and, for an option the faces give a flag, how
     (``flag``, ``kind``, ``places``, ``choices``, ``metavar``, ``flag_help``, ``const``: the
     ``RunOption`` fields)."""
@@ -266,26 +279,26 @@ def verdict_list(text: str) -> list[str]:
     return listed
 
 
-def argparse_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+def argparse_specs(place: Place) -> list[tuple[tuple[str, ...], ArgumentKeywords]]:
     """``(flags, keywords)`` for ``add_argument`` (or IPython's ``@argument``), one per option of
     ``place``.  Every default is None, so that "not given" can fall back to the config."""
-    specs: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    specs: list[tuple[tuple[str, ...], ArgumentKeywords]] = []
     for option in options_for(place):
         source = f"Z3Sandbox.{option.name}; " if place == "magic" and "config" in option.places else ""
-        keywords: dict[str, Any] = {
+        keywords: ArgumentKeywords = {
             "dest": option.name, "default": None,
             "help": f"{option.flag_help or option.help} ({source}default {option.default_text()})",
         }
         if option.kind == "switch":
-            keywords.update(action="store_const", const=option.const)
+            keywords["action"], keywords["const"] = "store_const", option.const
         elif option.kind == "negated":
             keywords["action"] = "store_false"
         elif option.kind == "count":
-            keywords.update(type=positive_int, metavar=option.metavar)
+            keywords["type"], keywords["metavar"] = positive_int, option.metavar
         elif option.kind == "verdicts":
-            keywords.update(type=verdict_list, metavar=option.metavar)
+            keywords["type"], keywords["metavar"] = verdict_list, option.metavar
         else:
-            keywords.update(choices=option.choices, metavar=option.metavar)
+            keywords["choices"], keywords["metavar"] = option.choices, option.metavar
         specs.append(((option.flag,), keywords))
     return specs
 
@@ -309,13 +322,13 @@ def limit_error(message: str) -> str:
     return f"{flags[match.group(1)]} {match.group(2)}: not allowed: {message[match.end():]}"
 
 
-def limit_specs(place: Place) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+def limit_specs(place: Place) -> list[tuple[tuple[str, ...], ArgumentKeywords]]:
     """``(flags, keywords)`` for ``add_argument``, one per limit (``limits.LIMIT_FIELDS``): flag,
     unit, type and help from the limits model; every default is None (the config's or the model's
     applies)."""
     from .limits import LIMIT_FIELDS, number
 
-    specs: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    specs: list[tuple[tuple[str, ...], ArgumentKeywords]] = []
     for spec in LIMIT_FIELDS:
         unit = spec.metadata["unit"]
         default = number(getattr(DEFAULT_LIMITS, spec.name)) + (f" {unit}" if unit else "")

@@ -6,9 +6,9 @@ import copy
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from . import vote as voting
 from .found import CheckResult, ModelResult
@@ -34,6 +34,21 @@ RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document 
 # presentation, and the zygote and the child, which never show a result, never load it.
 
 
+class _PlannedRequired(TypedDict):
+    index: int
+    sha256: str
+    random_seed: int | None
+    label: str | None
+
+
+class PlannedCandidate(_PlannedRequired, total=False):
+    """What a run was asked of one candidate, as its record's header holds it: its expected
+    verdict when the run named any, its script when scripts are recorded."""
+
+    expected: str | None
+    script: str
+
+
 @dataclass
 class CandidateResult:
     """The outcome of one candidate.  Measurements come from the operating system, not the child."""
@@ -42,7 +57,7 @@ class CandidateResult:
     verdict: Verdict | None = None  # None until the candidate is done
     state: Literal["queued", "running", "done"] = "done"
     reason: str = ""
-    model: dict[str, Any] | None = None
+    model: dict[str, object] | None = None
     payload: bytes | None = None
     payload_error: str | None = None
     unsat_core: list[tuple[int, str]] | None = None
@@ -164,7 +179,7 @@ class RunResult:
     elapsed_s: float = 0.0
     run_id: str = ""  # names its record file, when recorded (Sandbox(record_dir=...))
     rounds: list[RunResult] = field(default_factory=list)  # repair(): every round's result, in order
-    planned: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)  # per candidate
+    planned: list[PlannedCandidate] = field(default_factory=list, repr=False, compare=False)  # per candidate
     # Set by %%z3sandbox: runs some of its candidates again (see ``rerun``); not saved.
     _rerun: Callable[[RunResult, list[int]], RunResult] | None = field(default=None, repr=False,
                                                                         compare=False)
@@ -203,7 +218,7 @@ class RunResult:
         return voting.best(self.candidates)
 
     @property
-    def model(self) -> dict[str, Any] | None:
+    def model(self) -> dict[str, object] | None:
         best = self.best
         return best.model if best else None
 
@@ -213,7 +228,7 @@ class RunResult:
         return best.payload if best else None
 
     @property
-    def models(self) -> list[dict[str, Any]]:
+    def models(self) -> list[dict[str, object]]:
         return [c.model for c in self.candidates if c.verdict is Verdict.SAT and c.model is not None]
 
     def model_groups(self) -> list[list[CandidateResult]]:
@@ -246,7 +261,7 @@ class RunResult:
         }, **dumps)
 
     @classmethod
-    def from_json(cls, text: str | bytes | dict[str, Any]) -> RunResult:
+    def from_json(cls, text: str | bytes | Mapping[str, object]) -> RunResult:
         """A run back from ``to_json()``'s text, or from what a saved notebook holds: the
         ``application/vnd.z3sandbox.run+json`` document of its output (or the whole output, or
         its ``data`` bundle; the figures come from the output's metadata when it is there)."""
@@ -268,7 +283,7 @@ class RunResult:
                    interrupted=data["interrupted"], elapsed_s=data["elapsed_s"],
                    run_id=data.get("run_id") or "")
 
-    def table_rows(self) -> list[dict[str, Any]]:
+    def table_rows(self) -> list[dict[str, object]]:
         """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
         from .presentation import render
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import json
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 
 class Verdict(str, enum.Enum):
@@ -45,18 +45,51 @@ class Verdict(str, enum.Enum):
 
 # Labels, descriptions and badge colours live in verdicts.json, shared with the labextension.
 VERDICTS_JSON = Path(__file__).with_name("verdicts.json")
-_TABLE: dict[str, Any] = json.loads(VERDICTS_JSON.read_text())
 
 
-def verdict_style(label: str) -> dict[str, Any]:
+class BadgeColours(TypedDict):
+    """A badge's colours in one theme."""
+
+    background: str
+    text: str
+
+
+class _StyleRequired(TypedDict):
+    label: str
+    description: str
+    light: BadgeColours
+    dark: BadgeColours
+
+
+class VerdictStyle(_StyleRequired, total=False):
+    """One verdict's or live state's entry in verdicts.json (states have no group or reason)."""
+
+    group: str
+    reason: str
+
+
+class StyleTable(TypedDict):
+    """verdicts.json: its themes' page colours and the entries of the verdicts and live states."""
+
+    schema: str
+    version: int
+    _about: str
+    themes: dict[str, dict[str, str]]
+    verdicts: dict[str, VerdictStyle]
+    states: dict[str, VerdictStyle]
+
+
+_TABLE: StyleTable = json.loads(VERDICTS_JSON.read_text())
+
+
+def verdict_style(label: str) -> VerdictStyle:
     """The entry of a verdict or live state ("queued", "running", "tie", ...) in verdicts.json;
     unknown labels get the cancelled (grey) look."""
-    style: dict[str, Any] = (_TABLE["verdicts"].get(label) or _TABLE["states"].get(label)
-                             or _TABLE["verdicts"]["cancelled"])
-    return style
+    return (_TABLE["verdicts"].get(label) or _TABLE["states"].get(label)
+            or _TABLE["verdicts"]["cancelled"])
 
 
-def style_table() -> dict[str, Any]:
+def style_table() -> StyleTable:
     """The whole of verdicts.json (themes, verdicts, states)."""
     return _TABLE
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import base64
 import functools
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import encode_value
+from ..protocol.wire import JsonValue
 
 if TYPE_CHECKING:
     from ..results import CandidateResult, RunResult
@@ -43,16 +45,16 @@ def _b64(payload: bytes | None) -> str | None:
     return None if payload is None else base64.b64encode(payload).decode()
 
 
-def _encoded(model: dict[str, Any] | None) -> dict[str, Any] | None:
+def _encoded(model: Mapping[str, object] | None) -> dict[str, JsonValue] | None:
     return None if model is None else {name: encode_value(value) for name, value in model.items()}
 
 
-def _present(fields: dict[str, Any]) -> dict[str, Any]:
+def _present(fields: Mapping[str, object]) -> dict[str, object]:
     """``fields`` without the null and empty ones (false, 0 and 0.0 stay: they are values)."""
     return {key: value for key, value in fields.items() if value is not None and value not in ("", [], {})}
 
 
-def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
+def candidate_output(candidate: CandidateResult) -> dict[str, object]:
     """One candidate as the tool shows it (before grouping: ``indexes`` holds its own index)."""
     error = _present(dict(candidate.error)) if candidate.error else None
     return _present({
@@ -75,7 +77,7 @@ def candidate_output(candidate: CandidateResult) -> dict[str, Any]:
     })
 
 
-def grouped(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def grouped(entries: list[dict[str, object]]) -> list[dict[str, object]]:
     """Entries whose outcome is the same, as one entry with every index, and the longest wall
     and CPU time of them; in the order of each group's first index."""
     groups: dict[str, dict[str, Any]] = {}
@@ -92,7 +94,7 @@ def grouped(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(groups.values())
 
 
-def run_output(result: RunResult, record: str | None) -> dict[str, Any]:
+def run_output(result: RunResult, record: str | None) -> dict[str, object]:
     return _present({
         "run_id": result.run_id, "verdict": result.verdict.value,
         "vote": result.vote if result.vote != result.verdict.value else None,
@@ -103,7 +105,7 @@ def run_output(result: RunResult, record: str | None) -> dict[str, Any]:
     })
 
 
-def output_json(output: dict[str, Any]) -> str:
+def output_json(output: Mapping[str, object]) -> str:
     """The text block that goes with the structured content: the same JSON, without spaces."""
     return json.dumps(output, ensure_ascii=False, separators=(",", ":"))
 

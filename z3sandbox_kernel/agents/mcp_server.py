@@ -44,6 +44,8 @@ from .mcp_operator import (
 from .mcp_output import output_json, output_model, run_output
 
 if TYPE_CHECKING:
+    from pydantic.config import JsonDict
+
     from ..host.sandbox import Sandbox
     from ..results import CandidateResult
 
@@ -105,7 +107,7 @@ class Service:
         first candidate takes about 0.13 s more than its second)."""
         self.sandbox.run(WARM_UP)
 
-    async def run_candidates(self, arguments: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
+    async def run_candidates(self, arguments: dict[str, Any], progress: Progress | None) -> dict[str, object]:
         """Run a request (``run_candidates``'s arguments); ValueError for one the operator refuses."""
         scripts, k = arguments["scripts"], arguments.get("k")
         count = len(scripts) * (k or 1)
@@ -186,7 +188,7 @@ rest at the first sat or unsat. Limits (timeout_s, wall_s, memory_mb, ...) may b
 raised past the operator's ceilings; a request over one is refused with the ceiling."""
 
 
-def _at_most(ceiling: float) -> dict[str, Any]:
+def _at_most(ceiling: float) -> JsonDict:
     """A ceiling in the input schema, checked by the service (which names the operator's flag),
     not by pydantic (whose message names a web page)."""
     return {"maximum": ceiling}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..options import RepairRound, RunOptions
+from ..protocol import CandidateError
 from ..results import CandidateResult, RunResult
 from ..verdicts import Verdict
 from . import untrusted
@@ -43,7 +44,7 @@ class CandidateFeedback:
     label: str | None
     verdict: str
     reason: str
-    error: dict[str, Any] | None
+    error: CandidateError | None
     line_text: str | None  # the script's line the error names
     stderr_tail: str
     stdout_tail: str = ""
@@ -118,7 +119,7 @@ def candidate_feedback(candidate: CandidateResult, script: str | None, nonce: st
     return CandidateFeedback(
         index=candidate.index, label=candidate.label,
         verdict=candidate.verdict.value if candidate.verdict else "unknown", reason=candidate.reason,
-        error=dict(candidate.error) if candidate.error else None, line_text=line_text,
+        error=candidate.error.copy() if candidate.error else None, line_text=line_text,
         stderr_tail=candidate.stderr[-STDERR_TAIL:], stdout_tail=candidate.stdout[-STDOUT_TAIL:],
         nonce=nonce or untrusted.new_nonce())
 

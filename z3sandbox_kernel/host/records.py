@@ -29,13 +29,13 @@ import platform
 import secrets
 import socket
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..hostfiles import Folder
 from ..protocol import Hello, IsolationReport
-from ..results import CandidateResult, RunResult
+from ..results import CandidateResult, PlannedCandidate, RunResult
 from .plan import RunPlan
 
 RECORD_SCHEMA = "z3sandbox.record"
@@ -122,7 +122,7 @@ class RunRecorder:
                 self._file.close()
                 self._file = None
 
-    def _write(self, line: dict[str, Any]) -> None:
+    def _write(self, line: Mapping[str, object]) -> None:
         text = json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"
         with self._lock:
             if self._file is not None:
@@ -139,17 +139,22 @@ def _active_layers(report: IsolationReport | None) -> object:
     return report.get("level"), layers
 
 
-def planned_candidates(plan: RunPlan, record_scripts: bool = False) -> list[dict[str, Any]]:
+def planned_candidates(plan: RunPlan, record_scripts: bool = False) -> list[PlannedCandidate]:
     """Per candidate what the run was asked, as the header holds it (``RunResult.planned``): its
     index, script sha256, random seed, label, expected verdict and, if asked, its script."""
     def at(values: tuple[str | None, ...], index: int) -> str | None:
         return values[index] if index < len(values) else None
 
-    return [{"index": i, "sha256": sha256(script), "random_seed": plan.random_seeds[i],
-             "label": at(plan.labels, i),
-             **({"expected": at(plan.expected, i)} if plan.expected else {}),
-             **({"script": script} if record_scripts else {})}
-            for i, script in enumerate(plan.scripts)]
+    planned = []
+    for i, script in enumerate(plan.scripts):
+        entry: PlannedCandidate = {"index": i, "sha256": sha256(script),
+                                   "random_seed": plan.random_seeds[i], "label": at(plan.labels, i)}
+        if plan.expected:
+            entry["expected"] = at(plan.expected, i)
+        if record_scripts:
+            entry["script"] = script
+        planned.append(entry)
+    return planned
 
 
 class Recording:

@@ -14,7 +14,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..results import CandidateResult, RunResult
 from ..verdicts import Verdict
@@ -67,7 +67,7 @@ class RunDiff:
     def improvements(self) -> list[Change]:
         return [change for change in self.changes if change.kind == "improvement"]
 
-    def to_dicts(self) -> list[dict[str, Any]]:
+    def to_dicts(self) -> list[dict[str, object]]:
         return [dataclasses.asdict(change) for change in self.changes]
 
     def __str__(self) -> str:
@@ -110,8 +110,9 @@ class _Side:
         self.planned = {entry["index"]: entry for entry in run.planned}
         self.left = sorted(run.candidates, key=lambda c: c.index)
 
-    def fact(self, candidate: CandidateResult, name: str) -> Any:
-        return self.planned.get(candidate.index, {}).get(name)
+    def fact(self, candidate: CandidateResult, name: Literal["label", "expected", "sha256"]) -> Any:
+        entry = self.planned.get(candidate.index)
+        return entry.get(name) if entry is not None else None
 
     def label(self, candidate: CandidateResult) -> str | None:
         return candidate.label or self.fact(candidate, "label")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, TypedDict, cast
 
 from ipykernel.ipkernel import IPythonKernel
 from ipykernel.kernelapp import IPKernelApp
@@ -35,6 +35,7 @@ from traitlets import Type
 
 from .._version import __version__
 from ..presentation.phrases import isolation_summary
+from ..protocol import LayerReport
 from .config import Z3Sandbox
 
 
@@ -81,16 +82,16 @@ class Z3SandboxKernel(IPythonKernel):
                           parent, ident)
 
     @property
-    def kernel_info(self) -> dict[str, Any]:
-        info: dict[str, Any] = dict(super().kernel_info)
+    def kernel_info(self) -> dict[str, object]:
+        info: dict[str, object] = dict(super().kernel_info)
         info["z3sandbox"] = self.z3sandbox_info()
         return info
 
-    def z3sandbox_info(self) -> dict[str, Any]:
+    def z3sandbox_info(self) -> Z3SandboxInfo:
         """The ``z3sandbox`` key of the kernel_info reply (see the module docstring)."""
         from .magic import magics_of
 
-        info: dict[str, Any] = {"version": __version__, "level": None, "layers": []}
+        info: Z3SandboxInfo = {"version": __version__, "level": None, "layers": []}
         magics = magics_of(self.shell)
         if magics is None:
             return {**info, "isolation": "unavailable: the z3sandbox extension is not loaded"}
@@ -104,6 +105,18 @@ class Z3SandboxKernel(IPythonKernel):
             "isolation": isolation_summary(report),
             "layers": list(report.get("layers", [])),
         }
+
+
+class _Z3SandboxInfoRequired(TypedDict):
+    version: str
+    level: Literal["kernel", "process"] | None
+    layers: list[LayerReport]
+
+
+class Z3SandboxInfo(_Z3SandboxInfoRequired, total=False):
+    """The ``z3sandbox`` key of the kernel_info reply: its isolation, or why it is unavailable."""
+
+    isolation: str
 
 
 class Z3SandboxKernelApp(IPKernelApp):

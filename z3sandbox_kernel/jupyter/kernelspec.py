@@ -19,7 +19,7 @@ import sys
 import tempfile
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
@@ -27,6 +27,15 @@ KERNEL_NAME = "z3sandbox"
 DISPLAY_NAME = "Z3 Sandbox (Python 3)"
 RESOURCES = files("z3sandbox_kernel.jupyter") / "resources" / "kernelspec"
 KERNEL_MODULE = "z3sandbox_kernel.jupyter.kernel"
+
+
+class KernelJson(TypedDict):
+    """The kernel spec's kernel.json (resources/kernelspec), as Jupyter reads it."""
+
+    argv: list[str]
+    display_name: str
+    language: str
+    interrupt_mode: str
 
 
 def _prefix(sys_prefix: bool, prefix: str | None) -> str | None:
@@ -58,7 +67,7 @@ def install_kernelspec(
                 _copy(resource, staging)
         spec_path = os.path.join(staging, "kernel.json")
         with open(spec_path, encoding="utf-8") as stream:
-            spec: dict[str, Any] = json.load(stream)
+            spec: KernelJson = json.load(stream)
         spec["argv"][0] = sys.executable
         spec["display_name"] = display_name
         with open(spec_path, "w", encoding="utf-8") as stream:

@@ -69,7 +69,7 @@ def _limit_options(func: Method) -> Method:
     return argument_group("limits")(func)
 
 
-def _read_variable(namespace: dict[str, Any], name: str, option: str) -> Any:
+def _read_variable(namespace: dict[str, object], name: str, option: str) -> Any:
     if name not in namespace:
         raise UsageError(f"{option} {name}: no variable of that name in the namespace")
     return namespace[name]
@@ -215,7 +215,7 @@ class Z3SandboxMagics(Magics):
         return args
 
     def _scripts(self, args: argparse.Namespace, cell: str | None,
-                 namespace: dict[str, Any]) -> list[Script]:
+                 namespace: dict[str, object]) -> list[Script]:
         body = cell if cell is not None else ""
         if args.candidates is not None:
             if body.strip():
@@ -235,7 +235,7 @@ class Z3SandboxMagics(Magics):
                              "or pass --candidates VAR")
         return scripts
 
-    def _seed(self, args: argparse.Namespace, namespace: dict[str, Any]) -> bytes | None:
+    def _seed(self, args: argparse.Namespace, namespace: dict[str, object]) -> bytes | None:
         if args.seed is None:
             return None
         value = _read_variable(namespace, args.seed, "--seed")
@@ -246,7 +246,7 @@ class Z3SandboxMagics(Magics):
             )
         return bytes(value)
 
-    def _client(self, args: argparse.Namespace, namespace: dict[str, Any]) -> Any:
+    def _client(self, args: argparse.Namespace, namespace: dict[str, object]) -> Any:
         """--dask: a Client held in a variable, or a scheduler address (a name that is not a
         variable is taken as an address)."""
         if args.dask is None:

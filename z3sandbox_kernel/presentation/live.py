@@ -8,11 +8,11 @@ of the rows sent and each running row's time so far.  The final display is ``run
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .html import live_html
 from .phrases import counts_summary, progress_summary
-from .render import MIME_TYPE, run_json, run_metadata
+from .render import MIME_TYPE, MimeData, MimeMetadata, run_json, run_metadata
 from .textview import text_table
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def live_rows(result: RunResult, changed: list[int] | None) -> list[CandidateRes
 
 
 def live_mimebundle(result: RunResult, changed: list[int] | None,
-                    running: dict[int, float]) -> tuple[dict[str, Any], dict[str, Any]]:
+                    running: dict[int, float]) -> tuple[MimeData, MimeMetadata]:
     """A refresh of a live display, sized by what changed, not by K: the document with only the
     ``changed`` rows (``"delta": true``; ``changed`` None: every row), the HTML and text of
     ``live_rows``, and in the metadata the figures of the rows sent and each running row's
@@ -55,5 +55,5 @@ def live_mimebundle(result: RunResult, changed: list[int] | None,
     rows = live_rows(result, changed)
     text = "\n".join([f"RunResult: pending ({counts_summary(result)})",
                       *text_table(rows), f"progress: {progress_summary(result)} (incomplete)"])
-    data = {"text/plain": text, "text/html": live_html(result, rows), MIME_TYPE: document}
+    data: MimeData = {"text/plain": text, "text/html": live_html(result, rows), MIME_TYPE: document}
     return data, {MIME_TYPE: metadata}

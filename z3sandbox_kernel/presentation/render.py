@@ -5,7 +5,7 @@ in ``protocol/document.py``, its one schema), the output metadata with its volat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from ..protocol.document import (
     MIME_TYPE,
@@ -39,6 +39,11 @@ from .textview import candidate_alone_text, run_text
 
 if TYPE_CHECKING:
     from ..results import CandidateResult, RunResult
+
+# A display's data and metadata, keyed by MIME type (the run document's key is ``MIME_TYPE``).
+MimeData = TypedDict("MimeData", {"text/plain": str, "text/html": str,
+                                  "application/vnd.z3sandbox.run+json": RunDocument})
+MimeMetadata = TypedDict("MimeMetadata", {"application/vnd.z3sandbox.run+json": RunMetadata})
 
 __all__ = ["MIME_TYPE", "SCHEMA_VERSION", "candidate_alone_text", "candidate_mimebundle", "run_json",
            "run_metadata", "run_mimebundle", "run_text", "table_rows"]
@@ -140,20 +145,20 @@ def run_metadata(result: RunResult) -> RunMetadata:
 
 # ---------------------------------------------------------------------------------- MIME bundles
 
-def run_mimebundle(result: RunResult) -> tuple[dict[str, Any], dict[str, Any]]:
+def run_mimebundle(result: RunResult) -> tuple[MimeData, MimeMetadata]:
     """The display of a run, live (some verdicts missing) or final: the same table either way."""
     text = run_text(result)
     if not finished(result):
         text = f"{text}\nprogress: {progress_summary(result)} (incomplete)"
-    data = {"text/plain": text, "text/html": run_html(result), MIME_TYPE: run_json(result)}
+    data: MimeData = {"text/plain": text, "text/html": run_html(result), MIME_TYPE: run_json(result)}
     return data, {MIME_TYPE: run_metadata(result)}
 
 
 def candidate_mimebundle(candidate: CandidateResult, alone: RunResult
-                         ) -> tuple[dict[str, Any], dict[str, Any]]:
+                         ) -> tuple[MimeData, MimeMetadata]:
     """One candidate: its own text and HTML; the document is ``alone`` (a run of it alone, which
     results.py makes), with ``view: candidate``."""
-    data = {
+    data: MimeData = {
         "text/plain": candidate_alone_text(candidate),
         "text/html": candidate_html(candidate),
         MIME_TYPE: run_json(alone, view="candidate"),
@@ -161,6 +166,6 @@ def candidate_mimebundle(candidate: CandidateResult, alone: RunResult
     return data, {MIME_TYPE: run_metadata(alone)}
 
 
-def table_rows(result: RunResult) -> list[dict[str, Any]]:
+def table_rows(result: RunResult) -> list[dict[str, object]]:
     """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
     return [{column.key: column.value(c) for column in TABLE_COLUMNS} for c in result.candidates]

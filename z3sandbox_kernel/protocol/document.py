@@ -22,7 +22,7 @@ control characters, and the HTML escapes it all.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal, TypedDict
+from typing import Annotated, Final, Literal, TypedDict
 
 import msgspec
 
@@ -31,7 +31,7 @@ from ..verdicts import Verdict
 from .messages import CandidateError, CheckDict, IsolationReport, ModelDict, Objective
 from .wire import JsonValue
 
-MIME_TYPE = "application/vnd.z3sandbox.run+json"
+MIME_TYPE: Final = "application/vnd.z3sandbox.run+json"
 SCHEMA_NAME: Final = "z3sandbox.run"
 SCHEMA_VERSION: Final = 1
 
@@ -168,7 +168,7 @@ class RunMetadata(TypedDict, total=False):
     timings: list[DocumentTiming]
 
 
-def run_schema() -> dict[str, Any]:
+def run_schema() -> dict[str, object]:
     """The JSON Schema (2020-12) of ``RunDocument``, with ``RunMetadata`` among its definitions."""
     _, definitions = msgspec.json.schema_components([RunDocument, RunMetadata],
                                                     ref_template="#/$defs/{name}")
