@@ -180,7 +180,11 @@ class Sandbox(ZygoteOwner):
         try:
             return await run.execute(connect_remote if remote else self._connect, lambda: next(self._ids))
         finally:
-            self._runs.discard(run)
+            if run.in_flight:  # its awaiting task was cancelled: the results of what it killed still
+                # come, and must reach it (else its unconfirmed cancel is taken for a wedged zygote)
+                run.on_settled = lambda: self._runs.discard(run)
+            else:
+                self._runs.discard(run)
             if remote is not None:
                 await remote.close()
 

@@ -74,6 +74,7 @@ class ScheduledRun:
         self._send: Send | None = None
         self.on_unresponsive: Callable[[], None] | None = None  # the Sandbox kills its zygote
         self._watchdogs: dict[int, asyncio.TimerHandle] = {}
+        self.on_settled: Callable[[], None] | None = None  # once nothing is in flight, if no one awaits
 
     # ---------------------------------------------------------------------------------- driving
 
@@ -118,6 +119,8 @@ class ScheduledRun:
 
     def _wake(self) -> None:
         self.finished.set()
+        if self.on_settled is not None and not self.in_flight:
+            self.on_settled()
 
     def _update(self, index: int, candidate: CandidateResult) -> None:
         candidate.limits = self.plan.options.limits
