@@ -59,7 +59,7 @@ screenshot: install
 	$(BIN)/python -m pytest -p no:cacheprovider tests/browser
 	cp test-output/browser/5-reopened-no-kernel.png docs/screenshot.png
 
-# Issue 24's targets, each MET or MISSED: the solve-time overhead on the shared corpora (files up to
+# Issue 32's targets, each MET or MISSED: the solve-time overhead on the shared corpora (files up to
 # 2 s in-process, 2 samples a side), then the launch table, which judges them all (9 minutes on 2
 # cores at load 4-7: 7 for the corpora, which a quiet box halves).  BENCH_ARGS=--quick for a smoke test.
 CORPUS ?= ../shared/corpus

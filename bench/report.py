@@ -14,11 +14,10 @@ KS = (1, 4, 16)
 # Issue 24's targets, judged on the every-layer row (engine, isolation="kernel", verify on).
 TARGET_MEDIAN_MS = 12.0  # K=1, script to verified verdict (on a quiet machine)
 TARGET_VS_INTERPRETER = 6.0  # at least this many times faster than (b), same run
-TARGET_K16_PER_S = 100.0  # K=16 candidates per second on 2 cores
-TARGET_K16_CPU_MS = 20.0  # K=16 CPU per candidate, host + zygote + fork server + every tree
+TARGET_K16_CPU_MS = 16.0  # K=16 CPU per candidate, host + zygote + fork server + every tree
 TARGET_K16_VS_INTERPRETER = 3.0  # K=16 throughput against (b)'s (a new interpreter per core)
-TARGET_SOLVE_MEDIAN = 1.03  # solve time, child CPU / in-process CPU: median over the corpus
-TARGET_SOLVE_WORST = 1.15  # ... and the worst file
+TARGET_SOLVE_MEDIAN = 1.05  # solve time, child CPU / in-process CPU: median over the corpus
+TARGET_SOLVE_WORST = 1.25  # ... and the worst file
 TARGET_KILL_P95_MS = 20.0
 SOLVE_OVER_S = 0.1  # solve targets: files over 100 ms of CPU in-process (below, the fixed cost rules)
 
@@ -123,7 +122,7 @@ def solve_summary(solve: dict[str, Any]) -> dict[str, Any] | None:
 
 def targets(rows: dict[str, dict[str, Any]], kill: dict[str, Any] | None,
             solve: dict[str, Any] | None = None) -> list[str]:
-    """Issue 24's targets, each MET or MISSED, on the every-layer row, with the floors measured in
+    """Issue 32's targets, each MET or MISSED, on the every-layer row, with the floors measured in
     the same run beside them; nothing judged that was not measured."""
     engine = rows.get("engine_kernel")
     if engine is None:
@@ -137,7 +136,7 @@ def targets(rows: dict[str, dict[str, Any]], kill: dict[str, Any] | None,
         floors.append(f"z3 in-process {inproc['latency_ms']['median']:.1f} ms")
     if base:
         floors.append(f"new interpreter {base['latency_ms']['median']:.1f} ms")
-    lines = ["| target (issue 24; engine, isolation='kernel', every layer, verify on) | measured | |",
+    lines = ["| target (issue 32; engine, isolation='kernel', every layer, verify on) | measured | |",
              "|---|---|---|",
              _judge(f"K=1 median <= {TARGET_MEDIAN_MS:g} ms, script to verified verdict",
                     f"{latency['median']:.1f} ms (p95 {latency['p95']:.1f}; floors this run: "
@@ -148,8 +147,6 @@ def targets(rows: dict[str, dict[str, Any]], kill: dict[str, Any] | None,
         lines.append(_judge(f"K=1 >= {TARGET_VS_INTERPRETER:g}x faster than a new interpreter per script (b)",
                             f"{factor:.1f}x ({slow:.1f} vs {latency['median']:.1f} ms)",
                             factor >= TARGET_VS_INTERPRETER))
-    lines.append(_judge(f"K=16 >= {TARGET_K16_PER_S:g} cand/s", f"{k16['per_s']:.0f} cand/s "
-                        f"({k16['elapsed_ms']:.0f} ms a run)", k16["per_s"] >= TARGET_K16_PER_S))
     cpu = k16["cpu_ms_per_candidate"]
     lines.append(_judge(f"K=16 CPU per candidate <= {TARGET_K16_CPU_MS:g} ms (host + zygote + fork "
                         "server + every tree)", f"{cpu:.1f} ms", cpu <= TARGET_K16_CPU_MS))

@@ -46,11 +46,9 @@ from ..protocol import (
     STANDBY_REQUEST_MAX_BYTES,
     STANDBY_TAKEN,
     SUPERVISOR_FD,
-    ChildReport,
     LayerReport,
     ProtocolError,
     RunRequest,
-    VerifyReport,
     VerifyRequest,
     encode_frame,
     frame_length,
@@ -280,51 +278,50 @@ def become_child(job: ChildJob) -> NoReturn:
     os._exit(_run_job(job))
 
 
-def _await_request(job: ChildJob) -> VerifyRequest | None:
-    """A spare verifier, forked before any model existed, waits for its one request: the zygote
-    writes it into our scratch folder and then says "go" on GO_FD.  Then the recipe's steps of
-    ``When.WITH_REQUEST`` apply: the candidate's limits (they can only be lowered from here)."""
+def _serve_checks(job: ChildJob) -> int:
+    """A verifier, forked before any model existed, confirms one run's answers in turn: the
+    zygote writes each request into our scratch folder and then says "go" on GO_FD, one at a time
+    (zygote/verifiers.py); EOF: no request will come.  Its first request's limits apply the
+    recipe's steps of ``When.WITH_REQUEST`` (they can only be lowered from here); each check then
+    gets its own CPU budget and a fresh z3 context (confirm.serve_one): what one candidate's
+    answer left in this process is never what the next is checked in."""
     _prepare_heap()
-    from . import verify  # imported by the zygote already: a dictionary lookup
+    from . import service  # imported by the zygote already: a dictionary lookup
 
-    verify.rehearse()
-    if os.read(GO_FD, 1) != SPARE_GO:
-        return None  # never used: the zygote is shutting down
-    with open(SPARE_REQUEST_FILE, "rb") as handle:
-        request = SPARE_REQUEST.decode(handle.read())
-    limits = Limits.from_dict(request["limits"])
-    handed = dataclasses.replace(job, policy=dataclasses.replace(job.policy, limits=limits))
-    for applied in _apply_layers(handed, [], when=_WITH_REQUEST)[0]:  # a verifier never runs without them
-        if not applied.get("active"):
-            raise LayerSetupError(applied["name"], applied.get("error", ""))
-    return request
+    service.rehearse()
+    served = 0
+    while os.read(GO_FD, 1) == SPARE_GO:
+        with open(SPARE_REQUEST_FILE, "rb") as handle:
+            request = SPARE_REQUEST.decode(handle.read())
+        limits = Limits.from_dict(request["limits"])
+        if not served:
+            ceiling = dataclasses.replace(limits, cpu_s=service.SERVICE_CPU_CEILING_S)
+            handed = dataclasses.replace(job, policy=dataclasses.replace(job.policy, limits=ceiling))
+            for applied in _apply_layers(handed, [], when=_WITH_REQUEST)[0]:  # never without them
+                if not applied.get("active"):
+                    raise LayerSetupError(applied["name"], applied.get("error", ""))
+        service.serve_one(request, float(limits.cpu_s), _write_frame)
+        served += 1
+    return 0
 
 
 def _run_job(job: ChildJob) -> int:
     if job.role in (Role.VERIFY, Role.SPARE):
-        from . import confirm  # imported by the zygote already: a dictionary lookup
+        return _serve_checks(job)
+    from . import harness
 
-        checked = _await_request(job) if job.role is Role.SPARE else job.verify
-        if checked is None:
-            return 0  # a spare never handed a model
-        report: ChildReport | VerifyReport = confirm.verify_request(checked)
-    else:
-        from . import harness
-
-        request = job.request
-        assert request is not None  # a candidate runs once handed its request (_stand_by)
-        report = (
-            harness.run_candidate(
-                request["script"],
-                language=request["language"],
-                timeout_s=float(request["limits"]["timeout_s"]),
-                random_seed=request["random_seed"],
-                cores=bool(request["cores"]),
-                model_count=int(request.get("models") or 1),
-                plain=bool(request.get("plain")),
-                send=_write_frame,  # each check, as it happens
-            )
-        )
+    request = job.request
+    assert request is not None  # a candidate runs once handed its request (_stand_by)
+    report = harness.run_candidate(
+        request["script"],
+        language=request["language"],
+        timeout_s=float(request["limits"]["timeout_s"]),
+        random_seed=request["random_seed"],
+        cores=bool(request["cores"]),
+        model_count=int(request.get("models") or 1),
+        plain=bool(request.get("plain")),
+        send=_write_frame,  # each check, as it happens
+    )
     try:
         sys.stdout.flush()
         sys.stderr.flush()

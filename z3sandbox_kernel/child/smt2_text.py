@@ -158,6 +158,11 @@ def plan_check(text: str, objectives: bool = True, check: int = -1) -> CheckPlan
     return CheckPlan("\n".join(kept), chosen is not None, logic, optimize, unread)
 
 
+def forget_texts() -> None:
+    """Between two candidates' checks in one verifier (child/service.py)."""
+    _commands.cache_clear()
+
+
 @functools.lru_cache(maxsize=2)
 def _commands(text: str) -> tuple[str, list[Command]]:
     """``until_exit`` of the text's commands, split once for the plans of its several checks (a

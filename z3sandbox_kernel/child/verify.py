@@ -27,11 +27,14 @@ MAX_ASSERTIONS_EVALUATED = 10_000
 MAX_SHOWN = 300
 # What the harness's assertions text (Z3_benchmark_to_smtlib_string) is made of.  z3's parser runs
 # every command it is given -- (set-option :regular-output-channel "f") then (echo ...) writes a
-# file of the text's choosing --, and the text comes from the candidate: nothing else is run.
+# file of the text's choosing --, and the text comes from the candidate: nothing else is run.  A
+# verifier serves a run's candidates in turn (service.py), so not even (set-info) is run: the
+# benchmark text's (set-info :status ...) lines are dropped, not given to z3.
 ALLOWED_COMMANDS = frozenset({
-    "set-info", "assert", "declare-fun", "declare-const", "declare-sort", "define-fun",
-    "define-fun-rec", "define-funs-rec", "define-sort", "declare-datatype", "declare-datatypes",
+    "assert", "declare-fun", "declare-const", "declare-sort", "define-fun", "define-fun-rec",
+    "define-funs-rec", "define-sort", "declare-datatype", "declare-datatypes",
 })
+DROPPED_COMMANDS = frozenset({"set-info"})
 
 
 def verify_model(assertions_smt2: str, model_smt2: list[list[str]], timeout_s: float
@@ -110,6 +113,11 @@ def script_assertions(script: str, check: int = -1) -> str:
     return _script_assertions(script, count - 1 if check == -1 and count else check)
 
 
+def forget_texts() -> None:
+    """Between two candidates' checks in one verifier (service.py)."""
+    _script_assertions.cache_clear()
+
+
 @functools.lru_cache(maxsize=2)
 def _script_assertions(script: str, check: int) -> str:
     try:
@@ -119,12 +127,22 @@ def _script_assertions(script: str, check: int) -> str:
     if plan.unread:
         raise ValueError(f"its ({plan.unread[:40]} ...) may assert what its text does not show")
     solver = z3.Solver()
-    solver.from_string(plan.text)
+    solver.from_string(_script_loadable(plan.text))
     # No size cap of a report's: the text stays in this process, under its memory limit.
     text = benchmark(solver.ctx.ref(), [f.as_ast() for f in solver.assertions()], limit=sys.maxsize)
     if text is None:
         raise ValueError("they could not be printed as SMT-LIB")
     return text
+
+
+def _script_loadable(text: str) -> str:
+    """A check's loaded commands (smt2_text.plan_check) without (set-info): declaring, defining,
+    asserting and scoping commands, the logic and :global-declarations, each local to the solver
+    they are loaded into."""
+    commands = split_commands(text)
+    if not any(command.head in DROPPED_COMMANDS for command in commands):
+        return text
+    return "\n".join(text[c.start:c.end] for c in commands if c.head not in DROPPED_COMMANDS)
 
 
 Checked = tuple[bool | None, str, "z3.ModelRef | None", "list[z3.BoolRef] | None"]
@@ -133,11 +151,11 @@ Checked = tuple[bool | None, str, "z3.ModelRef | None", "list[z3.BoolRef] | None
 def parse_assertions(assertions_smt2: str) -> list[z3.BoolRef]:
     """The assertions text as z3 formulas; raises ValueError (with the reason) when it holds a
     command the verifier does not run or does not parse."""
-    refused = _refused_command(assertions_smt2)
+    loadable, refused = _loadable(assertions_smt2)
     if refused:
         raise ValueError(refused)
     try:
-        return list(z3.parse_smt2_string(assertions_smt2))
+        return list(z3.parse_smt2_string(loadable))
     except z3.Z3Exception as exc:
         raise ValueError(f"the assertions could not be parsed: {_text(exc)}") from None
 
@@ -193,18 +211,20 @@ def _fixed_model(fixed: list[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.ModelRef:
     return model
 
 
-def _refused_command(text: str) -> str:
-    """Why the assertions text cannot be given to z3's parser, or "" when it holds only
-    declarations and assertions."""
+def _loadable(text: str) -> tuple[str, str]:
+    """(the assertions text without its dropped commands, "") when it holds only declarations,
+    definitions and assertions; else ("", why the verifier does not give it to z3)."""
     try:
         commands = split_commands(text)
     except Smt2SyntaxError as exc:
-        return f"the assertions could not be parsed: {exc}"
+        return "", f"the assertions could not be parsed: {exc}"
     for command in commands:
-        if command.head not in ALLOWED_COMMANDS:
-            return (f"the assertions hold a command the verifier does not run: "
-                    f"({command.head[:40]} ...)")
-    return ""
+        if command.head not in ALLOWED_COMMANDS and command.head not in DROPPED_COMMANDS:
+            return "", (f"the assertions hold a command the verifier does not run: "
+                        f"({command.head[:40]} ...)")
+    if not any(command.head in DROPPED_COMMANDS for command in commands):
+        return text, ""
+    return "\n".join(text[c.start:c.end] for c in commands if c.head not in DROPPED_COMMANDS), ""
 
 
 def only_asserts(text: str, count: int) -> bool:

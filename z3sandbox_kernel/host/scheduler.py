@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import logging
 import time
 from collections import deque
@@ -36,6 +37,7 @@ from ..zygote.payload import expand_model
 from .plan import Graces, RunPlan
 
 SANDBOX_DIED = "the sandbox process died"
+_RUN_NUMBERS = itertools.count(1)
 log = logging.getLogger("z3sandbox")
 Send = Callable[[HostRequest], bool]  # False: the zygote is gone (its exit is being handled)
 Deliver = Callable[[ZygoteEvent], None]
@@ -75,6 +77,7 @@ class ScheduledRun:
         self.on_unresponsive: Callable[[], None] | None = None  # the Sandbox kills its zygote
         self._watchdogs: dict[int, asyncio.TimerHandle] = {}
         self.on_settled: Callable[[], None] | None = None  # once nothing is in flight, if no one awaits
+        self.number = next(_RUN_NUMBERS)  # the zygote checks a run's answers in its own verifiers
 
     # ---------------------------------------------------------------------------------- driving
 
@@ -114,7 +117,7 @@ class ScheduledRun:
             cores=options.cores, verify=options.verify,
             seed_hex=options.seed.hex() if options.seed is not None else None,
             require=list(options.require), models=options.models, cross_check=options.cross_check,
-            plain=options.plain,
+            plain=options.plain, run=self.number,
         ))
 
     def _wake(self) -> None:

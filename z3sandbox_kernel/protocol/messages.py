@@ -188,6 +188,7 @@ class RunRequestOptional(TypedDict, total=False):
     models: int  # up to this many distinct models of a sat candidate (absent: 1)
     cross_check: str | None  # "cvc5": the verifier checks the answer in a second solver too
     plain: bool  # run as `python file.py`: no prelude, no `s`, no check for the script (absent: False)
+    run: int  # the host's number of the run: its answers are checked by its own verifiers only
 
 
 class RunRequest(RunRequestOptional):

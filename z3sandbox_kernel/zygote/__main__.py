@@ -48,7 +48,7 @@ def _die_with(parent: int) -> None:
 def _preload() -> str:
     import z3
 
-    from ..child import bootstrap, confirm, harness, verify  # noqa: F401  (loaded before any fork)
+    from ..child import bootstrap, confirm, harness, service, verify  # noqa: F401  (loaded before any fork)
 
     harness.prepare()
     # Everything loaded so far lives as long as the zygote: out of the collector's sight, a child's

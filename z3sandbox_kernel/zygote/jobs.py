@@ -34,7 +34,7 @@ VerifyParsed = tuple[SetupFrame | None, VerifyReport | None, str | None]
 NO_CANDIDATE = -1  # the candidate id of a tree that serves none (yet): the probe, a standby, a spare
 
 
-@dataclass
+@dataclass(eq=False)  # one tree (or ticket) is itself: compared and hashed by identity
 class Job:
     """One forked tree: a candidate run or its verification."""
 
@@ -59,6 +59,8 @@ class Job:
     scratch_largest: int = -1  # without an init: its largest scratch file, if it died of SIGXFSZ
     stack_wait: bool = False  # asked for its stack before its kill (``kill``): killed when it comes
     checks: tuple[Checks, str | None] | None = None  # checks_of's answer, once whole
+    # A verification's ticket, not a process: one answer a run's verifier checks (verifiers.py)
+    ticket: bool = False
 
     @property
     def reaped(self) -> bool:

@@ -71,7 +71,9 @@ class Zygote:
         self.trees = Trees(plan, scratch_base, self.selector, self._job_ended_safely, self._verify_early,
                            self._forget)
         self.candidates: dict[int, Candidate] = {}
-        self.verifiers = Verifiers(self._spawn_verifier, self.trees.kill)
+        self.verifiers = Verifiers(self._spawn_verifier, self.trees.kill, self._job_ended_safely,
+                                   self._write_result)
+        self.trees.kill_ticket = self.verifiers.kill
         self.standbys = Standbys(self._spawn_standby, self.trees.kill, self.trees.hand_off,
                                  enabled=plan.pid_ns_fd is not None)
         self.control_buffer = bytearray()
@@ -115,6 +117,7 @@ class Zygote:
             while self.running or trees.jobs_by_pid:
                 self._dispatch(self.selector.select(trees.next_timeout()))
                 self._act_on_pending()
+                self.verifiers.flush()
                 if self.refill_wanted:
                     self._refill_now()
                 trees.enforce_deadlines()
@@ -238,7 +241,8 @@ class Zygote:
         if may_need_verification(candidate, report):
             assert report is not None
             candidate.verifier = self.verifiers.start(
-                job.candidate_id, verify_request(candidate, report), candidate.observation.limits)
+                job.candidate_id, _run_of(candidate.request), verify_request(candidate, report),
+                candidate.observation.limits)
 
     def _job_ended_safely(self, job: Job) -> None:
         """A failure while finishing one job (a result we cannot handle) is that candidate's
@@ -256,7 +260,7 @@ class Zygote:
                 candidate.job = None
                 result = failed(candidate.observation, f"the zygote could not handle its result: {exc!r}")
                 self.candidates.pop(job.candidate_id, None)
-                self._write(_done(job.candidate_id, result))
+                self._write_result(_done(job.candidate_id, result), _run_of(candidate.request))
 
     def _job_ended(self, job: Job) -> None:
         self.trees.release(job)
@@ -283,7 +287,8 @@ class Zygote:
             if verifier is None:
                 report = candidate.observation.report
                 verifier = candidate.verifier = self.verifiers.start(
-                    job.candidate_id, verify_request(candidate, report), candidate.observation.limits)
+                    job.candidate_id, _run_of(candidate.request), verify_request(candidate, report),
+                    candidate.observation.limits)
             if not verifier.reaped:
                 candidate.job = verifier
                 return
@@ -306,16 +311,24 @@ class Zygote:
         candidate_id = candidate.request["id"]
         self.candidates.pop(candidate_id, None)
         try:
-            try:
-                frame = _done(candidate_id, classify(candidate.observation))
-            except (ProtocolError, ValueError, TypeError, MemoryError, RecursionError) as exc:
-                fallback = failed(candidate.observation,
-                                   f"its result could not be sent: {type(exc).__name__}: {exc}")
-                frame = _done(candidate_id, fallback)
+            frame = _done(candidate_id, classify(candidate.observation))
+        except (ProtocolError, ValueError, TypeError, MemoryError, RecursionError) as exc:
+            fallback = failed(candidate.observation,
+                               f"its result could not be sent: {type(exc).__name__}: {exc}")
+            frame = _done(candidate_id, fallback)
+        self._write_result(frame, _run_of(candidate.request))
+        self.refill_wanted = True
+
+    def _write_result(self, frame: bytes, run: int | None = None) -> None:
+        """A candidate's Done frame.  The run's last one waits until the run's verifiers have
+        exited (verifiers.py ``retire``): when the host has every result, nothing of the run lives."""
+        last = run is not None and not any(_run_of(c.request) == run for c in self.candidates.values())
+        if last and run is not None and self.verifiers.retire(run, frame):
+            return
+        try:
             self._write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
             self.running = False
-        self.refill_wanted = True
 
     def _refill_now(self) -> None:
         """Fork the standby candidate and the spare verifier, from the loop's top (nothing of a
@@ -338,13 +351,20 @@ class Zygote:
         self.candidates.clear()
         self.pending.clear()
         del self.control_buffer[:]
-        self.verifiers.spare = None
+        self.verifiers.forget()
         self.standbys.ready.clear()
         self.trees.forget()
 
     def _kill_everything(self, reason: Kill = Kill.CANCEL, detail: str = "") -> None:
         self.running = False  # the end: no spare, standby or verifier is forked while we reap
+        self.verifiers.accepting = False
         self.trees.kill_all(reason, detail)
+
+
+def _run_of(request: RunRequest) -> int:
+    """The run a request belongs to (the host's number; a request without one is a run of its
+    own): the one whose verifiers may check its answer (verifiers.py)."""
+    return int(request.get("run", -1 - request["id"]))
 
 
 def _done(candidate_id: int, result: ZygoteResult) -> bytes:

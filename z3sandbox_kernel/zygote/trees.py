@@ -54,6 +54,8 @@ class Trees:
         self.forget_all = forget
         self.jobs_by_pid: dict[int, Job] = {}
         self.forker: ForkServer | None = None
+        # A ticket is killed by the verifiers that serve it (verifiers.py), never as a process.
+        self.kill_ticket: Callable[[Job, Kill], None] = lambda job, reason: None
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
         os.set_blocking(wake_w, False)
@@ -236,7 +238,10 @@ class Trees:
 
     def release(self, job: Job) -> None:
         """What a reaped job leaves: its go pipe, its process group and (without a PID namespace)
-        the orphans of user code, the bytes still in its pipes, its scratch folder."""
+        the orphans of user code, the bytes still in its pipes, its scratch folder.  A ticket
+        (verifiers.py) is no process: nothing to release."""
+        if job.ticket:
+            return
         self.end_hand_off(job)
         if "status" not in job.streams:  # no PID namespace took the tree down with its init
             kill_group(job.pid)
@@ -274,6 +279,9 @@ class Trees:
         whatever it did; otherwise SIGKILL its process group now.  A candidate's wall or output
         kill first asks it for its stack (``STACK_REQUEST``) and waits ``STACK_WAIT_S`` for it
         at most (``_stack_came``): where the script was is then known."""
+        if job.ticket:
+            self.kill_ticket(job, reason)
+            return
         first = job.kill is None
         job.kill, job.kill_detail, job.stack_wait = reason, detail, False
         if first and grace and reason in _ASKS_FOR_STACK and job.role is Role.RUN and not job.reaped:

@@ -1,70 +1,289 @@
-"""The zygote's verifiers: one forked ahead (the spare), handed a model when a candidate needs it.
+"""The zygote's verifiers: each serves one run's answers in turn, in processes that ran no user code.
 
-A verifier confirms a candidate's answer (child/confirm.py) in a fresh fork that never ran user
-code, forked by the fork server (forker.py), so it holds no other candidate's data: its own request
-comes in a file of its scratch folder after the fork, the spare's and one forked on demand's alike.
-The fork and its bootstrap (layers applied, memory prepared, a small verification rehearsed:
-child/bootstrap.py) are paid while nothing waits for them; it is handed the model as soon as the
-candidate's report is whole (server.py), while the candidate's tree is still being torn down. The
-spare is forked once a candidate has asked for verification, and refilled from the event loop's top
-after a start or a done frame (never inside a handler, whose stack may hold another candidate's
-data), never while the running jobs already fill every core (bench/PROFILE.md, finding 2). The
-process side (trees.py) owns the processes; this module decides when one is forked and how the
-model reaches it.
+A verifier confirms a candidate's answer (child/confirm.py) in a process forked by the fork server
+(forker.py), which holds no candidate's data; its requests come, one at a time, in a file of its
+scratch folder and a "go" byte on its go pipe.  One process checks a run's answers one after the
+other, each in a fresh z3 context (child/service.py), so a run of K candidates pays for one fork,
+one bootstrap and one cold first check, not K (issue 32, bench/PROFILE.md).  What that shares:
+
+* Only one run's answers: a verifier is given to a run at its first answer to check and ends when
+  the run's last candidate has ended, before that candidate's result is sent (``retire``): no
+  verifier of a run outlives it, and no other run's answer is ever checked in it.
+* Only data: the verifier gives z3 declarations, definitions and assertions (child/verify.py),
+  never an option, a global parameter or an output channel.  So a candidate's answer can make the
+  process fail (a crash, a timeout, an error), and so its siblings' checks: a verifier that did
+  not confirm or refute an answer is replaced, and the answers it had not checked yet are checked
+  in a fresh one.  A sibling's check can fail, never pass, because of another candidate.
+
+A run's answers are checked by as many verifiers as there are cores at most: one is forked when
+every verifier of the run is busy.  The spare, forked ahead once a request has asked for
+verification (from the event loop's top, never inside a handler), becomes the next run's first.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
+from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ..limits import Limits
-from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, VerifyRequest
+from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, VerifyRequest, frame_length, report_budget
 from ..roles import Kill, Role
-from .jobs import NO_CANDIDATE, Job, close_go_pipe
+from . import frames
+from .forker import Usage
+from .jobs import NO_CANDIDATE, Job, close_go_pipe, verification_report
 
 CORES = os.cpu_count() or 1
+_HEADER_BYTES = 4
 
-# (candidate id, request, limits, spare) -> the forked job; (job, kill reason) -> None.
+# (candidate id, request, limits, spare) -> the forked process; (job, kill reason, grace) -> None;
+# an ended ticket -> None (the server finishes its candidate); a held frame -> None (written).
 Spawner = Callable[[int, VerifyRequest, Limits, bool], Job]
 Killer = Callable[[Job, Kill], None]
+Ended = Callable[[Job], None]
+Writer = Callable[[bytes], None]
+Queued = tuple[Job, VerifyRequest, Limits]
+
+
+@dataclass(eq=False)
+class Service:
+    """One verifier process and the answers of its run it has yet to report."""
+
+    process: Job
+    run: int
+    current: Job | None = None  # the ticket whose request it was handed
+    queue: deque[Queued] = field(default_factory=deque)
+    retired: bool = False  # its go pipe is closed: it exits once it has answered
+
+
+class ServiceReader(frames.ResultReader):
+    """A verifier's result descriptor: its setup frame, then one result frame per request, each
+    handed on as it is whole (``on_result``), each under one report's budget."""
+
+    def __init__(self, budget: int, on_result: Callable[[bytes], None]) -> None:
+        super().__init__(budget)
+        self.on_result = on_result
+        self.setup: bytes | None = None
+
+    def feed(self, chunk: bytes) -> str | None:
+        if self.error is not None:
+            return None
+        self.pending.extend(chunk)
+        while len(self.pending) >= _HEADER_BYTES:
+            length = frame_length(bytes(self.pending[:_HEADER_BYTES]))
+            if length > self.budget:
+                self.error = f"a verifier's frame of {length} bytes is over the budget of {self.budget} bytes"
+                return self.error
+            if len(self.pending) < _HEADER_BYTES + length:
+                break
+            body = bytes(self.pending[_HEADER_BYTES:_HEADER_BYTES + length])
+            del self.pending[:_HEADER_BYTES + length]
+            if self.setup is None:
+                self.setup = body
+            else:
+                self.on_result(body)
+        return None
 
 
 class Verifiers:
-    def __init__(self, spawn: Spawner, kill: Killer) -> None:
+    def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, write: Writer) -> None:
         self._spawn = spawn
         self._kill = kill
-        self.spare: Job | None = None  # forked ahead, waiting for a model
+        self._ended = ended
+        self._write = write
+        self.spare: Job | None = None  # forked ahead, waiting for a run
         self.wanted = False  # a request asked for verification: keep a spare from then on
+        self.accepting = True  # False once the zygote is ending: nothing is re-checked then
+        self._services: dict[int, Service] = {}  # by the process's pid
+        self._held: dict[int, list[bytes]] = {}  # a run's last results, sent once its verifiers ended
+        self._deferred: list[Job] = []  # tickets cancelled before they were handed: ended next
+
+    # ---------------------------------------------------------------------------------- forking
 
     def refill(self, running: bool, jobs: int) -> None:
         """Fork the spare if one is wanted, none is waiting and fewer than CORES jobs run."""
         if self.wanted and self.spare is None and running and jobs < CORES:
-            self.spare = self._spawn(NO_CANDIDATE, {"spare": True}, Limits(), True)
+            self.spare = self._fork()
 
-    def start(self, candidate_id: int, request: VerifyRequest, limits: Limits) -> Job:
-        """Hand ``request`` to the spare (it serves this one model), or to one forked now: every
-        verifier is forked before its request, which it reads after the fork (forker.py).  The
-        next spare is forked after the done frame (``refill``), not here."""
-        spare, self.spare = self.spare, None
-        if spare is None or spare.reaped or spare.kill is not None or spare.go_fd is None:
-            spare = self._spawn(NO_CANDIDATE, {"spare": True}, Limits(), True)
+    def _fork(self) -> Job:
+        process = self._spawn(NO_CANDIDATE, {"spare": True}, Limits(), True)
+        # before any of its bytes are read (one thread): its setup frame comes to this reader
+        process.result = ServiceReader(report_budget(0), lambda body: None)
+        return process
+
+    def _service_for(self, run: int, limits: Limits) -> Service:
+        """An idle verifier of the run; else a new one (the spare, or forked now) while the run has
+        fewer than CORES; else the one with the shortest queue."""
+        mine = [s for s in self._services.values() if s.run == run and not s.retired]
+        idle = [s for s in mine if s.current is None and not s.queue]
+        if idle:
+            return idle[0]
+        if len(mine) < CORES or not mine:
+            spare, self.spare = self.spare, None
+            if spare is None or spare.reaped or spare.kill is not None or spare.go_fd is None:
+                spare = self._fork()
+            service = Service(spare, run)
+            spare.role = Role.VERIFY
+            reader = spare.result
+            assert isinstance(reader, ServiceReader)  # ours since its fork (``_fork``)
+            reader.budget = report_budget(int(limits.payload_max_bytes))
+            reader.on_result = lambda body: self._answered(service, body)
+            self._services[spare.pid] = service
+            return service
+        return min(mine, key=lambda s: len(s.queue))
+
+    # --------------------------------------------------------------------------------- requests
+
+    def start(self, candidate_id: int, run: int, request: VerifyRequest, limits: Limits) -> Job:
+        """A ticket for ``request``: a Job that ends (``ended``) when a verifier of ``run`` has
+        answered it, or could not."""
+        ticket = Job(candidate_id, Role.VERIFY, 0, "", time.monotonic(), math.inf, {}, ticket=True)
         try:
-            path = os.path.join(spare.scratch, SPARE_REQUEST_FILE)
-            with open(path, "w", encoding="utf-8") as out:
+            service = self._service_for(run, limits)
+        except OSError:  # no memory, no process slot: this answer stays unconfirmed
+            self._end(ticket, Kill.CANCEL, None)
+            self._deferred.append(ticket)
+            return ticket
+        service.queue.append((ticket, request, limits))
+        self._hand(service)
+        return ticket
+
+    def _hand(self, service: Service) -> None:
+        """The next queued request to an idle verifier: written to its scratch folder, then "go"."""
+        process = service.process
+        if service.current is not None or not service.queue or service.retired:
+            return
+        ticket, request, limits = service.queue.popleft()
+        service.current = ticket
+        process.candidate_id = ticket.candidate_id  # busy (Trees.busy) while it checks
+        ticket.started = time.monotonic()
+        process.deadline = ticket.started + float(limits.verify_s)  # never waits past its budget
+        try:
+            with open(os.path.join(process.scratch, SPARE_REQUEST_FILE), "w", encoding="utf-8") as out:
                 json.dump({**request, "limits": limits.to_dict()}, out)
-            assert spare.go_fd is not None
-            os.write(spare.go_fd, SPARE_GO)
+            if process.go_fd is None:
+                raise BrokenPipeError("the verifier's go pipe is closed")
+            os.write(process.go_fd, SPARE_GO)
         except OSError:
-            self._kill(spare, Kill.CANCEL)  # it ends as a verification without a result
-        finally:
-            close_go_pipe(spare)
-        spare.candidate_id, spare.role = candidate_id, Role.VERIFY
-        spare.deadline = time.monotonic() + float(limits.verify_s)  # it never waits past its budget
-        return spare
+            self._kill(process, Kill.CANCEL)  # its ticket ends without a result; the rest moves on
+
+    def _answered(self, service: Service, body: bytes) -> None:
+        """A result frame: the current ticket ends with it.  A verifier that did not decide (an
+        error, a timeout, an inconclusive check) is replaced before its next request."""
+        ticket, service.current = service.current, None
+        process = service.process
+        process.deadline, process.candidate_id = math.inf, NO_CANDIDATE
+        if ticket is None:  # a result nobody asked for: this verifier is not used again
+            self._retire(service)
+            return
+        reader = process.result
+        self._end(ticket, None, body, reader.setup if isinstance(reader, ServiceReader) else None)
+        _, report, _ = verification_report(ticket)
+        if report is None or report.get("verified") is None:
+            self._retire(service)
+        self._ended(ticket)
+        self._hand(service)
+
+    def _end(self, ticket: Job, kill: Kill | None, body: bytes | None, setup: bytes | None = None) -> None:
+        """The ticket as a reaped job: its result descriptor the verifier's setup frame and this
+        answer's frame (when there is one), its kill (or none: a crash)."""
+        reader = frames.ResultReader(0)
+        reader.frames = [part for part in (setup, body) if part is not None]
+        reader.whole = body is not None
+        ticket.result, ticket.verification = reader, None
+        ticket.kill = ticket.kill or kill
+        ticket.wait_status, ticket.rusage, ticket.ended = 0, Usage(0.0, 0.0, 0), time.monotonic()
+
+    def _retire(self, service: Service) -> None:
+        """No request more: its go pipe closed, it exits; what it had queued goes to another."""
+        service.retired = True
+        close_go_pipe(service.process)
+        queued, service.queue = list(service.queue), deque()
+        for ticket, request, limits in queued:
+            self._requeue(ticket, service.run, request, limits)
+
+    def _requeue(self, ticket: Job, run: int, request: VerifyRequest, limits: Limits) -> None:
+        if not self.accepting:
+            self._end(ticket, Kill.CANCEL, None)
+            self._ended(ticket)
+            return
+        try:
+            service = self._service_for(run, limits)
+        except OSError:
+            self._end(ticket, Kill.CANCEL, None)
+            self._ended(ticket)
+            return
+        service.queue.append((ticket, request, limits))
+        self._hand(service)
+
+    # ------------------------------------------------------------------------------- cancelling
+
+    def kill(self, ticket: Job, reason: Kill) -> None:
+        """Stop checking a ticket: a queued one ends at the next ``flush``; the one being checked
+        ends with its verifier, killed now (its queue goes to another)."""
+        for service in self._services.values():
+            if service.current is ticket:
+                ticket.kill = ticket.kill or reason
+                self._kill(service.process, reason)
+                return
+            for entry in service.queue:
+                if entry[0] is ticket:
+                    service.queue.remove(entry)
+                    self._end(ticket, reason, None)
+                    self._deferred.append(ticket)
+                    return
+
+    def flush(self) -> None:
+        """End the tickets cancelled before they were handed (from the event loop's top)."""
+        deferred, self._deferred = self._deferred, []
+        for ticket in deferred:
+            self._ended(ticket)
+
+    # ------------------------------------------------------------------------------------- ends
+
+    def retire(self, run: int, frame: bytes) -> bool:
+        """The run's last candidate has ended: its verifiers are told no request will come, and
+        ``frame`` (that candidate's result) is written once every one of them has exited.  False
+        when the run has none left: write it now."""
+        mine = [s for s in self._services.values() if s.run == run]
+        if not mine:
+            return False
+        self._held.setdefault(run, []).append(frame)
+        for service in mine:
+            if not service.retired:
+                self._retire(service)
+        return True
 
     def ended(self, job: Job) -> None:
+        """A verifier process was reaped (its pipes drained: every answer it wrote is taken): the
+        ticket it was checking ends without an answer, its queue goes to a fresh verifier."""
         if job is self.spare:
             self.spare = None
+        service = self._services.pop(job.pid, None)
+        if service is None:
+            return
+        job.candidate_id = NO_CANDIDATE
+        service.retired = True
+        ticket, service.current = service.current, None
+        reader = job.result
+        setup = reader.setup if isinstance(reader, ServiceReader) else None
+        queued, service.queue = list(service.queue), deque()
+        for entry in queued:
+            self._requeue(entry[0], service.run, entry[1], entry[2])
+        if ticket is not None:
+            self._end(ticket, job.kill, None, setup)
+            self._ended(ticket)
+        if not any(s.run == service.run for s in self._services.values()):
+            for frame in self._held.pop(service.run, []):
+                self._write(frame)
+
+    def forget(self) -> None:
+        """In a freshly forked child (server.py ``_forget``)."""
+        self.spare = None
+        self._services.clear()
+        self._held.clear()
+        self._deferred.clear()

@@ -1,0 +1,59 @@
+"""One verifier process, many checks: what each check of a run's verifier starts from.
+
+A verifier serves the answers of one run in turn (zygote/verifiers.py), so nothing one check
+leaves may reach the next: each runs in a fresh z3 main context (the one every term and parser of
+confirm.py uses), with the parsers' caches emptied and its own CPU budget.  What the candidates
+send is data: the commands z3 is given are declarations, definitions and assertions only
+(verify.ALLOWED_COMMANDS), so no check sets an option, a global parameter or an output channel
+that a later check would run under.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import resource
+from collections.abc import Callable
+
+import z3
+
+from ..protocol import VerifyReport, VerifyRequest
+from . import confirm, smt2_text, verify
+
+# A verifier's hard CPU limit (RLIMIT_CPU): each check's own limit is its soft limit, moved up
+# before the check (``serve_one``); a verifier runs no user code, so only the soft limit binds.
+SERVICE_CPU_CEILING_S = 1_000_000.0
+
+
+def rehearse() -> None:
+    """Before the first request: the parser and the pages a check writes made ready
+    (verify.rehearse), then a fresh context for the first check (``_fresh_state``)."""
+    verify.rehearse()
+    _fresh_state()
+
+
+def serve_one(request: VerifyRequest, cpu_s: float, send: Callable[[VerifyReport], None]) -> None:
+    """Confirm one candidate's answer within ``cpu_s`` of CPU from now (past it, SIGXCPU ends the
+    process: the zygote replaces it and re-checks what it had left) and ``send`` the report; then
+    make the next check's fresh z3 state, while nothing waits for it."""
+    used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = math.ceil(used + max(cpu_s, 0.01))
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    report = confirm.verify_request(request)
+    report["type"] = "result"
+    send(report)
+    del report
+    _fresh_state()
+
+
+def _fresh_state() -> None:
+    """A new z3 main context (z3py's ``main_ctx()``, which every term and parser of confirm.py
+    uses), the old one dropped first; the text caches emptied of the last candidate's script."""
+    verify.forget_texts()
+    smt2_text.forget_texts()
+    z3.z3._main_ctx = None
+    gc.collect()  # the last check's terms hold the old context: freed before the new one is made
+    z3.z3._main_ctx = z3.Context()
