@@ -19,6 +19,7 @@ def serve(text: str, model: list[list[str]]) -> VerifyReport:
                             limits={"verify_s": 5.0})  # type: ignore[typeddict-unknown-key]
     sent: list[VerifyReport] = []
     service.serve_one(request, 5.0, sent.append)
+    service.refresh()  # as the verifier's loop does before its next request (child/bootstrap.py)
     return sent[0]
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import os
+import select
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -283,14 +284,15 @@ def _serve_checks(job: ChildJob) -> int:
     zygote writes each request into our scratch folder and then says "go" on GO_FD, one at a time
     (zygote/verifiers.py); EOF: no request will come.  Its first request's limits apply the
     recipe's steps of ``When.WITH_REQUEST`` (they can only be lowered from here); each check then
-    gets its own CPU budget and a fresh z3 context (confirm.serve_one): what one candidate's
+    gets its own CPU budget and a fresh z3 context (service.py): what one candidate's
     answer left in this process is never what the next is checked in."""
     _prepare_heap()
     from . import service  # imported by the zygote already: a dictionary lookup
 
     service.rehearse()
     served = 0
-    while os.read(GO_FD, 1) == SPARE_GO:
+    go = os.read(GO_FD, 1)
+    while go == SPARE_GO:
         with open(SPARE_REQUEST_FILE, "rb") as handle:
             request = SPARE_REQUEST.decode(handle.read())
         limits = Limits.from_dict(request["limits"])
@@ -302,6 +304,15 @@ def _serve_checks(job: ChildJob) -> int:
                     raise LayerSetupError(applied["name"], applied.get("error", ""))
         service.serve_one(request, float(limits.cpu_s), _write_frame)
         served += 1
+        if select.select([GO_FD], [], [], 0)[0]:
+            # EOF (the zygote closed the pipe with the run's last answer: it waits for our exit)
+            # or the next request, already there
+            go = os.read(GO_FD, 1)
+            if go == SPARE_GO:
+                service.refresh()
+        else:
+            service.refresh()  # the next check's fresh z3 state, made while nothing waits for it
+            go = os.read(GO_FD, 1)
     return 0
 
 

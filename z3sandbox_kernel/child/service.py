@@ -34,8 +34,8 @@ def rehearse() -> None:
 
 def serve_one(request: VerifyRequest, cpu_s: float, send: Callable[[VerifyReport], None]) -> None:
     """Confirm one candidate's answer within ``cpu_s`` of CPU from now (past it, SIGXCPU ends the
-    process: the zygote replaces it and re-checks what it had left) and ``send`` the report; then
-    make the next check's fresh z3 state, while nothing waits for it."""
+    process: the zygote replaces it and re-checks what it had left) and ``send`` the report.  The
+    caller then ``refresh``es before the next check, unless none will come."""
     used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
     soft = math.ceil(used + max(cpu_s, 0.01))
@@ -45,7 +45,10 @@ def serve_one(request: VerifyRequest, cpu_s: float, send: Callable[[VerifyReport
     report = confirm.verify_request(request)
     report["type"] = "result"
     send(report)
-    del report
+
+
+def refresh() -> None:
+    """Between two checks: the next one's fresh z3 state (``_fresh_state``)."""
     _fresh_state()
 
 

@@ -117,7 +117,7 @@ class ScheduledRun:
             cores=options.cores, verify=options.verify,
             seed_hex=options.seed.hex() if options.seed is not None else None,
             require=list(options.require), models=options.models, cross_check=options.cross_check,
-            plain=options.plain, run=self.number,
+            plain=options.plain, run=self.number, last=not self.queue,
         ))
 
     def _wake(self) -> None:

@@ -189,6 +189,7 @@ class RunRequestOptional(TypedDict, total=False):
     cross_check: str | None  # "cvc5": the verifier checks the answer in a second solver too
     plain: bool  # run as `python file.py`: no prelude, no `s`, no check for the script (absent: False)
     run: int  # the host's number of the run: its answers are checked by its own verifiers only
+    last: bool  # the run's last request: none of the run follows it (absent: False)
 
 
 class RunRequest(RunRequestOptional):

@@ -72,7 +72,8 @@ class Zygote:
                            self._forget)
         self.candidates: dict[int, Candidate] = {}
         self.verifiers = Verifiers(self._spawn_verifier, self.trees.kill, self._job_ended_safely,
-                                   self._write_result)
+                                   self._write_result, self._alone)
+        self.last_sent: set[int] = set()  # runs whose last request came (``_alone``)
         self.trees.kill_ticket = self.verifiers.kill
         self.standbys = Standbys(self._spawn_standby, self.trees.kill, self.trees.hand_off,
                                  enabled=plan.pid_ns_fd is not None)
@@ -194,6 +195,8 @@ class Zygote:
                           verify_requested=bool(request.get("verify")))
         candidate = Candidate(request, obs)
         self.candidates[request["id"]] = candidate
+        if request.get("last"):
+            self.last_sent.add(_run_of(request))
         missing = self.plan.missing_required(request.get("require") or [])
         if missing:
             obs.report_error = missing
@@ -323,12 +326,20 @@ class Zygote:
         """A candidate's Done frame.  The run's last one waits until the run's verifiers have
         exited (verifiers.py ``retire``): when the host has every result, nothing of the run lives."""
         last = run is not None and not any(_run_of(c.request) == run for c in self.candidates.values())
-        if last and run is not None and self.verifiers.retire(run, frame):
-            return
+        if last and run is not None:
+            self.last_sent.discard(run)
+            if self.verifiers.retire(run, frame):
+                return
         try:
             self._write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
             self.running = False
+
+    def _alone(self, run: int, candidate_id: int) -> bool:
+        """The candidate is its run's last: the host sent the run's last request, and every other
+        candidate of the run has ended."""
+        return run in self.last_sent and all(
+            c.request["id"] == candidate_id for c in self.candidates.values() if _run_of(c.request) == run)
 
     def _refill_now(self) -> None:
         """Fork the standby candidate and the spare verifier, from the loop's top (nothing of a
@@ -349,6 +360,7 @@ class Zygote:
         candidate's request, output and report, so that user code cannot reach them from its stack
         or through ``gc`` (it is a fork: this changes only the child's copy)."""
         self.candidates.clear()
+        self.last_sent.clear()
         self.pending.clear()
         del self.control_buffer[:]
         self.verifiers.forget()

@@ -46,6 +46,7 @@ Spawner = Callable[[int, VerifyRequest, Limits, bool], Job]
 Killer = Callable[[Job, Kill], None]
 Ended = Callable[[Job], None]
 Writer = Callable[[bytes], None]
+Alone = Callable[[int, int], bool]  # (run, candidate id): the run's last live candidate, none to come
 Queued = tuple[Job, VerifyRequest, Limits]
 
 
@@ -90,8 +91,9 @@ class ServiceReader(frames.ResultReader):
 
 
 class Verifiers:
-    def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, write: Writer) -> None:
+    def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, write: Writer, alone: Alone) -> None:
         self._spawn = spawn
+        self._alone = alone
         self._kill = kill
         self._ended = ended
         self._write = write
@@ -170,6 +172,9 @@ class Verifiers:
             os.write(process.go_fd, SPARE_GO)
         except OSError:
             self._kill(process, Kill.CANCEL)  # its ticket ends without a result; the rest moves on
+            return
+        if self._alone(service.run, ticket.candidate_id):  # the run's last answer: the verifier
+            self._retire(service)  # exits once it has sent it, and the run ends with it
 
     def _answered(self, service: Service, body: bytes) -> None:
         """A result frame: the current ticket ends with it.  A verifier that did not decide (an
