@@ -64,7 +64,7 @@ class Limits:
         64, 4, "", "threads per candidate (RLIMIT_NPROC, where it is effective)", "--threads"
     )
     verify_s: float = _limit(
-        10.0, 0.01, "s", "budget of the checks of a candidate's answer in a fresh process (model, "
+        10.0, 0.01, "s", "budget of the checks of a candidate's answer in a verifier (model, "
         "unsat, core, objectives, cross-check); past it the answer stays unconfirmed", "--verify-time"
     )
     script_kb: int = _limit(1024, 1, "KB", "largest script accepted", "--script-size")

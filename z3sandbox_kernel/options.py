@@ -93,9 +93,9 @@ class RunOptions:
         "up to N distinct models per sat candidate (blocking clauses after the script; each "
         "verified like the first)", flag="--models", kind="count", metavar="N"))
     verify: bool = field(default=True, metadata=_about(
-        "confirm every sat model, unsat, core and objective against the assertions in a fresh "
-        "process", flag="--no-verify", kind="negated",
-        flag_help="do not confirm answers in a fresh process"))
+        "confirm every sat model, unsat, core and objective against the assertions in a "
+        "verifier", flag="--no-verify", kind="negated",
+        flag_help="do not confirm answers in a verifier"))
     cross_check: str | None = field(default=None, metadata=_about(
         "check each sat and unsat answer with a second solver too, in the verifier "
         "(needs the extra: pip install 'z3sandbox-kernel[cvc5]')",

@@ -139,7 +139,7 @@ def output_model() -> Any:
     class MoreModel(BaseModel):
         model: dict[str, model_value] = Field(description=f"a further model: {MODEL_VALUES}")
         payload_b64: str | None = described("its byte_N payload, base64; absent when none")
-        verified: bool | None = described("true: re-checked in a fresh process; false: it failed "
+        verified: bool | None = described("true: re-checked by a verifier (no user code); false: it failed "
                                           "the re-check; absent: not decided")
 
     class CandidateOutput(BaseModel):
@@ -154,7 +154,7 @@ def output_model() -> Any:
         payload_b64: str | None = described("the model's byte_N constants overlaid on seed_b64, "
                                             "base64; absent when none")
         verified: bool | None = described("true: the model was re-checked against the assertions in "
-                                          "a fresh process; false: it failed that check; absent: not "
+                                          "a verifier; false: it failed that check; absent: not "
                                           "checked or not sat")
         error: ErrorOutput | None = described("why the script failed; absent when it did not")
         confirmed_by: list[str] = described("the solvers that confirmed the answer in a process that "

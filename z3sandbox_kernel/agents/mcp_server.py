@@ -178,7 +178,7 @@ A Python script runs as `python candidate.py` would, with `from z3 import *` don
 Solver (plain: neither, and no check on its behalf); its verdict is the result of its last check().
 Returns the vote and, per distinct outcome
 (candidates with identical results are one entry listing their indexes): verdict, model (sat),
-verified (the model was re-checked against the assertions in a fresh process), error {type, line,
+verified (the model was re-checked against the assertions by a verifier), error {type, line,
 message} when it failed (for a CPU, wall or output kill, the line the script said it was running),
 and stdout/stderr (capped). Fields that are null or empty are left out;
 the output schema describes each field and how model values are encoded. The vote: the majority of
@@ -225,7 +225,7 @@ def _tool_parameters(operator: Operator, context: type) -> list[inspect.Paramete
             description="run the one script k times with z3 random seeds 0..k-1", ge=1,
             json_schema_extra=_at_most(operator.max_candidates))], None),
         keyword("race", Annotated[bool, Field(description="stop the rest at the first sat or unsat")], False),
-        keyword("verify", Annotated[bool, Field(description="confirm answers in a fresh process")], True),
+        keyword("verify", Annotated[bool, Field(description="confirm answers in a verifier")], True),
         keyword("cores", Annotated[bool, Field(description="report unsat cores as script lines")], False),
         keyword("plain", Annotated[bool, Field(
             description="run as `python file.py`: no `from z3 import *` done for the script, no `s`, "

@@ -150,13 +150,70 @@ def _sort_name(value: z3.ExprRef) -> tuple[str, int | None]:
     return names.get(kind, clean_text(str(sort), 200)), None
 
 
-def _byte_constant(name: str, value: z3.ExprRef, encoded: JsonValue) -> ByteConstant | None:
+def _byte_constant(name: str, sort: str, width: int | None, encoded: JsonValue) -> ByteConstant | None:
     match = _BYTE_NAME.fullmatch(name)
     if match is None or len(match.group(1)) > MAX_INT_DIGITS:
         return None
+    return {"name": name, "index": int(match.group(1)), "sort": sort, "width": width, "value": encoded}
+
+
+@dataclass(frozen=True)
+class _Value:
+    """What a model says of one constant: its Python value, its sort, and its SMT-LIB text when a
+    verifier can fix it (None: left free)."""
+
+    python: Any
+    sort: str
+    width: int | None
+    smt2: str | None
+
+
+_BASIC_SORTS = {z3.Z3_BOOL_SORT: "bool", z3.Z3_INT_SORT: "int", z3.Z3_REAL_SORT: "real", z3.Z3_BV_SORT: "bv"}
+
+
+def _basic_value(ctx: Any, raw: Any) -> _Value | None:
+    """A true/false, integer, rational or bit-vector numeral read with z3's C calls alone; None for
+    any other value (then z3py reads it: ``_value``).  A script that enumerates solutions has every
+    model it reads read here, and z3py's objects cost about 56 C calls a constant against 6
+    (bench/PROFILE.md, "Solve time")."""
+    if not raw:
+        return None
+    sort = z3.Z3_get_sort(ctx, raw)
+    kind = z3.Z3_get_sort_kind(ctx, sort)
+    name = _BASIC_SORTS.get(kind)
+    if name is None:
+        return None
+    if kind == z3.Z3_BOOL_SORT:
+        truth = z3.Z3_get_bool_value(ctx, raw)
+        if truth == z3.Z3_L_UNDEF:
+            return None
+        return _Value(truth == z3.Z3_L_TRUE, "bool", None, "true" if truth == z3.Z3_L_TRUE else "false")
+    if not z3.Z3_is_numeral_ast(ctx, raw):
+        return None
+    text = str(z3.Z3_get_numeral_string(ctx, raw))
+    smt2 = str(z3.Z3_ast_to_string(ctx, raw))
+    if kind == z3.Z3_REAL_SORT:
+        numerator_text, _, denominator_text = text.partition("/")
+        numerator, denominator = _numeral(numerator_text), _numeral(denominator_text or "1")
+        if isinstance(numerator, int) and isinstance(denominator, int):
+            return _Value(Fraction(numerator, denominator), name, None, smt2)
+        return _Value(clean_text(smt2, MAX_VALUE_TEXT), name, None, smt2)
+    width = int(z3.Z3_get_bv_sort_size(ctx, sort)) if kind == z3.Z3_BV_SORT else None
+    return _Value(_numeral(text), name, width, smt2)
+
+
+def _value(model: z3.ModelRef, decl: z3.FuncDeclRef) -> _Value:
+    ctx = model.ctx.ref()
+    basic = _basic_value(ctx, z3.Z3_model_get_const_interp(ctx, model.model, decl.ast))
+    if basic is not None:
+        return basic
+    value = model.get_interp(decl)
     sort, width = _sort_name(value)
-    return {"name": name, "index": int(match.group(1)), "sort": sort, "width": width,
-            "value": encoded}
+    try:
+        pair = _smt2_pair(decl, value)
+    except Exception:  # a value that cannot be given back to z3 is left free, not dropped
+        pair = None
+    return _Value(python_value(value), sort, width, pair[1] if pair is not None else None)
 
 
 def _smt2_pair(decl: z3.FuncDeclRef, value: z3.ExprRef) -> list[str] | None:
@@ -167,10 +224,16 @@ def _smt2_pair(decl: z3.FuncDeclRef, value: z3.ExprRef) -> list[str] | None:
     return [_symbol(decl), value.sexpr()]
 
 
-def _symbol(decl: z3.FuncDeclRef) -> str:
+_PLAIN_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _symbol(decl: z3.FuncDeclRef, name: str = "") -> str:
     """A constant's name as z3 prints it in SMT-LIB (``|a b|`` quoted), read from its declaration:
     ``decl().sexpr()`` would make the application term, and no term is made in a script's context
-    while it runs (observer.py)."""
+    while it runs (observer.py).  ``name``, its name already read: a letters-digits-underscore name
+    is printed as it is (z3 quotes by characters, not words), without asking z3."""
+    if name and _PLAIN_SYMBOL.fullmatch(name):
+        return name
     text = str(z3.Z3_func_decl_to_string(decl.ctx_ref(), decl.ast))[len("(declare-fun "):]
     if text.startswith("|"):
         return text[: text.index("|", 1) + 1]
@@ -215,12 +278,12 @@ def _read_constant(model: z3.ModelRef, decl_at: Callable[[int], z3.FuncDeclRef],
         decl = decl_at(index)
         if decl.get_id() in skip_ids:
             return
-        value = model.get_interp(decl)
+        value = _value(model, decl)
         name = clean_text(decl.name(), 1000)
-        encoded = encode_value(python_value(value))
+        encoded = encode_value(value.python)
         if name in fields.model:
             return  # two constants of one name (different sorts): the first one is reported
-        byte = _byte_constant(name, value, encoded)
+        byte = _byte_constant(name, value.sort, value.width, encoded)
         if byte is not None and byte["index"] in fields.byte_values:
             return  # as above, for a byte_N that went to byte_runs only
         if byte is not None and _well_formed(byte):
@@ -235,9 +298,9 @@ def _read_constant(model: z3.ModelRef, decl_at: Callable[[int], z3.FuncDeclRef],
             return
         fields.model[name] = encoded
         fields.size += len(name) + len(str(encoded)) + 8
-        pair = _smt2_pair(decl, value)
-        if pair is not None:
-            fields.model_smt2.append((clean_text(pair[0]), clean_text(pair[1])))
+        if value.smt2 is not None:
+            pair = (clean_text(_symbol(decl, name)), clean_text(value.smt2))
+            fields.model_smt2.append(pair)
             fields.size += len(pair[0]) + len(pair[1]) + 8
     except Exception:
         return

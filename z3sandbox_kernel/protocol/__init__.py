@@ -29,7 +29,8 @@ what a candidate wrote), into the type named here, and kept typed from there.
 5. ``RESULT_FD`` (3; child writes, zygote reads under ``report_budget``): a ``SetupFrame`` (the
    layers applied, written by the bootstrap *before* user code runs); a ``CheckFrame`` per check
    of the script as it ends and a ``CheckModelFrame`` per model it read (at most ``MAX_CHECKS``);
-   then the harness's ``ChildReport`` after user code ends (a verifier's: a ``VerifyReport``), and
+   then the harness's ``ChildReport`` after user code ends (a verifier's: one ``VerifyReport`` per
+   answer it was handed, zygote/verifiers.py), and
    nothing after it.  Among them, at most ``MAX_STACK_FRAMES`` ``StackReport`` frames, the script's
    stack when a limit was about to end it (child/stack.py).  All of it is untrusted: the byte
    budget is checked as bytes arrive, the nesting depth before parsing, then msgspec decodes each
@@ -38,8 +39,9 @@ what a candidate wrote), into the type named here, and kept typed from there.
    solver outcome; times, memory, signals and kills come from the OS.
 6. ``GO_FD`` (4; zygote writes, child reads; only the zygote holds the write end): a candidate's
    one ``RunRequest`` frame (``CANDIDATE_REQUEST``), handed after the fork, to a standby or a cold
-   tree alike; a spare verifier's one ``SPARE_GO`` byte, once its ``VerifyRequest`` is in
-   ``SPARE_REQUEST_FILE`` in its scratch folder (``SPARE_REQUEST``).  EOF: no request will come.
+   tree alike; a verifier's ``SPARE_GO`` byte per answer of its run to check, each once its
+   ``VerifyRequest`` is in ``SPARE_REQUEST_FILE`` in its scratch folder (``SPARE_REQUEST``), the
+   next only after the verifier's result for the last.  EOF: no request will come.
 7. init's status pipe (init writes, zygote reads): one ``INIT_STATUS`` record when the candidate
    has ended (its wait status, CPU, peak memory, what the scratch tmpfs held, the calls seccomp
    refused).  The zygote signals init: ``KILL_REQUEST``, ``STACK_REQUEST`` (passed on to the child,
