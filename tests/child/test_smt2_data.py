@@ -59,6 +59,10 @@ def test_output_options_and_commands_do_not_change_a_sat_check(before: str, afte
     ('(echo "sat")\n', '(echo "sat")\n(echo "(model (define-fun x () Int 5))")\n'),
     ("(set-option :error-behavior immediate-exit)\n", ""),  # no private query ends the run
     ("(declare-const |sat\n(| Int)\n(set-option :dump-models true)\n", "(get-model)\n"),
+    # The (check-sat) runs alone (smt2_front.py); its response read only when it is exactly unsat:
+    ("(set-option :print-success true)\n", "(get-info :reason-unknown)\n"),
+    ('(set-option :regular-output-channel "stderr")\n', ""),  # run whole: the answer leaves stdout
+    ("(set-option :produce-unsat-cores true)\n", "(get-unsat-core)\n"),
 ])
 def test_output_options_and_commands_do_not_change_an_unsat_check(before: str, after: str) -> None:
     script = before + UNSAT_BODY + "(check-sat)\n" + after

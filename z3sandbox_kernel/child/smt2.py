@@ -23,24 +23,29 @@ What the harness reads instead (smt2_text.py says how the text is read):
   assertion evaluates to true in it (or is satisfiable with its constants fixed): a model that
   satisfies the assertions proves sat whatever its text looked like, and costs an evaluation,
   not a search.  This is the common case;
-- otherwise (unsat, unknown, no model asked) the harness checks the loaded assertions itself, and
-  its answer is the verdict: such a check is solved twice (measured on the shared SMT-LIB corpus:
-  CPU of unsat rows x1.96, of sat rows x1.06).  The last check's is under the solver timeout; an
-  earlier check's under at most the front end's time for it (at least RECHECK_MIN_S), so it
-  costs at most about twice what it costs plainly.  A check the watchdog interrupted is not
-  solved again;
+- a (check-sat) run alone, after the commands before it: what that evaluation printed is z3's
+  response and nothing else, since no other command of the script is in it.  Exactly "unsat" is
+  the answer (an option that adds to the response, :dump-unsat-cores, or sends it to another
+  channel makes it anything else, and the next rule decides);
+- otherwise (unknown, a response not read, a sat without a model that holds) the harness checks
+  the loaded assertions itself, and its answer is the verdict: such a check is solved twice.  The
+  last check's is under the solver timeout; an earlier check's under at most the front end's time
+  for it (at least RECHECK_MIN_S), so it costs at most about twice what it costs plainly.  A check
+  the watchdog interrupted is not solved again (before the lone response was read, every unsat
+  was solved twice: CPU of the shared corpus's unsat rows x1.96, bench/PROFILE.md);
 - an Optimize's objectives (last check): its terms as z3 holds them, valued in that model.
 
 Every check leaves as frames as it ends (checks.py): verdict, line, and the model when the
 script asked for it; the frames carry no assertions, since the verifier reads each check's from
 the script the zygote holds.  The verdict stays the last check's.
 
-Why this is sound: the front end's printed text never reaches a decision, so a name, an option or
-a command that prints changes nothing but stdout; a sat needs a model the API evaluates true; unsat
-and unknown are the API's own answer on assertions read from the text by the same function the
-verifier uses (child/verify.py checks the model against the script the zygote holds).  Why not
-re-solve always: z3's front end keeps its check's state inside (no API reaches it), and the output
-must be z3's own, so the front end solves anyway; a model it found is reused, a refutation cannot be.
+Why this is sound: the script's printed text never reaches a decision, so a name, an option or
+a command that prints changes nothing but stdout; a sat needs a model the API evaluates true; an
+unsat is z3's whole response to a (check-sat) evaluated alone, else the API's own answer on
+assertions read from the text by the same function the verifier uses (child/verify.py checks the
+model against the script the zygote holds).  Why not re-solve always: z3's front end keeps its
+check's state inside (no API reaches it), and the output must be z3's own, so the front end
+solves anyway; a model it found is reused, and so is a refutation it alone printed.
 
 An error before or at the last (check-sat) makes the verdict ``syntax_error`` (the checks after
 it are ``unknown``); one after it only shows in the output, as in z3.  Text the splitter cannot
@@ -59,7 +64,7 @@ import z3
 
 from ..protocol import ChildReport
 from . import checks, copies, instrument, models, objectives, observer
-from .smt2_front import FrontEnd, evaluate, model_text
+from .smt2_front import FrontEnd, Segment, evaluate, model_text
 from .smt2_model import model_from_text
 from .smt2_text import (
     CHECK_HEADS,
@@ -70,8 +75,8 @@ from .smt2_text import (
     error_position,
     items,
     plan_check,
+    read_commands,
     split_commands,
-    until_exit,
 )
 
 __all__ = ["Smt2SyntaxError", "error_message", "error_position", "plan_check", "run",
@@ -92,6 +97,10 @@ _PRINTING = {f"pp.{name}": z3.get_param(f"pp.{name}") for name in (
 # checked by a search).
 RECHECK_FACTOR = 1.0
 RECHECK_MIN_S = 1.0
+# A (check-sat)'s whole response when z3 refuted its assertions (run alone: smt2_front.py).  Any
+# other response -- sat, unknown, one an option such as :dump-unsat-cores adds to, one sent to
+# another channel -- is decided from values, as below.
+UNSAT_RESPONSE = "unsat\n"
 
 
 def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
@@ -101,12 +110,11 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
     None when the text has no (check-sat): the caller then checks whatever it asserts (after the
     output, so the output is still z3's)."""
     try:
-        commands = split_commands(text)
+        text, commands = read_commands(text)  # z3 stops reading at (exit)
     except Smt2SyntaxError as exc:  # z3 still runs the commands before it: the output shows them
         evaluate(text, instrument.RUN.timeout_s)
         return {"outcome": "syntax_error", "reason": str(exc), "line": exc.line,
                 "column": exc.column}
-    text, commands = until_exit(text, commands)  # z3 stops reading at (exit)
     check_commands = [c for c in commands if c.head in CHECK_HEADS]
     if not check_commands:
         error = evaluate(text, None).error
@@ -129,7 +137,7 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
                 front.run_to(read, instrument.RUN.timeout_s)
                 with _printing():
                     model = model_text()
-            answer = _answer(text, ordinal, model, segment.fired, min(
+            answer = _answer(text, ordinal, model, segment, min(
                 instrument.RUN.timeout_s, max(RECHECK_MIN_S, RECHECK_FACTOR * segment.seconds)))
             answer.model = answer.model if answer.read else None  # only a model the script read
         _send(log, answer, lines[ordinal], None)
@@ -142,7 +150,7 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
         report = _error_report(error, memory_words)
         _send(log, _Answer(), lines[-1], None)
     else:
-        answer = _answer(text, -1, model, segment.fired, instrument.RUN.timeout_s)
+        answer = _answer(text, -1, model, segment, instrument.RUN.timeout_s)
         report, fields = _report(answer, text, commands, check_commands[-1], memory_words)
         _send(log, answer, lines[-1], fields)
     report["checks_made"] = log.made
@@ -174,15 +182,20 @@ class _Answer:
     unread: str = ""  # a command before the check that may assert what the text does not show
 
 
-def _answer(text: str, check: int, model_text: str, fired: bool, timeout_s: float) -> _Answer:
-    """The ``check``-th check's answer: the front end's model if it satisfies the check's
-    assertions, else the harness's own check of them under ``timeout_s`` (unless the watchdog
-    already stopped z3's).  Loaded in the harness's own context: nothing is made in the script's."""
+def _answer(text: str, check: int, model_text: str, segment: Segment, timeout_s: float) -> _Answer:
+    """The ``check``-th check's answer: unsat when the (check-sat), run alone, printed exactly
+    "unsat" (smt2_front.py: only z3 wrote that response); sat with the front end's model if it
+    satisfies the check's assertions; else the harness's own check of them under ``timeout_s``
+    (unless the watchdog already stopped z3's).  Loaded in the harness's own context: nothing is
+    made in the script's."""
     plan = plan_check(text, check=check)
     if plan.unread:
         return _Answer(unread=plan.unread)
     solver = _loaded(plan.text, plan.optimize, plan.logic, copies.reader_context())
     assertions = list(solver.assertions())
+    fired = segment.fired
+    if segment.response == UNSAT_RESPONSE and not fired:
+        return _Answer(z3.Z3_L_FALSE, solver, assertions)
     model = _satisfying(solver, assertions, model_from_text(model_text, assertions, solver.ctx),
                         timeout_s)
     if model is not None:

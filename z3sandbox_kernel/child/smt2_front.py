@@ -16,6 +16,7 @@ nothing; its :reason-unknown is not the last check's (it stays from an earlier u
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -23,11 +24,14 @@ from dataclasses import dataclass
 import z3
 
 from . import instrument
-from .smt2_text import Command, error_message
+from .smt2_text import CHECK_HEADS, Command, error_message
 
 # The private (get-model) is asked only when an error cannot end the process: under
 # (set-option :error-behavior immediate-exit) z3 exits on "model is not available".
 _CONTINUES = "(:error-behavior continued-execution)"
+# Each evaluation starts with z3's output channels reset to its returned string, so a segment that
+# sets one (:regular-output-channel, :diagnostic-output-channel) is run whole.
+_OUTPUT_CHANNEL = re.compile(r"output[-_]channel", re.IGNORECASE)
 
 
 @dataclass
@@ -37,6 +41,10 @@ class Segment:
     error: str | None = None  # its first error, if z3 raised
     fired: bool = False  # the watchdog stopped it (a check outlived the solver timeout)
     seconds: float = 0.0
+    # What the (check-sat) that ends it printed, run alone: nothing else of the script is in it
+    # (``FrontEnd.run_to``), so only z3 wrote it.
+    response: str = ""
+    output: str = ""  # what it printed, when z3 did not raise
 
 
 class FrontEnd:
@@ -48,9 +56,21 @@ class FrontEnd:
         self.first_error: str | None = None
 
     def run_to(self, command: Command | None, timeout_s: float | None) -> Segment:
-        """Run the text up to and with ``command`` (None: to its end), under ``timeout_s``."""
+        """Run the text up to and with ``command`` (None: to its end), under ``timeout_s``.  A
+        (check-sat) runs alone, after the commands before it: its own response is then the whole
+        of what that evaluation printed, which no command of the script (an echo, a symbol a
+        model prints) can add to.  Its output is printed as it comes, as in one evaluation."""
         end = len(self.text) if command is None else segment_end(self.text, command)
-        segment = evaluate(self.text[self.done : end], timeout_s)
+        if (command is None or command.head not in CHECK_HEADS or command.start < self.done
+                or _OUTPUT_CHANNEL.search(self.text, self.done, command.start)):
+            # An output channel set in the same evaluation holds for its (check-sat): only then
+            # does it print where `z3 file.smt2` prints it
+            segment = evaluate(self.text[self.done : end], timeout_s)
+        else:
+            before = evaluate(self.text[self.done : command.start], timeout_s)
+            segment = evaluate(self.text[command.start : end], timeout_s)
+            segment.response, segment.error = segment.output, before.error or segment.error
+            segment.fired, segment.seconds = before.fired or segment.fired, before.seconds + segment.seconds
         self.done = end
         self.first_error = self.first_error or segment.error
         return segment
@@ -77,7 +97,9 @@ def evaluate(text: str, timeout_s: float | None) -> Segment:
     if failed:
         errors = [line for line in output.splitlines() if line.startswith("(error ")]
         error = error_message(errors[0]) if errors else output
-    return Segment(error, fired, seconds)
+    segment = Segment(error, fired, seconds)
+    segment.output = output if not failed else ""
+    return segment
 
 
 def private(command: str) -> str:

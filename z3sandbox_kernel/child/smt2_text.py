@@ -136,7 +136,7 @@ def plan_check(text: str, objectives: bool = True, check: int = -1) -> CheckPlan
     up to its first (exit)), as the commands of ``LOADED_COMMANDS`` before it (without (maximize),
     (minimize) and (assert-soft) unless ``objectives``: they constrain no model); raises
     Smt2SyntaxError, and IndexError when the text has no such check."""
-    text, commands = _commands(text)
+    text, commands = read_commands(text)
     checks = [c for c in commands if c.head in CHECK_HEADS]
     chosen = checks[check] if check != -1 or checks else None
     before = commands if chosen is None else [c for c in commands if c.end <= chosen.start]
@@ -160,20 +160,22 @@ def plan_check(text: str, objectives: bool = True, check: int = -1) -> CheckPlan
 
 def forget_texts() -> None:
     """Between two candidates' checks in one verifier (child/service.py)."""
-    _commands.cache_clear()
+    read_commands.cache_clear()
 
 
 @functools.lru_cache(maxsize=2)
-def _commands(text: str) -> tuple[str, list[Command]]:
-    """``until_exit`` of the text's commands, split once for the plans of its several checks (a
-    verifier or a child asks one per check: the text is the same object each time)."""
+def read_commands(text: str) -> tuple[str, list[Command]]:
+    """``until_exit`` of the text's commands, split once for the plans of its several checks and
+    their lines (a verifier or a child asks one per check: the text is the same object each
+    time); raises Smt2SyntaxError."""
     return until_exit(text, split_commands(text))
+
 
 
 def check_lines(text: str) -> list[int]:
     """The line of each (check-sat) and (check-sat-assuming) of ``text``, in order, up to its
     first (exit); raises Smt2SyntaxError."""
-    text, commands = _commands(text)
+    text, commands = read_commands(text)
     lines, line, counted = [], 1, 0
     for command in commands:
         if command.head in CHECK_HEADS:
