@@ -45,8 +45,8 @@ EVENTS = (
     "zygote: model handed to a verifier",
     "zygote: verify tree forked",
     "verify: forked",
-    "verify: model received (spare woke)",
-    "verify: verify_model done",
+    "verify: answer received (verifier woke)",
+    "verify: checks done",
     "verify: report frame written",
     "zygote: verify tree reaped",
     "zygote: finishing (classify, done frame)",
@@ -111,6 +111,16 @@ def _woke(original: Callable[..., Any], phase: str, event: str) -> Callable[...,
         _phase = phase
         put(event)
         return result
+    return wrapped
+
+
+def _handed(original: Callable[..., Any], phase: str, event: str) -> Callable[..., Any]:
+    """A verifier got an answer to check: from now on it is ``phase``."""
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        global _phase
+        _phase = phase
+        put(event)
+        return original(*args, **kwargs)
     return wrapped
 
 
@@ -186,7 +196,7 @@ def _frame(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def instrument() -> None:
-    from z3sandbox_kernel.child import bootstrap, harness, verify
+    from z3sandbox_kernel.child import bootstrap, confirm, harness, service
     from z3sandbox_kernel.roles import Role
     from z3sandbox_kernel.zygote import sandboxing, server, spawn, trees, verifiers
 
@@ -211,12 +221,11 @@ def instrument() -> None:
     bootstrap._redirect_descriptors = _after(bootstrap._redirect_descriptors,
                                              lambda *_: f"{_phase}: descriptors")
     bootstrap._write_frame = _frame(bootstrap._write_frame)
-    bootstrap._await_request = _woke(bootstrap._await_request, "verify",
-                                     "verify: model received (spare woke)")
+    service.serve_one = _handed(service.serve_one, "verify", "verify: answer received (verifier woke)")
     bootstrap._read_request = _woke(bootstrap._read_request, "candidate",
                                     "candidate: request received (standby woke)")
     harness.run_candidate = _user_code(harness.run_candidate)
-    verify.verify_model = _after(verify.verify_model, lambda *_, **__: "verify: verify_model done")
+    confirm.verify_request = _after(confirm.verify_request, lambda *_, **__: "verify: checks done")
 
 
 def main() -> None:

@@ -124,7 +124,7 @@ class Verifiers:
         idle = [s for s in mine if s.current is None and not s.queue]
         if idle:
             return idle[0]
-        if len(mine) < CORES or not mine:
+        if len(mine) < CORES:
             spare, self.spare = self.spare, None
             if spare is None or spare.reaped or spare.kill is not None or spare.go_fd is None:
                 spare = self._fork()
@@ -147,7 +147,7 @@ class Verifiers:
         try:
             service = self._service_for(run, limits)
         except OSError:  # no memory, no process slot: this answer stays unconfirmed
-            self._end(ticket, Kill.CANCEL, None)
+            self._end(ticket, None, None)
             self._deferred.append(ticket)
             return ticket
         service.queue.append((ticket, request, limits))
@@ -170,8 +170,8 @@ class Verifiers:
             if process.go_fd is None:
                 raise BrokenPipeError("the verifier's go pipe is closed")
             os.write(process.go_fd, SPARE_GO)
-        except OSError:
-            self._kill(process, Kill.CANCEL)  # its ticket ends without a result; the rest moves on
+        except OSError:  # its ticket ends without a result; the rest moves on
+            self._kill(process, Kill.REPORT)
             return
         if self._alone(service.run, ticket.candidate_id):  # the run's last answer: the verifier
             self._retire(service)  # exits once it has sent it, and the run ends with it
@@ -218,8 +218,8 @@ class Verifiers:
             return
         try:
             service = self._service_for(run, limits)
-        except OSError:
-            self._end(ticket, Kill.CANCEL, None)
+        except OSError:  # no verifier could be forked: unconfirmed, said so
+            self._end(ticket, None, None)
             self._ended(ticket)
             return
         service.queue.append((ticket, request, limits))
