@@ -191,11 +191,11 @@ def _answer(text: str, check: int, model_text: str, segment: Segment, timeout_s:
     plan = plan_check(text, check=check)
     if plan.unread:
         return _Answer(unread=plan.unread)
-    solver = _loaded(plan.text, plan.optimize, plan.logic, copies.reader_context())
-    assertions = list(solver.assertions())
     fired = segment.fired
     if segment.response == UNSAT_RESPONSE and not fired:
-        return _Answer(z3.Z3_L_FALSE, solver, assertions)
+        return _Answer(z3.Z3_L_FALSE)  # nothing of it is read further: no solver loaded
+    solver = _loaded(plan.text, plan.optimize, plan.logic, copies.reader_context())
+    assertions = list(solver.assertions())
     model = _satisfying(solver, assertions, model_from_text(model_text, assertions, solver.ctx),
                         timeout_s)
     if model is not None:

@@ -8,7 +8,6 @@ what the candidate's check checked, from the text the zygote holds.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -68,13 +67,19 @@ def _skip_token(text: str, i: int) -> int:
         return end + 1
 
 
+_TOKEN = re.compile(r'[();"|]|[^\s();"|]+')
+_SPECIAL = re.compile(r'[();"|]')
+
+
 def split_commands(text: str) -> list[Command]:
     """The top-level commands of an SMT-LIB 2 script, in order."""
     commands: list[Command] = []
     depth, start, i = 0, 0, 0
-    special = re.compile(r'[();"|]|[^\s();"|]+')
     while True:
-        match = special.search(text, i)
+        # Inside a command only parentheses, strings, quoted symbols and comments matter: the
+        # regular expression skips its symbols and numerals without a match each (half the time
+        # on large scripts); outside one, any token is found (and refused).
+        match = (_TOKEN if depth == 0 else _SPECIAL).search(text, i)
         if match is None:
             break
         token, i = match.group(), match.end()
@@ -160,16 +165,23 @@ def plan_check(text: str, objectives: bool = True, check: int = -1) -> CheckPlan
 
 def forget_texts() -> None:
     """Between two candidates' checks in one verifier (child/service.py)."""
-    read_commands.cache_clear()
+    _READ.clear()
 
 
-@functools.lru_cache(maxsize=2)
+_READ: dict[str, tuple[str, list[Command]]] = {}
+
+
 def read_commands(text: str) -> tuple[str, list[Command]]:
     """``until_exit`` of the text's commands, split once for the plans of its several checks and
-    their lines (a verifier or a child asks one per check: the text is the same object each
-    time); raises Smt2SyntaxError."""
-    return until_exit(text, split_commands(text))
-
+    their lines (a verifier or a child asks one per check), and known again for the text up to
+    its (exit), which the caller goes on with; raises Smt2SyntaxError."""
+    found = _READ.get(text)
+    if found is None:
+        found = until_exit(text, split_commands(text))
+        if len(_READ) >= 4:
+            _READ.clear()
+        _READ[text] = _READ[found[0]] = found
+    return found
 
 
 def check_lines(text: str) -> list[int]:
