@@ -128,8 +128,9 @@ def _job_ended(original: Callable[..., Any]) -> Callable[..., Any]:
     def wrapped(self: Any, job: Any, *args: Any, **kwargs: Any) -> Any:
         phase = "candidate" if job.role == "run" else str(job.role)
         put(f"zygote: {job.role} tree reaped")
-        if job.rusage is not None:
-            put(f"{phase}: minor faults", float(job.rusage.ru_minflt))
+        faults = getattr(job.rusage, "ru_minflt", None)  # the fork server reports no faults
+        if faults is not None:
+            put(f"{phase}: minor faults", float(faults))
         return original(self, job, *args, **kwargs)
     return wrapped
 
