@@ -343,11 +343,12 @@ class Zygote:
 
     def _refill_now(self) -> None:
         """Fork the standby candidate and the spare verifier, from the loop's top (nothing of a
-        candidate on the stack), unless a killed tree is still dying: its teardown takes CPU, and
-        its init is reaped at once rather than after a fork (the next event refills).  A fork that
+        candidate on the stack), unless a killed tree is still dying or a run's last result waits
+        for its verifiers' exit: a teardown takes CPU, and the fork server reaps at once rather
+        than after a fork (the next event refills).  A fork that
         fails (no memory, no process slot) is tried again at the next event, never fatal."""
         self.refill_wanted = False
-        if self.trees.dying():
+        if self.trees.dying() or self.verifiers.holding():
             return
         try:
             busy = self.standbys.refill(self.running, self.trees.busy())

@@ -263,6 +263,10 @@ class Verifiers:
                 self._retire(service)
         return True
 
+    def holding(self) -> bool:
+        """A run's last result waits for its verifiers' exit."""
+        return bool(self._held)
+
     def ended(self, job: Job) -> None:
         """A verifier process was reaped (its pipes drained: every answer it wrote is taken): the
         ticket it was checking ends without an answer, its queue goes to a fresh verifier."""
