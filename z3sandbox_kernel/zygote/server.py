@@ -212,8 +212,7 @@ class Zygote:
             return
         if request.get("verify"):
             self.verifiers.wanted = True
-        # No refill here: the next standby is forked once this candidate's report is whole
-        # (``_verify_early``) or it has ended; forked now, its bootstrap competes with this check.
+        self.refill_wanted = True
 
     def _cold(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job:
         """A tree forked for this request (no standby could take it), handed it after the fork
@@ -237,7 +236,6 @@ class Zygote:
         """The candidate's report is whole: start its verifier now, while the candidate exits and
         its tree is torn down (about 5 ms).  Whether the verdict uses it is decided when the run
         has ended (``_job_ended``); the report cannot change (a third frame ends the candidate)."""
-        self.refill_wanted = True  # the next standby, while this candidate exits (``_start``)
         candidate = self.candidates.get(job.candidate_id)
         if (candidate is None or candidate.job is not job or candidate.verifier is not None
                 or job.kill is not None or not self.running):
