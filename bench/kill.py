@@ -79,6 +79,19 @@ def leftovers(root: int, kernel: bool) -> list[str]:
     return found
 
 
+def tree(root: int) -> list[str]:
+    """Every descendant of ``root`` as "pid parent name state", parents first: what a sample with
+    a leftover looked like, to tell a leftover from a tree caught while it was being forked."""
+    lines, todo = [], [(root, 0)]
+    while todo:
+        pid, parent = todo.pop(0)
+        described = _describe(pid)
+        if described is not None:
+            lines.append(f"{pid} {parent} {described[0]} {described[1]}")
+        todo.extend((child, pid) for child in _children(pid))
+    return lines
+
+
 def _is(pid: int, name: str) -> bool:
     """Alive (not a zombie) and called ``name``."""
     described = _describe(pid)
@@ -94,6 +107,7 @@ class KillProbe:
         self.host_ms: list[float] = []
         self.zygote_ms: list[float] = []
         self.left: list[list[str]] = []
+        self.trees: list[list[str]] = []  # the whole tree of each sample that left something
         self.load: list[float] = []
 
     def sample(self) -> None:
@@ -108,8 +122,11 @@ class KillProbe:
         root = self.engine.sandbox.zygote_pid
         kernel = self.engine.isolation_level == "kernel"
         self.left.append(leftovers(root, kernel) if root is not None else ["zygote pid unknown"])
+        if self.left[-1] and root is not None:
+            self.trees.append(tree(root))
 
     def result(self) -> dict[str, Any]:
         return {"script": KILL_SCRIPT, "wall_limit_s": KILL_WALL_S, "host_ms": self.host_ms,
                 "zygote_ms": self.zygote_ms, "leftovers": [left for left in self.left if left],
+                "leftover_trees": self.trees,
                 "samples_with_leftovers": sum(1 for left in self.left if left), "n": len(self.host_ms)}
