@@ -64,3 +64,18 @@ def test_forged_ranges_and_models_of_unsat_checks_are_dropped():
                "byte_runs": [], "model_smt2": [("x", "1")]}]
     entry = assemble(frames).entries[0]
     assert entry["assertions"] is None and entry["found"] is None
+
+
+def test_past_the_cap_an_enumeration_still_reports_its_last_model() -> None:
+    """Models of checks past MAX_CHECKS are not read (nothing would send them: observer.py), but
+    the last check's is: it is the answer's."""
+    from .test_harness import run_child  # a fork of this prepared process, as the zygote makes
+
+    script = ("x = Int('x')\ns = Solver()\ns.add(x >= 0, x < 10000)\n"
+              f"for i in range({MAX_CHECKS + 20}):\n"
+              "    assert s.check() == sat\n    m = s.model()\n    last = m[x].as_long()\n"
+              "    s.add(x != last)\n    del m\n"
+              "assert s.check() == sat\nm = s.model()\nfinal = m[x].as_long()\ndel m\nprint(final)\n")
+    run = run_child(script)
+    assert run.report["outcome"] == "sat" and run.report["checks_made"] == MAX_CHECKS + 21
+    assert run.report["model"]["x"] == int(run.stdout.split()[-1])

@@ -237,7 +237,10 @@ def _checked(name: str) -> Callable[..., Any]:
             except Exception:
                 record.reason = "unknown"
         earlier = OBSERVER.last
-        if earlier is not None and earlier.model:  # its model is read when the script lets go
+        # Its model is read when the script lets go of it, if it was sent (checks.py): past
+        # MAX_CHECKS an earlier check's model is never sent, so an enumeration of thousands of
+        # solutions reads a hundred of them, not every one (bench/PROFILE.md, "Issue 32").
+        if earlier is not None and earlier.model and earlier.index is not None:
             OBSERVER.models[earlier.model] = earlier
         OBSERVER.last = record
         OBSERVER.last_asserted = None
