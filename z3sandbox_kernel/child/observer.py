@@ -237,9 +237,7 @@ def _checked(name: str) -> Callable[..., Any]:
             except Exception:
                 record.reason = "unknown"
         earlier = OBSERVER.last
-        # Its model is read when the script lets go of it, if it was sent (checks.py): past
-        # MAX_CHECKS an earlier check's model is never sent, so an enumeration of thousands of
-        # solutions reads a hundred of them, not every one (bench/PROFILE.md, "Issue 32").
+        # its model is read when the script lets go, if sent (past MAX_CHECKS never: checks.py)
         if earlier is not None and earlier.model and earlier.index is not None:
             OBSERVER.models[earlier.model] = earlier
         OBSERVER.last = record
