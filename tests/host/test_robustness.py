@@ -79,6 +79,18 @@ def own_sandbox(request):
     sandbox.close()
 
 
+def test_close_right_after_a_checked_run_leaves_no_process_of_it(own_sandbox):
+    """A run returns before its verifiers have exited (issue 32, decision 2); ``close()`` returns
+    only once every process under the zygote is gone, those verifiers included."""
+    result = own_sandbox.run([SAT, SAT, SAT], jobs=3)
+    assert all(c.confirmed_by == ("z3",) for c in result), [c.reason for c in result]
+    zygote = own_sandbox.zygote_pid
+    assert zygote is not None
+    tree = [proc.pid for proc in process_tree_of(zygote)]
+    own_sandbox.close()
+    assert [pid for pid in [zygote, *tree] if os.path.exists(f"/proc/{pid}")] == []
+
+
 def test_zygote_killed_mid_run_ends_the_run_and_the_next_run_works(own_sandbox):
     own_sandbox.run(SAT)
     first_zygote = own_sandbox.zygote_pid

@@ -4,9 +4,14 @@ never pass (real sandboxes)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from z3sandbox_kernel import Limits, Sandbox, Verdict
+from tests.conftest import all_processes
+from z3sandbox_kernel import CandidateResult, Limits, Sandbox, Verdict
+from z3sandbox_kernel.zygote.forker import FORKER_NAMES
+from z3sandbox_kernel.zygote.spawn import SPARE_NAME
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("zygote_is_clean")]
 SAT = ("from z3 import *\nx, y = Ints('x y')\ns = Solver()\ns.add(x > {n}, y == 2 * x, x < 100)\n"
@@ -46,3 +51,37 @@ def test_a_check_that_stalls_its_verifier_fails_alone(sandbox: Sandbox) -> None:
     assert stalled.verified is not True and stalled.confirmed_by == (), stalled
     for candidate in siblings:
         assert candidate.verdict is Verdict.SAT and candidate.confirmed_by == ("z3",), candidate
+
+
+def idle_spares(sandbox: Sandbox) -> list[int]:
+    """The verifiers forked ahead under the sandbox's fork server (named SPARE_NAME until exit)."""
+    processes = all_processes()
+    return [proc.pid for proc in processes.values() if proc.name == SPARE_NAME
+            and proc.ppid in processes and processes[proc.ppid].name in FORKER_NAMES
+            and _under(processes, proc.pid, sandbox.zygote_pid)]
+
+
+def _under(processes: dict, pid: int, root: int | None) -> bool:
+    while pid in processes and pid != root:
+        pid = processes[pid].ppid
+    return pid == root
+
+
+def test_the_next_run_never_starts_beside_an_earlier_runs_verifier(sandbox: Sandbox) -> None:
+    """Decision 2 of issue 32: a run's last result is not held for its verifiers' exit, so the
+    zygote holds the next run's request until they are reaped."""
+    assert sandbox.run(SAT.replace("{n}", "1"))[0].confirmed_by == ("z3",)  # a spare is wanted now
+    for _ in range(2):  # the second run is read after the loop turn that forked the spare
+        sandbox.run("print('next')", language="python", verify=False)
+    spares = idle_spares(sandbox)
+    assert len(spares) == 1, spares
+    checked = sandbox.run(SAT.replace("{n}", "2"))[0]  # checked by that spare
+    assert checked.confirmed_by == ("z3",), checked
+    seen: list[bool] = []
+
+    def on_update(candidate: CandidateResult) -> None:
+        if candidate.state == "running" and not seen:  # the zygote has started the next run
+            seen.append(os.path.exists(f"/proc/{spares[0]}"))
+
+    sandbox.run("print('after')", language="python", verify=False, on_update=on_update)
+    assert seen == [False], "the next run started beside the last run's verifier"

@@ -66,6 +66,7 @@ _ORDER_MAX_BYTES = 1 << 16
 # untested; the life pipe still ends the fork server).
 _SOCKET_TYPE = socket.SOCK_SEQPACKET if sys.platform == "linux" else socket.SOCK_DGRAM
 _MAX_FDS = 5
+_EXIT_WAIT_S = 5.0  # the fork server's own exit at the end, before it is killed
 
 
 class Order(msgspec.Struct, frozen=True):
@@ -204,12 +205,35 @@ class ForkServer:
         return self.reaped()
 
     def close(self) -> None:
-        """EOF: the fork server kills its trees and exits (reaped as our child).  Idempotent: the
+        """EOF: the fork server kills its trees and exits, and is reaped here, so that it never
+        outlives the zygote (the host's ``close()`` waits for the zygote's exit).  Idempotent: the
         zygote's end kills everything twice (on the host's shutdown, then in its finally)."""
         self.sock.close()
         if self.life_w >= 0:
             os.close(self.life_w)
             self.life_w = -1
+        if self.pid:
+            _await_exit(self.pid, _EXIT_WAIT_S)
+            self.pid = 0
+
+
+def _await_exit(pid: int, timeout_s: float) -> None:
+    """Wait ``timeout_s`` at most for ``pid`` to exit (a pidfd where there is one), kill it if it
+    has not, and reap it."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux, or already reaped: waitpid says which
+        pidfd = -1
+    if pidfd >= 0:
+        try:
+            if not select.select([pidfd], [], [], timeout_s)[0]:
+                os.kill(pid, signal.SIGKILL)
+        finally:
+            os.close(pidfd)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int, life_r: int) -> None:

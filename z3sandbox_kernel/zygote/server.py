@@ -72,7 +72,7 @@ class Zygote:
                            self._forget)
         self.candidates: dict[int, Candidate] = {}
         self.verifiers = Verifiers(self._spawn_verifier, self.trees.kill, self._job_ended_safely,
-                                   self._write_result, self._alone)
+                                   self._alone)
         self.last_sent: set[int] = set()  # runs whose last request came (``_alone``)
         self.trees.kill_ticket = self.verifiers.kill
         self.standbys = Standbys(self._spawn_standby, self.trees.kill, self.trees.hand_off,
@@ -169,8 +169,12 @@ class Zygote:
             self.running = False
 
     def _act_on_pending(self) -> None:
-        """One host message at a time: a fork in ``_start`` then holds this request, no other."""
+        """One host message at a time: a fork in ``_start`` then holds this request, no other.  A
+        run's request waits while a finished run's verifiers exit (at most ``DRAIN_S`` and a kill):
+        a run never starts beside what is left of an earlier one; what follows it waits in order."""
         while self.pending and self.running:
+            if self.pending[0]["type"] == "run" and self.verifiers.draining():
+                return
             request = self.pending.popleft()
             self.handlers[request["type"]](request)
 
@@ -323,13 +327,11 @@ class Zygote:
         self.refill_wanted = True
 
     def _write_result(self, frame: bytes, run: int | None = None) -> None:
-        """A candidate's Done frame.  The run's last one waits until the run's verifiers have
-        exited (verifiers.py ``retire``): when the host has every result, nothing of the run lives."""
-        last = run is not None and not any(_run_of(c.request) == run for c in self.candidates.values())
-        if last and run is not None:
+        """A candidate's Done frame, sent at once.  After the run's last one its verifiers, which
+        have answered everything, exit (verifiers.py ``drain``); the next run waits for them."""
+        if run is not None and not any(_run_of(c.request) == run for c in self.candidates.values()):
             self.last_sent.discard(run)
-            if self.verifiers.retire(run, frame):
-                return
+            self.verifiers.drain(run)
         try:
             self._write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
@@ -343,12 +345,12 @@ class Zygote:
 
     def _refill_now(self) -> None:
         """Fork the standby candidate and the spare verifier, from the loop's top (nothing of a
-        candidate on the stack), unless a killed tree is still dying or a run's last result waits
-        for its verifiers' exit: a teardown takes CPU, and the fork server reaps at once rather
-        than after a fork (the next event refills).  A fork that
+        candidate on the stack), unless a killed tree is still dying or a finished run's verifiers
+        are exiting: a teardown takes CPU, and the fork server reaps at once rather than after a
+        fork (the next event refills).  A fork that
         fails (no memory, no process slot) is tried again at the next event, never fatal."""
         self.refill_wanted = False
-        if self.trees.dying() or self.verifiers.holding():
+        if self.trees.dying() or self.verifiers.draining():
             return
         try:
             busy = self.standbys.refill(self.running, self.trees.busy())

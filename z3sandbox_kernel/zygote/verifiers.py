@@ -6,9 +6,12 @@ scratch folder and a "go" byte on its go pipe.  One process checks a run's answe
 other, each in a fresh z3 context (child/service.py), so a run of K candidates pays for one fork,
 one bootstrap and one cold first check, not K (issue 32, bench/PROFILE.md).  What that shares:
 
-* Only one run's answers: a verifier is given to a run at its first answer to check and ends when
-  the run's last candidate has ended, before that candidate's result is sent (``retire``): no
-  verifier of a run outlives it, and no other run's answer is ever checked in it.
+* Only one run's answers: a verifier is given to a run at its first answer to check, and no other
+  run's answer is ever checked in it.  It is told that no request will come when the run's last
+  candidate has ended (``drain``): that candidate's result is sent at once (issue 32, decision 2:
+  ``run()`` returns on its checked verdicts), and the verifier, which has answered everything, exits
+  then, or is killed ``DRAIN_S`` later.  The next run's first request waits until it is reaped
+  (server.py): no run, and no ``close()``, sees a verifier of an earlier run alive.
 * Only data: the verifier gives z3 declarations, definitions and assertions (child/verify.py),
   never an option, a global parameter or an output channel.  So a candidate's answer can make the
   process fail (a crash, a timeout, an error), and so its siblings' checks: a verifier that did
@@ -31,21 +34,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..limits import Limits
-from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, VerifyRequest, frame_length, report_budget
+from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, ProtocolError, VerifyRequest, report_budget, split_bodies
 from ..roles import Kill, Role
 from . import frames
 from .forker import Usage
 from .jobs import NO_CANDIDATE, Job, close_go_pipe, verification_report
 
 CORES = os.cpu_count() or 1
-_HEADER_BYTES = 4
+# How long a verifier of a finished run may take to exit before it is killed; what it had to say is
+# said by then (every answer of the run was taken), so this bounds only its exit.
+DRAIN_S = 0.05
 
 # (candidate id, request, limits, spare) -> the forked process; (job, kill reason, grace) -> None;
-# an ended ticket -> None (the server finishes its candidate); a held frame -> None (written).
+# an ended ticket -> None (the server finishes its candidate).
 Spawner = Callable[[int, VerifyRequest, Limits, bool], Job]
 Killer = Callable[[Job, Kill], None]
 Ended = Callable[[Job], None]
-Writer = Callable[[bytes], None]
 Alone = Callable[[int, int], bool]  # (run, candidate id): the run's last live candidate, none to come
 Queued = tuple[Job, VerifyRequest, Limits]
 
@@ -74,15 +78,12 @@ class ServiceReader(frames.ResultReader):
         if self.error is not None:
             return None
         self.pending.extend(chunk)
-        while len(self.pending) >= _HEADER_BYTES:
-            length = frame_length(bytes(self.pending[:_HEADER_BYTES]))
-            if length > self.budget:
-                self.error = f"a verifier's frame of {length} bytes is over the budget of {self.budget} bytes"
-                return self.error
-            if len(self.pending) < _HEADER_BYTES + length:
-                break
-            body = bytes(self.pending[_HEADER_BYTES:_HEADER_BYTES + length])
-            del self.pending[:_HEADER_BYTES + length]
+        try:
+            bodies = split_bodies(self.pending, self.budget)
+        except ProtocolError as exc:  # a verifier runs no user code: one of ours, cut all the same
+            self.error = f"a verifier's {exc}"
+            return self.error
+        for body in bodies:
             if self.setup is None:
                 self.setup = body
             else:
@@ -91,17 +92,16 @@ class ServiceReader(frames.ResultReader):
 
 
 class Verifiers:
-    def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, write: Writer, alone: Alone) -> None:
+    def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, alone: Alone) -> None:
         self._spawn = spawn
         self._alone = alone
         self._kill = kill
         self._ended = ended
-        self._write = write
         self.spare: Job | None = None  # forked ahead, waiting for a run
         self.wanted = False  # a request asked for verification: keep a spare from then on
         self.accepting = True  # False once the zygote is ending: nothing is re-checked then
         self._services: dict[int, Service] = {}  # by the process's pid
-        self._held: dict[int, list[bytes]] = {}  # a run's last results, sent once its verifiers ended
+        self._draining: set[int] = set()  # finished runs whose verifiers are exiting
         self._deferred: list[Job] = []  # tickets cancelled before they were handed: ended next
 
     # ---------------------------------------------------------------------------------- forking
@@ -250,22 +250,20 @@ class Verifiers:
 
     # ------------------------------------------------------------------------------------- ends
 
-    def retire(self, run: int, frame: bytes) -> bool:
+    def drain(self, run: int) -> None:
         """The run's last candidate has ended: its verifiers are told no request will come, and
-        ``frame`` (that candidate's result) is written once every one of them has exited.  False
-        when the run has none left: write it now."""
+        get ``DRAIN_S`` to exit before they are killed (every answer of theirs is taken)."""
         mine = [s for s in self._services.values() if s.run == run]
-        if not mine:
-            return False
-        self._held.setdefault(run, []).append(frame)
+        if mine:
+            self._draining.add(run)
         for service in mine:
             if not service.retired:
                 self._retire(service)
-        return True
+            service.process.deadline = min(service.process.deadline, time.monotonic() + DRAIN_S)
 
-    def holding(self) -> bool:
-        """A run's last result waits for its verifiers' exit."""
-        return bool(self._held)
+    def draining(self) -> bool:
+        """A finished run's verifier is still exiting: the next run waits for it (server.py)."""
+        return bool(self._draining)
 
     def ended(self, job: Job) -> None:
         """A verifier process was reaped (its pipes drained: every answer it wrote is taken): the
@@ -287,12 +285,11 @@ class Verifiers:
             self._end(ticket, job.kill, None, setup)
             self._ended(ticket)
         if not any(s.run == service.run for s in self._services.values()):
-            for frame in self._held.pop(service.run, []):
-                self._write(frame)
+            self._draining.discard(service.run)
 
     def forget(self) -> None:
         """In a freshly forked child (server.py ``_forget``)."""
         self.spare = None
         self._services.clear()
-        self._held.clear()
+        self._draining.clear()
         self._deferred.clear()
