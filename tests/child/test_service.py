@@ -65,3 +65,26 @@ def test_set_info_is_dropped_not_run() -> None:
     parsed = parse_assertions("(set-info :status sat)(set-info :source |x|)(declare-fun x () Int)"
                               "(assert (> x 1))")
     assert [str(formula) for formula in parsed] == ["x > 1"]
+
+
+def test_an_smt2_scripts_scoping_commands_end_with_its_check() -> None:
+    """An SMT-LIB answer's assertions are read by loading its script's scoping commands too
+    (set-logic, push, pop, reset: smt2_text.plan_check) into a solver of that answer's own
+    context; none of them reaches the next answer's check.  (:global-declarations is kept too, but
+    z3's API refuses it once a context exists, in the candidate first: a syntax_error.)"""
+    script = ("(set-logic QF_LIA)(declare-fun g () Int)(push 1)(declare-fun h () Int)"
+              "(assert (> h 5))(pop 1)(assert (> g 0))(check-sat)(reset)(set-logic QF_LIA)"
+              "(declare-fun x () Int)(push 1)(assert (> x 1))(check-sat)")
+    request = VerifyRequest(assertions_smt2="", model_smt2=[["x", "2"]], timeout_s=5.0,
+                            script_smt2=script, limits={"verify_s": 5.0})  # type: ignore[typeddict-unknown-key]
+    sent: list[VerifyReport] = []
+    service.serve_one(request, 5.0, sent.append)
+    service.refresh()
+    assert sent[0]["verified"] is True, sent[0]
+    assert sent[0]["model"] == {"x": 2}, sent[0]  # after (reset): only x, asserted in a scope
+    # g was declared by that script: in the next answer's context it is unknown, and the logic
+    # set there does not keep the next answer's non-linear assertion from being checked.
+    unknown = serve("(declare-fun y () Int)(assert (= g y))", [["y", "1"]])
+    assert unknown["verified"] is None and "could not be parsed" in unknown["reason"]
+    nonlinear = serve("(declare-fun y () Int)(assert (= (* y y) 9))", [["y", "3"]])
+    assert nonlinear["verified"] is True, nonlinear

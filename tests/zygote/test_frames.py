@@ -21,6 +21,7 @@ from z3sandbox_kernel.protocol import (
 )
 from z3sandbox_kernel.zygote import frames
 from z3sandbox_kernel.zygote.payload import cap_model, expand_model, expand_smt2_pairs
+from z3sandbox_kernel.zygote.verifiers import ServiceReader
 
 SETUP = {"v": 1, "type": "setup", "layers": [{"name": "rlimits", "active": True}], "error": None}
 
@@ -223,3 +224,15 @@ def test_a_stack_frame_is_decoded_as_it_comes_and_is_not_the_report():
 def test_a_forged_stack_frame_is_a_violation_that_says_what_was_wrong(messages, words):
     _, _, error = read(*messages)
     assert error is not None and words in error
+
+
+def test_a_verifiers_frames_are_handed_on_whole_and_in_order() -> None:
+    results: list[bytes] = []
+    reader = ServiceReader(100, results.append)
+    stream = frame(SETUP) + frame(b'{"first":1}') + frame(b'{"second":2}')
+    for at in range(0, len(stream), 7):  # as the pipe gives it: in pieces
+        assert reader.feed(stream[at:at + 7]) is None
+    assert reader.setup == json.dumps(SETUP).encode()
+    assert results == [b'{"first":1}', b'{"second":2}']
+    assert "exceeds 100" in (reader.feed(struct.pack(">I", 101)) or "")
+    assert reader.feed(frame(b"{}")) is None and len(results) == 2  # nothing is taken after
