@@ -117,10 +117,10 @@ class Zygote:
         try:
             while self.running or trees.jobs_by_pid:
                 self._dispatch(self.selector.select(trees.next_timeout()))
-                self._act_on_pending()
                 self.verifiers.flush()
-                if self.refill_wanted:
+                if self.refill_wanted:  # before a waiting request: a run finds its spare forked
                     self._refill_now()
+                self._act_on_pending()
                 trees.enforce_deadlines()
         except Exception as exc:  # a zygote bug: its candidates are told, never "cancelled"
             failure = f"{type(exc).__name__}: {exc}"
