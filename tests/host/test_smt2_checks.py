@@ -9,20 +9,11 @@ from z3sandbox_kernel import Limits, RunResult, Verdict
 from z3sandbox_kernel.presentation.render import run_json
 
 from ..fidelity.test_smt2 import z3_prints
+from ..zygote.test_smt2_checks import SCRIPT as SAT_SAT_UNSAT  # x in [1, 2]: sat, sat, unsat
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("zygote_is_clean")]
 
 QUICK = Limits(timeout_s=5, wall_s=20, cpu_s=10)
-SAT_SAT_UNSAT = """(declare-const x Int)
-(assert (and (>= x 1) (<= x 2)))
-(check-sat)
-(get-model)
-(assert (not (= x 1)))
-(check-sat)
-(get-model)
-(assert (not (= x 2)))
-(check-sat)
-"""
 
 
 def test_sat_sat_unsat_keeps_two_verified_models_and_the_verdict_unsat(sandbox):
