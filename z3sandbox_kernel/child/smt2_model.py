@@ -36,8 +36,7 @@ def model_from_text(text: str, assertions: list[z3.BoolRef], ctx: z3.Context
         except z3.Z3Exception:
             parsed = None
         if parsed is not None and len(parsed) == len(constants):
-            for equality in parsed:
-                model.update_value(equality.arg(0).decl(), z3.simplify(equality.arg(1)))
+            _interpret(model, parsed)
             return model
     decls, sorts = _symbols(assertions)
     for name, _sort, value in constants:
@@ -51,6 +50,22 @@ def model_from_text(text: str, assertions: list[z3.BoolRef], ctx: z3.Context
         except (z3.Z3Exception, IndexError):
             continue
     return model
+
+
+def _interpret(model: z3.ModelRef, equalities: z3.AstVector) -> None:
+    """Each ``(= name value)`` as the model's value of ``name``, its value simplified ((- 4) is
+    -4), with z3's C calls alone: z3py's objects cost about 34 us a constant, and a model of an
+    SMT-LIB check can hold thousands (bench/PROFILE.md, step 8)."""
+    ctx = model.ctx.ref()
+    for index in range(z3.Z3_ast_vector_size(ctx, equalities.vector)):
+        equality = z3.Z3_ast_vector_get(ctx, equalities.vector, index)  # held by the vector
+        name = z3.Z3_get_app_arg(ctx, z3.Z3_to_app(ctx, equality), 0)
+        value = z3.Z3_simplify(ctx, z3.Z3_get_app_arg(ctx, z3.Z3_to_app(ctx, equality), 1))
+        z3.Z3_inc_ref(ctx, value)  # new, and held by nothing until the model takes it
+        try:
+            z3.Z3_add_const_interp(ctx, model.model, z3.Z3_get_app_decl(ctx, z3.Z3_to_app(ctx, name)), value)
+        finally:
+            z3.Z3_dec_ref(ctx, value)
 
 
 # Sorts z3 knows without a declaration of the script's: a constant of any other sort takes the
