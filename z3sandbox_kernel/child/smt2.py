@@ -173,7 +173,7 @@ class _Answer:
     """What one (check-sat) found, from values (unknown until decided)."""
 
     result: int = z3.Z3_L_UNDEF
-    solver: Any = None  # the harness's, loaded with the check's assertions
+    solver: Any = None  # the harness's, loaded with the check's assertions (None: not needed)
     assertions: list[z3.BoolRef] = field(default_factory=list)
     model: z3.ModelRef | None = None  # sat: a model the assertions are true in
     read: bool = False  # the model is the front end's (its constants), not one the harness found
@@ -194,12 +194,17 @@ def _answer(text: str, check: int, model_text: str, segment: Segment, timeout_s:
     fired = segment.fired
     if segment.response == UNSAT_RESPONSE and not fired:
         return _Answer(z3.Z3_L_FALSE)  # nothing of it is read further: no solver loaded
-    solver = _loaded(plan.text, plan.optimize, plan.logic, copies.reader_context())
-    assertions = list(solver.assertions())
-    model = _satisfying(solver, assertions, model_from_text(model_text, assertions, solver.ctx),
-                        timeout_s)
+    ctx = copies.reader_context()
+    if plan.optimize:  # its objectives are read from the Optimize the text is loaded into
+        solver: Any = _loaded(plan.text, True, plan.logic, ctx)
+        assertions = list(solver.assertions())
+    else:  # a solver only if the front end's model does not do (_Solver)
+        solver, assertions = None, list(z3.parse_smt2_string(plan.text, ctx=ctx))
+    lazy = _Solver(solver, assertions, plan.logic, ctx)
+    model = _satisfying(lazy, assertions, model_from_text(model_text, assertions, ctx), timeout_s)
     if model is not None:
-        return _Answer(z3.Z3_L_TRUE, solver, assertions, model, read=True)
+        return _Answer(z3.Z3_L_TRUE, lazy.made, assertions, model, read=True)
+    solver = lazy.get()
     reason = ""
     if not fired:
         result, fired = _check(solver, [], timeout_s)
@@ -224,9 +229,9 @@ def _report(answer: _Answer, text: str, commands: list[Command], last: Command,
             return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {answer.reason}"}, None
         return {"outcome": "unknown", "reason": "timeout" if answer.fired else answer.reason,
                 "solver_timeout": answer.fired}, None
-    solver = answer.solver
+    solver = answer.solver  # None: the front end's model satisfied the parsed assertions
     with _printing():
-        text_of = models.benchmark(solver.ctx.ref(), [a.as_ast() for a in answer.assertions])
+        text_of = models.benchmark(answer.model.ctx.ref(), [a.as_ast() for a in answer.assertions])
         fields = models.read_model(answer.model)
     report = models.check_report(models.CheckReport(
         z3.Z3_L_TRUE, fields=fields, assertions=text_of), False)
@@ -267,7 +272,25 @@ def _printing() -> Iterator[None]:
             z3.set_param(name, value)
 
 
-def _satisfying(solver: Any, assertions: list[z3.BoolRef], model: z3.ModelRef | None,
+class _Solver:
+    """The harness's solver of a check's assertions, made when first needed: most front-end models
+    satisfy the assertions, which were parsed alone, and loading them into a solver (its tactics,
+    its preprocessing) costs several times the parse (QF_LIRA__prp-20-46.smt2: 54 ms against 7)."""
+
+    def __init__(self, made: Any, assertions: list[z3.BoolRef], logic: str | None,
+                 ctx: z3.Context) -> None:
+        self.made, self._assertions, self._logic, self._ctx = made, assertions, logic, ctx
+
+    def get(self) -> Any:
+        if self.made is None:
+            self.made = _solver_for(self._logic, self._ctx)
+            add = observer.unobserved("Z3_solver_assert")  # the harness's, not the script's
+            for assertion in self._assertions:
+                add(self._ctx.ref(), self.made.solver, assertion.as_ast())
+        return self.made
+
+
+def _satisfying(solver: _Solver, assertions: list[z3.BoolRef], model: z3.ModelRef | None,
                 timeout_s: float) -> z3.ModelRef | None:
     """``model`` if every assertion is true in it, or a model of the assertions with its constants
     fixed (functions, quantifiers: a short search); None if neither holds."""
@@ -276,8 +299,8 @@ def _satisfying(solver: Any, assertions: list[z3.BoolRef], model: z3.ModelRef | 
     if all(z3.is_true(model.eval(a, model_completion=True)) for a in assertions):
         return model
     fixed = [decl() == model[decl] for decl in model.decls() if decl.arity() == 0]
-    result, _ = _check(solver, fixed, timeout_s)
-    return solver.model() if result == z3.sat else None
+    result, _ = _check(solver.get(), fixed, timeout_s)
+    return solver.get().model() if result == z3.sat else None
 
 
 def _check(solver: Any, assumptions: list[z3.BoolRef], timeout_s: float
