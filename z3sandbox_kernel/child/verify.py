@@ -126,10 +126,11 @@ def _script_assertions(script: str, check: int) -> str:
         raise ValueError(f"the script has no check {check + 1}") from None
     if plan.unread:
         raise ValueError(f"its ({plan.unread[:40]} ...) may assert what its text does not show")
-    solver = z3.Solver()
-    solver.from_string(_script_loadable(plan.text))
+    # Parsed, not loaded into a solver: a solver's preprocessing of them costs several times the
+    # parse, for nothing (smt2.py ``_Solver``).
+    formulas = z3.parse_smt2_string(_script_loadable(plan.text))
     # No size cap of a report's: the text stays in this process, under its memory limit.
-    text = benchmark(solver.ctx.ref(), [f.as_ast() for f in solver.assertions()], limit=sys.maxsize)
+    text = benchmark(formulas.ctx.ref(), [f.as_ast() for f in formulas], limit=sys.maxsize)
     if text is None:
         raise ValueError("they could not be printed as SMT-LIB")
     return text
