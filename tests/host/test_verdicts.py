@@ -85,6 +85,20 @@ def test_solver_timeout_is_timeout_with_kill_solver(sandbox):
     assert candidate.wall_s < QUICK.wall_s
 
 
+def test_solver_timeout_stops_a_check_after_many_quick_ones(sandbox):
+    """The watchdog sleeps until its earliest deadline, which may be a quick check's that ended
+    long ago (child/instrument.py): a hard check after a thousand of them is still stopped."""
+    candidate = one(sandbox, (
+        "q = Int('q')\n"
+        "for i in range(1000):\n"
+        "    Solver().check(q == i)\n"
+        "x, y, z, n = Ints('x y z n')\n"
+        "s.add(x > 0, y > 0, z > 0, n > 2, x ** n + y ** n == z ** n)\n"
+        "s.check()\n"), limits=QUICK.replace(timeout_s=0.3))
+    assert candidate.verdict is Verdict.TIMEOUT
+    assert candidate.kill == "solver"
+
+
 def test_script_cannot_raise_the_solver_timeout(sandbox):
     candidate = one(sandbox, (
         "s.set('timeout', 10 ** 9)\n"

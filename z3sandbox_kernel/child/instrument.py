@@ -16,6 +16,7 @@ from __future__ import annotations
 import _thread
 import heapq
 import linecache
+import math
 import sys
 import threading
 import time
@@ -65,6 +66,10 @@ class Watchdog:
         self.fired: set[int] = set()
         self._tokens = 0
         self._started = False
+        # What the thread sleeps until (inf: no deadline).  A check's start wakes it only for an
+        # earlier deadline: a script that checks thousands of times would otherwise pay two
+        # thread switches a check (bench/PROFILE.md, step 9).
+        self._sleeping_until = math.inf
 
     def start(self, ctx: Any, timeout_s: float) -> int:
         """Watch a check in ``ctx`` (a z3 ``Context`` or its raw pointer)."""
@@ -72,11 +77,13 @@ class Watchdog:
             self._tokens += 1
             token = self._tokens
             self._contexts[token] = ctx.ref() if isinstance(ctx, z3.Context) else ctx
-            heapq.heappush(self._deadlines, (time.monotonic() + timeout_s, token))
+            deadline = time.monotonic() + timeout_s
+            heapq.heappush(self._deadlines, (deadline, token))
             if not self._started:
                 _thread.start_new_thread(self._serve, ())
                 self._started = True
-            self._condition.notify()
+            elif deadline < self._sleeping_until:
+                self._condition.notify()
         return token
 
     def stop(self, token: int) -> bool:
@@ -91,11 +98,13 @@ class Watchdog:
                 while self._deadlines and self._deadlines[0][1] not in self._contexts:
                     heapq.heappop(self._deadlines)  # that check already ended
                 if not self._deadlines:
+                    self._sleeping_until = math.inf
                     self._condition.wait()
                     continue
                 deadline, token = self._deadlines[0]
                 now = time.monotonic()
                 if now < deadline:
+                    self._sleeping_until = deadline
                     self._condition.wait(deadline - now)
                     continue
                 heapq.heappop(self._deadlines)
