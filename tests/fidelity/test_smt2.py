@@ -24,7 +24,8 @@ VERDICTS = {"s01_model_value_echo": Verdict.SAT, "s02_push_pop_several_checks": 
             "s05_bv_strings": Verdict.UNSAT, "s06_datatypes_unsat_core": Verdict.UNSAT,
             "s07_unbalanced": Verdict.SYNTAX_ERROR, "s08_dump_models_names_a_verdict": Verdict.SAT,
             "s09_quoted_name_in_objectives": Verdict.SAT, "s10_printing_options": Verdict.SAT,
-            "s11_model_reads_leave_later_checks": Verdict.SAT}
+            "s11_model_reads_leave_later_checks": Verdict.SAT,
+            "s12_global_declarations": Verdict.SYNTAX_ERROR}
 REFERENCE = """
 import sys, z3
 text = sys.stdin.read()
