@@ -207,6 +207,11 @@ def _limit_parameter(spec: dataclasses.Field[Any], operator: Operator) -> inspec
     return inspect.Parameter(spec.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation)
 
 
+def _option_help(name: str) -> str:
+    """A run option's help, as ``RunOptions`` states it for every face (options.py)."""
+    return str(next(spec for spec in dataclasses.fields(RunOptions) if spec.name == name).metadata["help"])
+
+
 def _tool_parameters(operator: Operator, context: type) -> list[inspect.Parameter]:
     from pydantic import Field
 
@@ -220,31 +225,25 @@ def _tool_parameters(operator: Operator, context: type) -> list[inspect.Paramete
             description="the candidate scripts, one string each", min_length=1,
             json_schema_extra={"maxItems": operator.max_candidates})]),
         keyword("language", Annotated[Literal["python", "smt2"], Field(
-            description="python (Z3Py) or smt2 (SMT-LIB 2 text)")], "python"),
+            description=_option_help("language"))], "python"),
         keyword("k", Annotated[int | None, Field(
-            description="run the one script k times with z3 random seeds 0..k-1", ge=1,
-            json_schema_extra=_at_most(operator.max_candidates))], None),
-        keyword("race", Annotated[bool, Field(description="stop the rest at the first sat or unsat")], False),
-        keyword("verify", Annotated[bool, Field(description="confirm answers in a verifier")], True),
-        keyword("cores", Annotated[bool, Field(description="report unsat cores as script lines")], False),
-        keyword("plain", Annotated[bool, Field(
-            description="run as `python file.py`: no `from z3 import *` done for the script, no `s`, "
-                        "no check on its behalf")], False),
+            description=_option_help("k"), ge=1, json_schema_extra=_at_most(operator.max_candidates))], None),
+        keyword("race", Annotated[bool, Field(description=_option_help("race"))], False),
+        keyword("verify", Annotated[bool, Field(description=_option_help("verify"))], True),
+        keyword("cores", Annotated[bool, Field(description=_option_help("cores"))], False),
+        keyword("plain", Annotated[bool, Field(description=_option_help("plain"))], False),
         keyword("models", Annotated[int, Field(
-            description="up to this many distinct models per sat candidate, each verified",
-            ge=1, json_schema_extra=_at_most(operator.max_models))], 1),
+            description=_option_help("models"), ge=1, json_schema_extra=_at_most(operator.max_models))], 1),
         keyword("cross_check", Annotated[Literal["cvc5"] | None, Field(
-            description="also check each sat/unsat answer with cvc5 in the verifier (the [cvc5] extra)")],
-            None),
+            description=_option_help("cross_check"))], None),
         keyword("seed_b64", Annotated[str | None, Field(
             description="base64 input that models' byte_N constants overlay (payload_b64)")], None),
         keyword("labels", Annotated[list[str] | None, Field(
-            description=f"a name per script (at most {MAX_LABEL_CHARS} characters), echoed in the "
-                        "results", json_schema_extra={"maxItems": operator.max_candidates})], None),
-        keyword("expected", Annotated[list[Verdict] | None, Field(
-            description="the verdict expected of each script (or one for all), kept in the run's "
-                        "record to compare runs by",
+            description=f"{_option_help('labels')} (at most {MAX_LABEL_CHARS} characters each)",
             json_schema_extra={"maxItems": operator.max_candidates})], None),
+        keyword("expected", Annotated[list[Verdict] | None, Field(
+            description=_option_help("expected"), json_schema_extra={"maxItems": operator.max_candidates})],
+            None),
         *(_limit_parameter(spec, operator) for spec in LIMIT_FIELDS),
         keyword("ctx", context),
     ]
