@@ -74,11 +74,14 @@ def test_unknown_reason_is_z3s_reason_unknown(sandbox):
     assert candidate.kill is None
 
 
+# A check no solver decides in a second (Fermat's last theorem): stopped by the solver timeout.
+FERMAT = ("x, y, z, n = Ints('x y z n')\n"
+          "s.add(x > 0, y > 0, z > 0, n > 2, x ** n + y ** n == z ** n)\n"
+          "s.check()\n")
+
+
 def test_solver_timeout_is_timeout_with_kill_solver(sandbox):
-    candidate = one(sandbox, (
-        "x, y, z, n = Ints('x y z n')\n"
-        "s.add(x > 0, y > 0, z > 0, n > 2, x ** n + y ** n == z ** n)\n"
-        "s.check()\n"), limits=QUICK.replace(timeout_s=0.3))
+    candidate = one(sandbox, FERMAT, limits=QUICK.replace(timeout_s=0.3))
     assert candidate.verdict is Verdict.TIMEOUT
     assert candidate.kill == "solver"
     assert "solver timeout of 0.3 s" in candidate.reason
@@ -91,20 +94,14 @@ def test_solver_timeout_stops_a_check_after_many_quick_ones(sandbox):
     candidate = one(sandbox, (
         "q = Int('q')\n"
         "for i in range(1000):\n"
-        "    Solver().check(q == i)\n"
-        "x, y, z, n = Ints('x y z n')\n"
-        "s.add(x > 0, y > 0, z > 0, n > 2, x ** n + y ** n == z ** n)\n"
-        "s.check()\n"), limits=QUICK.replace(timeout_s=0.3))
+        "    Solver().check(q == i)\n" + FERMAT), limits=QUICK.replace(timeout_s=0.3))
     assert candidate.verdict is Verdict.TIMEOUT
     assert candidate.kill == "solver"
 
 
 def test_script_cannot_raise_the_solver_timeout(sandbox):
     candidate = one(sandbox, (
-        "s.set('timeout', 10 ** 9)\n"
-        "x, y, z, n = Ints('x y z n')\n"
-        "s.add(x > 0, y > 0, z > 0, n > 2, x ** n + y ** n == z ** n)\n"
-        "s.check()\n"), limits=QUICK.replace(timeout_s=0.3))
+        "s.set('timeout', 10 ** 9)\n" + FERMAT), limits=QUICK.replace(timeout_s=0.3))
     assert candidate.verdict is Verdict.TIMEOUT
     assert candidate.kill == "solver"
 
