@@ -9,6 +9,7 @@ what the candidate's check checked, from the text the zygote holds.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # z3's parser errors look like: (error "line 4 column 20: unknown constant a")
@@ -72,36 +73,49 @@ _SPECIAL = re.compile(r'[();"|]')
 
 
 def split_commands(text: str) -> list[Command]:
-    """The top-level commands of an SMT-LIB 2 script, in order."""
+    """The top-level commands of an SMT-LIB 2 script, in order; text outside them is refused."""
     commands: list[Command] = []
+    for start, end in _top_level(text, atoms=False):
+        head = _HEAD.match(text, start)
+        commands.append(Command(start, end, head.group(1) if head else ""))
+    return commands
+
+
+def _top_level(text: str, atoms: bool) -> Iterator[tuple[int, int]]:
+    """The offsets of ``text``'s top-level s-expressions, comments left out; an atom (symbol,
+    numeral, string, quoted symbol) among them is refused unless ``atoms``.  Hand-written: only
+    the nesting is needed, and z3 parses the rest."""
     depth, start, i = 0, 0, 0
     while True:
-        # Inside a command only parentheses, strings, quoted symbols and comments matter: the
-        # regular expression skips its symbols and numerals without a match each (half the time
-        # on large scripts); outside one, any token is found (and refused).
+        # Inside parentheses only parentheses, strings, quoted symbols and comments matter: the
+        # regular expression skips symbols and numerals without a match each (half the time on
+        # large scripts); at the top level, any token is found.
         match = (_TOKEN if depth == 0 else _SPECIAL).search(text, i)
         if match is None:
             break
-        token, i = match.group(), match.end()
+        token, begin, i = match.group(), match.start(), match.end()
         if token in (";", '"', "|"):
-            i = _skip_token(text, match.start())
+            i = _skip_token(text, begin)
+            if token == ";" or depth:
+                continue
         elif token == "(":
             if depth == 0:
-                start = match.start()
+                start = begin
             depth += 1
+            continue
         elif token == ")":
             if depth == 0:
-                raise Smt2SyntaxError("unexpected ')'", *_position(text, match.start()))
+                raise Smt2SyntaxError("unexpected ')'", *_position(text, begin))
             depth -= 1
             if depth == 0:
-                head = _HEAD.match(text, start)
-                commands.append(Command(start, i, head.group(1) if head else ""))
-        elif depth == 0:
-            raise Smt2SyntaxError(f"unexpected {token[:40]!r} outside a command",
-                                  *_position(text, match.start()))
+                yield start, i
+            continue
+        if not atoms:
+            raise Smt2SyntaxError(f"unexpected {text[begin:i][:40]!r} outside a command",
+                                  *_position(text, begin))
+        yield begin, i
     if depth:
         raise Smt2SyntaxError("'(' is never closed", *_position(text, start))
-    return commands
 
 
 CHECK_HEADS = ("check-sat", "check-sat-assuming")
@@ -206,35 +220,7 @@ def _loaded(text: str, command: Command) -> bool:
 def items(text: str) -> list[str]:
     """The top-level s-expressions of ``text`` as text: symbols, numerals, strings, quoted symbols
     and parenthesised groups, whatever a quoted symbol or a string holds; raises Smt2SyntaxError."""
-    found: list[str] = []
-    depth, start, i = 0, 0, 0
-    token = re.compile(r'[();"|]|[^\s();"|]+')
-    while True:
-        match = token.search(text, i)
-        if match is None:
-            break
-        begin, i = match.start(), match.end()
-        if match.group() in (";", '"', "|"):
-            i = _skip_token(text, begin)
-            if match.group() == ";":
-                continue
-        elif match.group() == "(":
-            if depth == 0:
-                start = begin
-            depth += 1
-            continue
-        elif match.group() == ")":
-            if depth == 0:
-                raise Smt2SyntaxError("unexpected ')'", *_position(text, begin))
-            depth -= 1
-            if depth == 0:
-                found.append(text[start:i])
-            continue
-        if depth == 0:
-            found.append(text[begin:i])
-    if depth:
-        raise Smt2SyntaxError("'(' is never closed", *_position(text, start))
-    return found
+    return [text[start:end] for start, end in _top_level(text, atoms=True)]
 
 
 def error_position(message: str) -> tuple[int | None, int | None]:
