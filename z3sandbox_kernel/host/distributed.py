@@ -26,7 +26,7 @@ import asyncio
 import atexit
 import threading
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from concurrent.futures import Executor
 from typing import Any, TypeVar
 
@@ -34,7 +34,6 @@ from ..protocol import (
     PROTOCOL_VERSION,
     CancelRequest,
     Done,
-    HostRequest,
     RunRequest,
     Started,
     ZygoteResult,
@@ -42,7 +41,7 @@ from ..protocol import (
 )
 from ..roles import Kill
 from ..verdicts import Verdict
-from .executor_remote import KEY_PREFIX, ExecutorRemote
+from .executor_remote import KEY_PREFIX, ExecutorRemote, TaskRemote
 from .scheduler import Deliver, Remote, Send
 from .worker import STARTED_TOPIC, ZygotePlugin, run_candidate, synthesized, task_failure
 from .zygote_owner import default_isolation
@@ -162,23 +161,18 @@ async def _subscribed_for_sure(client: DaskClient) -> None:
         del _pings[key]
 
 
-class DaskRemote:
+class DaskRemote(TaskRemote):
     """Candidates as Dask tasks, one zygote per worker (``ZygotePlugin``)."""
 
     def __init__(self, client: DaskClient, isolation: str) -> None:
+        super().__init__(isolation)
         self.client = client
-        self.level = isolation
         self._futures: dict[int, DaskFuture] = {}  # request id -> distributed.Future
         self._requests: dict[str, tuple[int, int]] = {}  # key -> (request id, candidate index)
-        self._cancelled: dict[int, Kill] = {}  # request id -> reason
         self._where: dict[int, str] = {}  # request id -> the worker it started on
-        self._sandbox_loop: asyncio.AbstractEventLoop | None = None
-        self._deliver: Deliver | None = None
         self._as_completed: Any = None  # a distributed.as_completed (distributed is optional)
         self._more: asyncio.Event | None = None  # on C: futures were added
         self._pump: asyncio.Task[None] | None = None
-        # Each request's handler, keyed by its type (a shutdown is the Sandbox's, not ours).
-        self._handlers: dict[str, Callable[[Any], None]] = {"run": self._submit, "cancel": self._on_cancel}
 
     def default_jobs(self) -> int:
         """Candidates in flight when the run does not say: one per worker thread."""
@@ -205,13 +199,6 @@ class DaskRemote:
         self._as_completed = distributed.as_completed(loop=self.client.loop, with_results=True,
                                                       raise_errors=False)
         self._pump = asyncio.ensure_future(self._drain())
-
-    def send(self, msg: HostRequest) -> bool:
-        """On S.  Never blocks on the network: submit queues, cancel goes to C."""
-        handler = self._handlers.get(msg["type"])
-        if handler is not None:
-            handler(msg)
-        return True
 
     def _on_cancel(self, msg: CancelRequest) -> None:
         if msg["id"] in self._futures:

@@ -26,7 +26,32 @@ KEY_PREFIX = "z3sandbox-run-"
 DaskClient = Any  # distributed is optional: its Client is not a type here
 
 
-class ExecutorRemote:
+class TaskRemote:
+    """What both task remotes share (this one and distributed.py's ``DaskRemote``): the Sandbox's
+    loop and ``deliver``, and a request's handler by its type (a shutdown is the Sandbox's)."""
+
+    def __init__(self, isolation: str) -> None:
+        self.level = isolation
+        self._cancelled: dict[int, Kill] = {}  # request id -> reason
+        self._sandbox_loop: asyncio.AbstractEventLoop | None = None
+        self._deliver: Deliver | None = None
+        self._handlers: dict[str, Callable[[Any], None]] = {"run": self._submit, "cancel": self._on_cancel}
+
+    def send(self, msg: HostRequest) -> bool:
+        """On the Sandbox's loop; never blocks (a task is queued, a cancel handed on)."""
+        handler = self._handlers.get(msg["type"])
+        if handler is not None:
+            handler(msg)
+        return True
+
+    def _submit(self, msg: RunRequest) -> None:
+        raise NotImplementedError
+
+    def _on_cancel(self, msg: CancelRequest) -> None:
+        raise NotImplementedError
+
+
+class ExecutorRemote(TaskRemote):
     """Candidates as ``executor.submit(run_candidate, ...)`` on any concurrent.futures Executor.
 
     Cancelling (best effort, documented): a queued task is cancelled by ``Future.cancel()``.  A
@@ -37,16 +62,11 @@ class ExecutorRemote:
     """
 
     def __init__(self, executor: Executor, isolation: str) -> None:
+        super().__init__(isolation)
         self.executor = executor
-        self.level = isolation
         self._local = isinstance(executor, ThreadPoolExecutor)
         # request id -> (future, token, index)
         self._futures: dict[int, tuple[Future[ZygoteResult], str, int]] = {}
-        self._cancelled: dict[int, Kill] = {}
-        self._sandbox_loop: asyncio.AbstractEventLoop | None = None
-        self._deliver: Deliver | None = None
-        # Each request's handler, keyed by its type (a shutdown is the Sandbox's, not ours).
-        self._handlers: dict[str, Callable[[Any], None]] = {"run": self._submit, "cancel": self._on_cancel}
 
     def default_jobs(self) -> int:
         return int(getattr(self.executor, "_max_workers", 0) or os.cpu_count() or 1)
@@ -59,12 +79,6 @@ class ExecutorRemote:
             await self._sandbox_loop.run_in_executor(None, client.register_plugin,
                                                      ZygotePlugin(self.level))
         return self.send
-
-    def send(self, msg: HostRequest) -> bool:
-        handler = self._handlers.get(msg["type"])
-        if handler is not None:
-            handler(msg)
-        return True
 
     def _submit(self, msg: RunRequest) -> None:
         request_id, token = msg["id"], f"{KEY_PREFIX}{uuid.uuid4().hex}"
