@@ -68,7 +68,7 @@ def _add_run_command(subparsers: Any) -> None:
 
 
 def candidate_json(result: RunResult, index: int) -> dict[str, object]:
-    data = result[index].to_dict()
+    data: dict[str, object] = dict(result[index].to_dict())
     data["payload"] = data.pop("payload_hex")
     return data
 

@@ -14,8 +14,8 @@ from . import vote as voting
 from .found import CheckResult, ModelResult
 from .limits import Limits
 from .protocol import (
-    CandidateDict,
     CandidateError,
+    CandidateFields,
     IsolationReport,
     Objective,
     decode_value,
@@ -47,6 +47,18 @@ class PlannedCandidate(_PlannedRequired, total=False):
 
     expected: str | None
     script: str
+
+
+class CandidateJson(CandidateFields):
+    """``CandidateResult.to_dict()``: a ``CandidateDict`` with how the host knows the candidate
+    (its state, label, limits), as the CLI's ``--json`` and a record's candidate lines hold it."""
+
+    verdict: str | None  # None while it waits or runs (``state``)
+    state: Literal["queued", "running", "done"]
+    model_omitted: int
+    label: str | None
+    source_preview: str | None
+    limits: dict[str, float] | None
 
 
 @dataclass
@@ -96,7 +108,7 @@ class CandidateResult:
             self.error = {"type": Verdict(self.verdict).value, "line": None, "message": self.reason}
 
     @classmethod
-    def from_dict(cls, data: CandidateDict | dict[str, Any]) -> CandidateResult:
+    def from_dict(cls, data: CandidateFields | dict[str, Any]) -> CandidateResult:
         known = {f.name for f in dataclasses.fields(cls)} - {"limits"}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         values["verdict"] = Verdict(data["verdict"]) if data.get("verdict") is not None else None
@@ -116,25 +128,29 @@ class CandidateResult:
         values["confirmed_by"] = tuple(str(name) for name in data.get("confirmed_by") or ())
         return cls(**values)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, with the field names of ``CandidateDict``."""
-        # Shallow: asdict would deep-copy a model only to encode it again below (a 10,000-entry
-        # model, per candidate, several times per display).
-        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        data["isolation"] = copy.deepcopy(self.isolation)
-        data["verdict"] = self.verdict.value if self.verdict is not None else None
-        data["model"] = (
-            {k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None
-        )
-        data.pop("payload")
-        data["payload_hex"] = self.payload.hex() if self.payload is not None else None
-        data["unsat_core"] = [list(pair) for pair in self.unsat_core] if self.unsat_core else None
-        data["objectives"] = [{**goal, "value": encode_value(goal["value"])} for goal in self.objectives]
-        data["more_models"] = [found.to_dict() for found in self.more_models]
-        data["confirmed_by"] = list(self.confirmed_by)
-        data["checks"] = [check.to_dict() for check in self.checks]
-        data["limits"] = self.limits.to_dict() if self.limits is not None else None
-        return data
+    def to_dict(self) -> CandidateJson:
+        """JSON-ready, with the field names of ``CandidateDict`` (the payload as ``payload_hex``)."""
+        # Shallow: a model is encoded once, not deep-copied first (a 10,000-entry model, per
+        # candidate, several times per display).
+        return {
+            "index": self.index, "verdict": self.verdict.value if self.verdict is not None else None,
+            "state": self.state, "reason": self.reason,
+            "model": {k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None,
+            "payload_hex": self.payload.hex() if self.payload is not None else None,
+            "payload_error": self.payload_error,
+            "unsat_core": [list(pair) for pair in self.unsat_core] if self.unsat_core else None,
+            "objectives": [{**goal, "value": encode_value(goal["value"])} for goal in self.objectives],
+            "more_models": [found.to_dict() for found in self.more_models],
+            "checks": [check.to_dict() for check in self.checks], "checks_made": self.checks_made,
+            "stdout": self.stdout, "stderr": self.stderr, "stdout_truncated": self.stdout_truncated,
+            "stderr_truncated": self.stderr_truncated, "output_truncated": self.output_truncated,
+            "wall_s": self.wall_s, "cpu_s": self.cpu_s, "peak_rss_mb": self.peak_rss_mb,
+            "kill": self.kill, "exit_code": self.exit_code, "signal": self.signal,
+            "verified": self.verified, "confirmed_by": list(self.confirmed_by), "disputed": self.disputed,
+            "model_omitted": self.model_omitted, "isolation": copy.deepcopy(self.isolation),
+            "host": self.host, "limits": self.limits.to_dict() if self.limits is not None else None,
+            "label": self.label, "source_preview": self.source_preview, "error": self.error,
+        }
 
     def payloads(self) -> list[tuple[str, bytes]]:
         """A candidate's payloads, one per model, each named: ``""`` for a sat candidate's first

@@ -106,7 +106,7 @@ class RunRecorder:
         its isolation report only when its layers are not the header's."""
         if candidate.verdict is not None and candidate.state == "done":
             line = {"record": "candidate", "run_id": self.run_id, **candidate.to_dict()}
-            if _active_layers(line.get("isolation")) == _active_layers(self._isolation):
+            if _active_layers(candidate.isolation) == _active_layers(self._isolation):
                 del line["isolation"]
             self._write(line)
 

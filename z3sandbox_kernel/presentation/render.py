@@ -68,7 +68,8 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     document: DocumentCandidate = {
         "index": data["index"], "verdict": data["verdict"], "reason": data["reason"],
         "model": data["model"], "payload_hex": data["payload_hex"],
-        "payload_error": data["payload_error"], "unsat_core": data["unsat_core"],
+        "payload_error": data["payload_error"],
+        "unsat_core": list(candidate.unsat_core) if candidate.unsat_core else None,
         "stdout": "" if live else data["stdout"], "stderr": "" if live else data["stderr"],
         "stdout_truncated": data["stdout_truncated"], "stderr_truncated": data["stderr_truncated"],
         "output_truncated": data["output_truncated"], "kill": data["kill"],

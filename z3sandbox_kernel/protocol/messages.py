@@ -282,12 +282,11 @@ class CandidateOptional(TypedDict, total=False):
     checks_made: int  # how many it made: more than len(checks) when capped
 
 
-class CandidateDict(CandidateOptional):
-    """A finished candidate: ``CandidateResult`` as JSON.  Also the per-candidate part of the
-    ``application/vnd.z3sandbox.run+json`` schema."""
+class CandidateFields(CandidateOptional):
+    """A candidate as JSON but its verdict: ``CandidateDict``'s, and the host's
+    (``results.CandidateJson``), whose verdict is null while the candidate waits or runs."""
 
     index: int
-    verdict: str
     reason: str
     model: dict[str, JsonValue] | None
     payload_hex: str | None
@@ -308,6 +307,13 @@ class CandidateDict(CandidateOptional):
     isolation: IsolationReport | None
     host: str | None  # the worker that ran it, for distributed runs; None for this machine
     error: CandidateError | None  # None when it did not fail (sat, unsat, unknown, no_check, cancelled)
+
+
+class CandidateDict(CandidateFields):
+    """A finished candidate: ``CandidateResult`` as JSON.  Also the per-candidate part of the
+    ``application/vnd.z3sandbox.run+json`` schema."""
+
+    verdict: str
 
 
 class ZygoteResult(CandidateDict, total=False):
