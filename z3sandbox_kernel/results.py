@@ -108,7 +108,7 @@ class CandidateResult:
             self.error = {"type": Verdict(self.verdict).value, "line": None, "message": self.reason}
 
     @classmethod
-    def from_dict(cls, data: CandidateFields | dict[str, Any]) -> CandidateResult:
+    def from_dict(cls, data: Mapping[str, Any]) -> CandidateResult:
         known = {f.name for f in dataclasses.fields(cls)} - {"limits"}
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         values["verdict"] = Verdict(data["verdict"]) if data.get("verdict") is not None else None
