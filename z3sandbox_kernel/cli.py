@@ -12,6 +12,7 @@ import difflib
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 from collections.abc import Iterator
@@ -202,7 +203,9 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
         for index in range(len(result)):
             print(json.dumps(candidate_json(result, index)))
         return
-    print(run_text(result))
+    # On a terminal (or with $COLUMNS) the reason column takes the rest of its width, as in
+    # terminal IPython; into a file or a pipe the table keeps its fixed width.
+    print(run_text(result, shutil.get_terminal_size(fallback=(0, 0)).columns or None))
     for candidate in result:
         if args.verbose:
             print(f"\n{candidate_alone_text(candidate)}")

@@ -55,6 +55,19 @@ def test_json_is_one_object_per_candidate_with_the_result_field_names(files, lev
     assert objects[0]["isolation"]["level"] == level
 
 
+def test_the_reason_column_takes_the_terminals_width(tmp_path):
+    (tmp_path / "long.py").write_text(f"raise ValueError('{'a' * 150}')\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    args = [sys.executable, "-m", "z3sandbox_kernel", "run", "long.py", "--isolation", "process"]
+    piped = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=100, env=env)
+    wide = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=100,
+                          env={**env, "COLUMNS": "250"})
+    assert piped.returncode == wide.returncode == 0, piped.stderr + wide.stderr
+    assert "a" * 150 not in piped.stdout and "a" * 30 + "…" in piped.stdout  # the fixed width: cut
+    row = next(line for line in wide.stdout.splitlines() if "a" * 150 in line)
+    assert len(row) <= 250 and "(line 1" in row
+
+
 def test_json_with_k_and_payload_dir(files):
     done = cli("bytes.py", "-k", "3", "--json", "--isolation", "process", "--payload-dir", "out",
                cwd=files)

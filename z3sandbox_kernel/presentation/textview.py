@@ -96,9 +96,10 @@ def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
     return lines
 
 
-def run_text(result: RunResult) -> str:
-    """A fixed-width table with no volatile figures; unsat cores are under their rows, and so is
-    the stdout ``text_table`` shows."""
+def run_text(result: RunResult, width: int | None = None) -> str:
+    """A table with no volatile figures; unsat cores are under their rows, and so is the stdout
+    ``text_table`` shows.  ``width``: a terminal's, which the reason column may fill (else
+    ``use_terminal_width``'s, else the fixed width)."""
     vote = result.vote if finished(result) else "pending"
     if len(result.candidates) == 1:  # one candidate: its verdict, not a vote
         lines = [f"RunResult: {shown_verdict(result.candidates[0])}"]
@@ -110,7 +111,8 @@ def run_text(result: RunResult) -> str:
         lines[0] += " -- interrupted"
     if groups_summary(result):
         lines.append(groups_summary(result))
-    width = _terminal_width() if _terminal_width is not None else None
+    if width is None and _terminal_width is not None:
+        width = _terminal_width()
     lines += text_table(result.candidates, alone=len(result.candidates) == 1, width=width)
     lines.extend(f"note: {printable(note)}" for note in result.notes)
     return "\n".join(lines)
