@@ -287,6 +287,14 @@ function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
       rows.push([name, String(value)]);
     }
   }
+  // Who confirmed the answer, or why a checker contradicts it: the row's reason cell leads with
+  // these ("confirmed by z3; ..."), the raw reason above does not.
+  if (candidate.confirmed_by?.length) {
+    rows.push(['confirmed by', candidate.confirmed_by.join(', ')]);
+  }
+  if (candidate.disputed) {
+    rows.push(['disputed', candidate.disputed]);
+  }
   if (timing) {
     const figures: [string, number | undefined, string][] = [
       ['wall', timing.wall_s, 's'],

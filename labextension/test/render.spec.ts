@@ -296,6 +296,26 @@ describe('renderRun', () => {
     expect(names).toHaveLength(16);
   });
 
+  it('says who confirmed an answer, or why it is disputed, in the detail', () => {
+    const node = renderRun(
+      run([
+        candidate({ confirmed_by: ['z3', 'cvc5'], reason: '' }),
+        candidate({
+          index: 1,
+          verdict: 'unsat',
+          model: null,
+          disputed: 'cvc5 found a model'
+        })
+      ])
+    );
+    const facts = (index: number) =>
+      texts(expand(node, index), '.jp-Z3Run-facts tr');
+    expect(facts(0)).toContain('confirmed byz3, cvc5');
+    expect(facts(0).some(row => row.startsWith('disputed'))).toBe(false);
+    expect(facts(1)).toContain('disputedcvc5 found a model');
+    expect(facts(1).some(row => row.startsWith('confirmed by'))).toBe(false);
+  });
+
   it("shows an SMT-LIB script's own core answer in its detail", () => {
     const node = renderRun(
       run([candidate({ verdict: 'unsat', core_answer: '(a1 a3)' })])
