@@ -68,7 +68,7 @@ PAYLOAD_HEX = "5a3373616e64626f780a00ff414243444546474849"
 STDERR = "\n".join(f"stderr line {n}" for n in range(1, 31))
 # Two fast candidates with the same model, two slow ones (4 s each) on two jobs: the run is
 # unfinished for 4 s at least, long enough to see its progress.
-LIVE_CELL = """%%z3sandbox --jobs 2
+LIVE_CELL = """%%z3sandbox --jobs 2 --wall 40
 # %% candidate range
 x = Int('x')
 s.add(x > 3, x < 5)
@@ -77,12 +77,12 @@ x = Int('x')
 s.add(x == 4)
 # %% candidate slow-unsat
 import time
-time.sleep(4)
+time.sleep(10)
 x = Int('x')
 s.add(x > 3, x < 2)
 # %% candidate slow-error
 import time
-time.sleep(4)
+time.sleep(10)
 1 / 0"""
 LIVE_LABELS = ["range", "exact", "slow-unsat", "slow-error"]
 # One job: the looper runs while the second waits; each is stopped from its row in turn.

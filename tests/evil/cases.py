@@ -118,7 +118,7 @@ CASES: list[Case] = [
     # it is not believed a memory limit: the candidate could raise MemoryError itself (123).
     Case("05_bytearray_8g.py", same(Expect(("runtime_error",), ("larger than what was left",), (None,)))),
     Case("06_growing_lists.py", same(MEMORY)),
-    Case("07_z3_native_oom.py", same(MEMORY)),
+    Case("07_z3_native_oom.py", same(MEMORY), limits=LIMITS.replace(wall_s=30.0, cpu_s=10.0)),  # memory first
     # Kernel level: the audit hook lets fork reach seccomp, whose refusal the init counts.
     Case("08_fork_bomb.py", {"kernel": Expect(("blocked",), ("seccomp refused", "clone"), (None,),
                                               needs=("seccomp",)),
@@ -164,7 +164,9 @@ CASES: list[Case] = [
     Case("27_unix_abstract.py", {"kernel": seccomp(), "process": escapes()}),
     Case("28_kill_kernel.py", {"kernel": seccomp()}),
     Case("29_kill_zygote.py", {"kernel": seccomp()}),
-    Case("30_kill_sibling.py", {"kernel": seccomp()}, sibling_hold_s=3.0),
+    # 50,000 refusals, each a round trip through the init's supervisor: 2.5 s wall quiet, more under load.
+    Case("30_kill_sibling.py", {"kernel": seccomp()}, sibling_hold_s=3.0,
+         limits=LIMITS.replace(wall_s=60.0, cpu_s=10.0)),
     Case("31_prlimit_parent.py", {"kernel": seccomp()}),
     # At process level the daemon is really forked: the zygote (a subreaper) must still kill it.
     Case("32_setsid_double_fork.py", {"kernel": seccomp(), "process": escapes()}),

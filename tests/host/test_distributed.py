@@ -194,10 +194,11 @@ def test_smt2_and_k_seeds_match_local_runs(client: Any, sandbox: Sandbox) -> Non
 
 
 def test_updates_stream_as_each_candidate_completes(client: Any, sandbox: Sandbox) -> None:
-    slow = HARD  # runs into its 2 s solver timeout
+    slow = HARD  # runs into its 8 s solver timeout, long after four quick ones one by one
     seen: list[tuple[int, str]] = []
     result = sandbox.run([slow, SAT, UNSAT, SAT, UNSAT], jobs=2, client=client,
-                         limits=Limits(timeout_s=2), on_update=lambda c: seen.append((c.index, c.state)))
+                         limits=Limits(timeout_s=8, wall_s=20),
+                         on_update=lambda c: seen.append((c.index, c.state)))
     done = [index for index, state in seen if state == "done"]
     assert sorted(done) == [0, 1, 2, 3, 4]
     assert done.index(0) == 4  # the quick ones streamed in while the slow one still ran
@@ -210,7 +211,7 @@ def test_updates_stream_as_each_candidate_completes(client: Any, sandbox: Sandbo
 # --------------------------------------------------------------------------------- cancelling
 
 def test_race_kills_a_candidate_running_on_a_worker(client: Any, sandbox: Sandbox) -> None:
-    winner = SPIN.format(seconds=1.5) + SAT  # sat after the other one surely started
+    winner = SPIN.format(seconds=5) + SAT  # sat after the other one surely started
     result = sandbox.run([FOREVER, winner], race=True, jobs=2, limits=LONG, client=client)
     loser = result[0]
     assert result[1].verdict is Verdict.SAT
@@ -240,7 +241,9 @@ def test_sandbox_cancel_kills_a_candidate_running_on_a_worker(client: Any, sandb
 # ------------------------------------------------------------------------------ worker deaths
 
 def test_a_worker_killed_mid_run_is_retried_elsewhere(client: Any, sandbox: Sandbox) -> None:
-    thread, updates, box = _run_in_thread(sandbox, [SPIN.format(seconds=2) + SAT], client=client)
+    # It must outlast three round trips to the cluster before the kill.
+    thread, updates, box = _run_in_thread(sandbox, [SPIN.format(seconds=5) + SAT], limits=LONG,
+                                          client=client)
     _await_updates(updates, (0, "running"))
     victim = _worker_running_our_task(client)
     victim_pid = client.run(os.getpid, workers=[victim])[victim]

@@ -47,7 +47,7 @@ def test_every_answer_of_a_large_run_is_confirmed_on_its_own(sandbox: Sandbox) -
 
 def test_a_check_that_stalls_its_verifier_fails_alone(sandbox: Sandbox) -> None:
     scripts = [STALLING] + [SAT.replace("{n}", str(n)) for n in range(7)]
-    result = sandbox.run(scripts, limits=Limits(timeout_s=30, wall_s=30, verify_s=1), jobs=8)
+    result = sandbox.run(scripts, limits=Limits(timeout_s=30, wall_s=30, verify_s=5), jobs=8)
     stalled, *siblings = result
     assert stalled.verified is not True and stalled.confirmed_by == (), stalled
     for candidate in siblings:

@@ -94,7 +94,7 @@ def test_solver_timeout_stops_a_check_after_many_quick_ones(sandbox):
     candidate = one(sandbox, (
         "q = Int('q')\n"
         "for i in range(1000):\n"
-        "    Solver().check(q == i)\n" + FERMAT), limits=QUICK.replace(timeout_s=0.3))
+        "    Solver().check(q == i)\n" + FERMAT), limits=QUICK.replace(timeout_s=0.3, wall_s=60, cpu_s=30))
     assert candidate.verdict is Verdict.TIMEOUT
     assert candidate.kill == "solver"
 
