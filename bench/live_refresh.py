@@ -1,0 +1,114 @@
+"""What one live refresh costs the kernel, by K, and what a live ``%%z3sandbox -k K`` cell costs a
+real kernel against ``run(script, k=K)`` in the same kernel (issue 39's live-table targets).
+
+    python bench/live_refresh.py [--ks 250 1000 2000] [--cell-k 1000] [--repeats 15]
+
+* **refresh**: a real run of K trivial SAT candidates (verification off: the rows are what is
+  measured, not the engine), then ``live.live_mimebundle`` with one changed row, ``repeats``
+  times; the CPU of this thread (``time.thread_time``) per refresh, median and best.
+* **cell**: a real ``z3sandbox`` kernel started through jupyter_client runs ``run(script,
+  k=K)`` and then the ``%%z3sandbox -k K`` cell of the same script; the kernel process's own CPU
+  (utime + stime of its threads, from ``/proc``: its zygote's processes are not counted) for
+  each, and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
+LIMITS = "--timeout 5 --wall 10 --cpu 8"
+
+
+def refresh_cost(ks: list[int], repeats: int) -> list[tuple[int, float, float]]:
+    from z3sandbox_kernel import Limits, Sandbox
+    from z3sandbox_kernel.presentation.live import live_mimebundle
+
+    rows = []
+    with Sandbox() as sandbox:
+        for k in ks:
+            result = sandbox.run(SAT, k=k, verify=False, limits=Limits(timeout_s=5, wall_s=10))
+            samples = []
+            for i in range(repeats):
+                changed = [(i * 7919) % k]
+                started = time.thread_time()
+                live_mimebundle(result, changed, {})
+                samples.append((time.thread_time() - started) * 1000)
+            rows.append((k, statistics.median(samples), min(samples)))
+    return rows
+
+
+def _kernel_cpu_s(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _execute(kc: Any, code: str) -> None:
+    msg_id = kc.execute(code)
+    while True:
+        message = kc.get_iopub_msg(timeout=900)
+        if message["parent_header"].get("msg_id") != msg_id:
+            continue
+        if message["msg_type"] == "error":
+            raise RuntimeError("\n".join(message["content"]["traceback"]))
+        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+            return
+
+
+def cell_cost(k: int) -> tuple[float, float]:
+    """The kernel's CPU seconds for ``run(script, k=k)`` and for the live cell of the same."""
+    from jupyter_client.manager import KernelManager
+
+    from z3sandbox_kernel.jupyter.kernelspec import install_kernelspec
+
+    with tempfile.TemporaryDirectory() as folder:
+        prefix = Path(folder)
+        install_kernelspec(prefix=str(prefix))
+        os.environ["JUPYTER_PATH"] = str(prefix / "share" / "jupyter")
+        km = KernelManager(kernel_name="z3sandbox", transport="ipc", ip=str(prefix / "kernel"))
+        km.start_kernel(cwd=folder)
+        kc = km.client()
+        kc.start_channels()
+        kc.wait_for_ready(timeout=60)
+        try:
+            pid = km.provisioner.process.pid  # type: ignore[union-attr]
+            _execute(kc, f"%%z3sandbox -k 4 {LIMITS}\n{SAT}")  # the zygote starts: not measured
+            _execute(kc, "from z3sandbox_kernel import run, Limits")
+            before = _kernel_cpu_s(pid)
+            _execute(kc, f"_r = run({SAT!r}, k={k}, limits=Limits(timeout_s=5, wall_s=10, cpu_s=8))")
+            api = _kernel_cpu_s(pid) - before
+            before = _kernel_cpu_s(pid)
+            _execute(kc, f"%%z3sandbox -k {k} {LIMITS}\n{SAT}")
+            cell = _kernel_cpu_s(pid) - before
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+    return api, cell
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ks", nargs="*", type=int, default=[250, 1000, 2000])
+    parser.add_argument("--cell-k", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args()
+    print(f"load average at start: {os.getloadavg()[0]:.2f}")
+    print("| K | refresh, one changed row: kernel CPU ms (median) | best |\n|---|---|---|")
+    for k, median, best in refresh_cost(args.ks, args.repeats):
+        print(f"| {k} | {median:.1f} | {best:.1f} |", flush=True)
+    if args.cell_k:
+        api, cell = cell_cost(args.cell_k)
+        print(f"\n| K | kernel CPU, run() | kernel CPU, live cell | ratio |\n|---|---|---|---|\n"
+              f"| {args.cell_k} | {api:.2f} s | {cell:.2f} s | {cell / api:.1f}x |")
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
