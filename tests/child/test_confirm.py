@@ -92,7 +92,8 @@ def test_an_objective_is_shown_optimal_with_the_models_value() -> None:
                        "o.maximize(x + y)\no.minimize(y)\nprint(o.check())\n").report
     said = confirm(report)
     assert said["confirmed_by"] == ["z3"]
-    assert said["checked_objectives"] == [{"value": 17, "optimal": True}, {"value": 8, "optimal": True}]
+    assert said["checked_objectives"] == [{"value": 17, "optimal": True, "checked": True},
+                                          {"value": 8, "optimal": True, "checked": True}]
 
 
 def test_an_objective_with_a_better_value_is_not_optimal() -> None:
@@ -100,7 +101,8 @@ def test_an_objective_with_a_better_value_is_not_optimal() -> None:
                    model_smt2=[["x", "3"]],
                    objectives=[{"term_smt2": "x", "direction": "maximize", "value": 3},
                                {"term_smt2": "x)) (echo |", "direction": "maximize", "value": 3}])
-    assert said["checked_objectives"] == [{"value": 3, "optimal": False}, {"value": 3, "optimal": None}]
+    assert said["checked_objectives"] == [{"value": 3, "optimal": False, "checked": True},
+                                          {"value": 3, "optimal": None, "checked": False}]
 
 
 def test_a_check_out_of_budget_is_not_confirmed() -> None:

@@ -61,8 +61,8 @@ def test_optimize_objectives_reach_the_result_and_its_saved_document(sandbox):
     result = sandbox.run("x = Real('x')\no = Optimize()\no.add(x < 10, 2 * x >= 1)\n"
                          "o.minimize(x)\no.maximize(x + 1)\no.check()\n", limits=QUICK)
     assert result[0].objectives == [
-        {"term": "x", "direction": "minimize", "value": Fraction(1, 2), "optimal": True},
-        {"term": "x + 1", "direction": "maximize", "value": Fraction(3, 2), "optimal": True}]
+        {"term": "x", "direction": "minimize", "value": Fraction(1, 2), "optimal": True, "checked": True},
+        {"term": "x + 1", "direction": "maximize", "value": Fraction(3, 2), "optimal": True, "checked": True}]
     again = RunResult.from_json(result.to_json())
     assert again[0].objectives == result[0].objectives
     assert "objective: minimize x = 1/2 (optimal); maximize x + 1 = 3/2 (optimal)" in repr(result)

@@ -157,7 +157,7 @@ def _objectives(first: ModelCheck, goals: list[ObjectiveToCheck], budget: Budget
     for goal in goals:
         term = _term(goal.get("term_smt2"), decls)
         if term is None:
-            checked.append({"value": goal["value"], "optimal": None})
+            checked.append({"value": goal["value"], "optimal": None, "checked": False})
             continue
         value = first.model.eval(term, model_completion=True)
         shown = encode_value(python_value(value))
@@ -166,7 +166,7 @@ def _objectives(first: ModelCheck, goals: list[ObjectiveToCheck], budget: Budget
         if direction in ("maximize", "minimize") and budget.left() > 0:
             better = term > value if direction == "maximize" else term < value
             optimal = _unsat(first.assertions + held + [better], budget)
-        checked.append({"value": shown, "optimal": optimal})
+        checked.append({"value": shown, "optimal": optimal, "checked": True})
         held.append(term == value)
     return checked
 

@@ -52,6 +52,10 @@ class Objective(_ObjectiveRequired, total=False):
     # The verifier's word: True when no better value exists (checked within verify_s), False when
     # it found one, None (or absent) when not decided.
     optimal: bool | None
+    # The verifier's value (True), or the candidate's claim (False: the verifier could not read
+    # the term, or the answer was not confirmed).  Absent in documents older than the field:
+    # there a value with ``optimal`` decided was checked.
+    checked: bool
 
 
 class FoundModel(TypedDict):

@@ -27,6 +27,9 @@ class CheckedObjective(TypedDict):
 
     value: JsonValue
     optimal: bool | None
+    # True when ``value`` is the checked model's value of the term, as the verifier evaluated it;
+    # False when the verifier could not read the term: the value is then the candidate's claim.
+    checked: bool
 
 
 class _VerifyReportRequired(TypedDict):

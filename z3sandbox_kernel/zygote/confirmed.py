@@ -79,6 +79,7 @@ def _checked_objectives(result: ZygoteResult, checked: list[CheckedObjective]) -
                 differs.append(f"{goal['term']} = {goal['value']}")
             kept["value"] = value
         kept["optimal"] = word["optimal"] if word is not None else None
+        kept["checked"] = word is not None and word.get("checked") is True
         shown.append(kept)
     if differs:
         note = ("the reported objective values are not the model's (shown: the model's): "

@@ -43,7 +43,7 @@ def kept_objectives(found: list[Objective]) -> list[Objective]:
     """A sat Optimize check's objectives as the host may hold them: a candidate sets their size."""
     return [{"term": goal["term"][:SHOWN_CORE_TEXT_CHARS], "direction": goal["direction"][:20],
              "value": goal["value"][:SHOWN_CORE_TEXT_CHARS] if isinstance(goal["value"], str)
-             else goal["value"]} for goal in found[:SHOWN_OBJECTIVES]]
+             else goal["value"], "checked": False} for goal in found[:SHOWN_OBJECTIVES]]
 
 
 def kept_core(core: Sequence[Sequence[Any]] | None) -> list[list[Any]] | None:
