@@ -80,7 +80,8 @@ def test_an_objective_is_shown_optimal(sandbox: Sandbox) -> None:
                         "o.add(x < 10, y < x, y > 0)\no.maximize(x + y)\nprint(o.check())\n",
                         limits=QUICK)[0]
     assert found.confirmed_by == ("z3",)
-    assert found.objectives == [{"term": "x + y", "direction": "maximize", "value": 17, "optimal": True, "checked": True}]
+    assert found.objectives == [{"term": "x + y", "direction": "maximize", "value": 17, "optimal": True,
+                                 "checked": True}]
 
 
 def test_prove_calls_vote_in_their_words_and_the_tie_says_which_rule_decided(sandbox: Sandbox) -> None:
