@@ -14,7 +14,9 @@ contradicts it; ``unconfirmed`` says what was not confirmed (out of budget, not 
 
 from __future__ import annotations
 
+import sys
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import z3
@@ -29,13 +31,13 @@ from ..protocol import (
     encode_value,
 )
 from . import cross_check
-from .models import python_value
+from .models import benchmark, python_value
 from .verify import (
     ModelCheck,
     check_model,
     only_asserts,
     parse_assertions,
-    request_assertions,
+    script_assertions,
     timeout_ms,
     verify_model,
 )
@@ -63,11 +65,32 @@ class Budget:
         return f"{OUT_OF_BUDGET} (verify_s = {self.seconds:g} s)"
 
 
-def checked_assertions(request: VerifyRequest) -> str:
-    """The assertions the candidate checked, as SMT-LIB text: the one place a verifier takes them
-    from (an SMT-LIB candidate's script as the zygote holds it, a Python script's mirror from its
-    report: verify.request_assertions).  Raises ValueError when the script cannot be read."""
-    return request_assertions(request)
+@dataclass
+class Checked:
+    """The assertions the candidate checked, parsed once: an SMT-LIB candidate's from its script
+    as the zygote holds it (verify.script_assertions: its one reading), a Python script's from
+    the mirror text of its report."""
+
+    formulas: list[z3.BoolRef]
+    text: str | None = None  # the mirror's text; an SMT-LIB script's is printed if cvc5 asks
+
+    def smt2(self) -> str:
+        """As SMT-LIB text, for a second solver."""
+        if self.text is None:
+            ctx = self.formulas[0].ctx if self.formulas else z3.main_ctx()
+            self.text = benchmark(ctx.ref(), [f.as_ast() for f in self.formulas],
+                                  limit=sys.maxsize) or ""
+        return self.text
+
+
+def checked_assertions(request: VerifyRequest) -> Checked:
+    """The one place a verifier takes the assertions from.  Raises ValueError (why) when they
+    cannot be read."""
+    script = request.get("script_smt2")
+    if script is not None:
+        return Checked(script_assertions(script))
+    text = request["assertions_smt2"]
+    return Checked(parse_assertions(text), text)
 
 
 def verify_request(request: VerifyRequest) -> VerifyReport:
@@ -97,10 +120,10 @@ def _confirm_answer(request: VerifyRequest, budget: Budget) -> VerifyReport:
 
 # ------------------------------------------------------------------------------------------- sat
 
-def _confirm_sat(request: VerifyRequest, text: str, budget: Budget) -> VerifyReport:
+def _confirm_sat(request: VerifyRequest, text: Checked, budget: Budget) -> VerifyReport:
     first = ModelCheck({"v": PROTOCOL_VERSION, "verified": None, "reason": budget.out()})
     if budget.left() > 0:
-        first = check_model(text, request.get("model_smt2") or [],
+        first = check_model(text.formulas, request.get("model_smt2") or [],
                             min(float(request.get("timeout_s", DEFAULT_BUDGET_S)), budget.left()))
     report = first.report
     if report.get("verified") is None and budget.left() <= 0:
@@ -115,11 +138,11 @@ def _confirm_sat(request: VerifyRequest, text: str, budget: Budget) -> VerifyRep
         report["checked_objectives"] = _objectives(first, request.get("objectives") or [], budget)
     if request.get("cross_check") == "cvc5":
         pairs = _model_pairs(first)
-        _cross(report, cross_check.model_holds(text, pairs, budget.left()))
+        _cross(report, cross_check.model_holds(text.smt2(), pairs, budget.left()))
     return report
 
 
-def _more_models(request: VerifyRequest, text: str, budget: Budget) -> list[CheckedModel]:
+def _more_models(request: VerifyRequest, text: Checked, budget: Budget) -> list[CheckedModel]:
     """models=N: each further model on its own, in half of what is left of the budget (past it,
     they are left undecided, and the first model's verdict still arrives)."""
     more: list[CheckedModel] = []
@@ -129,7 +152,8 @@ def _more_models(request: VerifyRequest, text: str, budget: Budget) -> list[Chec
         if left < 0.05:
             more.append({"verified": None, "reason": "not verified: the verifier's time ran out"})
             continue
-        checked = check_model(text, pairs, min(float(request.get("timeout_s", 5.0)), left)).report
+        checked = check_model(text.formulas, pairs,
+                              min(float(request.get("timeout_s", 5.0)), left)).report
         more.append(as_checked(checked))
     return more
 
@@ -206,19 +230,12 @@ def _constants(assertions: list[z3.BoolRef]) -> list[z3.ExprRef]:
 
 # ----------------------------------------------------------------------------------------- unsat
 
-def _confirm_unsat(request: VerifyRequest, text: str, budget: Budget) -> VerifyReport:
+def _confirm_unsat(request: VerifyRequest, text: Checked, budget: Budget) -> VerifyReport:
     report: VerifyReport = {"v": PROTOCOL_VERSION, "verified": None}
-    try:
-        assertions = parse_assertions(text)
-    except ValueError as exc:
-        report["unconfirmed"] = f"not confirmed: {exc}"
-        return report
-    except BaseException as exc:  # MemoryError, or anything unexpected: unconfirmed, not a crash
-        report["unconfirmed"] = f"not confirmed: {type(exc).__name__}"
-        return report
+    assertions = text.formulas
     core = request.get("core_smt2")
     if core is not None:
-        disputed = _core_disputed(text, assertions, core, budget)
+        disputed = _core_disputed(assertions, core, budget)
         if disputed:
             report["disputed" if not disputed.startswith("not confirmed") else "unconfirmed"] = disputed
             return report
@@ -236,11 +253,11 @@ def _confirm_unsat(request: VerifyRequest, text: str, budget: Budget) -> VerifyR
         return report
     report["confirmed_by"] = ["z3"]
     if request.get("cross_check") == "cvc5":
-        _cross(report, cross_check.unsat_holds(text, budget.left()))
+        _cross(report, cross_check.unsat_holds(text.smt2(), budget.left()))
     return report
 
 
-def _core_disputed(text: str, assertions: list[z3.BoolRef], core: list[str], budget: Budget) -> str:
+def _core_disputed(assertions: list[z3.BoolRef], core: list[str], budget: Budget) -> str:
     """'' when the core is unsat by itself (so the assertions are too), else why not.  Each core
     formula must be one of the assertions, or the formula of a tracked one (``(=> p f)``)."""
     decls = {term.decl().name(): term.decl() for term in _constants(assertions)}

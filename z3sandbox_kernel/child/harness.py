@@ -56,8 +56,9 @@ SEED_PARAMS = ("smt.random_seed", "sat.random_seed", "nlsat.seed", "sls.random_s
 
 HARNESS_CHECKED = "the script never called check(): the sandbox checked its assertions"
 _MAIN: types.ModuleType | None = None  # the script's module, filled by prepare()
-# Main contexts made ahead, untouched (instrument.adopt_spare_contexts), one per language: the SMT-LIB
-# one has z3's command interpreter already set up (the first thing `z3 file.smt2` does too).
+# Main contexts made ahead, untouched (instrument.adopt_spare_contexts), one per language.  The
+# SMT-LIB one's command interpreter is not set up ahead: any text evaluated moves z3's count of
+# lines and columns, which the script's error messages name (an empty one, one column).
 _SPARES: dict[str, list[z3.Context]] = {"python": [], "smt2": []}
 
 
@@ -81,8 +82,8 @@ def prepare() -> None:
     _SPARES["python"].append(z3.Context())
     _SPARES["smt2"].append(z3.Context())
     copies.reader_context()  # made here: in the child, a new context would take the script's spare
-    z3.Z3_eval_smtlib2_string(_SPARES["smt2"][0].ref(), "")  # the command interpreter, set up
     smt2.plan_check("(declare-const y Int)(check-sat)")
+    smt2.read.cache_clear()
 
 
 def _build_main() -> types.ModuleType:

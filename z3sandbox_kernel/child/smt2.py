@@ -69,17 +69,18 @@ from .smt2_model import model_from_text
 from .smt2_text import (
     CHECK_HEADS,
     Command,
+    Reading,
     Smt2SyntaxError,
     check_lines,
     error_message,
     error_position,
     items,
     plan_check,
-    read_commands,
+    read,
     split_commands,
 )
 
-__all__ = ["Smt2SyntaxError", "error_message", "error_position", "plan_check", "run",
+__all__ = ["Smt2SyntaxError", "error_message", "error_position", "plan_check", "read", "run",
            "split_commands"]
 
 # How z3 prints terms (global parameters a script can set: (set-option :pp.decimal true) prints
@@ -101,40 +102,49 @@ RECHECK_MIN_S = 1.0
 # other response -- sat, unknown, one an option such as :dump-unsat-cores adds to, one sent to
 # another channel -- is decided from values, as below.
 UNSAT_RESPONSE = "unsat\n"
+# The error type of a command z3 read and could not carry out ((get-model) with no model): a
+# runtime_error of the script, which z3 names so in its own words.
+Z3_ERROR = "z3 error"
 
 
 def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
         send: checks.Send | None = None) -> ChildReport | None:
     """Run ``text`` through z3's own SMT-LIB front end, printing what ``z3 file.smt2`` prints, and
-    report what its last (check-sat) found; with ``send``, each (check-sat) as it ends (checks.py).
-    None when the text has no (check-sat): the caller then checks whatever it asserts (after the
-    output, so the output is still z3's)."""
+    report what its last check found; with ``send``, each check as it ends (checks.py).  z3 is
+    given the text of the script's one reading (smt2_text.read: comments blanked, quoted command
+    heads written plainly), and every check's assertions are cut from the same reading.  None when
+    the text has no check: the caller then checks whatever it asserts (after the output, so the
+    output is still z3's)."""
     try:
-        text, commands = read_commands(text)  # z3 stops reading at (exit)
+        reading = read(text)  # z3 stops reading at (exit)
     except Smt2SyntaxError as exc:  # z3 still runs the commands before it: the output shows them
-        evaluate(text, instrument.RUN.timeout_s)
+        evaluate(exc.text or text, instrument.RUN.timeout_s)
         return {"outcome": "syntax_error", "reason": str(exc), "line": exc.line,
                 "column": exc.column}
+    given, commands = reading.text, list(reading.commands)
     check_commands = [c for c in commands if c.head in CHECK_HEADS]
     if not check_commands:
-        error = evaluate(text, None).error
+        error = evaluate(given, None).error
         if error is not None:
-            return _error_report(error, memory_words)
+            return _error_report(error, reading, memory_words)
         plan = plan_check(text)
-        if plan.unread:
+        if plan.unread or plan.doubt:
             return None  # what it asserted is not known: nothing the harness could check
-        solver = _loaded(plan.text, plan.optimize, plan.logic)
+        try:
+            solver = _loaded(plan.text, plan.optimize, plan.logic)
+        except z3.Z3Exception as exc:
+            return _unreadable(exc)
         if len(solver.assertions()):
             solver.check()  # asserted but never checked: the harness checks it (instrumented)
         return None
-    log, lines, front = checks.CheckLog(send), check_lines(text), FrontEnd(text)
-    for ordinal, read in enumerate(_model_reads(commands)[:-1]):
+    log, lines, front = checks.CheckLog(send), check_lines(text), FrontEnd(given)
+    for ordinal, read_model in enumerate(_model_reads(commands)[:-1]):
         segment = front.run_to(check_commands[ordinal], instrument.RUN.timeout_s)
         answer = _Answer()
         if log.sends() and front.first_error is None:  # past the cap a check is only counted
             model = ""
-            if read is not None:  # the script's own (get-model) of it: the harness asks after it
-                front.run_to(read, instrument.RUN.timeout_s)
+            if read_model is not None:  # the script's own (get-model) of it: asked after it
+                front.run_to(read_model, instrument.RUN.timeout_s)
                 with _printing():
                     model = model_text()
             answer = _answer(text, ordinal, model, segment, min(
@@ -147,14 +157,24 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
     error = front.first_error  # one after the last check only shows in the output, as in z3
     front.run_to(None, None)  # (get-model), (get-value ...), (echo ...) after it
     if error is not None:
-        report = _error_report(error, memory_words)
+        report = _error_report(error, reading, memory_words)
         _send(log, _Answer(), lines[-1], None)
     else:
         answer = _answer(text, -1, model, segment, instrument.RUN.timeout_s)
-        report, fields = _report(answer, text, commands, check_commands[-1], memory_words)
+        report, fields = _report(answer, given, commands, check_commands[-1], memory_words)
+        if report["outcome"] in ("unknown", "memory_error"):
+            report["line"] = lines[-1]  # the check that gave no answer, as a Python check's
         _send(log, answer, lines[-1], fields)
     report["checks_made"] = log.made
     return report
+
+
+def _unreadable(exc: z3.Z3Exception) -> ChildReport:
+    """The harness could not load what z3's front end ran: the sandbox's failure, not the
+    script's (no user code runs in an SMT-LIB candidate)."""
+    message = error_message(getattr(exc, "value", exc))[:500]
+    return {"outcome": "internal_error",
+            "reason": f"the sandbox could not load the script's assertions again: {message}"}
 
 
 def _model_reads(commands: list[Command]) -> list[Command | None]:
@@ -170,7 +190,7 @@ def _model_reads(commands: list[Command]) -> list[Command | None]:
 
 @dataclass
 class _Answer:
-    """What one (check-sat) found, from values (unknown until decided)."""
+    """What one check found, from values (unknown until decided)."""
 
     result: int = z3.Z3_L_UNDEF
     solver: Any = None  # the harness's, loaded with the check's assertions (None: not needed)
@@ -180,30 +200,40 @@ class _Answer:
     reason: str = ""
     fired: bool = False  # the watchdog stopped the front end's check or the harness's
     unread: str = ""  # a command before the check that may assert what the text does not show
+    doubt: str = ""  # smt2_text.Reading.doubt: z3 may have read the text otherwise
+    failure: str = ""  # the harness could not load the assertions (the sandbox's failure)
 
 
 def _answer(text: str, check: int, model_text: str, segment: Segment, timeout_s: float) -> _Answer:
-    """The ``check``-th check's answer: unsat when the (check-sat), run alone, printed exactly
-    "unsat" (smt2_front.py: only z3 wrote that response); sat with the front end's model if it
-    satisfies the check's assertions; else the harness's own check of them under ``timeout_s``
-    (unless the watchdog already stopped z3's).  Loaded in the harness's own context: nothing is
-    made in the script's."""
+    """The ``check``-th check's answer: unsat when the check, run alone, printed exactly "unsat"
+    (smt2_front.py: only z3 wrote that response); sat with the front end's model if it satisfies
+    the check's assertions; else the harness's own check of them under ``timeout_s`` (unless the
+    watchdog already stopped z3's, or z3 checked with a tactic of the script's, which the harness
+    does not run).  Loaded in the harness's own context: nothing is made in the script's."""
     plan = plan_check(text, check=check)
-    if plan.unread:
-        return _Answer(unread=plan.unread)
+    if plan.unread or plan.doubt:
+        return _Answer(unread=plan.unread, doubt=plan.doubt)
     fired = segment.fired
     if segment.response == UNSAT_RESPONSE and not fired:
         return _Answer(z3.Z3_L_FALSE)  # nothing of it is read further: no solver loaded
     ctx = copies.reader_context()
-    if plan.optimize:  # its objectives are read from the Optimize the text is loaded into
-        solver: Any = _loaded(plan.text, True, plan.logic, ctx)
-        assertions = list(solver.assertions())
-    else:  # a solver only if the front end's model does not do (_Solver)
-        solver, assertions = None, list(z3.parse_smt2_string(plan.text, ctx=ctx))
-    lazy = _Solver(solver, assertions, plan.logic, ctx)
-    model = _satisfying(lazy, assertions, model_from_text(model_text, assertions, ctx), timeout_s)
+    try:
+        if plan.optimize:  # its objectives are read from the Optimize the text is loaded into
+            solver: Any = _loaded(plan.text, True, plan.logic, ctx)
+            assertions = list(solver.assertions())
+        else:  # a solver only if the front end's model does not do (_Solver)
+            solver, assertions = None, list(z3.parse_smt2_string(plan.text, ctx=ctx))
+        lazy = _Solver(solver, assertions, plan.logic, ctx)
+        model = _satisfying(lazy, assertions, model_from_text(model_text, assertions, ctx),
+                            timeout_s)
+    except z3.Z3Exception as exc:
+        return _Answer(failure=_unreadable(exc)["reason"])
     if model is not None:
         return _Answer(z3.Z3_L_TRUE, lazy.made, assertions, model, read=True)
+    if plan.tactic:  # z3 checked with the script's tactic: its answer is not solved again here
+        reason = "timeout" if fired else (
+            f"z3's (check-sat-using {plan.tactic[:60]}) gave no answer the sandbox could read")
+        return _Answer(z3.Z3_L_UNDEF, None, assertions, reason=reason, fired=fired)
     solver = lazy.get()
     reason = ""
     if not fired:
@@ -222,6 +252,11 @@ def _report(answer: _Answer, text: str, commands: list[Command], last: Command,
     if answer.unread:
         return {"outcome": "unknown", "reason": f"not read: the script's ({answer.unread[:40]} ...) "
                 "may assert what its text does not show, so its check cannot be reported"}, None
+    if answer.doubt:
+        return {"outcome": "unknown", "reason": f"not read: z3 may read its text otherwise than "
+                f"the sandbox ({answer.doubt}), so its check's answer stays unread"}, None
+    if answer.failure:
+        return {"outcome": "internal_error", "reason": answer.failure}, None
     if answer.result == z3.Z3_L_FALSE:
         return {"outcome": "unsat"}, None
     if answer.model is None:
@@ -319,11 +354,33 @@ def _check(solver: Any, assumptions: list[z3.BoolRef], timeout_s: float
     return z3.CheckSatResult(result), fired
 
 
-def _error_report(message: str, memory_words: tuple[str, ...]) -> ChildReport:
+def _error_report(message: str, reading: Reading, memory_words: tuple[str, ...]) -> ChildReport:
+    """z3's first error, as z3 said it: ``syntax_error`` when z3 could not read a command
+    (its position is inside the command), ``runtime_error`` when it read the command and then
+    could not carry it out ((get-model) with no model: z3 names the command's closing
+    parenthesis)."""
     if any(word in message for word in memory_words):
         return {"outcome": "memory_error", "reason": message}
     line, column = error_position(message)
+    if _at_a_command_end(reading, line, column):
+        return {"outcome": "exception", "reason": message[:3000],
+                "exception": {"type": Z3_ERROR, "message": message[:3000], "line": line}}
     return {"outcome": "syntax_error", "reason": message[:3000], "line": line, "column": column}
+
+
+def _at_a_command_end(reading: Reading, line: int | None, column: int | None) -> bool:
+    """Whether z3's error position is a command's closing parenthesis.  z3's scanner counts
+    columns from 1 on the first line and from 0 on the others."""
+    if line is None or column is None:
+        return False
+    text = reading.text
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return False
+    offset = start + column - (1 if line == 1 else 0)
+    return any(command.end - 1 == offset for command in reading.commands)
 
 
 def _loaded(text: str, optimize: bool, logic: str | None, ctx: z3.Context | None = None) -> Any:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ..protocol import CheckedModel, Ranges, VerifyReport, VerifyRequest
 from .verify import script_assertions
 
-Verify = Callable[[str, list[list[str]], float], VerifyReport]
+# verify.verify_model: a Python check's mirror text, or an SMT-LIB check's formulas
+Verify = Callable[[Any, list[list[str]], float], VerifyReport]
 
 
 def verify_checks(request: VerifyRequest, verify_model: Verify, started: float,
@@ -31,6 +33,7 @@ def verify_checks(request: VerifyRequest, verify_model: Verify, started: float,
             words.append({"index": check["index"], "verified": None,
                           "reason": "not verified: the verifier's time ran out"})
             continue
+        text: str | list[Any]
         if script is None:
             text = "".join(_pick(declarations, check["declared"]) + _pick(asserts, check["assertions"]))
         else:  # an SMT-LIB candidate's: from its script, at the check's (check-sat)
