@@ -79,12 +79,15 @@ def test_a_core_entry_cannot_smuggle_a_command() -> None:
     assert "confirmed_by" not in said and "not one assertion" in said["unconfirmed"]
 
 
-def test_an_unsat_under_assumptions_is_not_checked_again() -> None:
-    """The mirror holds the solver's assertions, not a check's assumptions: re-checked without
-    them, an honest unsat would look disputed."""
+def test_an_unsat_under_assumptions_is_checked_again_with_them() -> None:
+    """A check's assumptions hold for that check: its assertions are the solver's and these, so
+    the re-check is of what the script checked (without them, an honest unsat would look
+    disputed)."""
     report = run_child("x = Int('x')\np = Bool('p')\ns = Solver()\ns.add(Implies(p, x < 0), x > 1)\n"
                        "print(s.check(p))\n").report
-    assert report["outcome"] == "unsat" and "assertions_smt2" not in report
+    assert report["outcome"] == "unsat" and report["assertions_smt2"].endswith("(assert p)\n")
+    said = confirm(report)
+    assert said["confirmed_by"] == ["z3"] and "disputed" not in said
 
 
 def test_an_objective_is_shown_optimal_with_the_models_value() -> None:

@@ -476,8 +476,8 @@ def test_smt2_optimization_reports_the_objectives() -> None:
                     "(assert-soft (< x -100))\n(check-sat)\n", language="smt2")
     assert run.stdout == "sat\n"
     assert run.report["objectives"] == [
-        {"term": "(+ x y)", "direction": "maximize", "value": 13},
-        {"term": "x", "direction": "minimize", "value": 9},
+        {"term": "(+ x y)", "direction": "maximize", "value": 13, "term_smt2": "(+ x y)"},
+        {"term": "x", "direction": "minimize", "value": 9, "term_smt2": "x"},
         {"term": "g", "direction": "soft", "value": 3},
         {"term": "", "direction": "soft", "value": 1}]
 

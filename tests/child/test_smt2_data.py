@@ -35,8 +35,9 @@ def test_a_quoted_name_cannot_add_an_objective_value() -> None:
     run = run_child(script, language="smt2")
     assert run.stdout == z3_prints(script) and "(x 999999999)" in run.stdout
     assert run.report["objectives"] == [
-        {"term": "|q) (x 999999999) (|", "direction": "maximize", "value": 1},
-        {"term": "x", "direction": "maximize", "value": 10}]
+        {"term": "|q) (x 999999999) (|", "direction": "maximize", "value": 1,
+         "term_smt2": "|q) (x 999999999) (|"},
+        {"term": "x", "direction": "maximize", "value": 10, "term_smt2": "x"}]
     assert run.report["model"]["x"] == 10
 
 

@@ -94,3 +94,16 @@ def test_candidate_reports_verify(script: str, language: str, cores: bool) -> No
     assert report["outcome"] == "sat"
     verdict = verify_model(report["assertions_smt2"], report["model_smt2"], 5.0)
     assert verdict["verified"] is True, verdict
+
+
+DIVIDED = "(declare-fun x () Int)(declare-fun y () Int)(assert (= (div x y) 3))(assert (> x 10))"
+
+
+@pytest.mark.parametrize(("model", "verified"), [
+    ([["x", "11"], ["y", "0"]], True),  # (div 11 0) is free: some model of it makes it 3
+    ([["x", "11"], ["y", "2"]], False),  # (div 11 2) is 5, in every model
+    ([["x", "12"], ["y", "4"]], True),
+])
+def test_a_division_is_judged_by_z3s_semantics_free_only_by_zero(model, verified) -> None:
+    report = verify_model(DIVIDED, model, 5.0)
+    assert report["verified"] is verified, report.get("reason")

@@ -45,8 +45,8 @@ def finish() -> Record | None:
             pass
     if record.assertions is None and mirror is not None:
         if record.mark is not None:
-            record.assertions = mirror.text(record.mark)
-        elif not record.changed:  # assertions from text: only z3 knows them, and may tell now
+            record.assertions = mirror.text(record.mark, record.assumptions)
+        elif not record.changed and not record.assumed:  # from text: only z3 knows them, and may tell now
             record.assertions = _z3_assertions(record)
     return record
 

@@ -164,7 +164,7 @@ def _run_python(script: str, filename: str, plain: bool = False) -> ChildReport:
     sys.addaudithook(functools.partial(instrument.audit, _denied=instrument.denied_events(),
                                        _deny_it=instrument.deny))
     errors.watch_crashes()
-    stack.watch(filename)
+    stack.watch(filename, lambda: instrument.RUN.observer.checks.made)
     # ------------------------------------------------------------------ user code runs from here on
     try:
         exec(code, module.__dict__)

@@ -333,7 +333,9 @@ class CheckReport:
     assertions: str | None = None
     core: list[list[Any]] = field(default_factory=list)
     core_smt2: list[str] | None = None  # the core's formulas as asserts (observer._core)
-    assumed: bool = False  # checked under assumptions, which the assertions text does not hold
+    assumed: bool = False  # checked under assumptions that the assertions text could not hold
+    propagated: bool = False  # a user propagator took part: an unsat is not re-checked
+    why: str = ""  # why its assertions may not be known (Mirror.why), said if they are not
     line: int | None = None  # the script line that checked (a timeout names it)
 
 
@@ -348,11 +350,15 @@ def check_report(record: CheckReport, cores: bool) -> ChildReport:
         if record.assertions is not None:
             report["assertions_smt2"] = record.assertions
             report["model_smt2"] = fields.model_smt2
+        else:
+            report["unconfirmable"] = _unconfirmable(record)
         return report
     if record.result == z3.Z3_L_FALSE:
         report = {"outcome": "unsat"}
-        if record.assertions is not None and not record.assumed:
+        if record.assertions is not None and not record.assumed and not record.propagated:
             report["assertions_smt2"] = record.assertions  # for the verifier to check it again
+        else:
+            report["unconfirmable"] = _unconfirmable(record)
         if cores:
             report["unsat_core"] = [(line, text) for line, text in record.core]
             if record.core_smt2 is not None and record.assertions is not None:
@@ -363,6 +369,15 @@ def check_report(record: CheckReport, cores: bool) -> ChildReport:
         return {"outcome": "memory_error", "reason": f"z3 ran out of memory: {reason}"}
     return {"outcome": "unknown", "reason": reason, "solver_timeout": reason in TIMEOUT_REASONS,
             "line": record.line}
+
+
+def _unconfirmable(record: CheckReport) -> str:
+    """Why the checker is not given the assertions of a decisive answer."""
+    if record.propagated and record.result == z3.Z3_L_FALSE:
+        return record.why
+    if record.assumed:
+        return "its check's assumptions could not be printed as SMT-LIB"
+    return record.why or "the sandbox did not learn the assertions it checked"
 
 
 def unsat_report(solver: Any) -> ChildReport:

@@ -93,8 +93,12 @@ def smt2_objectives(optimize: Any, model: z3.ModelRef, commands: list[list[str]]
             number = models.python_value(value)
             if direction == "soft" and isinstance(number, Fraction) and number.denominator == 1:
                 number = int(number)  # a penalty: weights are reals, the sum is whole
-            found.append({"term": models.clean_text(shown, TERM_CHARS), "direction": direction,
-                          "value": encode_value(number)})
+            goal: Objective = {"term": models.clean_text(shown, TERM_CHARS), "direction": direction,
+                               "value": encode_value(number)}
+            term_smt2 = _term_smt2(term.ctx.ref(), term.as_ast()) if direction != "soft" else None
+            if term_smt2:  # for the verifier, which values it in the model it checked
+                goal["term_smt2"] = term_smt2
+            found.append(goal)
         except Exception:  # one that cannot be valued: the others still count
             continue
     return found

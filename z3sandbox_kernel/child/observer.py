@@ -56,6 +56,7 @@ class Record(models.CheckReport):
     kind: str
     timed_out: bool = False
     mark: Mark | None = None  # the mirror's scope sizes at the check; None: it was incomplete
+    assumptions: tuple[str, ...] = ()  # the asserts of the check's assumptions (check(a, b))
     changed: bool = False  # the script changed the solver since: its model is not this check's
     model: int = 0  # the model object the script asked for, while it lives
     index: int | None = None  # its CheckFrame's index, if it was sent (checks.py)
@@ -122,7 +123,8 @@ def _inc_ref(name: str) -> Callable[..., Any]:
         key = address(solver)
         mirror = OBSERVER.mirrors.get(key)
         if mirror is None:  # a solver the observers did not see made (a translate, a copy)
-            mirror = OBSERVER.mirrors[key] = Mirror(ctx, kind, complete=False)
+            mirror = OBSERVER.mirrors[key] = Mirror(
+                ctx, kind, complete=False, why="the script copied or translated the solver")
         mirror.refs += 1
     return inc_ref
 
@@ -160,7 +162,7 @@ def _asserted(name: str) -> Callable[..., Any]:
                 term = mirror.add(address(formula), 0 if ours or not tracked else address(literal))
                 OBSERVER.tracked_terms[address(literal)] = term  # read for cores only
             else:
-                mirror.give_up()
+                mirror.give_up("a thread of the script used z3 while it asserted")
             _changed(key)
             OBSERVER.last_asserted = (ctx, key, mirror.kind)
     return asserted
@@ -187,7 +189,7 @@ def _added(name: str) -> Callable[..., Any]:
             if name.endswith("_push"):
                 mirror.push()
             else:
-                mirror.give_up()
+                mirror.give_up("the script loaded assertions from text, which only z3 read")
                 OBSERVER.last_asserted = (ctx, key, mirror.kind)
             _changed(key)
     return added
@@ -222,11 +224,23 @@ def _checked(name: str) -> Callable[..., Any]:
             timed_out = OBSERVER.after_check(token)
         key = address(solver)
         mirror = OBSERVER.mirrors.get(key)
-        record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out,
-                        assumed=bool(count))
+        record = Record(result=int(result), solver=key, ctx=ctx, kind=kind, timed_out=timed_out)
+        if mirror is not None and count and _alone():
+            # The assumptions hold for this check only: its assertions are the solver's and these.
+            assumed = mirror.assumed([address(assumptions[i]) for i in range(int(count))])
+            record.assumptions = tuple(assumed or ())
+            record.assumed = assumed is None
+        else:
+            record.assumed = bool(count)
         record.mark = mirror.mark() if mirror is not None else None
-        record.index = OBSERVER.checks.check(record.result, lambda: OBSERVER.script_line()[0],
-                                             mirror.active if mirror is not None else lambda: None)
+        if mirror is None:
+            record.why = "the sandbox did not see the solver made"
+        else:
+            record.why = PROPAGATED if mirror.propagator else mirror.why
+            record.propagated = mirror.propagator
+        record.index = OBSERVER.checks.check(
+            record.result, lambda: OBSERVER.script_line()[0],
+            (lambda: mirror.active(record.assumptions)) if mirror is not None else lambda: None)
         if record.result == UNSAT and OBSERVER.cores:
             record.core, record.core_smt2 = _core(ctx, solver, kind)
         elif record.result not in (SAT, UNSAT):
@@ -304,6 +318,18 @@ def _model_dec_ref(ctx: Any, model: Any) -> None:
     C["Z3_model_dec_ref"](ctx, model)
 
 
+PROPAGATED = ("a user propagator took part in the check: its conflicts are the script's code, "
+              "which no checker can replay")
+
+
+def _propagate_init(ctx: Any, solver: Any, *args: Any) -> Any:
+    """A UserPropagateBase attached to a solver: its unsat answers are the script's to vouch for."""
+    mirror = OBSERVER.mirrors.get(address(solver))
+    if mirror is not None:
+        mirror.propagator = True
+    return C["Z3_solver_propagate_init"](ctx, solver, *args)
+
+
 def _objective(name: str) -> Callable[..., Any]:
     direction = name.rsplit("_", 1)[1]
 
@@ -350,6 +376,7 @@ OBSERVED: dict[str, Callable[[str], Callable[..., Any]]] = {
     "Z3_optimize_maximize": _objective,
     "Z3_optimize_minimize": _objective,
     "Z3_optimize_assert_soft": lambda name: _soft,
+    "Z3_solver_propagate_init": lambda name: _propagate_init,
 }
 
 
@@ -381,7 +408,7 @@ def _settle(solver: int, mirror: Mirror) -> None:
     record = OBSERVER.last
     if record is not None and record.solver == solver:
         if record.result in (SAT, UNSAT) and record.assertions is None and record.mark is not None:
-            record.assertions = mirror.text(record.mark)
+            record.assertions = mirror.text(record.mark, record.assumptions)
         record.mark = None
     asserted = OBSERVER.last_asserted
     if asserted is not None and asserted[1] == solver and mirror.refs <= 0:

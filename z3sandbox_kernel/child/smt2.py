@@ -132,19 +132,19 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
             return None  # what it asserted is not known: nothing the harness could check
         try:
             solver = _loaded(plan.text, plan.optimize, plan.logic)
-        except z3.Z3Exception as exc:
-            return _unreadable(exc)
+        except z3.Z3Exception as exc:  # nothing checked: the sandbox says it could not check it
+            return {"outcome": "no_check", "reason": _unreadable(exc)["reason"]}
         if len(solver.assertions()):
             solver.check()  # asserted but never checked: the harness checks it (instrumented)
         return None
-    log, lines, front = checks.CheckLog(send), check_lines(text), FrontEnd(given)
+    log, lines, front = checks.CheckLog(send), check_lines(text), FrontEnd(reading)
     for ordinal, read_model in enumerate(_model_reads(commands)[:-1]):
         segment = front.run_to(check_commands[ordinal], instrument.RUN.timeout_s)
         answer = _Answer()
         if log.sends() and front.first_error is None:  # past the cap a check is only counted
             model = ""
-            if read_model is not None:  # the script's own (get-model) of it: asked after it
-                front.run_to(read_model, instrument.RUN.timeout_s)
+            # The script's own (get-model) of it: the harness asks after it, at its line's end.
+            if read_model is not None and front.run_to(read_model, instrument.RUN.timeout_s).last:
                 with _printing():
                     model = model_text()
             answer = _answer(text, ordinal, model, segment, min(
@@ -152,8 +152,10 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
             answer.model = answer.model if answer.read else None  # only a model the script read
         _send(log, answer, lines[ordinal], None)
     segment = front.run_to(check_commands[-1], instrument.RUN.timeout_s)
-    with _printing():  # before the commands after it can drop it ((pop), (assert) end it)
-        model = model_text()
+    model = ""
+    if segment.last:  # at once: the commands after it may drop it ((pop), (assert) end it)
+        with _printing():
+            model = model_text()
     error = front.first_error  # one after the last check only shows in the output, as in z3
     front.run_to(None, None)  # (get-model), (get-value ...), (echo ...) after it
     if error is not None:
@@ -208,8 +210,8 @@ def _answer(text: str, check: int, model_text: str, segment: Segment, timeout_s:
     """The ``check``-th check's answer: unsat when the check, run alone, printed exactly "unsat"
     (smt2_front.py: only z3 wrote that response); sat with the front end's model if it satisfies
     the check's assertions; else the harness's own check of them under ``timeout_s`` (unless the
-    watchdog already stopped z3's, or z3 checked with a tactic of the script's, which the harness
-    does not run).  Loaded in the harness's own context: nothing is made in the script's."""
+    watchdog already stopped z3's; with z3's default solver, whatever tactic z3 checked with).
+    Loaded in the harness's own context: nothing is made in the script's."""
     plan = plan_check(text, check=check)
     if plan.unread or plan.doubt:
         return _Answer(unread=plan.unread, doubt=plan.doubt)
@@ -230,10 +232,6 @@ def _answer(text: str, check: int, model_text: str, segment: Segment, timeout_s:
         return _Answer(failure=_unreadable(exc)["reason"])
     if model is not None:
         return _Answer(z3.Z3_L_TRUE, lazy.made, assertions, model, read=True)
-    if plan.tactic:  # z3 checked with the script's tactic: its answer is not solved again here
-        reason = "timeout" if fired else (
-            f"z3's (check-sat-using {plan.tactic[:60]}) gave no answer the sandbox could read")
-        return _Answer(z3.Z3_L_UNDEF, None, assertions, reason=reason, fired=fired)
     solver = lazy.get()
     reason = ""
     if not fired:
@@ -243,6 +241,8 @@ def _answer(text: str, check: int, model_text: str, segment: Segment, timeout_s:
         if result == z3.sat:
             return _Answer(z3.Z3_L_TRUE, solver, assertions, solver.model())
         reason = solver.reason_unknown()
+        if plan.tactic:  # z3 answered with the script's tactic, the harness with its own solver
+            reason = f"{reason} (z3's own answer with (check-sat-using {plan.tactic[:60]}) was not read)"
     return _Answer(z3.Z3_L_UNDEF, solver, assertions, reason=reason, fired=fired)
 
 

@@ -16,6 +16,7 @@ nothing; its :reason-unknown is not the last check's (it stays from an earlier u
 
 from __future__ import annotations
 
+import bisect
 import re
 import sys
 import time
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 import z3
 
 from . import instrument
-from .smt2_text import CHECK_HEADS, Command, error_message
+from .smt2_text import CHECK_HEADS, Command, Reading, error_message
 
 # The private (get-model) is asked only when an error cannot end the process: under
 # (set-option :error-behavior immediate-exit) z3 exits on "model is not available".
@@ -32,6 +33,12 @@ _CONTINUES = "(:error-behavior continued-execution)"
 # Each evaluation starts with z3's output channels reset to its returned string, so a segment that
 # sets one (:regular-output-channel, :diagnostic-output-channel) is run whole.
 _OUTPUT_CHANNEL = re.compile(r"output[-_]channel", re.IGNORECASE)
+_BLANKS = " \t\r\n"  # z3's scanner's (a comment is blank in a reading's text)
+# Commands that leave a check's model as it was: a private (get-model) after them, at their line's
+# end, still reads that check's model.
+READ_ONLY = frozenset({"get-model", "get-value", "get-assignment", "get-info", "get-option", "echo",
+                       "eval", "simplify", "get-objectives", "get-unsat-core", "get-proof",
+                       "get-unsat-assumptions", "display", "help", "labels"})
 
 
 @dataclass
@@ -45,41 +52,93 @@ class Segment:
     # (``FrontEnd.run_to``), so only z3 wrote it.
     response: str = ""
     output: str = ""  # what it printed, when z3 did not raise
+    # The check shared its segment with another command of its line: its response is not read.
+    joined: bool = False
+    # Nothing after the command asked for in its segment changed its check's model (only commands
+    # that read, print or ask): a private command may follow it and read that model.
+    last: bool = False
 
 
 class FrontEnd:
-    """A script's text, run segment by segment up to a command, then to its end."""
+    """A script's reading, run segment by segment up to a command, then to its end.
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    z3's command interpreter counts lines and columns on from one evaluation to the next, and each
+    evaluation moves the column on by one where it starts: a segment (and a private command) may
+    only start at a line break between two commands, where no column the script's errors name
+    moves.  So a segment runs up to the line break after the command asked for, and a check runs
+    alone (its response then z3's and nothing else) only when it is the one command of its line;
+    a check that shares its line with another command runs with them, and its response is not
+    read."""
+
+    def __init__(self, reading: Reading) -> None:
+        self.text = reading.text
+        self.commands = reading.commands
+        # Where a segment may end: the first line break after each command, if it comes before
+        # the next command.
+        self._breaks: list[int] = []
+        for command, after in zip(self.commands, [*self.commands[1:], None], strict=True):
+            newline = self.text.find("\n", command.end, len(self.text) if after is None else after.start)
+            if newline >= 0:
+                self._breaks.append(newline)
         self.done = 0  # offset of the text not run yet
         self.first_error: str | None = None
 
     def run_to(self, command: Command | None, timeout_s: float | None) -> Segment:
-        """Run the text up to and with ``command`` (None: to its end), under ``timeout_s``.  A
-        (check-sat) runs alone, after the commands before it: its own response is then the whole
-        of what that evaluation printed, which no command of the script (an echo, a symbol a
-        model prints) can add to.  Its output is printed as it comes, as in one evaluation."""
-        end = len(self.text) if command is None else segment_end(self.text, command)
-        if (command is None or command.head not in CHECK_HEADS or command.start < self.done
-                or _OUTPUT_CHANNEL.search(self.text, self.done, command.start)):
-            # An output channel set in the same evaluation holds for its (check-sat): only then
-            # does it print where `z3 file.smt2` prints it
-            segment = evaluate(self.text[self.done : end], timeout_s)
+        """Run the text up to and with ``command`` (None: to its end) and the rest of its line,
+        under ``timeout_s`` a check.  A check that is the one command of its line runs alone,
+        after the commands before it: its own response is then the whole of what that
+        evaluation printed, which no command of the script (an echo, a symbol a model prints) can
+        add to.  The output is printed as it comes, as in one evaluation."""
+        text = self.text
+        if command is not None and command.end <= self.done:
+            return Segment(joined=True)  # it ran with a command before it on its line
+        end = len(text) if command is None else self._line_end(command)
+        checks = sum(1 for c in self.commands if self.done <= c.start < end and c.head in CHECK_HEADS)
+        if timeout_s is not None:
+            timeout_s *= max(1, checks)
+        after = [c for c in self.commands if command is not None and command.end <= c.start < end]
+        alone = command is not None and not after
+        last = command is not None and all(c.head in READ_ONLY for c in after)
+        start = self._line_start(command) if command is not None and alone else None
+        if (command is None or command.head not in CHECK_HEADS or start is None
+                or _OUTPUT_CHANNEL.search(text, self.done, command.start)):
+            # An output channel set in the same evaluation holds for its check: only then does
+            # it print where `z3 file.smt2` prints it.
+            segment = evaluate(text[self.done : end], timeout_s)
+            segment.joined = command is not None and command.head in CHECK_HEADS
         else:
-            before = evaluate(self.text[self.done : command.start], timeout_s)
-            segment = evaluate(self.text[command.start : end], timeout_s)
+            before = evaluate(text[self.done : start], timeout_s)
+            segment = evaluate(text[start:end], timeout_s)
             segment.response, segment.error = segment.output, before.error or segment.error
             segment.fired, segment.seconds = before.fired or segment.fired, before.seconds + segment.seconds
+        segment.last = last
         self.done = end
         self.first_error = self.first_error or segment.error
         return segment
 
+    def _line_end(self, command: Command) -> int:
+        """The first line break between commands after ``command`` (or the text's end)."""
+        index = bisect.bisect_left(self._breaks, command.end)
+        return self._breaks[index] if index < len(self._breaks) else len(self.text)
+
+    def _line_start(self, command: Command) -> int | None:
+        """Where ``command``'s own evaluation may start: ``done`` when nothing but blanks comes
+        before it, else the line break before it when nothing but blanks is between (None when
+        another command is before it on its line)."""
+        text = self.text
+        if not text[self.done : command.start].strip(_BLANKS):
+            return self.done
+        newline = text.rfind("\n", self.done, command.start)
+        if newline < 0 or text[newline : command.start].strip(_BLANKS):
+            return None
+        return newline
+
 
 def evaluate(text: str, timeout_s: float | None) -> Segment:
     """Run ``text`` in the main context's front end and print its output; z3 runs every command
-    even when one fails (whether it raised decides; the output only gives the message shown)."""
-    if not text.strip():
+    even when one fails (whether it raised decides; the output only gives the message shown).
+    Blanks are run too: z3 counts their line breaks.  Nothing is not: z3 would count a column."""
+    if not text:
         return Segment()
     ctx = z3.main_ctx()
     token = instrument.RUN.watchdog.start(ctx, timeout_s) if timeout_s is not None else None
@@ -117,16 +176,6 @@ def model_text() -> str:
     if _CONTINUES not in private("(get-info :error-behavior)").splitlines():
         return ""
     return private("(get-model)")
-
-
-def segment_end(text: str, command: Command) -> int:
-    """Where a segment ending with ``command`` ends: after it, and after the blanks or the comment
-    that end its line when nothing else is on it.  The front end counts the columns of the private
-    commands asked after it too; on that line they shift no column the script's errors name."""
-    newline = text.find("\n", command.end)
-    end = len(text) if newline < 0 else newline
-    rest = text[command.end : end].lstrip()
-    return end if not rest or rest.startswith(";") else command.end
 
 
 def text_of(raw: object) -> str:

@@ -29,15 +29,15 @@ _BLANK = " \t\r\n"
 _SYMBOL = re.compile(r"[A-Za-z0-9~!@$%^&*_\-+=<>.?/]+")
 _SIMPLE = re.compile(r"[A-Za-z~!@$%^&*_\-+=<>.?/][A-Za-z0-9~!@$%^&*_\-+=<>.?/]*")
 # Inside a command only these characters start or end a token the nesting depends on.
-_SPECIAL = re.compile(r'[()";|\x00]')
+_SPECIAL = re.compile(r'[()";|]')
 _OUTSIDE = re.compile(r'[^ \t\r\n]')
-_ATOM_END = re.compile(r'[ \t\r\n()";|\x00]')
+_ATOM_END = re.compile(r'[ \t\r\n()";|]')
 
 
 class Smt2SyntaxError(Exception):
-    """Unbalanced parentheses, an unterminated string or symbol, text outside a command, or a NUL
-    character.  ``text``: the script as z3 may be given it up to the error (comments blanked),
-    which the caller runs for its output."""
+    """Unbalanced parentheses, an unterminated string or symbol, or text outside a command.
+    ``text``: the script as z3 may be given it (comments blanked as far as it was read), which the
+    caller runs for its output."""
 
     def __init__(self, message: str, line: int, column: int, text: str = "") -> None:
         super().__init__(f"line {line} column {column}: {message}")
@@ -133,11 +133,24 @@ class _Scanner:
         self.doubt = ""
 
     def given(self, end: int) -> str:
-        return "".join(self.pieces) + self.source[self.copied : end]
+        """The text z3 is given, up to ``end``.  A NUL would end it (z3's API reads a C string):
+        z3 is given \x01 in its place, which it reads as it reads a NUL in a file (an unexpected
+        character, or a character of a string)."""
+        return ("".join(self.pieces) + self.source[self.copied : end]).replace("\x00", "\x01")
 
     def refuse(self, message: str, offset: int) -> Smt2SyntaxError:
         """The error, with the text to run for its output: blanked as far as it was read."""
         return Smt2SyntaxError(message, *_position(self.source, offset), self.given(len(self.source)))
+
+    def nul(self, end: int) -> None:
+        """A NUL before ``end`` outside a comment is a doubt: in a string or a symbol, z3 reads a
+        character other than the script's."""
+        text = "".join(self.pieces) + self.source[self.copied : end]
+        offset = text.find("\x00")
+        if offset >= 0 and not self.doubt:
+            line, column = _position(text, offset)
+            self.doubt = (f"a NUL character (line {line}, column {column}), which z3's API cannot "
+                          "be given")
 
     def replace(self, start: int, end: int, text: str) -> None:
         self.pieces.append(self.source[self.copied : start])
@@ -161,7 +174,6 @@ class _Scanner:
             if text.startswith('"', end + 1):
                 j = end + 2
                 continue
-            self.no_nul(start, end)
             return end + 1
 
     def quoted(self, start: int) -> tuple[int, str | None]:
@@ -179,13 +191,7 @@ class _Scanner:
             self.doubt = self.doubt or (f"a backslash in a quoted symbol (line {line}, column "
                                         f"{column}), which z3 refuses")
             return backslash + 1, None
-        self.no_nul(start, end)
         return end + 1, text[start + 1 : end]
-
-    def no_nul(self, start: int, end: int) -> None:
-        nul = self.source.find("\x00", start, end)
-        if nul >= 0:
-            raise self.refuse("a NUL character, where z3's API stops reading the script", nul)
 
     def head(self, start: int) -> tuple[str, int]:
         """The head z3 reads after the "(" at ``start``, past blanks and comments, and the offset
@@ -251,10 +257,8 @@ class _Scanner:
                 i = self.comment(at)
             elif char == '"':
                 i = self.string(at)
-            elif char == "|":
-                i = self.quoted(at)[0]
             else:
-                raise self.refuse("a NUL character, where z3's API stops reading the script", at)
+                i = self.quoted(at)[0]
         return found
 
     def atom(self, begin: int) -> int:
@@ -265,8 +269,6 @@ class _Scanner:
             return self.string(begin)
         if char == "|":
             return self.quoted(begin)[0]
-        if char == "\x00":
-            raise self.refuse("a NUL character, where z3's API stops reading the script", begin)
         end = _ATOM_END.search(self.source, begin)
         return len(self.source) if end is None else end.start()
 
@@ -279,6 +281,7 @@ def read(text: str) -> Reading:
     scanner = _Scanner(text)
     found = scanner.commands(atoms=False)
     end = found[-1][1] if found and found[-1][2] == "exit" else len(text)
+    scanner.nul(end)
     return Reading(scanner.given(end), tuple(Command(*c) for c in found), scanner.doubt)
 
 

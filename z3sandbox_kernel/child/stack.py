@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import types
+from collections.abc import Callable
 
 from ..protocol import PROTOCOL_VERSION, RESULT_FD, STACK_FRAME_MAX_BYTES, STACK_REQUEST, encode_frame
 
@@ -26,8 +27,9 @@ _MAX_LINES = 64  # protocol.StackReport's bound
 _KEEP_LINES = 20  # the innermost ones, when the stack is deeper (recursion)
 
 
-def watch(filename: str) -> None:
-    """Before user code: answer ``SIGNALS`` with the script's stack (``filename``'s frames)."""
+def watch(filename: str, checks_made: Callable[[], int] = lambda: 0) -> None:
+    """Before user code: answer ``SIGNALS`` with the script's stack (``filename``'s frames) and
+    how many checks it made so far (a limit ends it before its report says so)."""
     def answer(signum: int, frame: types.FrameType | None) -> None:
         _flush()  # what the script printed so far reaches its pipes before the kill
         try:
@@ -37,7 +39,7 @@ def watch(filename: str) -> None:
                     lines.append((frame.f_lineno or 0, frame.f_code.co_name[:100]))
                 frame = frame.f_back
             data = encode_frame({"v": PROTOCOL_VERSION, "type": "stack", "signal": int(signum),
-                                 "lines": lines[:_KEEP_LINES][::-1]})
+                                 "lines": lines[:_KEEP_LINES][::-1], "checks_made": checks_made()})
             if len(data) <= STACK_FRAME_MAX_BYTES:
                 os.write(RESULT_FD, data)
             if signum == signal.SIGXCPU:  # its default action, as before the handler: where seccomp

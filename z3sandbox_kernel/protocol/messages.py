@@ -136,17 +136,25 @@ class ChildReport(_ChildReportRequired, total=False):
     # cores=True, unsat: the core's formulas as SMT-LIB asserts, each one of ``assertions_smt2``'s
     # (a tracked one as its formula alone), so that the verifier can check the core by itself.
     core_smt2: list[str]
+    # A decisive answer whose assertions the checker is not given: why (a user propagator took
+    # part, assertions loaded from text ...).  The candidate's word; it can only leave an answer
+    # unconfirmed.
+    unconfirmable: str
 
 
-class StackReport(TypedDict):
-    """The script's stack when a limit was about to end it (child/stack.py): ``lines`` are
-    [line, function] of the script's own frames, outermost first; the candidate's word."""
-
+class _StackReportRequired(TypedDict):
     v: int
     type: Literal["stack"]
     signal: int  # the signal it answered: STACK_REQUEST, or SIGXCPU (the CPU limit's)
     lines: Annotated[list[tuple[Natural, Annotated[str, msgspec.Meta(max_length=200)]]],
                      msgspec.Meta(max_length=64)]
+
+
+class StackReport(_StackReportRequired, total=False):
+    """The script's stack when a limit was about to end it (child/stack.py): ``lines`` are
+    [line, function] of the script's own frames, outermost first; the candidate's word."""
+
+    checks_made: Natural  # how many checks the script had made (its report never came)
 
 
 class SetupFrame(TypedDict):

@@ -93,6 +93,7 @@ class Observation:
     # The script's stack as it wrote it when a limit was about to end it (protocol.StackReport's
     # lines, the last frame it wrote), or None if it wrote none.
     stack: list[tuple[int, str]] | None = None
+    stack_checks_made: int | None = None  # the checks it had made, as its stack frame said
     checks: Checks = field(default_factory=Checks)  # every check of the script (checks.py)
     checks_checked: list[CheckedModel] = field(default_factory=list)  # the verifier's word on them
 
@@ -363,7 +364,9 @@ def classify(obs: Observation) -> ZygoteResult:
         result["checks"] = results(obs.checks, obs.checks_checked, obs.seed,
                                    int(obs.limits.payload_max_bytes))
         made = report.get("checks_made")
-        result["checks_made"] = made if isinstance(made, int) else len(result["checks"])
+        made = made if isinstance(made, int) else obs.stack_checks_made  # killed: as its stack said
+        result["checks_made"] = max(made, len(result["checks"])) if isinstance(made, int) else len(
+            result["checks"])
         found = "" if verdict is Verdict.SAT else summary(result["checks"], made)
         result["reason"] = cap("; ".join(filter(None, (result["reason"], found))))
     add_confirmation(result, obs, verdict)

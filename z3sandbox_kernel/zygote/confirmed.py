@@ -56,6 +56,11 @@ def add_confirmation(result: ZygoteResult, obs: Observation, verdict: Verdict) -
     result["confirmed_by"] = confirmed
     result["disputed"] = seen.get("disputed") or None
     unconfirmed = seen.get("unconfirmed") if verdict is Verdict.UNSAT or obs.verified else ""
+    why = obs.report.get("unconfirmable") if obs.report is not None else None
+    if not confirmed and not unconfirmed and why and obs.verify_requested:
+        # The child did not give the checker its assertions, and says why (its own word: it can
+        # only leave its answer unconfirmed).
+        unconfirmed = f"not confirmed: {_note(why)}"
     notes = [text for text in (result["reason"], seen.get("disputed"), unconfirmed) if text]
     if notes:
         result["reason"] = "; ".join(notes)

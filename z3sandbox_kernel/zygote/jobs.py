@@ -209,6 +209,7 @@ def observe_run(obs: Observation, job: Job, baseline_rss_mb: float) -> None:
         setattr(obs, f"{name}_truncated", stream.dropped > 0)
     if job.result is not None and job.result.stacks:
         obs.stack = [(int(line), str(name)) for line, name in job.result.stacks[-1]["lines"]]
+        obs.stack_checks_made = job.result.stacks[-1].get("checks_made")
     obs.setup, obs.report, error = run_report(job)
     obs.checks, checks_error = checks_of(job)
     obs.checks = Checks() if checks_error else obs.checks  # a forged check frame: none are kept
