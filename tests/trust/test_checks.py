@@ -85,3 +85,12 @@ def test_an_enumeration_killed_by_a_limit_counts_every_check_it_made(sandbox):
     assert candidate.verdict is Verdict.TIMEOUT
     assert candidate.checks_made == 250 and len(candidate.checks) == 100
     assert "100 of its 250 checks kept" in candidate.reason
+
+
+@pytest.mark.parametrize("models", [99, 100, 101])
+def test_an_enumeration_at_the_checks_cap_keeps_its_checks(sandbox, models):
+    script = (f"x = Int('x')\ns.add(x >= 0, x < {models})\nwhile s.check() == sat:\n"
+              "    m = s.model()\n    print(m[x])\n    s.add(x != m[x])\n")
+    [candidate] = sandbox.run(script, limits=LIMITS.replace(wall_s=60))
+    assert candidate.verdict is Verdict.UNSAT, candidate.reason
+    assert candidate.checks_made == models + 1 and len(candidate.checks) == min(models + 1, 100)

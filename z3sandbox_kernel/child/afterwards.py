@@ -16,8 +16,9 @@ def send_held_models() -> None:
     """The models the script asked for at its checks and still holds, read and sent (checks.py)."""
     seen = observer.OBSERVER
     for earlier in seen.models.values():
-        if earlier.model:
-            seen.checks.model(earlier.index, observer.read_model(earlier.ctx, earlier.model))
+        if earlier.model and earlier.fields is None:  # one sent when the script asked is not sent again
+            earlier.fields = observer.read_model(earlier.ctx, earlier.model)
+            seen.checks.model(earlier.index, earlier.fields)
     seen.models.clear()
     record = seen.last
     if record is not None and record.fields is None and record.model:
