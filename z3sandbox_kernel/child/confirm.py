@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import z3
@@ -73,6 +74,7 @@ class Checked:
 
     formulas: list[z3.BoolRef]
     text: str | None = None  # the mirror's text; an SMT-LIB script's is printed if cvc5 asks
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # the checked model's constants
 
     def smt2(self) -> str:
         """As SMT-LIB text, for a second solver."""
@@ -93,18 +95,38 @@ def checked_assertions(request: VerifyRequest) -> Checked:
     return Checked(parse_assertions(text), text)
 
 
-def verify_request(request: VerifyRequest) -> VerifyReport:
-    """Confirm the answer of ``request`` (its ``outcome``: sat, the default, or unsat)."""
+def verify_request(request: VerifyRequest,
+                   partial: Callable[[VerifyReport], None] | None = None) -> VerifyReport:
+    """Confirm the answer of ``request`` (its ``outcome``: sat, the default, or unsat).  With
+    ``cross_check``, z3's word is given to ``partial`` first, then a second solver gets a budget
+    of its own (``verify_s`` again): a second solver adds to z3's word, never takes it away
+    (the zygote keeps the partial report if the second solver's never comes)."""
     limits = request.get("limits") or {}
-    budget = Budget(float(limits.get("verify_s", DEFAULT_BUDGET_S)))
-    report = _confirm_answer(request, budget)
+    seconds = float(limits.get("verify_s", DEFAULT_BUDGET_S))
+    budget = Budget(seconds)
+    checked: list[Checked] = []
+    report = _confirm_answer(request, budget, checked)
     if request.get("checks"):  # the models the script read at its checks, each against its own
         report["checks"] = verify_checks(request, verify_model, budget.started,
                                          budget.deadline - budget.started)
+    second = request.get("cross_check")
+    if second != "cvc5" or not checked or not report.get("confirmed_by"):
+        return report
+    if partial is not None:
+        partial({**report, "partial": True,
+                 "unconfirmed": f"not cross-checked: cvc5 ran out of its own budget "
+                                f"(verify_s = {seconds:g} s)"})
+    own = Budget(seconds)
+    if request.get("outcome") == "unsat":
+        _cross(report, cross_check.unsat_holds(checked[0].smt2(), own.left()))
+    else:
+        _cross(report, cross_check.model_holds(checked[0].smt2(), report_pairs(report, checked[0]),
+                                               own.left()))
     return report
 
 
-def _confirm_answer(request: VerifyRequest, budget: Budget) -> VerifyReport:
+def _confirm_answer(request: VerifyRequest, budget: Budget, checked: list[Checked]) -> VerifyReport:
+    """z3's word on the answer; ``checked`` gets the assertions it was checked against."""
     if "assertions_smt2" not in request:  # only the models of the script's checks (verify_checks.py)
         return {"v": PROTOCOL_VERSION, "verified": None, "reason": "no answer to confirm"}
     try:
@@ -113,6 +135,7 @@ def _confirm_answer(request: VerifyRequest, budget: Budget) -> VerifyReport:
         reason = f"the script's assertions could not be read: {exc}"
         return {"v": PROTOCOL_VERSION, "verified": None, "reason": reason,
                 "unconfirmed": f"not confirmed: {reason}"}
+    checked.append(text)
     if request.get("outcome") == "unsat":
         return _confirm_unsat(request, text, budget)
     return _confirm_sat(request, text, budget)
@@ -123,7 +146,7 @@ def _confirm_answer(request: VerifyRequest, budget: Budget) -> VerifyReport:
 def _confirm_sat(request: VerifyRequest, text: Checked, budget: Budget) -> VerifyReport:
     first = ModelCheck({"v": PROTOCOL_VERSION, "verified": None, "reason": budget.out()})
     if budget.left() > 0:
-        first = check_model(text.formulas, request.get("model_smt2") or [],
+        first = check_model(text.formulas, request.get("model_smt2") or "",
                             min(float(request.get("timeout_s", DEFAULT_BUDGET_S)), budget.left()))
     report = first.report
     if report.get("verified") is None and budget.left() <= 0:
@@ -136,9 +159,8 @@ def _confirm_sat(request: VerifyRequest, text: Checked, budget: Budget) -> Verif
     report["confirmed_by"] = ["z3"]
     if request.get("objectives"):
         report["checked_objectives"] = _objectives(first, request.get("objectives") or [], budget)
-    if request.get("cross_check") == "cvc5":
-        pairs = _model_pairs(first)
-        _cross(report, cross_check.model_holds(text.smt2(), pairs, budget.left()))
+    if first.model is not None:
+        text.pairs = _model_pairs(first)
     return report
 
 
@@ -156,6 +178,11 @@ def _more_models(request: VerifyRequest, text: Checked, budget: Budget) -> list[
                               min(float(request.get("timeout_s", 5.0)), left)).report
         more.append(as_checked(checked))
     return more
+
+
+def report_pairs(report: VerifyReport, checked: Checked) -> list[tuple[str, str]]:
+    """The constants of the model z3 confirmed, for a second solver."""
+    return checked.pairs if report.get("verified") is True else []
 
 
 def _model_pairs(first: ModelCheck) -> list[tuple[str, str]]:
@@ -252,8 +279,6 @@ def _confirm_unsat(request: VerifyRequest, text: Checked, budget: Budget) -> Ver
         report["unconfirmed"] = budget.out()
         return report
     report["confirmed_by"] = ["z3"]
-    if request.get("cross_check") == "cvc5":
-        _cross(report, cross_check.unsat_holds(text.smt2(), budget.left()))
     return report
 
 
@@ -288,7 +313,7 @@ def _core_disputed(assertions: list[z3.BoolRef], core: list[str], budget: Budget
 
 def _cross(report: VerifyReport, answer: cross_check.Answer) -> None:
     """A second solver's word: agreement confirms, a contradiction disputes, anything else is a
-    note that changes nothing."""
+    note that changes nothing (z3's confirmation stands, and the note says what cvc5 did not)."""
     if answer.agrees is True:
         report["confirmed_by"] = [*report.get("confirmed_by", []), answer.solver]
     elif answer.agrees is False:

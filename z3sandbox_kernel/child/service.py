@@ -36,15 +36,27 @@ def serve_one(request: VerifyRequest, cpu_s: float, send: Callable[[VerifyReport
     """Confirm one candidate's answer within ``cpu_s`` of CPU from now (past it, SIGXCPU ends the
     process: the zygote replaces it and re-checks what it had left) and ``send`` the report.  The
     caller then ``refresh``es before the next check, unless none will come."""
+    _cpu_budget(cpu_s)
+
+    def partial(report: VerifyReport) -> None:
+        """z3's word, before a second solver's: sent, then the second solver's own CPU budget."""
+        report["type"] = "result"
+        send(report)
+        _cpu_budget(cpu_s)
+
+    report = confirm.verify_request(request, partial)
+    report["type"] = "result"
+    send(report)
+
+
+def _cpu_budget(cpu_s: float) -> None:
+    """``cpu_s`` of CPU from now (RLIMIT_CPU's soft limit)."""
     used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
     soft = math.ceil(used + max(cpu_s, 0.01))
     if hard != resource.RLIM_INFINITY:
         soft = min(soft, hard)
     resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-    report = confirm.verify_request(request)
-    report["type"] = "result"
-    send(report)
 
 
 def refresh() -> None:

@@ -32,6 +32,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypedDict
+
+import msgspec
 
 from ..limits import Limits
 from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, ProtocolError, VerifyRequest, report_budget, split_bodies
@@ -61,8 +64,28 @@ class Service:
     process: Job
     run: int
     current: Job | None = None  # the ticket whose request it was handed
+    current_limits: Limits | None = None
+    # z3's word on the current ticket, sent before a second solver's (VerifyReport.partial): it
+    # stands if the second solver's never comes.
+    partial: bytes | None = None
     queue: deque[Queued] = field(default_factory=deque)
     retired: bool = False  # its go pipe is closed: it exits once it has answered
+
+
+class _Partial(TypedDict, total=False):
+    partial: bool
+
+
+_PARTIAL = msgspec.json.Decoder(_Partial)
+
+
+def _partial(body: bytes) -> bool:
+    """A verifier's result frame is z3's word before a second solver's (VerifyReport.partial);
+    the frame is read whole later, through the gate (frames.parse)."""
+    try:
+        return _PARTIAL.decode(body).get("partial") is True
+    except msgspec.DecodeError:
+        return False
 
 
 class ServiceReader(frames.ResultReader):
@@ -160,7 +183,7 @@ class Verifiers:
         if service.current is not None or not service.queue or service.retired:
             return
         ticket, request, limits = service.queue.popleft()
-        service.current = ticket
+        service.current, service.current_limits, service.partial = ticket, limits, None
         process.candidate_id = ticket.candidate_id  # busy (Trees.busy) while it checks
         ticket.started = time.monotonic()
         process.deadline = ticket.started + float(limits.verify_s)  # never waits past its budget
@@ -178,8 +201,15 @@ class Verifiers:
 
     def _answered(self, service: Service, body: bytes) -> None:
         """A result frame: the current ticket ends with it.  A verifier that did not decide (an
-        error, a timeout, an inconclusive check) is replaced before its next request."""
-        ticket, service.current = service.current, None
+        error, a timeout, an inconclusive check) is replaced before its next request.  A partial
+        one (z3's word, a second solver's to come) is kept, and the second solver gets its own
+        ``verify_s``."""
+        if service.current is not None and _partial(body):
+            service.partial = body
+            limits = service.current_limits or Limits()
+            service.process.deadline = time.monotonic() + float(limits.verify_s)
+            return
+        ticket, service.current, service.partial = service.current, None, None
         process = service.process
         process.deadline, process.candidate_id = math.inf, NO_CANDIDATE
         if ticket is None:  # a result nobody asked for: this verifier is not used again
@@ -282,7 +312,10 @@ class Verifiers:
         for entry in queued:
             self._requeue(entry[0], service.run, entry[1], entry[2])
         if ticket is not None:
-            self._end(ticket, job.kill, None, setup)
+            if service.partial is not None:  # z3's word stands; the partial report says why alone
+                self._end(ticket, None, service.partial, setup)
+            else:
+                self._end(ticket, job.kill, None, setup)
             self._ended(ticket)
         if not any(s.run == service.run for s in self._services.values()):
             self._draining.discard(service.run)
