@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3.11 || command -v python3)}
 user=${Z3SANDBOX_TEST_USER:-z3user}
 group=${Z3SANDBOX_TEST_GROUP:-z3group}
-SUITES=(tests/host tests/zygote tests/child tests/evil tests/fidelity)
+SUITES=(tests/host tests/zygote tests/child tests/evil tests/fidelity tests/trust)
 [ "$(id -u)" = 0 ] || { echo "run-unprivileged: needs root (to add $user and run as it)" >&2; exit 1; }
 
 getent group "$group" >/dev/null || groupadd "$group"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from z3sandbox_kernel.child import checks, models
-from z3sandbox_kernel.protocol import CHECKS_REPORT_BYTES, MAX_CHECKS
+from z3sandbox_kernel.protocol import CHECKS_REPORT_BYTES, MAX_CHECKS, join_pairs
 from z3sandbox_kernel.zygote.checks import assemble
 
 
@@ -25,7 +25,18 @@ def test_an_enumeration_sends_each_assertion_once_and_each_check_as_ranges():
     assert [frame["assertions"] for frame in sent] == [[(0, 2)], [(0, 3)]]
     assert sent[1]["declarations"] == [] and sent[1]["declared"] == [(0, 1)]
     rebuilt = assemble(sent)
-    assert rebuilt.text(rebuilt.entries[1]) == declaration + first + second + block
+    assert rebuilt.size(rebuilt.entries[1]) == len(declaration + first + second + block)
+
+
+def test_ranges_that_name_a_text_twice_are_dropped_not_built():
+    """The harness names each text once in a check; a forged frame naming one text 200,000 times
+    would make whoever builds the check's text build 200,000 copies (zygote/checks.py)."""
+    check_log, sent = log()
+    check_log.check(1, lambda: 3, lambda: (["(assert (> x 0))\n"], ["(declare-fun x () Int)\n"]))
+    for forged in ([(0, 1)] * 200_000, [(0, 1), (0, 1)], [(1, 1)], [(0, 2)]):
+        sent[0]["assertions"] = forged
+        entry = assemble(sent).entries[0]
+        assert entry["assertions"] is None and assemble(sent).size(entry) is None
 
 
 def test_a_popped_scope_leaves_a_gap_in_the_ranges():
@@ -54,14 +65,14 @@ def test_unknown_assertions_are_sent_as_none():
     check_log, sent = log()
     check_log.check(0, lambda: 7, lambda: None)
     assert sent[0]["assertions"] is None and sent[0]["verdict"] == "unknown"
-    assert assemble(sent).text(assemble(sent).entries[0]) is None
+    assert assemble(sent).size(assemble(sent).entries[0]) is None
 
 
 def test_forged_ranges_and_models_of_unsat_checks_are_dropped():
     frames = [{"type": "check", "index": 0, "verdict": "unsat", "line": 1, "asserts": ["(assert false)\n"],
                "declarations": [], "assertions": [(0, 5)], "declared": []},
               {"type": "check_model", "index": 0, "model": {"x": 1}, "byte_constants": [],
-               "byte_runs": [], "model_smt2": [("x", "1")]}]
+               "byte_runs": [], "model_smt2": join_pairs([("x", "1")])}]
     entry = assemble(frames).entries[0]
     assert entry["assertions"] is None and entry["found"] is None
 

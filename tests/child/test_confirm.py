@@ -10,7 +10,7 @@ import pytest
 
 from z3sandbox_kernel.child import harness
 from z3sandbox_kernel.child.confirm import verify_request
-from z3sandbox_kernel.protocol import VerifyRequest
+from z3sandbox_kernel.protocol import VerifyRequest, join_pairs
 
 from .test_harness import run_child
 
@@ -27,7 +27,7 @@ def prepared() -> None:
 def confirm(report: dict[str, Any], **request: Any) -> dict[str, Any]:
     """What a verifier says of ``report`` (a candidate's), asked as the zygote asks (jobs.py)."""
     asked: dict[str, Any] = {"assertions_smt2": report.get("assertions_smt2", ""), "timeout_s": 5.0,
-                             "model_smt2": report.get("model_smt2") or [], **request}
+                             "model_smt2": report.get("model_smt2") or "", **request}
     if report["outcome"] == "unsat":
         asked["outcome"] = "unsat"
         if "core_smt2" in report:
@@ -101,7 +101,7 @@ def test_an_objective_is_shown_optimal_with_the_models_value() -> None:
 
 def test_an_objective_with_a_better_value_is_not_optimal() -> None:
     said = confirm({"outcome": "sat", "assertions_smt2": SAT_TEXT},
-                   model_smt2=[["x", "3"]],
+                   model_smt2=join_pairs([("x", "3")]),
                    objectives=[{"term_smt2": "x", "direction": "maximize", "value": 3},
                                {"term_smt2": "x)) (echo |", "direction": "maximize", "value": 3}])
     assert said["checked_objectives"] == [{"value": 3, "optimal": False, "checked": True},
@@ -126,7 +126,7 @@ def test_cvc5_confirms_both_answers_of_a_small_pair() -> None:
 @needs_cvc5
 def test_text_cvc5_cannot_parse_is_not_cross_checked_and_changes_nothing_else() -> None:
     text = "(declare-fun x () (_ BitVec 8))(assert (bvumul_noovfl x #x02))(assert (= x #x01))"
-    said = confirm({"outcome": "sat", "assertions_smt2": text}, model_smt2=[["x", "#x01"]],
+    said = confirm({"outcome": "sat", "assertions_smt2": text}, model_smt2=join_pairs([("x", "#x01")]),
                    cross_check="cvc5")
     assert said["verified"] is True and said["confirmed_by"] == ["z3"] and "disputed" not in said
     assert said["unconfirmed"].startswith("not cross-checked: cvc5 could not parse it")

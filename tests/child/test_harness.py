@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from z3sandbox_kernel.child import harness
-from z3sandbox_kernel.protocol import decode_value, encode_frame, split_bodies
+from z3sandbox_kernel.protocol import decode_value, encode_frame, join_pairs, split_bodies, split_pairs
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "smt2"
 HARD = "a, b, c = Ints('a b c')\ns.add(a > 0, b > 0, c > 0, a*a*a + b*b*b == c*c*c)\n"
@@ -214,7 +214,7 @@ def test_model_count_gives_distinct_further_models_after_the_output() -> None:
     assert "more_models" not in alone.report
     assert [found["model"] for found in three.report["more_models"]] == [{"x": 2}, {"x": 3}]
     assert len(five.report["more_models"]) == 2  # there are no more: fewer than asked
-    assert three.report["more_models"][0]["model_smt2"] == [["x", "2"]]
+    assert three.report["more_models"][0]["model_smt2"] == join_pairs([("x", "2")])
 
 
 def test_further_models_carry_their_payloads_and_smt2_further_models_too() -> None:
@@ -562,4 +562,4 @@ def test_smt2_model_is_the_one_z3_printed() -> None:
     model = {name: decode_value(value) for name, value in run.report["model"].items()}
     n = int(run.stdout.split("define-fun n () Int")[1].split(")")[0].replace("(- ", "-").strip())
     assert model == {"v": int(run.stdout.split("#x")[1][:2], 16), "n": n} and n < -3
-    assert sorted(pair[0] for pair in run.report["model_smt2"]) == ["n", "v"]
+    assert sorted(name for name, _ in split_pairs(run.report["model_smt2"])) == ["n", "v"]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from z3sandbox_kernel.child import harness
-from z3sandbox_kernel.protocol import MAX_CHECKS, PROTOCOL_VERSION, encode_frame, split_bodies
+from z3sandbox_kernel.protocol import MAX_CHECKS, PROTOCOL_VERSION, encode_frame, join_pairs, split_bodies
 
 from ..fidelity.test_smt2 import z3_prints
 
@@ -110,7 +110,7 @@ def test_output_options_and_printing_do_not_change_a_checks_verdict_or_model() -
     assert stdout == z3_prints(script)
     assert checks_of(frames) == [("sat", 9, {"a\nunsat\n": {"fraction": [1, 3]}}), ("unsat", 15, None)]
     model_frame = next(frame for frame in frames if frame["type"] == "check_model")
-    assert model_frame["model_smt2"] == [["|a\nunsat\n|", "(/ 1.0 3.0)"]]  # readable, not 0.3333?
+    assert model_frame["model_smt2"] == join_pairs([("|a\nunsat\n|", "(/ 1.0 3.0)")])  # readable, not 0.3333?
     assert report["outcome"] == "unsat"
 
 

@@ -7,6 +7,7 @@ import pytest
 from z3sandbox_kernel.child import harness
 from z3sandbox_kernel.child.confirm import verify_request
 from z3sandbox_kernel.child.verify import verify_model
+from z3sandbox_kernel.protocol import join_pairs
 
 from .test_harness import DATA, run_child
 
@@ -16,7 +17,7 @@ ASSERTIONS = (
     "(assert (> x 1))\n(assert (= |odd name| #x05))\n(assert (= w \"a\"\"b\"))\n"
     "(assert (= r (/ 1.0 3.0)))\n"
 )
-MODEL = [["x", "2"], ["|odd name|", "#x05"], ["w", '"a""b"'], ["r", "(/ 1.0 3.0)"]]
+MODEL = [("x", "2"), ("|odd name|", "#x05"), ("w", '"a""b"'), ("r", "(/ 1.0 3.0)")]
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -25,14 +26,16 @@ def prepared() -> None:
 
 
 def test_correct_model_verifies_and_the_report_holds_the_model_checked() -> None:
-    assert verify_model(ASSERTIONS, MODEL, 5.0) == {
+    assert verify_model(ASSERTIONS, join_pairs(MODEL), 5.0) == {
         "v": 1, "verified": True, "byte_constants": [], "byte_runs": [],
         "model": {"odd name": 5, "r": {"fraction": [1, 3]}, "w": 'a"b', "x": 2}}
 
 
 def test_each_further_model_is_verified_on_its_own() -> None:
-    request = {"assertions_smt2": "(declare-fun x () Int)(assert (> x 1))", "model_smt2": [["x", "2"]],
-               "timeout_s": 5.0, "require": [], "more_models_smt2": [[["x", "3"]], [["x", "0"]]]}
+    request = {"assertions_smt2": "(declare-fun x () Int)(assert (> x 1))",
+               "model_smt2": join_pairs([("x", "2")]),
+               "timeout_s": 5.0, "require": [], "more_models_smt2": [join_pairs([("x", "3")]),
+                                                              join_pairs([("x", "0")])]}
     report = verify_request(request)  # type: ignore[arg-type]
     assert report["verified"] is True and report["model"] == {"x": 2}
     first, second = report["more"]
@@ -45,7 +48,7 @@ def test_each_further_model_is_verified_on_its_own() -> None:
 
 def test_a_name_given_twice_is_malformed() -> None:
     """Issue 20: duplicate pairs made the verifier check one value and the result show another."""
-    report = verify_model(ASSERTIONS, [["x", "2"], ["x", "666"], *MODEL[1:]], 5.0)
+    report = verify_model(ASSERTIONS, join_pairs([("x", "2"), ("x", "666"), *MODEL[1:]]), 5.0)
     assert report["verified"] is None and "given more than one value" in report["reason"]
     assert "model" not in report
 
@@ -53,30 +56,30 @@ def test_a_name_given_twice_is_malformed() -> None:
 def test_values_left_free_are_the_solvers_and_shown() -> None:
     """An empty model_smt2 verifies only existence: the model shown is then the verifier's own, not
     whatever the candidate claimed beside it."""
-    report = verify_model("(declare-fun x () Int)(assert (> x 0))(assert (< x 10))", [], 5.0)
+    report = verify_model("(declare-fun x () Int)(assert (> x 0))(assert (< x 10))", "", 5.0)
     assert report["verified"] is True
     assert 0 < report["model"]["x"] < 10
 
 
 def test_tampered_model_fails_and_names_the_violated_assertion() -> None:
-    report = verify_model(ASSERTIONS, [["x", "(- 2)"], *MODEL[1:]], 5.0)
+    report = verify_model(ASSERTIONS, join_pairs([("x", "(- 2)"), *MODEL[1:]]), 5.0)
     assert report["verified"] is False
     assert report["reason"] == "the model violates the assertions, e.g. (> x 1)"
 
 
 def test_value_that_is_not_a_literal_is_not_trusted() -> None:
-    report = verify_model(ASSERTIONS, [["x", "x"]], 5.0)
+    report = verify_model(ASSERTIONS, join_pairs([("x", "x")]), 5.0)
     assert report["verified"] is None and "malformed" in report["reason"]
 
 
 def test_unparsable_assertions_are_undecided() -> None:
-    report = verify_model("(assert (> x", MODEL, 5.0)
+    report = verify_model("(assert (> x", join_pairs(MODEL), 5.0)
     assert report["verified"] is None
     assert report["reason"].startswith("the assertions could not be parsed")
 
 
 def test_unparsable_model_value_is_undecided() -> None:
-    report = verify_model(ASSERTIONS, [["x", "(+ 1"]], 5.0)
+    report = verify_model(ASSERTIONS, join_pairs([("x", "(+ 1")]), 5.0)
     assert report["verified"] is None
 
 
@@ -100,10 +103,10 @@ DIVIDED = "(declare-fun x () Int)(declare-fun y () Int)(assert (= (div x y) 3))(
 
 
 @pytest.mark.parametrize(("model", "verified"), [
-    ([["x", "11"], ["y", "0"]], True),  # (div 11 0) is free: some model of it makes it 3
-    ([["x", "11"], ["y", "2"]], False),  # (div 11 2) is 5, in every model
-    ([["x", "12"], ["y", "4"]], True),
+    ([("x", "11"), ("y", "0")], True),  # (div 11 0) is free: some model of it makes it 3
+    ([("x", "11"), ("y", "2")], False),  # (div 11 2) is 5, in every model
+    ([("x", "12"), ("y", "4")], True),
 ])
 def test_a_division_is_judged_by_z3s_semantics_free_only_by_zero(model, verified) -> None:
-    report = verify_model(DIVIDED, model, 5.0)
+    report = verify_model(DIVIDED, join_pairs(model), 5.0)
     assert report["verified"] is verified, report.get("reason")

@@ -74,7 +74,7 @@ def test_the_cli_writes_a_payload_per_model_and_refuses_bad_counts(tmp_path):
 def test_a_forged_further_model_fails_verification_and_gives_no_payload(kernel_sandbox):
     forge = ("import sys\nb = BitVec('byte_0', 8)\ns.add(b == 0x41)\ns.check()\n"
              "forged = {'model': {'byte_0': 66}, 'byte_constants': [], 'byte_runs': [[0, '42']],"
-             " 'model_smt2': [['byte_0', '#x42']]}\n"
+             " 'model_smt2': 'byte_0\\x00#x42\\x00'}\n"
              "sys.modules['z3sandbox_kernel.child.more_models'].find = lambda *args: [forged]\n")
     candidate = kernel_sandbox.run(forge, limits=QUICK, models=2)[0]
     assert candidate.verified is True and candidate.payload == b"A"

@@ -20,7 +20,7 @@ SAT = ("from z3 import *\nx, y = Ints('x y')\ns = Solver()\ns.add(x > {n}, y == 
 UNSAT = "from z3 import *\nx = Int('x')\ns = Solver()\ns.add(x > {n})\ns.add(x < 0)\nprint(s.check())\n"
 WRONG = ("from z3 import *\nimport json, os, struct\n"  # a model that violates its assertions
          "frame = json.dumps({'v': 1, 'type': 'result', 'outcome': 'sat', 'model': {'x': 0},"
-         " 'model_smt2': [['x', '0']], 'assertions_smt2': '(declare-fun x () Int)(assert (> x {n}))'})"
+         " 'model_smt2': 'x\\x000\\x00', 'assertions_smt2': '(declare-fun x () Int)(assert (> x {n}))'})"
          ".encode()\nos.write(3, struct.pack('>I', len(frame)) + frame)\nos._exit(0)\n")
 # Its own report: sat, for assertions no solver decides in a second (x^3 + y^3 + z^3 = 33), with no
 # value given: its verification runs out of its budget, and takes the verifier that held it along.
@@ -28,7 +28,7 @@ STALLING = ("import json, os, struct\n"
             "text = '(declare-fun x () Int)(declare-fun y () Int)(declare-fun z () Int)'"
             " '(assert (= (+ (* x x x) (* y y y) (* z z z)) 33))'\n"
             "frame = json.dumps({'v': 1, 'type': 'result', 'outcome': 'sat', 'model': {},"
-            " 'model_smt2': [], 'assertions_smt2': text}).encode()\n"
+            " 'model_smt2': '', 'assertions_smt2': text}).encode()\n"
             "os.write(3, struct.pack('>I', len(frame)) + frame)\nos._exit(0)\n")
 
 

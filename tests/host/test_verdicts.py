@@ -439,7 +439,7 @@ import json, os, struct
 frame = json.dumps({{"v": 1, "type": "result", "outcome": "sat",
     "model": {{"x": {value}}},
     "assertions_smt2": "(declare-fun x () Int)(assert (> x 5))",
-    "model_smt2": [["x", "{value}"]]}}).encode()
+    "model_smt2": "x\\x00{value}\\x00"}}).encode()
 os.write(3, struct.pack(">I", len(frame)) + frame)
 os._exit(0)
 '''

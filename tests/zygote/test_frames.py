@@ -17,7 +17,9 @@ from z3sandbox_kernel.protocol import (
     VerifyReport,
     decode_value,
     encode_frame,
+    join_pairs,
     report_budget,
+    split_pairs,
 )
 from z3sandbox_kernel.zygote import frames
 from z3sandbox_kernel.zygote.payload import cap_model, expand_model, expand_smt2_pairs
@@ -68,15 +70,15 @@ def test_a_well_formed_report_passes_and_unknown_fields_are_dropped():
     (report(outcome="unsat", unsat_core=[[1]]), "has 1 items"),
     (report(byte_runs=[[0, "4 1"]]), "not hex"),
     (report(byte_runs=[[-1, "41"]]), "negative"),
-    (report(model_smt2=[["x", 1]]), "model_smt2[0][1] is a int"),
+    (report(model_smt2=[["x", "1"]]), "model_smt2 is a list, not a string"),
     (report(outcome="won"), "not an outcome"),
     (report(objectives=[{"term": "x", "direction": "maximize"}]), "lacks value"),
     (report(objectives=[{"term": 1, "direction": "maximize", "value": 3}]), "is a int"),
     (report(more_models=[{"model": {}, "byte_constants": [], "byte_runs": []}]), "lacks model_smt2"),
     (report(more_models=[{"model": {"x": 1e999}, "byte_constants": [], "byte_runs": [],
-                          "model_smt2": []}]), "not a model value"),
+                          "model_smt2": ""}]), "not a model value"),
     (report(more_models=[{"model": {"x": {"fraction": [1, 0]}}, "byte_constants": [], "byte_runs": [],
-                          "model_smt2": []}]), "more_models[0].model['x'] is not a model value"),
+                          "model_smt2": ""}]), "more_models[0].model['x'] is not a model value"),
     (report(objectives=[{"term": "x", "direction": "maximize", "value": {"fraction": [3, 0]}}]),
      "report.objectives['x'] is not a model value"),
     ({"v": 1, "type": "result"}, "lacks outcome"),
@@ -129,7 +131,7 @@ def test_check_frames_before_the_result_are_decoded_under_their_schema():
     check = {"v": 1, "type": "check", "index": 0, "verdict": "sat", "line": 3, "asserts": ["(assert x)"],
              "declarations": ["(declare-fun x () Bool)"], "assertions": [[0, 1]], "declared": [[0, 1]]}
     found = {"v": 1, "type": "check_model", "index": 0, "model": {"x": True}, "byte_constants": [],
-             "byte_runs": [], "model_smt2": [["x", "true"]]}
+             "byte_runs": [], "model_smt2": "x\x00true\x00"}
     reader.feed(frame(SETUP) + encode_frame(check) + encode_frame(found))  # as the harness writes them
     assert not reader.whole
     decoded, error = frames.parse_checks(reader)
@@ -177,11 +179,16 @@ def test_forged_values_never_raise_on_the_host():
 
 
 def test_hex_only_bytes_are_verified_with_their_values():
-    pairs = expand_smt2_pairs([["x", "1"]], {"x": 1, "byte_0": 65}, [[0, "41c8"]], 16, "." * 60)
-    assert pairs == [["x", "1"], ["byte_1", "#xc8"]]
+    pairs = expand_smt2_pairs(join_pairs([("x", "1")]), {"x": 1, "byte_0": 65}, [[0, "41c8"]], 16, 60)
+    assert split_pairs(pairs) == [("x", "1"), ("byte_1", "#xc8")]
     # no more than the assertions could declare
-    assert expand_smt2_pairs([], {}, [[0, "00" * 1000]], 1 << 20, "." * 90) == [
-        ["byte_0", "#x00"], ["byte_1", "#x00"], ["byte_2", "#x00"]]
+    assert split_pairs(expand_smt2_pairs("", {}, [[0, "00" * 1000]], 1 << 20, 90)) == [
+        ("byte_0", "#x00"), ("byte_1", "#x00"), ("byte_2", "#x00")]
+    # a byte_N listed among the pairs (not in the model, which shows the first constants only)
+    # keeps its own pair
+    listed = join_pairs([("byte_0", "#x41")])
+    assert split_pairs(expand_smt2_pairs(listed, {}, [[0, "4142"]], 16, 60)) == [
+        ("byte_0", "#x41"), ("byte_1", "#x42")]
 
 
 def test_hex_only_bytes_past_the_payload_maximum_stay_out_of_the_model():

@@ -33,7 +33,7 @@ def frames(*models: tuple[int, int]) -> list[dict[str, Any]]:
         for index, verdict in enumerate(("sat", "sat", "unsat"))]
     for index, value in models:
         sent.append({"type": "check_model", "index": index, "model": {"x": value},
-                     "byte_constants": [], "byte_runs": [], "model_smt2": [["x", str(value)]]})
+                     "byte_constants": [], "byte_runs": [], "model_smt2": f"x\x00{value}\x00"})
     return sent
 
 
@@ -61,7 +61,7 @@ def test_a_check_the_script_does_not_have_is_not_verified() -> None:
     sent = frames()
     sent.append({**sent[0], "index": 7, "asserts": [], "assertions": None})
     sent.append({"type": "check_model", "index": 7, "model": {"x": 1}, "byte_constants": [],
-                 "byte_runs": [], "model_smt2": [["x", "1"]]})
+                 "byte_runs": [], "model_smt2": "x\x001\x00"})
     smt2.observation.checks = assemble(sent)
     words = verify_request(zygote_request(smt2, {"outcome": "unsat"}))["checks"]
     assert words == [{"index": 7, "verified": None,

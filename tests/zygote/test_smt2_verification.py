@@ -45,7 +45,7 @@ def candidate(script: str, language: str = "smt2") -> Candidate:
 
 def forged(value: str) -> dict[str, Any]:
     """A report whose assertions say anything, and whose model satisfies only those."""
-    return {"outcome": "sat", "model": {"x": int(value)}, "model_smt2": [["x", value]],
+    return {"outcome": "sat", "model": {"x": int(value)}, "model_smt2": f"x\x00{value}\x00",
             "assertions_smt2": f"(declare-fun x () Int)(assert (= x {value}))"}
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..protocol import CHECKS_REPORT_BYTES, MAX_CHECKS, CheckFrame, CheckModelFrame, Ranges
+from ..protocol import CHECKS_REPORT_BYTES, MAX_CHECKS, CheckFrame, CheckModelFrame, Ranges, join_pairs
 from . import models
 
 Send = Callable[[dict[str, Any]], None]
@@ -83,7 +83,8 @@ class CheckLog:
             return
         frame: CheckModelFrame = {"type": "check_model", "index": index, "model": fields.model,
                                   "byte_constants": fields.byte_constants,
-                                  "byte_runs": fields.byte_runs(), "model_smt2": fields.model_smt2}
+                                  "byte_runs": fields.byte_runs(),
+                                  "model_smt2": join_pairs(fields.model_smt2)}
         self.send(dict(frame))
 
 

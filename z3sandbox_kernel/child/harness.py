@@ -33,7 +33,7 @@ import types
 import z3
 
 from ..oscalls import flush_c_stdio
-from ..protocol import PROTOCOL_VERSION, ChildReport
+from ..protocol import PROTOCOL_VERSION, ChildReport, split_pairs
 from . import (
     afterwards,
     checks,
@@ -118,7 +118,7 @@ def run_candidate(script: str, *, language: str, timeout_s: float, random_seed: 
         if model_count > 1 and report.get("outcome") == "sat" and report.get("assertions_smt2"):
             _flush()  # the script's output is whole before the harness checks anything more
             report["more_models"] = more_models.find(
-                report["assertions_smt2"], report.get("model_smt2") or [], model_count)
+                report["assertions_smt2"], split_pairs(report.get("model_smt2") or ""), model_count)
     except BaseException as exc:  # a harness bug (or a script that broke z3 for us)
         report = {"outcome": "internal_error", "reason": f"the harness failed: {errors.describe(exc)}"}
     _flush()

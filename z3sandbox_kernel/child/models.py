@@ -20,12 +20,13 @@ from ..protocol import (
     INLINE_BYTE_CONSTANTS,
     MAX_ASSERTIONS_REPORT_BYTES,
     MAX_MODEL_REPORT_BYTES,
+    SHOWN_MODEL_MAX_ENTRIES,
     ByteConstant,
     ByteRun,
     ChildReport,
     JsonValue,
-    Smt2Pair,
     encode_value,
+    join_pairs,
 )
 
 # Stop reading a model after this many constants: the work (and the report) must stay bounded.
@@ -46,6 +47,9 @@ SCRIPT_NAME = "candidate.py"
 TIMEOUT_REASONS = frozenset({"timeout", "canceled"})
 MEMORY_WORDS = ("out of memory", "max. memory exceeded")
 
+# byte_N that break the payload rules, listed for the error they make: the first names it, and a
+# million of them would make a frame of a million objects (protocol.MAX_FRAME_VALUES).
+MAX_BYTE_ERRORS = 1000
 _BYTE_NAME = re.compile(r"byte_(0|[1-9][0-9]*)")
 # Sorts whose values z3's SMT-LIB parser reads back, so a verifier can fix them.
 _SMT2_SORT_KINDS = frozenset(
@@ -57,10 +61,15 @@ _SMT2_SORT_KINDS = frozenset(
 class ModelFields:
     """The report fields a model yields."""
 
+    # What is shown: the first SHOWN_MODEL_MAX_ENTRIES constants (the host keeps no more); every
+    # constant is in ``model_smt2``, for the verifier.  A report of a million model entries would
+    # cost the zygote a gigabyte to decode (zygote/frames.py bounds what it decodes).
     model: dict[str, JsonValue] = field(default_factory=dict)
+    omitted: int = 0  # constants left out of ``model`` past SHOWN_MODEL_MAX_ENTRIES
+    names: set[str] = field(default_factory=set)  # every constant's name read so far
     byte_constants: list[ByteConstant] = field(default_factory=list)  # those that break the rules
     byte_values: dict[int, int] = field(default_factory=dict)  # index -> byte, for well-formed ones
-    model_smt2: list[Smt2Pair] = field(default_factory=list)
+    model_smt2: list[tuple[str, str]] = field(default_factory=list)
     # JSON bytes of model and model_smt2 so far (about): past MAX_MODEL_REPORT_BYTES, no more
     # entries are added, so the report stays within the zygote's budget (protocol.report_budget).
     size: int = 0
@@ -68,6 +77,14 @@ class ModelFields:
 
     def full(self) -> bool:
         return self.size > MAX_MODEL_REPORT_BYTES
+
+    def show(self, name: str, value: JsonValue) -> None:
+        """``name``'s value in ``model``, while it has room (else counted as omitted)."""
+        self.names.add(name)
+        if len(self.model) < SHOWN_MODEL_MAX_ENTRIES:
+            self.model[name] = value
+        else:
+            self.omitted += 1
 
     def byte_runs(self) -> list[ByteRun]:
         """Well-formed byte_N as [[start, hex], ...]: 2 characters a byte instead of ~60 of JSON,
@@ -263,9 +280,9 @@ def read_model(model: z3.ModelRef, skip_ids: frozenset[int] = frozenset(),
         try:
             decl = decl_at(index)
             name = clean_text(decl.name(), 1000)
-            if not fields.full() and name not in fields.model:
+            if not fields.full() and name not in fields.names:
                 shown = value_text(model.get_interp(decl))
-                fields.model[name] = shown
+                fields.show(name, shown)
                 fields.size += len(name) + len(shown) + 8
         except Exception:  # one bad entry must not lose the rest
             continue
@@ -281,7 +298,7 @@ def _read_constant(model: z3.ModelRef, decl_at: Callable[[int], z3.FuncDeclRef],
         value = _value(model, decl)
         name = clean_text(decl.name(), 1000)
         encoded = encode_value(value.python)
-        if name in fields.model:
+        if name in fields.names:
             return  # two constants of one name (different sorts): the first one is reported
         byte = _byte_constant(name, value.sort, value.width, encoded)
         if byte is not None and byte["index"] in fields.byte_values:
@@ -292,11 +309,11 @@ def _read_constant(model: z3.ModelRef, decl_at: Callable[[int], z3.FuncDeclRef],
                 if fields.inline_bytes >= INLINE_BYTE_CONSTANTS:
                     return  # in byte_runs only: the zygote puts it back (protocol.INLINE_BYTE_CONSTANTS)
                 fields.inline_bytes += 1
-        elif byte is not None:
+        elif byte is not None and len(fields.byte_constants) < MAX_BYTE_ERRORS:
             fields.byte_constants.append(byte)
         if fields.full():
             return
-        fields.model[name] = encoded
+        fields.show(name, encoded)
         fields.size += len(name) + len(str(encoded)) + 8
         if value.smt2 is not None:
             pair = (clean_text(_symbol(decl, name)), clean_text(value.smt2))
@@ -345,11 +362,13 @@ def check_report(record: CheckReport, cores: bool) -> ChildReport:
         report: ChildReport = {"outcome": "sat"}
         fields = record.fields or ModelFields()
         report["model"] = fields.model
+        if fields.omitted:
+            report["model_omitted"] = fields.omitted
         report["byte_constants"] = fields.byte_constants
         report["byte_runs"] = fields.byte_runs()
         if record.assertions is not None:
             report["assertions_smt2"] = record.assertions
-            report["model_smt2"] = fields.model_smt2
+            report["model_smt2"] = join_pairs(fields.model_smt2)
         else:
             report["unconfirmable"] = _unconfirmable(record)
         return report

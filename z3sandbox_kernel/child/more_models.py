@@ -16,7 +16,7 @@ from typing import Any
 
 import z3
 
-from ..protocol import MORE_MODELS_REPORT_BYTES, FoundModel
+from ..protocol import MORE_MODELS_REPORT_BYTES, FoundModel, join_pairs
 from . import models
 
 # At most this many models per candidate (the first included); the further ones take at most
@@ -43,7 +43,7 @@ def find(assertions: str, first: list[tuple[str, str]], count: int) -> list[Foun
         if size > MORE_MODELS_REPORT_BYTES:
             break
         found.append({"model": fields.model, "byte_constants": fields.byte_constants,
-                      "byte_runs": fields.byte_runs(), "model_smt2": fields.model_smt2})
+                      "byte_runs": fields.byte_runs(), "model_smt2": join_pairs(fields.model_smt2)})
         pairs = [pair for pair in fields.model_smt2 if pair[0] in names]
     return found
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import z3
 
-from ..protocol import PROTOCOL_VERSION, VerifyReport
+from ..protocol import PROTOCOL_VERSION, Smt2Pairs, VerifyReport, join_pairs, split_pairs
 from .models import read_model
 from .smt2_text import Smt2SyntaxError, check_lines, error_message, plan_check, split_commands
 from .terms import walk_terms
@@ -36,7 +36,7 @@ ALLOWED_COMMANDS = frozenset({
 DROPPED_COMMANDS = frozenset({"set-info"})
 
 
-def verify_model(assertions: str | list[z3.BoolRef], model_smt2: list[list[str]], timeout_s: float
+def verify_model(assertions: str | list[z3.BoolRef], model_smt2: Smt2Pairs, timeout_s: float
                  ) -> VerifyReport:
     """verified True (the model satisfies the assertions), False (it violates them) or None (could
     not be decided), with a reason.  Never raises.
@@ -59,7 +59,7 @@ class ModelCheck:
     assertions: list[z3.BoolRef] | None = None
 
 
-def check_model(assertions: str | list[z3.BoolRef], model_smt2: list[list[str]], timeout_s: float
+def check_model(assertions: str | list[z3.BoolRef], model_smt2: Smt2Pairs, timeout_s: float
                 ) -> ModelCheck:
     """``verify_model``, keeping the model checked and the assertions parsed."""
     checked: z3.ModelRef | None = None
@@ -89,7 +89,7 @@ def rehearse() -> None:
     main context and the pages the check writes are ready when the real one comes (a verifier runs
     no user code: nothing it does here is seen by a script).  Halves the check's time."""
     verify_model("(declare-fun x () Int)(declare-fun y () Int)(assert (and (> x 3) (< x y)))",
-                 [["x", "4"], ["y", "7"]], 1.0)
+                 join_pairs([("x", "4"), ("y", "7")]), 1.0)
 
 
 def script_assertions(script: str, check: int = -1) -> list[z3.BoolRef]:
@@ -160,7 +160,11 @@ def timeout_ms(seconds: float) -> int:
     return max(1, min(int(seconds * 1000), MAX_TIMEOUT_MS))
 
 
-def _verify(given: str | list[z3.BoolRef], model_smt2: list[list[str]], timeout_s: float) -> Checked:
+def _verify(given: str | list[z3.BoolRef], model_text: Smt2Pairs, timeout_s: float) -> Checked:
+    try:
+        model_smt2 = split_pairs(model_text)
+    except ValueError as exc:
+        return None, f"the model is malformed: {exc}", None, None
     names = [name for name, _ in model_smt2]
     if len(set(names)) != len(names):
         twice = next(name for index, name in enumerate(names) if name in names[:index])

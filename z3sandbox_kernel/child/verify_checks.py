@@ -16,7 +16,7 @@ from ..protocol import CheckedModel, Ranges, VerifyReport, VerifyRequest
 from .verify import script_assertions
 
 # verify.verify_model: a Python check's mirror text, or an SMT-LIB check's formulas
-Verify = Callable[[Any, list[list[str]], float], VerifyReport]
+Verify = Callable[[Any, str, float], VerifyReport]
 
 
 def verify_checks(request: VerifyRequest, verify_model: Verify, started: float,

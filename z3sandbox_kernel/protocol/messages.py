@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
@@ -23,10 +24,30 @@ ChildOutcome = Literal["sat", "unsat", "unknown", "no_check", "syntax_error", "e
 # msgspec decodes a child's frames into the types below (zygote/frames.py): they and their bounds
 # are the schema.  Required fields sit in a total base class; unknown fields are dropped.
 Natural = Annotated[int, msgspec.Meta(ge=0)]
-HexPairs = Annotated[str, msgspec.Meta(pattern=r"\A(?:[0-9a-fA-F]{2})*\Z")]
+# Hex digits; that they pair up is checked after decoding (zygote/frames.py): a pattern of repeated
+# pairs makes Python's regular expressions keep a backtracking state a pair, 120 MB for 2 MB.
+HexPairs = Annotated[str, msgspec.Meta(pattern=r"\A[0-9a-fA-F]*\Z")]
 ByteRun = tuple[Natural, HexPairs]  # [start index, hex]
 CoreEntry = tuple[int, str]  # [line, source text]
-Smt2Pair = tuple[str, str]  # [smt2 name, smt2 value]
+# A model's constants for the verifier, as one string: each one's SMT-LIB name and value, each
+# followed by a NUL (z3 prints none in a name or a value).  One string, not a list of pairs: the
+# zygote decodes it as one object whatever the model's size (a list cost it 170 bytes a pair), and
+# hands it on as it is (``join_pairs``, ``split_pairs``).
+Smt2Pairs = str
+PAIR_END = "\x00"
+
+
+def join_pairs(pairs: Iterable[tuple[str, str]]) -> Smt2Pairs:
+    """Pairs as the wire carries them."""
+    return "".join(f"{name}{PAIR_END}{value}{PAIR_END}" for name, value in pairs)
+
+
+def split_pairs(text: Smt2Pairs) -> list[tuple[str, str]]:
+    """The pairs of ``join_pairs``; raises ValueError when ``text`` is not such a string."""
+    parts = text.split(PAIR_END)
+    if parts[-1] or len(parts) % 2 == 0:
+        raise ValueError("the model's pairs are malformed")
+    return list(zip(parts[0:-1:2], parts[1:-1:2], strict=True))
 
 
 class ByteConstant(TypedDict):
@@ -65,7 +86,7 @@ class FoundModel(TypedDict):
     model: dict[str, JsonValue]
     byte_constants: list[ByteConstant]
     byte_runs: list[ByteRun]
-    model_smt2: list[Smt2Pair]
+    model_smt2: Smt2Pairs
 
 
 Ranges = list[tuple[Natural, Natural]]  # [start, end) index ranges into a list sent before
@@ -98,7 +119,7 @@ class CheckModelFrame(_Versioned):
     model: dict[str, JsonValue]
     byte_constants: list[ByteConstant]
     byte_runs: list[ByteRun]
-    model_smt2: list[Smt2Pair]
+    model_smt2: Smt2Pairs
 
 
 class ChildException(TypedDict):
@@ -119,7 +140,8 @@ class ChildReport(_ChildReportRequired, total=False):
     line: int | None  # syntax errors: line and column
     column: int | None
     exception: ChildException
-    model: dict[str, JsonValue]  # name -> encode_value(python value)
+    model: dict[str, JsonValue]  # name -> encode_value(python value), the first SHOWN_MODEL_MAX_ENTRIES
+    model_omitted: Natural  # the model's constants past them (model_smt2 holds every one)
     byte_constants: list[ByteConstant]  # byte_N that break the payload rules, as they are
     # Well-formed byte_N (8-bit, 0..255) as [[start index, hex], ...].  Past INLINE_BYTE_CONSTANTS
     # the 8-bit bit-vector ones travel only here (not in model or model_smt2): the zygote puts them
@@ -132,7 +154,7 @@ class ChildReport(_ChildReportRequired, total=False):
     # For verification in a process that ran no user code: the solver's assertions as SMT-LIB 2,
     # and the model's constants as [smt2 name, smt2 value] pairs.
     assertions_smt2: str
-    model_smt2: list[Smt2Pair]
+    model_smt2: Smt2Pairs
     # cores=True, unsat: the core's formulas as SMT-LIB asserts, each one of ``assertions_smt2``'s
     # (a tracked one as its formula alone), so that the verifier can check the core by itself.
     core_smt2: list[str]

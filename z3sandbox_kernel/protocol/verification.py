@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from .messages import ByteConstant, ByteRun, Ranges
+from .messages import ByteConstant, ByteRun, Ranges, Smt2Pairs
 from .wire import JsonValue, LimitValues
 
 # ------------------------------------------------------------------------------ verifier -> zygote
@@ -53,6 +53,9 @@ class VerifyReport(_VerifyReportRequired, total=False):
     disputed: str
     unconfirmed: str
     checked_objectives: list[CheckedObjective]  # VerifyRequest.objectives, in order
+    # z3's word, sent before a second solver's (cross_check): the final report follows it, and
+    # if it never comes (the second solver ran out of its own budget) this one stands.
+    partial: bool
     checks: list[CheckedModel]  # the checks' models (VerifyRequest.checks), in order
 
 
@@ -65,7 +68,7 @@ class CheckToVerify(TypedDict):
     index: int
     assertions: Ranges
     declared: Ranges
-    model_smt2: list[list[str]]
+    model_smt2: Smt2Pairs
 
 
 class ObjectiveToCheck(TypedDict):
@@ -81,12 +84,12 @@ class VerifyRequest(TypedDict, total=False):
     forked before any model existed, ``spare`` (its request comes later, with ``limits``)."""
 
     assertions_smt2: str
-    model_smt2: list[list[str]]
+    model_smt2: Smt2Pairs
     timeout_s: float
     require: list[str]
     spare: bool
     limits: LimitValues
-    more_models_smt2: list[list[list[str]]]  # models=N: each further model's pairs, checked one by one
+    more_models_smt2: list[Smt2Pairs]  # models=N: each further model's pairs, checked one by one
     script_smt2: str  # an SMT-LIB candidate's script, as the zygote holds it: the assertions come from it
     outcome: str  # the answer to confirm: "sat" (absent: sat) or "unsat"
     core_smt2: list[str]  # unsat with cores: the core's asserts (ChildReport.core_smt2)

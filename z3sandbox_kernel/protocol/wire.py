@@ -37,6 +37,12 @@ MAX_CHILD_REPORT_BYTES = 64 << 20
 # JSON nesting a legitimate frame needs is 4 ({"model": {"x": {"fraction": [1, 2]}}}); checked
 # before parsing, so a 100,000-deep frame never reaches the recursive parser.
 MAX_FRAME_DEPTH = 8
+# What one frame may make the zygote build when it is decoded, counted before (zygote/frames.py):
+# its values, whatever its size.  A JSON value costs the zygote up to about 120 bytes of Python
+# objects: a 20 MB frame of tiny model entries cost 350 MB.  The harness's largest report lists
+# SHOWN_MODEL_MAX_ENTRIES model entries, its SMT-LIB pairs as one string (protocol.Smt2Pairs), and
+# further models within MORE_MODELS_REPORT_BYTES (some 400,000 entries).
+MAX_FRAME_VALUES = 500_000
 # A candidate's result descriptor carries the setup frame, its checks' frames, then one result
 # frame: no more.
 MAX_CHILD_FRAMES = 2 + 2 * MAX_CHECKS

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
 from ..protocol import (
+    CHECKS_REPORT_BYTES,
     MAX_CHECKS,
+    PAIR_END,
     CheckDict,
     CheckedModel,
     CheckFrame,
@@ -27,7 +29,11 @@ from ..protocol import (
     Ranges,
     VerifyRequest,
 )
-from .payload import build_payload, cap_model
+from .payload import DECLARATION_CHARS, build_payload, cap_model
+
+# What the payloads of a candidate's checks may hold in all (each at most payload_max_bytes): a
+# hundred checks of a 1 MiB payload would make the zygote hold 100 MiB, and the host 200 MB of hex.
+CHECK_PAYLOADS_BYTES = 8 << 20
 
 
 class CheckEntry(TypedDict):
@@ -49,19 +55,25 @@ class Checks:
     entries: list[CheckEntry] = field(default_factory=list)
     asserts: list[str] = field(default_factory=list)
     declarations: list[str] = field(default_factory=list)
+    # Characters of the texts before each index (prefix sums): a check's size without its text.
+    _assert_chars: list[int] = field(default_factory=lambda: [0])
+    _declared_chars: list[int] = field(default_factory=lambda: [0])
 
-    def text(self, entry: CheckEntry) -> str | None:
-        """The assertions of a check as one SMT-LIB text (declarations first), or None."""
+    def size(self, entry: CheckEntry) -> int | None:
+        """The characters of a check's assertions (declarations included), or None when they are
+        not known.  Never built here: a candidate's ranges could name a text many times over
+        (``assemble`` refuses that), and the verifier rebuilds each check's text itself."""
         if entry["assertions"] is None:
             return None
-        return "".join(_pick(self.declarations, entry["declared"]) + _pick(self.asserts, entry["assertions"]))
+        return (_chars(self._declared_chars, entry["declared"])
+                + _chars(self._assert_chars, entry["assertions"]))
 
     def with_models(self) -> list[CheckEntry]:
         return [entry for entry in self.entries if entry["found"] is not None]
 
 
-def _pick(texts: list[str], ranges: Ranges) -> list[str]:
-    return [text for start, end in ranges for text in texts[start:end]]
+def _chars(prefix: list[int], ranges: Ranges) -> int:
+    return sum(prefix[end] - prefix[start] for start, end in ranges)
 
 
 def assemble(frames: list[CheckFrame | CheckModelFrame]) -> Checks:
@@ -71,12 +83,22 @@ def assemble(frames: list[CheckFrame | CheckModelFrame]) -> Checks:
     checks = Checks()
     by_index: dict[int, CheckEntry] = {}
     models: dict[int, CheckModelFrame] = {}
+    capped = False  # past CHECKS_REPORT_BYTES of texts, as the harness stops sending them
     for frame in frames:
         if frame["type"] == "check_model":
             models.setdefault(frame["index"], frame)
             continue
-        checks.asserts.extend(frame["asserts"])
-        checks.declarations.extend(frame["declarations"])
+        new = frame["asserts"] + frame["declarations"]
+        capped = capped or (checks._assert_chars[-1] + checks._declared_chars[-1]
+                            + sum(map(len, new)) > CHECKS_REPORT_BYTES)
+        if capped:
+            frame = {**frame, "asserts": [], "declarations": [], "assertions": None}
+        for text in frame["asserts"]:
+            checks.asserts.append(text)
+            checks._assert_chars.append(checks._assert_chars[-1] + len(text))
+        for text in frame["declarations"]:
+            checks.declarations.append(text)
+            checks._declared_chars.append(checks._declared_chars[-1] + len(text))
         if frame["index"] < MAX_CHECKS and frame["index"] not in by_index:
             by_index[frame["index"]] = CheckEntry(
                 index=frame["index"], verdict=frame["verdict"], line=frame["line"],
@@ -92,23 +114,36 @@ def assemble(frames: list[CheckFrame | CheckModelFrame]) -> Checks:
 
 
 def _within(ranges: Ranges, size: int) -> bool:
-    return all(0 <= start <= end <= size for start, end in ranges)
+    """Runs in order, apart, within the texts sent: each text named once at most, as the harness
+    names them (child/checks.py ``ranges``), so a check is never larger than the texts sent."""
+    last = 0
+    for start, end in ranges:
+        if not last <= start < end <= size:
+            return False
+        last = end
+    return True
 
 
-def verify_part(checks: Checks, pairs: Callable[[CheckModelFrame, str], list[list[str]]],
+def verify_part(checks: Checks, pairs: Callable[[CheckModelFrame, int], str],
                 script: str | None = None) -> VerifyRequest:
     """The ``VerifyRequest`` fields that ask for each check's model to be verified (none if no
-    check has both a model and its assertions).  ``pairs(found, assertions)``: a model's SMT-LIB
-    pairs, its hex-only bytes put back.  An SMT-LIB candidate's ``script``: each check's assertions
-    are read from it at the check's position (its index-th (check-sat)), whatever the frame said."""
+    check has both a model and its assertions).  ``pairs(found, chars)``: a model's SMT-LIB pairs,
+    its hex-only bytes put back, as many as ``chars`` of assertions can declare; the checks share
+    CHECKS_REPORT_BYTES of them, so a hundred checks cost the zygote what one large one does.  An
+    SMT-LIB candidate's ``script``: each check's assertions are read from it at the check's
+    position (its index-th check), whatever the frame said."""
     asked: list[CheckToVerify] = []
+    left = CHECKS_REPORT_BYTES
     for entry in checks.with_models():
-        text = script if script is not None else checks.text(entry)
+        size = len(script) if script is not None else checks.size(entry)
         found = entry["found"]
-        if text is not None and found is not None:
+        if size is not None and found is not None:
             mine = script is None  # ranges into the texts the frames sent
+            model = pairs(found, min(size, left))
+            added = (model.count(PAIR_END) - found["model_smt2"].count(PAIR_END)) // 2
+            left = max(0, left - added * DECLARATION_CHARS)
             asked.append({"index": entry["index"], "assertions": (entry["assertions"] or []) if mine else [],
-                          "declared": entry["declared"] if mine else [], "model_smt2": pairs(found, text)})
+                          "declared": entry["declared"] if mine else [], "model_smt2": model})
     if not asked:
         return {}
     if script is not None:
@@ -119,9 +154,11 @@ def verify_part(checks: Checks, pairs: Callable[[CheckModelFrame, str], list[lis
 def results(checks: Checks, verified: list[CheckedModel], seed: bytes | None,
             payload_max_bytes: int) -> list[CheckDict]:
     """Each check as the host holds it.  ``verified``: the verifier's word on each check it was
-    asked about (``VerifyReport.checks``, by index); a model it decided on is the one shown."""
+    asked about (``VerifyReport.checks``, by index); a model it decided on is the one shown.  The
+    checks' payloads share CHECK_PAYLOADS_BYTES (a payload each, at most ``payload_max_bytes``)."""
     by_index = {int(word.get("index", -1)): word for word in verified}
     kept: list[CheckDict] = []
+    left = max(CHECK_PAYLOADS_BYTES, payload_max_bytes)
     for entry in checks.entries:
         found, word = entry["found"], by_index.get(entry["index"], CheckedModel())
         check: CheckDict = {"verdict": entry["verdict"], "line": entry["line"], "model": None,
@@ -129,7 +166,10 @@ def results(checks: Checks, verified: list[CheckedModel], seed: bytes | None,
         if found is not None:
             source = (word.get("model", {}), word.get("byte_constants", []), word.get("byte_runs", [])
                       ) if "model" in word else (found["model"], found["byte_constants"], found["byte_runs"])
-            payload, error = build_payload(source[1], source[2], seed, payload_max_bytes)
+            payload, error = build_payload(source[1], source[2], seed, min(payload_max_bytes, left))
+            if error is not None and left < payload_max_bytes:
+                error = f"not kept: the checks' payloads passed {CHECK_PAYLOADS_BYTES >> 20} MB in all"
+            left -= len(payload or b"")
             verdict = word.get("verified")
             check["model"] = cap_model(source[0])[0]
             check["payload_hex"] = payload.hex() if payload is not None else None

@@ -319,6 +319,8 @@ def classify(obs: Observation) -> ZygoteResult:
         report["byte_runs"] = obs.checked.get("byte_runs", [])
     model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
     model, omitted = cap_model(model) if model is not None else (None, 0)
+    if model is not None:  # the constants the harness did not list (models.ModelFields.show)
+        omitted += report.get("model_omitted", 0)
     payload, payload_error = (None, None)
     if verdict is Verdict.SAT:
         payload, payload_error = build_payload(

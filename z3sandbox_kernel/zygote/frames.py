@@ -36,6 +36,7 @@ import msgspec
 from ..protocol import (
     MAX_CHILD_FRAMES,
     MAX_FRAME_DEPTH,
+    MAX_FRAME_VALUES,
     MAX_STACK_FRAMES,
     PROTOCOL_VERSION,
     STACK_FRAME_MAX_BYTES,
@@ -132,7 +133,15 @@ class ResultReader:
 # ---------------------------------------------------------------------------------------- parsing
 
 def check_depth(body: bytes, limit: int = MAX_FRAME_DEPTH) -> None:
-    """Raise unless ``body``'s brackets nest at most ``limit`` deep and balance (done in C passes)."""
+    """Raise unless ``body``'s brackets nest at most ``limit`` deep and balance, and it can hold at
+    most MAX_FRAME_VALUES values (done in C passes, nothing built a value): what decoding it
+    would build is bounded before it is decoded."""
+    # An upper bound, counted before anything is built: every value but the last is followed by a
+    # comma, every string has two quotes (a comma or quote inside a string only counts more).
+    values = max(body.count(b","), body.count(b'"') // 2)
+    if values > MAX_FRAME_VALUES:
+        raise FrameError(f"holds up to {values:,} values, over the {MAX_FRAME_VALUES:,} a frame "
+                         "may make the zygote build")
     # Strings out: escaped backslashes, then escaped quotes, then every other quoted stretch.
     flat = body.replace(b"\\\\", b"").replace(b'\\"', b"")
     brackets = b"".join(flat.split(b'"')[0::2]).translate(None, _NOT_BRACKETS)
@@ -181,6 +190,9 @@ def decode(body: bytes, kind: type[Frame], what: str, kind_name: str,
         raise FrameError(f"{what} is not UTF-8 JSON: {str(exc)[:200]}") from None
     between()
     _check_head(message, what, kind_name)
+    for where, runs in _byte_runs(message):
+        if any(len(run[1]) % 2 for run in runs):
+            raise FrameError(f"{_NAMES[kind]}{where} is not hex digits in pairs")
     for where, values in _model_values(message):
         for name, value in values:
             if type(value) is dict and (len(value) != 1 or value.get("fraction", (0, 0))[1] == 0):
@@ -199,6 +211,14 @@ def _model_values(message: Mapping[str, Any]) -> Iterator[tuple[str, Iterable[tu
     yield ".objectives", ((o["term"], o["value"]) for o in message.get("objectives", ()))
     checked = enumerate(message.get("checked_objectives", ()))
     yield ".checked_objectives", ((str(i), o["value"]) for i, o in checked)
+
+
+def _byte_runs(message: Mapping[str, Any]) -> Iterator[tuple[str, Iterable[Any]]]:
+    """Every list of byte runs a frame holds, with where (protocol.HexPairs)."""
+    yield ".byte_runs", message.get("byte_runs", ())
+    for field in ("more_models", "more", "checks"):
+        for i, further in enumerate(message.get(field, ())):
+            yield f".{field}[{i}].byte_runs", further.get("byte_runs", ())
 
 
 def _check_head(message: bytes | Mapping[str, Any], what: str, kind_name: str) -> None:

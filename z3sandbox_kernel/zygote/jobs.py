@@ -118,7 +118,7 @@ def _checks_to_verify(candidate: Candidate) -> bool:
     job = candidate.job
     smt2 = candidate.request.get("language") == "smt2"  # its checks' assertions are in its script
     return bool(candidate.request.get("verify") and job is not None and job.role is Role.RUN
-                and any(smt2 or candidate.observation.checks.text(entry) is not None
+                and any(smt2 or candidate.observation.checks.size(entry) is not None
                         for entry in candidate.observation.checks.with_models()))
 
 
@@ -152,11 +152,11 @@ def verify_request(candidate: Candidate, report: ChildReport | None) -> VerifyRe
     script = candidate.request["script"] if candidate.request.get("language") == "smt2" else None
     assertions = report.get("assertions_smt2", "") if script is None else ""
 
-    def pairs(found: ChildReport | FoundModel | CheckModelFrame) -> list[list[str]]:
-        return expand_smt2_pairs(found.get("model_smt2") or [], found.get("model") or {},
+    def pairs(found: ChildReport | FoundModel | CheckModelFrame, chars: int | None = None) -> str:
+        return expand_smt2_pairs(found.get("model_smt2") or "", found.get("model") or {},
                                  found.get("byte_runs") or [],
                                  int(candidate.observation.limits.payload_max_bytes),
-                                 assertions if script is None else script)
+                                 len(assertions if script is None else script) if chars is None else chars)
 
     request: VerifyRequest = {"timeout_s": candidate.observation.limits.timeout_s,
                               "require": candidate.request.get("require") or []}
@@ -167,7 +167,7 @@ def verify_request(candidate: Candidate, report: ChildReport | None) -> VerifyRe
         if report.get("more_models"):  # models=N: each further model, verified on its own
             request["more_models_smt2"] = [pairs(found) for found in report["more_models"]]
         if report.get("outcome") == "unsat":
-            request["outcome"], request["model_smt2"] = "unsat", []
+            request["outcome"], request["model_smt2"] = "unsat", ""
             if "core_smt2" in report and candidate.request.get("cores"):
                 request["core_smt2"] = report["core_smt2"]
         if report.get("objectives"):
@@ -177,12 +177,7 @@ def verify_request(candidate: Candidate, report: ChildReport | None) -> VerifyRe
         if candidate.request.get("cross_check"):
             request["cross_check"] = candidate.request.get("cross_check")
 
-    def check_pairs(found: CheckModelFrame, text: str) -> list[list[str]]:
-        nonlocal assertions
-        assertions = text
-        return pairs(found)
-
-    request.update(verify_part(candidate.observation.checks, check_pairs, script))
+    request.update(verify_part(candidate.observation.checks, pairs, script))
     return request
 
 

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Container, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
-from ..protocol import SHOWN_MODEL_MAX_BYTES, SHOWN_MODEL_MAX_ENTRIES, ByteConstant, JsonValue
+from ..protocol import (
+    SHOWN_MODEL_MAX_BYTES,
+    SHOWN_MODEL_MAX_ENTRIES,
+    ByteConstant,
+    JsonValue,
+    Smt2Pairs,
+    join_pairs,
+)
 
 
 def _rule_error(constant: ByteConstant, max_bytes: int) -> str | None:
@@ -59,7 +67,7 @@ def build_payload(
     return bytes(payload), None
 
 
-def _hex_only(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
+def _hex_only(model: Container[str], runs: Sequence[Sequence[Any]],
               max_bytes: int) -> Iterator[tuple[str, int]]:
     """(name, value) of the byte_N in ``runs`` that ``model`` does not list: the 8-bit bit-vectors
     the harness sent as hex only (protocol.INLINE_BYTE_CONSTANTS).  Only indexes below
@@ -112,9 +120,19 @@ def cap_model(model: dict[str, JsonValue], max_entries: int = SHOWN_MODEL_MAX_EN
 DECLARATION_CHARS = 30
 
 
-def expand_smt2_pairs(pairs: Sequence[Sequence[str]], model: dict[str, JsonValue],
-                      runs: Sequence[Sequence[Any]], max_bytes: int, assertions_smt2: str) -> list[list[str]]:
+def expand_smt2_pairs(pairs: Smt2Pairs, model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
+                      max_bytes: int, assertions_chars: int) -> Smt2Pairs:
     """The model's SMT-LIB pairs for verification, with the hex-only byte_N put back (#xHH): no
-    more than the assertions can declare, so a forged run cannot make the zygote write millions."""
-    hex_only = islice(_hex_only(model, runs, max_bytes), len(assertions_smt2) // DECLARATION_CHARS)
-    return [[name, value] for name, value in pairs] + [[name, f"#x{value:02x}"] for name, value in hex_only]
+    more than ``assertions_chars`` of assertions can declare, so a forged run cannot make the
+    zygote write millions.  The pairs stay one string (protocol.Smt2Pairs): a byte_N that has a
+    pair of its own is found in it by its name and its value, not by splitting it."""
+    if not runs:
+        return pairs
+    named = {f"byte_{index}" for index in _PAIRED_BYTE.findall(pairs)} | model.keys()
+    hex_only = islice(_hex_only(named, runs, max_bytes), assertions_chars // DECLARATION_CHARS)
+    return pairs + join_pairs((name, f"#x{value:02x}") for name, value in hex_only)
+
+
+# A byte_N's pair: its name where a name starts (the string's start, or after a value's NUL) and an
+# 8-bit literal.  A value is never a symbol, and a string value is quoted: only names match.
+_PAIRED_BYTE = re.compile(r"(?:^|\x00)byte_(0|[1-9][0-9]*)\x00#x[0-9a-fA-F]{2}\x00")

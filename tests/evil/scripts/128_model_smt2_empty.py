@@ -1,5 +1,5 @@
 # Tries: write its own report (it shares the harness's process) with the real assertions 0 < x < 10,
-# a shown model {"x": 666} and model_smt2 [], so that the verifier checks one model
+# a shown model {"x": 666} and model_smt2 "", so that the verifier checks one model
 # and the user is shown another (issue 20).
 # Must get: sat, verified, and the model shown is the verifier's own (0 < x < 10), never 666.
 import json
@@ -14,5 +14,5 @@ def frame(message):
 
 ASSERTIONS = "(declare-fun x () Int)\n(assert (< 0 x))\n(assert (< x 10))\n"
 os.write(3, frame({"v": 1, "type": "result", "outcome": "sat", "model": {"x": 666},
-                   "model_smt2": [], "assertions_smt2": ASSERTIONS, "byte_constants": []}))
+                   "model_smt2": "", "assertions_smt2": ASSERTIONS, "byte_constants": []}))
 os._exit(0)

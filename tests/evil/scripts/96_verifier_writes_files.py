@@ -21,5 +21,5 @@ text += "".join(f'(set-option :regular-output-channel "z3sbevil-{index}.txt") '
 text += '(set-option :regular-output-channel "stdout") (echo "ESCAPED: the verifier ran commands")'
 text += "(declare-const x Int) (assert (= x 42))"
 send(json.dumps({"v": 1, "type": "result", "outcome": "sat", "model": {"x": 42},
-                 "assertions_smt2": text, "model_smt2": [["x", "42"]]}).encode())
+                 "assertions_smt2": text, "model_smt2": "x\x0042\x00"}).encode())
 os._exit(0)
