@@ -108,7 +108,8 @@ class RunOptions:
     labels: tuple[str | None, ...] | None = field(default=None, metadata=_about(
         "a name per script (or one for all), in the result and the record"))
     expected: tuple[str | None, ...] | None = field(default=None, metadata=_about(
-        "the verdict expected of each script (one for all, or one per script), kept in the "
+        "the verdict expected of each script (one for all, as a verdict or a list of one, or one "
+        "per script), kept in the "
         "run's record: load_runs shows it, diff_runs counts it",
         flag="--expected", kind="verdicts", places=("magic", "cli"), metavar="VERDICT[,...]"))
     record_dir: str | os.PathLike[str] | None = field(default=None, metadata=_about(
@@ -146,7 +147,9 @@ class RunOptions:
             raise ValueError(f"isolation must be 'kernel' or 'process', not {self.isolation!r}")
         hold("require", required_layers(self.require))
         hold("labels", _listed(self.labels, "labels"))
-        hold("expected", _listed(self.expected, "expected verdicts"))
+        # one verdict (a str) is the one expected of every script, as a one-item list is
+        hold("expected", (self.expected,) if isinstance(self.expected, str) else
+             _listed(self.expected, "expected verdicts"))
         for name in ("race", "cores", "plain", "verify", "record_scripts"):
             hold(name, bool(getattr(self, name)))
 
