@@ -288,3 +288,28 @@ def test_what_no_verifier_checked_is_said_in_the_record(kernel_sandbox: Sandbox,
     assert frame["budget", 1].startswith("unconfirmed: its check ran out of the verification budget")
     assert "maximize x = 9: the candidate's claim" in frame["budget", 0]
     assert frame["checked"].isna().all()
+
+
+def test_diff_runs_compares_two_eval_folders_pairing_by_label(kernel_sandbox: Sandbox, tmp_path):
+    """An eval before and after a change: the same tasks (labels) in other runs, another order,
+    other scripts; unlabelled candidates pair by their script."""
+    before, after = tmp_path / "before", tmp_path / "after"
+    kernel_sandbox.run([SAT, BROKEN], limits=QUICK, record_dir=before, labels=["t1", "t2"], expected="sat")
+    kernel_sandbox.run([UNSAT], limits=QUICK, record_dir=before, labels=["t3"], expected="unsat")
+    kernel_sandbox.run(SAT, limits=QUICK, record_dir=before)  # unlabelled: paired by its script
+    kernel_sandbox.run([UNSAT, SAT], limits=QUICK, record_dir=after, labels=["t3", "t2"],
+                       expected=["unsat", "sat"])
+    kernel_sandbox.run([SAT], limits=QUICK, record_dir=after, labels=["t1"], expected="sat")
+    kernel_sandbox.run(SAT, limits=QUICK, record_dir=after)
+    diff = diff_runs(before, after)
+    (change,) = diff.changes
+    assert (change.label, change.before, change.after, change.kind) == ("t2", "runtime_error", "sat",
+                                                                        "improvement")
+    assert change.run_before != change.run_after and diff.unchanged == 3  # t1, t3, the unlabelled one
+    assert diff.expected_before == (2, 3) and diff.expected_after == (3, 3)
+    text = str(diff)
+    assert text.startswith(f"folder {before} -> {after}; 0 regressions, 1 improvements")
+    assert "'t2': runtime_error -> sat (expected sat)" in text
+    (tmp_path / "nothing-here").mkdir()
+    with pytest.raises(FileNotFoundError, match="no run records"):
+        diff_runs(before, tmp_path / "nothing-here")
