@@ -63,33 +63,40 @@ class CandidateFeedback:
     core: tuple[tuple[int, str], ...] = ()  # an unexpected unsat's core: (line, its text)
     unchecked: tuple[str, ...] = ()  # what no verifier checked of its answer, in words
     time: str = ""  # its wall and CPU seconds, for a candidate a limit ended
+    model: str = ""  # its model, as name=value pairs
 
     def text(self) -> str:
         """The candidate's block, at most ``FEEDBACK_BYTES`` bytes, within untrusted-output markers."""
-        head = "\n".join(self._head_lines()).encode("utf-8")
-        room = FEEDBACK_BYTES - len(untrusted.block("", self.nonce))
+        return untrusted.block(self.body(FEEDBACK_BYTES - len(untrusted.block("", self.nonce))), self.nonce)
+
+    def body(self, room: int, title: str = "", stdout_room: int = STDOUT_ROOM) -> str:
+        """What the block holds, in at most ``room`` bytes: the head lines (``title`` first, by
+        default "candidate N (label)"), then the ends of stdout and stderr."""
+        head = "\n".join(self.lines(title)).encode("utf-8")
         if len(head) > room:  # escaped text is ASCII: a cut makes no raw character
             head = head[:room - 3] + "…".encode()
         budget = room - len(head)
         # The ends of the output are what count (the traceback, the last lines a loop printed):
-        # stderr's end gets the room first but for STDOUT_ROOM bytes kept for stdout's end.
+        # stderr's end gets the room first but for stdout_room bytes kept for stdout's end.
         tails = {}
-        reserved = STDOUT_ROOM if self.stdout_tail else 0
-        for title, tail in (("stderr", self.stderr_tail), ("stdout", self.stdout_tail)):
-            label = f"\n{title} (end):\n"
-            room = budget - len(label) - (reserved if title == "stderr" else 0)
-            kept = _last_bytes(untrusted.shown(tail), room) if tail else ""
+        reserved = stdout_room if self.stdout_tail else 0
+        for name, tail in (("stderr", self.stderr_tail), ("stdout", self.stdout_tail)):
+            label = f"\n{name} (end):\n"
+            left = budget - len(label) - (reserved if name == "stderr" else 0)
+            kept = _last_bytes(untrusted.shown(tail), left) if tail else ""
             if kept:
-                tails[title] = label + kept
-                budget -= len(tails[title].encode("utf-8"))
-        body = head.decode("utf-8", "ignore") + tails.get("stdout", "") + tails.get("stderr", "")
-        return untrusted.block(body, self.nonce)
+                tails[name] = label + kept
+                budget -= len(tails[name].encode("utf-8"))
+        return head.decode("utf-8", "ignore") + tails.get("stdout", "") + tails.get("stderr", "")
 
-    def _head_lines(self) -> list[str]:
+    def lines(self, title: str = "") -> list[str]:
+        """The head of the block, one fact a line, the candidate's text escaped."""
         shown = untrusted.shown
         name = f" ({shown(self.label)})" if self.label else ""
         expected = f" (expected {self.expected})" if self.expected and self.expected != self.verdict else ""
-        lines = [f"candidate {self.index}{name}: {self.verdict}{expected}"]
+        lines = [f"{title or f'candidate {self.index}{name}'}: {self.verdict}{expected}"]
+        if self.model:
+            lines.append(f"model: {shown(self.model)}")
         if self.error:
             where = f" on line {self.error['line']}" if self.error.get("line") else ""
             lines.append(f"error: {shown(str(self.error['type']))}{where}: "
@@ -174,11 +181,21 @@ def without_z3_frames(stderr: str) -> str:
     return "\n".join(kept)
 
 
+def says_more(candidate: CandidateResult) -> bool:
+    """Whether the candidate's checks say more than its verdict and model: not for a lone check
+    that gave the candidate its answer and model."""
+    if candidate.checks_made > 1 or len(candidate.checks) != 1:
+        return bool(candidate.checks)
+    (check,) = candidate.checks
+    return check.verdict != (candidate.verdict.value if candidate.verdict else None) or (
+        check.model is not None and check.model != candidate.model)
+
+
 def check_history(candidate: CandidateResult, timeout_s: float | None) -> str:
     """The candidate's checks, one line: runs of like checks (same line and answer) as one, with
     how many and, for sat, whether the models differ; why an unknown check was unknown."""
     checks = candidate.checks
-    if not checks:
+    if not says_more(candidate):
         return ""
     runs = [list(run) for _, run in groupby(checks, key=lambda check: (check.line, check.verdict))]
     parts = [_check_run(run, candidate, timeout_s, last=run is runs[-1]) for run in runs]
@@ -200,10 +217,10 @@ def _check_run(run: list[CheckResult], candidate: CandidateResult, timeout_s: fl
         failed = sum(1 for check in run if check.verified is False)
         if len(models) > 1:
             distinct = len({repr(sorted(model.items())) for model in models})
-            text += (f" (the same model each time: {_model_text(models[0])})" if distinct == 1
+            text += (f" (the same model each time: {model_text(models[0])})" if distinct == 1
                      else f" ({distinct} distinct models)")
-        elif models:
-            text += f" (model {_model_text(models[0])})"
+        elif models and models[0] != candidate.model:
+            text += f" (model {model_text(models[0])})"
         if failed:
             text += f" ({failed} failed verification)"
     elif first.verdict == "unknown":
@@ -212,9 +229,12 @@ def _check_run(run: list[CheckResult], candidate: CandidateResult, timeout_s: fl
     return text
 
 
-def _model_text(model: dict[str, object]) -> str:
-    text = ", ".join(f"{name}={value}" for name, value in list(model.items())[:6])
-    return text + (", …" if len(model) > 6 else "")
+def model_text(model: dict[str, object] | None, most: int = 6) -> str:
+    """A model as ``name=value`` pairs, the first ``most`` of them."""
+    if not model:
+        return ""
+    text = ", ".join(f"{name}={value}" for name, value in list(model.items())[:most])
+    return text + (f", … ({len(model) - most} more)" if len(model) > most else "")
 
 
 def _unknown_reason(candidate: CandidateResult, timeout_s: float | None, last: bool) -> str:
@@ -269,14 +289,15 @@ def candidate_feedback(candidate: CandidateResult, script: str | None, nonce: st
         stdout_tail=compact_repeats(candidate.stdout)[-STDOUT_TAIL:], nonce=nonce or untrusted.new_nonce(),
         checks=check_history(candidate, limits.timeout_s), expected=expected,
         core=tuple(core or candidate.unsat_core or ()), unchecked=tuple(unchecked(candidate, verify)),
-        time=time_words(candidate, limits))
+        time=time_words(candidate, limits), model=model_text(candidate.model, 12)[:300])
 
 
-def expected_of(expected: Sequence[str | None], index: int) -> str | None:
-    """The verdict expected of candidate ``index``: one for all, or one per candidate."""
-    if len(expected) == 1:
-        return expected[0]
-    return expected[index] if index < len(expected) else None
+def one_or_each(values: Sequence[str | None], index: int) -> str | None:
+    """What was sent for candidate ``index`` (its script, its expected verdict): one for all
+    (K seeds of one script), or one per candidate."""
+    if len(values) == 1:
+        return values[0]
+    return values[index] if index < len(values) else None
 
 
 def feedback_for(result: RunResult, scripts: list[str], round_number: int, *,
@@ -284,18 +305,13 @@ def feedback_for(result: RunResult, scripts: list[str], round_number: int, *,
                  ceilings: Limits | None = None, notes: Sequence[str] = (), verify: bool = True) -> Feedback:
     """Feedback on one round's result; ``scripts`` as sent (one script for every -k seed);
     ``expected`` per candidate (or one for all); ``cores``: an unexpected unsat's core, by index."""
-    def script_of(candidate: CandidateResult) -> str | None:
-        if len(scripts) == 1:
-            return scripts[0]
-        return scripts[candidate.index] if candidate.index < len(scripts) else None
-
     nonce = untrusted.new_nonce()
     limits = result.limits
     said = list(notes)
     if ceilings is not None and any(c.verdict in LIMIT_VERDICTS for c in result.candidates):
         said.append(limits_note(limits, ceilings))
-    blocks = tuple(candidate_feedback(c, script_of(c), nonce, limits=limits,
-                                      expected=expected_of(expected, c.index),
+    blocks = tuple(candidate_feedback(c, one_or_each(scripts, c.index), nonce, limits=limits,
+                                      expected=one_or_each(expected, c.index),
                                       core=(cores or {}).get(c.index, ()), verify=verify)
                    for c in result.candidates)
     return Feedback(round_number, result.verdict.value, blocks, nonce, tuple(said))

@@ -37,8 +37,8 @@ from .feedback import (
     CandidateFeedback,
     Feedback,
     candidate_feedback,
-    expected_of,
     feedback_for,
+    one_or_each,
 )
 
 __all__ = ["FEEDBACK_BYTES", "Attempt", "CandidateFeedback", "Feedback", "candidate_feedback", "clean",
@@ -158,7 +158,7 @@ def unexpected_unsat_cores(result: RunResult, scripts: list[str], expected: Sequ
     round when it asked for cores, else from a run of those scripts again with cores (not
     recorded; the round's record stays as it ran)."""
     surprised = [c for c in result.candidates
-                 if c.verdict is Verdict.UNSAT and expected_of(expected, c.index) == Verdict.SAT.value]
+                 if c.verdict is Verdict.UNSAT and one_or_each(expected, c.index) == Verdict.SAT.value]
     cores = {c.index: list(c.unsat_core) for c in surprised if c.unsat_core}
     again = [c for c in surprised if not c.unsat_core and not chosen.cores]
     if not again:
