@@ -42,6 +42,8 @@ CASES = {
     "misspelt_Integer": ("x = Integer('x')\n", False, "Did you mean: 'Int'?", None),
     "misspelt_AllDifferent": ("x, y = Ints('x y')\ns.add(AllDifferent(x, y))\n", False,
                               "Did you mean: 'Distinct'?", None),
+    "lowercase_solver": ("solver = solver()\n", False, "Did you mean: 'Solver'?", None),
+    "lowercase_bitvec": ("b = bitvec('b', 8)\n", False, "Did you mean: 'BitVec'?", None),
     "python_int": ("x = int('x')\n", False, "Int('name')", None),
     # Python's and/or/if on z3 terms
     "python_and": ("x = Int('x')\ns.add(x > 1 and x < 5)\n", False, "And(...)", None),
@@ -51,6 +53,8 @@ CASES = {
     "range_of_term": ("x = Int('x')\nfor i in range(x):\n    pass\n", False, "not a Python int", None),
     # sorts that do not meet
     "bitvec_widths": ("a, b = BitVec('a', 8), BitVec('b', 16)\ns.add(a + b == 3)\n", False, "ZeroExt", None),
+    "bitvec_equal_widths": ("a, b = BitVec('a', 8), BitVec('b', 16)\ns.add(a == b)\n", False, "ZeroExt",
+                            None),
     "int_and_bitvec": ("x = Int('x')\nb = BitVec('b', 8)\ns.add(x + b > 1)\n", False, "BV2Int", None),
     # model() after a check that was not sat: z3's reason
     "model_after_timeout": (HARD + "r = s.check()\nm = s.model()\n", False,

@@ -96,6 +96,9 @@ def _name_hint(exc: BaseException) -> str:
         return f"z3 has no {name}: write {right}"
     if hasattr(z3, name) and not name.startswith("_"):
         return f"{name} is z3's: add `from z3 import *` at the top (or import z3 and write z3.{name})"
+    other_case = [known for known in dir(z3) if known.lower() == name.lower() and not known.startswith("_")]
+    if other_case:  # solver() for Solver(): Python does not suggest a name the line is assigning
+        return f"Did you mean: '{other_case[0]}'? (z3)"
     return ""
 
 
@@ -106,7 +109,7 @@ def _z3_exception_hint(exc: BaseException) -> str:
     if "cannot be cast to concrete Boolean" in message:
         return ("A z3 term was used where Python needs True or False (and, or, not, if, while, a "
                 "chained a < b < c): write And(...), Or(...), Not(...), If(c, a, b) (z3)")
-    if "sort mismatch" in message or "does not match declaration" in message:
+    if any(words in message for words in ("sort mismatch", "does not match declaration", "are incompatible")):
         return ("Both sides of an operation need one sort: ZeroExt/SignExt/Extract for bit-vectors "
                 "of other widths, BV2Int/Int2BV between Int and BitVec, ToReal/ToInt between Int and "
                 "Real (z3)")
