@@ -10,8 +10,9 @@ the output schema, and its first validation imports jsonschema, which (with rfc3
 installed, as Jupyter's jsonschema[format-nongpl] brings it) builds a Lark grammar as it loads,
 seconds on a loaded machine, in the client, once per client process; that import is timed apart,
 in a fresh interpreter.  Each client session also compiles the schema once (about 0.1 s, inside
-its first call): that stays in the first call's time, as a client sees it.  Sizes: the characters of the text block and of the structured content
-for 16 labelled trivial candidates and for a 100-check enumeration.  Writes
+its first call): that stays in the first call's time, as a client sees it.  Sizes: the characters
+of the text block and of the structured content for 16 labelled trivial candidates and for a
+100-check enumeration.  Writes
 ``results/mcp_overhead.json`` and ``.md`` and prints the table.
 
     python bench/mcp_overhead.py              # 40 rounds of K=1 and 15 of K=16, 9 fresh starts
@@ -27,12 +28,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from report import publish
 
 from z3sandbox_kernel import Sandbox
 
@@ -147,17 +148,11 @@ def main() -> None:
     sizes = asyncio.run(output_sizes())
     load_after = os.getloadavg()[0]
     counts = {design: {k: len(v) for k, v in by_k.items()} for design, by_k in samples.items()}
-    quick = "; --quick: a smoke test, not a result" if args.quick else ""
-    header = (f"# MCP overhead: run_candidates over stdio vs Sandbox.run\n\n{os.cpu_count()} CPUs, Python "
-              f"{sys.version.split()[0]}; rounds {counts['MCP']} (K: count), interleaved; load average "
-              f"(1 min) {load_before:.2f} at start, {load_after:.2f} at end{quick}.\n")
-    text = f"{header}\n{table(samples)}\n\n{extras_text(fresh, import_ms, sizes)}\n"
-    out = args.out if not args.quick else Path(tempfile.gettempdir())
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "mcp_overhead.md").write_text(text)
-    (out / "mcp_overhead.json").write_text(json.dumps(
-        {"samples_ms": samples, "first_calls_ms": fresh, "jsonschema_import_ms": import_ms, "sizes": sizes,
-         "load": [load_before, load_after]}, indent=1))
+    text = publish("mcp_overhead", "MCP overhead: run_candidates over stdio vs Sandbox.run",
+                   f"rounds {counts['MCP']} (K: count), interleaved; {starts} fresh starts",
+                   f"{table(samples)}\n\n{extras_text(fresh, import_ms, sizes)}",
+                   {"samples_ms": samples, "first_calls_ms": fresh, "jsonschema_import_ms": import_ms,
+                    "sizes": sizes}, args.out, args.quick, (load_before, load_after))
     print(text)
 
 

@@ -15,13 +15,13 @@ Writes ``results/records_scale.json`` and ``.md`` and prints the table.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from report import publish
 
 from z3sandbox_kernel import Limits, Sandbox, diff_runs, load_runs
 
@@ -87,17 +87,10 @@ def main() -> None:
         f"{statistics.median(load_ms):.0f} |",
         f"| diff_runs of the two folders ({changes} changes): best / median ms | {min(diff_ms):.0f} / "
         f"{statistics.median(diff_ms):.0f} |"])
-    quick = "; --quick: a smoke test, not a result" if args.quick else ""
-    header = (f"# Run records at {samples} samples a folder (bench/records_scale.py)\n\n{os.cpu_count()} "
-              f"CPUs, Python {sys.version.split()[0]}; {repeats} repeats; load average (1 min) "
-              f"{load_before:.2f} at start, {load_after:.2f} at end{quick}.\n")
-    text = f"{header}\n{table}\n"
-    out = args.out if not args.quick else Path(tempfile.gettempdir())
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "records_scale.md").write_text(text)
-    (out / "records_scale.json").write_text(json.dumps(
-        {"samples": samples, "bytes": sizes, "rows": rows, "changes": changes, "load_ms": load_ms,
-         "diff_ms": diff_ms, "load": [load_before, load_after]}, indent=1))
+    text = publish("records_scale", f"Run records at {samples} samples a folder (bench/records_scale.py)",
+                   f"{repeats} repeats", table,
+                   {"samples": samples, "bytes": sizes, "rows": rows, "changes": changes, "load_ms": load_ms,
+                    "diff_ms": diff_ms}, args.out, args.quick, (load_before, load_after))
     print(text)
 
 
