@@ -36,6 +36,9 @@ VERDICT_RANK: dict[Verdict, int] = {
 }
 
 
+_FOLDER_FIELDS = ("run_before", "run_after", "rounds_before", "rounds_after")
+
+
 @dataclass(frozen=True)
 class Change:
     """One candidate whose verdict differs between two runs."""
@@ -52,6 +55,12 @@ class Change:
     run_after: str | None = None
     rounds_before: int | None = None
     rounds_after: int | None = None
+
+    def __repr__(self) -> str:
+        """The fields, a folder diff's only when set (a diff of two runs reads as it always has)."""
+        shown = [f"{spec.name}={getattr(self, spec.name)!r}" for spec in dataclasses.fields(self)
+                 if spec.name not in _FOLDER_FIELDS or getattr(self, spec.name) is not None]
+        return f"Change({', '.join(shown)})"
 
 
 @dataclass(frozen=True)
