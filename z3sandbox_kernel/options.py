@@ -108,8 +108,7 @@ class RunOptions:
     labels: tuple[str | None, ...] | None = field(default=None, metadata=_about(
         "a name per script (or one for all), in the result and the record"))
     expected: tuple[str | None, ...] | None = field(default=None, metadata=_about(
-        "the verdict expected of each script (one for all, as a verdict or a list of one, or one "
-        "per script), kept in the "
+        "the verdict expected of each script (one for all, or one per script), kept in the "
         "run's record: load_runs shows it, diff_runs counts it",
         flag="--expected", kind="verdicts", places=("magic", "cli"), metavar="VERDICT[,...]"))
     record_dir: str | os.PathLike[str] | None = field(default=None, metadata=_about(

@@ -76,6 +76,8 @@ def test_run_candidates_returns_verdicts_errors_and_progress(tmp_path: Path):
     assert '"level"' in isolation.contents[0].text
     assert out["record"] == f"z3sandbox://runs/{out['run_id']}"
     assert record.contents[0].text.count("\n") == 6  # header, four candidates, end
+    header = json.loads(record.contents[0].text.split("\n")[0])
+    assert header["isolation"]["level"] and header["isolation_ref"].startswith("isolation-")
 
 
 def test_a_client_may_ask_for_less_never_for_more():

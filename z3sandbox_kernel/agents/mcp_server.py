@@ -157,10 +157,23 @@ class Service:
         path = self.operator.record_dir / f"{run_id}.jsonl"
         if not _RUN_ID.fullmatch(run_id) or not path.is_file():
             raise ValueError(f"no record of run {run_id!r}")
-        return path.read_text(encoding="utf-8")
+        return with_isolation(path)
 
     def close(self) -> None:
         self.sandbox.close()
+
+
+def with_isolation(path: Path) -> str:
+    """A record's text with its header holding the isolation report it names (the folder's
+    ``isolation-<sha256>.json``, which a client of the resource cannot read)."""
+    from ..host.records_read import json_line, read_record
+
+    text = path.read_text(encoding="utf-8")
+    first, newline, rest = text.partition("\n")
+    if '"isolation_ref"' not in first:
+        return text
+    header = read_record(path)[0]
+    return json_line(header) + newline + rest
 
 
 async def _report(queue: asyncio.Queue[CandidateResult], total: int, progress: Progress | None) -> None:
