@@ -319,3 +319,24 @@ def test_diff_runs_compares_two_eval_folders_pairing_by_label(kernel_sandbox: Sa
     (tmp_path / "nothing-here").mkdir()
     with pytest.raises(FileNotFoundError, match="no run records"):
         diff_runs(before, tmp_path / "nothing-here")
+
+
+def test_diff_runs_of_folders_counts_each_repair_loop_by_its_last_round(kernel_sandbox: Sandbox, tmp_path):
+    """Unlabelled loops pair by their repair id: a folder with a loop's first round only, against
+    the folder with the whole loop, shows what the later rounds changed and the rounds taken."""
+    import shutil
+
+    from z3sandbox_kernel import repair
+
+    whole, partial = tmp_path / "whole", tmp_path / "partial"
+    scripts = iter([BROKEN, SAT])
+    result = repair(lambda feedback: next(scripts), rounds=3, sandbox=kernel_sandbox, limits=QUICK,
+                    record_dir=whole)
+    assert [r.verdict.value for r in result.rounds] == ["runtime_error", "sat"]
+    shutil.copytree(whole, partial)
+    (partial / f"{result.rounds[-1].run_id}.jsonl").unlink()
+    (change,) = diff_runs(partial, whole).changes
+    assert (change.before, change.after, change.kind) == ("runtime_error", "sat", "improvement")
+    assert (change.rounds_before, change.rounds_after) == (1, 2)
+    assert diff_runs(whole, whole).changes == ()
+    assert "[rounds 1 -> 2]" in str(diff_runs(partial, whole))

@@ -163,13 +163,15 @@ def unexpected_unsat_cores(result: RunResult, scripts: list[str], expected: Sequ
     again = [c for c in surprised if not c.unsat_core and not chosen.cores]
     if not again:
         return cores
-    texts = [scripts[0] if len(scripts) == 1 else scripts[c.index] for c in again]
+    # each distinct script once (K seeds of one script are one rerun)
+    texts = list(dict.fromkeys(str(one_or_each(scripts, c.index)) for c in again))
     rerun = sandbox.run(texts if len(texts) > 1 else texts[0],
                         chosen.replace(cores=True, k=None, labels=None, expected=None, record_dir=None,
                                        repair=None, race=False, limits=result.limits))
-    for candidate, found in zip(again, rerun.candidates, strict=False):
-        if found.unsat_core:
-            cores[candidate.index] = list(found.unsat_core)
+    found = {text: list(core.unsat_core or ()) for text, core in zip(texts, rerun.candidates, strict=False)}
+    for candidate in again:
+        if found.get(str(one_or_each(scripts, candidate.index))):
+            cores[candidate.index] = found[str(one_or_each(scripts, candidate.index))]
     return cores
 
 

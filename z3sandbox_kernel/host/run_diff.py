@@ -6,10 +6,10 @@ then by the sha256 of their script, then (two runs only) by index; each step pai
 K seeds of one script in index order.  So the same scripts sent in another order show no change.
 Of a folder, each ``repair()`` loop counts once, by its last round (what the loop ended on, and how
 many rounds it took), and each other run by itself; its candidates pair with the other folder's by
-label (an eval's task names), then by script.  A verdict that changed is judged by BenchExec's
-rule: a change that is not strictly better is a regression; where the run said which verdict it
-expected of a candidate (``expected=``), reaching it is an improvement and leaving it a
-regression, whatever the ranks.
+label (an eval's task names), then by repair id (one loop in both), then by script.  A verdict that
+changed is judged by BenchExec's rule: a change that is not strictly better is a regression; where
+the run said which verdict it expected of a candidate (``expected=``), reaching it is an
+improvement and leaving it a regression, whatever the ranks.
 """
 
 from __future__ import annotations
@@ -133,6 +133,7 @@ class Entry:
     expected: str | None
     run_id: str
     rounds: int | None = None  # its repair() loop's rounds, when the run was a loop's last round
+    loop: str | None = None  # that loop's id
     position: int = 0  # its place on the side (unique there)
 
     @property
@@ -140,7 +141,7 @@ class Entry:
         return self.candidate.verdict.value if self.candidate.verdict else None
 
 
-def entries_of(run: RunResult, rounds: int | None = None) -> list[Entry]:
+def entries_of(run: RunResult, rounds: int | None = None, loop: str | None = None) -> list[Entry]:
     """A run's candidates as entries, in index order, with their plan's label, script and
     expected verdict."""
     planned = {entry["index"]: entry for entry in run.planned}
@@ -149,7 +150,7 @@ def entries_of(run: RunResult, rounds: int | None = None) -> list[Entry]:
         entry = planned.get(candidate.index)
         found.append(Entry(candidate, candidate.label or (entry["label"] if entry else None),
                            entry["sha256"] if entry else None, entry.get("expected") if entry else None,
-                           run.run_id, rounds))
+                           run.run_id, rounds, loop))
     return found
 
 
@@ -172,6 +173,9 @@ class _Side:
 Key = Callable[[Entry], Hashable]
 BY_LABEL: Key = lambda entry: entry.label  # noqa: E731
 BY_SCRIPT: Key = lambda entry: entry.sha256  # noqa: E731
+# An unlabelled loop recorded in both folders (the same repair id: a loop's rounds copied, or an
+# eval folder compared with one it was copied into), by its candidates' order.
+BY_LOOP: Key = lambda entry: (entry.loop, entry.candidate.index) if entry.loop else None  # noqa: E731
 BY_INDEX: Key = lambda entry: entry.candidate.index  # noqa: E731
 
 
@@ -221,7 +225,7 @@ def folder_entries(folder: str | os.PathLike[str]) -> list[Entry]:
     entries = []
     for name, alone in order:
         rounds, last = (None, alone) if alone is not None else loops[name]
-        entries += entries_of(last, rounds)
+        entries += entries_of(last, rounds, name if alone is None else None)
     return entries
 
 
@@ -247,7 +251,7 @@ def diff_runs(before: RunResult | str | os.PathLike[str],
     loop counts by its last round and each change says the rounds it took."""
     (old, old_folder), (new, new_folder) = _side(before), _side(after)
     folders = old_folder or new_folder
-    keys = (BY_LABEL, BY_SCRIPT) if folders else (BY_LABEL, BY_SCRIPT, BY_INDEX)
+    keys = (BY_LABEL, BY_LOOP, BY_SCRIPT) if folders else (BY_LABEL, BY_SCRIPT, BY_INDEX)
     changes, unchanged = [], 0
     for was, now in matched(old, new, keys):
         verdict_was, verdict_now = was.verdict if was else None, now.verdict if now else None
