@@ -186,4 +186,5 @@ def test_repeated_lines_are_counted_and_z3_frames_named_once():
 def test_k_seeds_of_an_unexpected_unsat_each_get_the_core(kernel_sandbox: Sandbox):
     _, seen = loop([INT_FOR_REAL], kernel_sandbox, k=3, expected="sat", rounds=2)
     blocks = [candidate.text() for candidate in seen[0].candidates]
-    assert len(blocks) == 3 and all("unsat core (the assertions that conflict): line 2: " in b for b in blocks)
+    core = "unsat core (the assertions that conflict): line 2: "
+    assert len(blocks) == 3 and all(core in block for block in blocks)
