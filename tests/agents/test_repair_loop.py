@@ -5,6 +5,7 @@ the limits, an unexpected unsat's core and what no verifier checked; z3's own fr
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -111,7 +112,7 @@ def test_the_generator_may_ask_for_limits_within_the_ceilings(kernel_sandbox: Sa
     first = seen[0].text()
     assert "Limits of the round: timeout_s 1 s, wall_s 1 s, cpu_s 1 s" in first
     assert "A round may ask for up to: timeout_s 2 s, wall_s 5 s, cpu_s 3 s" in first
-    assert "time: 1.0 s wall, 0.0 s CPU: most of it was spent waiting" in first
+    assert re.search(r"time: [\d.]+ s wall, [\d.]+ s CPU: most of it was spent waiting", first)
     headers = [read_record(tmp_path / f"{r.run_id}.jsonl")[0] for r in result.rounds]
     assert [header["limits"]["wall_s"] for header in headers] == [1, 4, 5, 5]
     assert "The generator asked for wall_s 60; the round ran with its ceiling, 5." in seen[-1].text()
