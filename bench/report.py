@@ -176,3 +176,23 @@ def targets(rows: dict[str, dict[str, Any]], kill: dict[str, Any] | None,
         lines += ["", f"Caveat: layers probed active but NOT applied in the candidates: {', '.join(missing)} "
                   "(see `isolation_applied` in launch.json); the every-layer row runs without them."]
     return lines
+
+
+def publish(name: str, title: str, setting: str, body: str, data: dict[str, Any], out: Any, quick: bool,
+            load: tuple[float, float]) -> str:
+    """``out/name.md`` (the title, the machine and load, ``setting``, ``body``) and ``out/name.json``
+    (``data`` and the load); a --quick run writes under the temporary folder, never a result.
+    Returns the Markdown."""
+    import json
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    note = "; --quick: a smoke test, not a result" if quick else ""
+    text = (f"# {title}\n\n{os.cpu_count()} CPUs, Python {sys.version.split()[0]}; {setting}; load average "
+            f"(1 min) {load[0]:.2f} at start, {load[1]:.2f} at end{note}.\n\n{body}\n")
+    folder = Path(tempfile.gettempdir()) if quick else Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.md").write_text(text)
+    (folder / f"{name}.json").write_text(json.dumps({**data, "load": list(load)}, indent=1))
+    return text

@@ -146,7 +146,9 @@ class RunOptions:
             raise ValueError(f"isolation must be 'kernel' or 'process', not {self.isolation!r}")
         hold("require", required_layers(self.require))
         hold("labels", _listed(self.labels, "labels"))
-        hold("expected", _listed(self.expected, "expected verdicts"))
+        # one verdict (a str) is the one expected of every script, as a one-item list is
+        hold("expected", (self.expected,) if isinstance(self.expected, str) else
+             _listed(self.expected, "expected verdicts"))
         for name in ("race", "cores", "plain", "verify", "record_scripts"):
             hold(name, bool(getattr(self, name)))
 

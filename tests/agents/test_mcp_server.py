@@ -62,7 +62,7 @@ def test_run_candidates_returns_verdicts_errors_and_progress(tmp_path: Path):
     assert not result.is_error
     out = result.structured_content
     assert out["verdict"] == "sat" and out["tie"]["winner"] == "sat"  # a verified model wins the tie
-    by_label = {c["label"]: c for c in out["candidates"]}
+    by_label = {c["labels"][0]: c for c in out["candidates"]}
     assert by_label["sat"]["verdict"] == "sat" and by_label["sat"]["model"] == {"x": 2}
     assert by_label["sat"]["verified"] is True and "error" not in by_label["sat"]
     assert by_label["unsat"]["verdict"] == "unsat"
@@ -76,6 +76,8 @@ def test_run_candidates_returns_verdicts_errors_and_progress(tmp_path: Path):
     assert '"level"' in isolation.contents[0].text
     assert out["record"] == f"z3sandbox://runs/{out['run_id']}"
     assert record.contents[0].text.count("\n") == 6  # header, four candidates, end
+    header = json.loads(record.contents[0].text.split("\n")[0])
+    assert header["isolation"]["level"] and header["isolation_ref"].startswith("isolation-")
 
 
 def test_a_client_may_ask_for_less_never_for_more():
@@ -190,8 +192,9 @@ def test_identical_candidates_are_one_entry_and_the_output_is_compact():
         assert entry["indexes"] == list(range(16))
         assert entry["verdict"] == "sat" and entry["model"] == {"x": 2} and entry["verified"] is True
         assert out["counts"] == {"sat": 16}
-        assert json.loads(result.content[0].text) == out
-        assert "null" not in result.content[0].text  # no null fields anywhere
+        assert result.content[0].text.startswith(f"Run {out['run_id']}: the vote is sat (16 sat)")
+        assert "#0-15: sat, model verified, confirmed by z3" in result.content[0].text  # a summary
+        assert "null" not in json.dumps(out)  # no null fields anywhere
     schema = tool.output_schema
     candidate = schema["$defs"]["CandidateOutput"]["properties"]
     assert all(field.get("description") for field in candidate.values())
@@ -253,6 +256,16 @@ def start_http(*flags: str) -> tuple[Any, str]:
     raise AssertionError(f"the server did not listen (exit {server.returncode})")
 
 
+def post_initialize(base: str, **headers: str) -> int:
+    """The status of an MCP initialize request POSTed to ``base`` with ``headers`` added."""
+    import httpx
+
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
+    sent = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"} | headers
+    return httpx.post(f"{base}/mcp", json=hello, headers=sent, timeout=30).status_code
+
+
 def free_port(host: str) -> int:
     import socket
 
@@ -262,23 +275,18 @@ def free_port(host: str) -> int:
 
 
 def test_http_off_the_default_bind_refuses_a_foreign_host_and_origin():
-    import httpx
 
     port = free_port("127.0.0.2")
     server, base = start_http(f"127.0.0.2:{port}")
     try:
         assert base == f"http://127.0.0.2:{port}"
-        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"}}}
-        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
         def post(**extra: str) -> int:
-            return httpx.post(f"{base}/mcp", json=hello, headers=headers | extra, timeout=30).status_code
+            return post_initialize(base, **extra)
 
         assert post(Host="evil.example") == 421
         assert post(Host=f"evil.example:{port}") == 421
-        assert post(Host=f"localhost:{port}") == 421  # not the address it is bound to
+        assert post(Host=f"localhost:{port + 1}") == 421  # loopback's names, with the bound port only
         assert post(Origin="http://evil.example") == 403
         assert post(Origin=f"http://localhost:{port + 1}") == 403
         assert post() == 200 and post(Origin=base) == 200
@@ -347,5 +355,8 @@ def test_only_loopback_binds_go_without_allow_remote_and_the_rest_are_warned_abo
     assert "no authentication" in (check_bind(("0.0.0.0", 9), allow_remote=True) or "")
     security = transport_security(("::1", 8000), ["box.example:8000"], ["https://app.example"])
     assert security.enable_dns_rebinding_protection
-    assert security.allowed_hosts == ["[::1]:8000", "box.example:8000"]
-    assert security.allowed_origins == ["http://[::1]:8000", "https://app.example"]
+    assert security.allowed_hosts == ["[::1]:8000", "localhost:8000", "127.0.0.1:8000", "box.example:8000"]
+    assert security.allowed_origins == ["http://[::1]:8000", "http://localhost:8000", "http://127.0.0.1:8000",
+                                        "https://app.example"]
+    remote = transport_security(("192.0.2.1", 8000), [], [])
+    assert remote.allowed_hosts == ["192.0.2.1:8000"]  # beyond loopback: its own address alone

@@ -176,3 +176,167 @@ def test_labels_are_capped_in_size_and_count_before_anything_runs(kernel_sandbox
     with pytest.raises(ValueError, match="20000 labels for 2 scripts"):
         kernel_sandbox.run([SAT, UNSAT], labels=["x" * 1000] * 20_000)
     assert [c.label for c in kernel_sandbox.run(SAT, k=2, limits=QUICK, labels=["one"])] == ["one", "one"]
+
+
+# --------------------------------------------------------------------- records as an eval log
+
+# Every character Python's str.splitlines() breaks a line on (\n, \r, \v, \f, \x1c-\x1e, \x85,
+# U+2028, U+2029): a record holding any of them raw would read as two lines.
+LINE_BREAKS = [chr(code) for code in range(0x110000) if len(f"a{chr(code)}b".splitlines()) > 1]
+
+
+def test_every_line_break_python_knows_is_in_the_class():
+    assert len(LINE_BREAKS) == 10 and "\u2028" in LINE_BREAKS and "\x85" in LINE_BREAKS
+
+
+def test_no_candidate_text_breaks_a_record_folder(kernel_sandbox: Sandbox, tmp_path):
+    """A candidate printing each line-breaking character, or naming a constant with one, leaves
+    its record readable: load_runs and diff_runs read the whole folder, and the text comes back."""
+    require_extra("pandas", "records")
+    printed = "".join(f"<{char}>" for char in LINE_BREAKS)
+    scripts = [f"print({printed!r})\nx = Int('x')\ns.add(x > 1)\ns.check()\n",
+               *(f"v = Int({('a' + char + 'b')!r})\ns.add(v > 1)\ns.check()\n" for char in LINE_BREAKS)]
+    before = kernel_sandbox.run(scripts, limits=QUICK, record_dir=tmp_path, record_scripts=True)
+    after = kernel_sandbox.run(scripts, limits=QUICK, record_dir=tmp_path)
+    for path in tmp_path.glob("*.jsonl"):
+        text = path.read_text(encoding="utf-8")
+        assert all(char not in text for char in LINE_BREAKS if char != "\n")
+        assert len(text.splitlines()) == len(scripts) + 2  # header, candidates, end: any reader agrees
+    frame = load_runs(tmp_path)
+    assert len(frame) == 2 * len(scripts) and set(frame["verdict"]) == {"sat"}
+    first = frame[(frame["run_id"] == before.run_id) & (frame["index"] == 0)].iloc[0]
+    assert first["stdout"] == printed + "\n"
+    names = {name for model in frame["model"] for name in model}
+    assert names == {"x"} | {f"a{char}b" for char in LINE_BREAKS}
+    diff = diff_runs(tmp_path / f"{before.run_id}.jsonl", tmp_path / f"{after.run_id}.jsonl")
+    assert diff.changes == () and diff.unchanged == len(scripts)
+    assert read_record(tmp_path / f"{before.run_id}.jsonl")[0]["candidates"][1]["script"] == scripts[1]
+
+
+def test_json_line_escapes_every_break_and_reads_back():
+    from z3sandbox_kernel.host.records_read import json_line
+
+    value = {"text": "".join(LINE_BREAKS) + "\ud800", "ok": "é\u202e"}
+    line = json_line(value)
+    assert len(line.splitlines()) == 1 and "\n" not in line
+    assert json.loads(line) == value and "é" in line  # readable text stays readable
+
+
+def test_load_runs_reads_the_runs_under_a_parent_folder(kernel_sandbox: Sandbox, tmp_path):
+    require_extra("pandas", "records")
+    before = kernel_sandbox.run([SAT, BROKEN], limits=QUICK, record_dir=tmp_path / "before")
+    after = kernel_sandbox.run([SAT, SAT], limits=QUICK, record_dir=tmp_path / "after" / "seed-1")
+    frame = load_runs(tmp_path)
+    assert list(frame["run_id"]) == [before.run_id] * 2 + [after.run_id] * 2  # oldest run first
+    assert list(frame["folder"]) == ["before"] * 2 + ["after/seed-1"] * 2
+    (tmp_path / "empty" / "deeper").mkdir(parents=True)
+    with pytest.raises(FileNotFoundError, match=r"no run records .* in .*empty"):
+        load_runs(tmp_path / "empty")
+
+
+def test_one_expected_verdict_for_one_script(kernel_sandbox: Sandbox, tmp_path):
+    require_extra("pandas", "records")
+    kernel_sandbox.run(UNSAT, limits=QUICK, record_dir=tmp_path, expected="unsat")
+    kernel_sandbox.run([SAT, UNSAT], limits=QUICK, record_dir=tmp_path, expected="sat")
+    frame = load_runs(tmp_path)
+    assert list(frame["expected"]) == ["unsat", "sat", "sat"]
+    assert list(frame["as_expected"]) == [True, True, False]
+    with pytest.raises(ValueError, match="not a verdict"):
+        kernel_sandbox.run(SAT, expected="sta")
+
+
+def test_the_isolation_report_is_kept_once_per_folder_and_referenced(kernel_sandbox: Sandbox, tmp_path):
+    runs = [kernel_sandbox.run(SAT, limits=QUICK, record_dir=tmp_path) for _ in range(3)]
+    (kept,) = tmp_path.glob("isolation-*.json")
+    assert json.loads(kept.read_text())["level"] == "kernel"
+    for run in runs:
+        path = tmp_path / f"{run.run_id}.jsonl"
+        raw = json.loads(path.read_text().split("\n")[0])
+        assert raw["isolation_ref"] == kept.name and "isolation" not in raw
+        assert '"layers"' not in path.read_text()  # the report is in no line of the record
+        assert read_record(path)[0]["isolation"] == json.loads(kept.read_text())
+    assert diff_runs(tmp_path / f"{runs[0].run_id}.jsonl", runs[1]).changes == ()
+
+
+def test_a_record_with_the_report_inline_still_reads(kernel_sandbox: Sandbox, tmp_path):
+    """Records written before the report moved to its own file hold it in the header."""
+    from z3sandbox_kernel.host.records import run_from_record
+
+    result = kernel_sandbox.run(SAT, limits=QUICK, record_dir=tmp_path)
+    path = tmp_path / f"{result.run_id}.jsonl"
+    (kept,) = tmp_path.glob("isolation-*.json")
+    header, rest = path.read_text().split("\n", 1)
+    old = json.loads(header)
+    old["isolation"] = json.loads(kept.read_text())
+    del old["isolation_ref"]
+    kept.unlink()
+    path.write_text(json.dumps(old) + "\n" + rest)
+    assert run_from_record(path).isolation["level"] == "kernel"
+
+
+# Pigeonhole, 9 into 8: z3 needs about 0.2 s to refute it (well over a 10 ms verification budget)
+PIGEONHOLE = ("n = 9\np = [[Bool(f'p{i}_{j}') for j in range(n - 1)] for i in range(n)]\n"
+              "for i in range(n):\n    s.add(Or(p[i]))\n"
+              "for j in range(n - 1):\n    for i in range(n):\n        for k in range(i + 1, n):\n"
+              "            s.add(Not(And(p[i][j], p[k][j])))\nprint(s.check())\n")
+
+
+def test_what_no_verifier_checked_is_said_in_the_record(kernel_sandbox: Sandbox, tmp_path):
+    require_extra("pandas", "records")
+    optimize = "x = Int('x')\no = Optimize()\no.add(x < 10)\no.maximize(x)\nprint(o.check())\n"
+    kernel_sandbox.run([optimize, UNSAT, SAT], limits=QUICK, record_dir=tmp_path / "off", verify=False)
+    kernel_sandbox.run(PIGEONHOLE, limits=Limits(verify_s=0.01, wall_s=10, cpu_s=8),
+                       record_dir=tmp_path / "budget")
+    kernel_sandbox.run([optimize, UNSAT, SAT], limits=QUICK, record_dir=tmp_path / "checked")
+    frame = load_runs(tmp_path).set_index(["folder", "index"])["unchecked"]
+    assert frame["off", 0] == ("unconfirmed: the run did not verify answers (verify=False); maximize x = 9: "
+                               "the candidate's claim, not checked by a verifier")
+    assert frame["off", 1] == frame["off", 2] == "unconfirmed: the run did not verify answers (verify=False)"
+    assert frame["budget", 0].startswith("unconfirmed: its check ran out of the verification budget")
+    assert frame["checked"].isna().all()
+
+
+def test_diff_runs_compares_two_eval_folders_pairing_by_label(kernel_sandbox: Sandbox, tmp_path):
+    """An eval before and after a change: the same tasks (labels) in other runs, another order,
+    other scripts; unlabelled candidates pair by their script."""
+    before, after = tmp_path / "before", tmp_path / "after"
+    kernel_sandbox.run([SAT, BROKEN], limits=QUICK, record_dir=before, labels=["t1", "t2"], expected="sat")
+    kernel_sandbox.run([UNSAT], limits=QUICK, record_dir=before, labels=["t3"], expected="unsat")
+    kernel_sandbox.run(SAT, limits=QUICK, record_dir=before)  # unlabelled: paired by its script
+    kernel_sandbox.run([UNSAT, SAT], limits=QUICK, record_dir=after, labels=["t3", "t2"],
+                       expected=["unsat", "sat"])
+    kernel_sandbox.run([SAT], limits=QUICK, record_dir=after, labels=["t1"], expected="sat")
+    kernel_sandbox.run(SAT, limits=QUICK, record_dir=after)
+    diff = diff_runs(before, after)
+    (change,) = diff.changes
+    assert (change.label, change.before, change.after, change.kind) == ("t2", "runtime_error", "sat",
+                                                                        "improvement")
+    assert change.run_before != change.run_after and diff.unchanged == 3  # t1, t3, the unlabelled one
+    assert diff.expected_before == (2, 3) and diff.expected_after == (3, 3)
+    text = str(diff)
+    assert text.startswith(f"folder {before} -> {after}; 0 regressions, 1 improvements")
+    assert "'t2': runtime_error -> sat (expected sat)" in text
+    (tmp_path / "nothing-here").mkdir()
+    with pytest.raises(FileNotFoundError, match="no run records"):
+        diff_runs(before, tmp_path / "nothing-here")
+
+
+def test_diff_runs_of_folders_counts_each_repair_loop_by_its_last_round(kernel_sandbox: Sandbox, tmp_path):
+    """Unlabelled loops pair by their repair id: a folder with a loop's first round only, against
+    the folder with the whole loop, shows what the later rounds changed and the rounds taken."""
+    import shutil
+
+    from z3sandbox_kernel import repair
+
+    whole, partial = tmp_path / "whole", tmp_path / "partial"
+    scripts = iter([BROKEN, SAT])
+    result = repair(lambda feedback: next(scripts), rounds=3, sandbox=kernel_sandbox, limits=QUICK,
+                    record_dir=whole)
+    assert [r.verdict.value for r in result.rounds] == ["runtime_error", "sat"]
+    shutil.copytree(whole, partial)
+    (partial / f"{result.rounds[-1].run_id}.jsonl").unlink()
+    (change,) = diff_runs(partial, whole).changes
+    assert (change.before, change.after, change.kind) == ("runtime_error", "sat", "improvement")
+    assert (change.rounds_before, change.rounds_after) == (1, 2)
+    assert diff_runs(whole, whole).changes == ()
+    assert "[rounds 1 -> 2]" in str(diff_runs(partial, whole))

@@ -8,8 +8,9 @@ client could not use for want of CPU would be no ceiling at all.  A request over
 refused with the flag that sets it (``wall_s 600 is over --max-wall-s 20``).
 
 HTTP: the SDK checks Host and Origin (DNS rebinding) only for a literal loopback host, with any
-port allowed.  Here every bind checks them, and allows only the bound address and its port
-(plus ``--allow-host`` / ``--allow-origin``); a bind beyond loopback needs ``--allow-remote``.
+port allowed.  Here every bind checks them, and allows only the bound address and its port (for a
+loopback bind, ``localhost``, ``127.0.0.1`` and ``[::1]`` with that port too), plus
+``--allow-host`` / ``--allow-origin``; a bind beyond loopback needs ``--allow-remote``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ OPERATOR_OPTIONS = ("isolation", "jobs", "record_scripts")
 # Ceilings that rise with --max-wall-s unless set: CPU time and the solver's timeout fit in the wall.
 FOLLOW_WALL = ("cpu_s", "timeout_s")
 LOOPBACK_NAMES = ("localhost",)
+# The names a loopback bind answers to besides its own address, each with the bound port.
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 
 
 def ceiling_flag(name: str) -> str:
@@ -158,14 +161,18 @@ def host_port(host: str, port: int) -> str:
 
 def transport_security(address: tuple[str, int], allow_hosts: list[str],
                        allow_origins: list[str]) -> Any:
-    """The SDK's Host/Origin check, on for every bind: the bound HOST:PORT and http://HOST:PORT
-    only, plus what the operator added."""
+    """The SDK's Host/Origin check, on for every bind: the bound HOST:PORT and http://HOST:PORT,
+    and for a loopback bind the names of loopback with the bound port too (a client told
+    ``localhost`` reaches a server bound to 127.0.0.1; a page rebound by DNS sends its own name),
+    plus what the operator added."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    bound = host_port(*address)
+    host, port = address
+    names = [host, *(name for name in LOOPBACK_HOSTS if name != host)] if is_loopback(host) else [host]
+    bound = [host_port(name, port) for name in names]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True,
-                                     allowed_hosts=[bound, *allow_hosts],
-                                     allowed_origins=[f"http://{bound}", *allow_origins])
+                                     allowed_hosts=[*bound, *allow_hosts],
+                                     allowed_origins=[*(f"http://{name}" for name in bound), *allow_origins])
 
 
 def check_bind(address: tuple[str, int], allow_remote: bool) -> str | None:

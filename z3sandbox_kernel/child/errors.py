@@ -24,7 +24,7 @@ import types
 import z3
 
 from ..protocol import ChildException, ChildReport
-from . import models
+from . import hints, models
 
 MAX_MESSAGE = 2000  # exception message in the report
 MAX_REASON = 2000  # reason text, traceback included (the zygote caps reasons at 2000 too)
@@ -66,8 +66,12 @@ def syntax_report(exc: BaseException) -> ChildReport:
 def exception_report(exc: BaseException, filename: str, hint: str = "") -> ChildReport:
     """An exception that escaped the script, classified: memory_error or exception (a refusal
     is never told from an exception: zygote/refusals.py); ``hint`` is Python's suggestion, which
-    ends the message as Python's display ends it."""
-    message = message_of(exc) + (f". {hint}" if hint else "")
+    ends the message as Python's display ends it, unless a z3-aware hint replaces it where
+    Python's words mislead (child/hints.py: ``as_int``, where Python suggests ``is_int``)."""
+    hint = hints.hint(exc) or hint
+    message = message_of(exc)
+    if hint:
+        message += f"{'' if message.endswith('.') else '.'} {hint}"
     kind = type(exc).__name__
     if isinstance(exc, SystemExit):
         message = f"the script called sys.exit({message_of(repr(exc.code))})"

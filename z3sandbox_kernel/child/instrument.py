@@ -186,7 +186,9 @@ class LazySolver(z3.Solver):  # type: ignore[misc, unused-ignore]  # z3 declares
         if name in ("ctx", "solver", "backtrack_level"):
             z3.Solver.__init__(self)
             return getattr(self, name)
-        raise AttributeError(name)
+        # as a Solver says it (and so Python's display can suggest a name): 'get_model', alone,
+        # would tell the script's author nothing
+        raise AttributeError(f"'Solver' object has no attribute '{name}'", name=name, obj=self)
 
     def __del__(self) -> None:
         if "solver" in self.__dict__:  # made, so freed; one never used has nothing to free

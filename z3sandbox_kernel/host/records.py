@@ -1,20 +1,27 @@
-"""Run records: one JSON Lines file per run, appended as verdicts land, read back and compared.
+"""Run records: one JSON Lines file per run, appended as verdicts land; read back and compared
+by host/records_read.py and host/run_diff.py.
 
-A record file ``<record_dir>/<run_id>.jsonl`` holds, one JSON object a line:
+A record file ``<record_dir>/<run_id>.jsonl`` holds, one JSON object a line (``json_line``: split
+on ``\\n`` alone, every other line-breaking character escaped, so no candidate's text can break
+it):
 
 1. the header, ``{"record": "run", ...}``: run id, UTC time, package, z3 and Python versions, the
-   host, language, limits, run options, the isolation report (the local zygote's; null, with the z3
-   version, for a run on a cluster, whose candidates each carry their own), the seed's sha256, the
-   repair loop's id and round (``repair()``), and per candidate its script's sha256, random seed,
-   label, expected verdict (``expected=``) and, with ``record_scripts=True``, the script itself;
+   host, language, limits, run options, the isolation report by reference (``isolation_ref``: the
+   file ``isolation-<sha256>.json`` beside it, written once per folder and report; null, with the
+   z3 version, for a run on a cluster, whose candidates each carry their own), the seed's sha256,
+   the repair loop's id and round (``repair()``), and per candidate its script's sha256, random
+   seed, label, expected verdict (``expected=``) and, with ``record_scripts=True``, the script
+   itself;
 2. one ``{"record": "candidate", "run_id": ..., <CandidateResult.to_dict()>}`` per candidate, in
    the order their verdicts land (a crash of the host leaves the ones already known), without the
-   isolation report when its layers (each on or off) are the header's;
+   isolation report when its layers (each on or off) are the header's, and with ``unchecked``:
+   what no verifier checked of its answer, in words (host/claims.py), when there is any;
 3. the end, ``{"record": "end", ...}``: the vote, counts, tie, elapsed time, notes.
 
 Run ids sort by the time the run started (UTC, to the microsecond), so a folder of records lists
-as an experiment log.  ``load_runs`` reads files or folders of them into a pandas DataFrame, one row
-per candidate; ``diff_runs`` (host/run_diff.py) compares two runs.
+as an experiment log.  ``load_runs`` reads files, folders, or folders of folders (an eval) into a
+pandas DataFrame, one row per candidate; ``diff_runs`` (host/run_diff.py) compares two runs or two
+folders.
 """
 
 from __future__ import annotations
@@ -23,26 +30,34 @@ import dataclasses
 import datetime
 import hashlib
 import io
-import json
 import os
 import platform
 import secrets
 import socket
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from ..hostfiles import Folder
 from ..protocol import Hello, IsolationReport
 from ..results import CandidateResult, PlannedCandidate, RunResult
+from .claims import unchecked
 from .plan import RunPlan
+from .records_read import (
+    RECORD_SCHEMA,
+    RECORD_VERSION,
+    isolation_name,
+    json_line,
+    load_runs,
+    read_record,
+    record_files,
+    run_from_record,
+)
 
-RECORD_SCHEMA = "z3sandbox.record"
-RECORD_VERSION = 1
-# Columns of load_runs() taken from the header, besides the candidate's own fields.
-_HEADER_COLUMNS = ("time", "language", "host")
-_LEFT_OUT = ("isolation", "limits", "error", "record")  # per run, or flattened into error_*
+__all__ = ["RECORD_SCHEMA", "Recording", "RunRecorder", "load_runs", "new_run_id", "read_record",
+           "record_files", "run_from_record", "sha256"]
+
 _last_id_time = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
 _id_lock = threading.Lock()
 
@@ -73,6 +88,7 @@ class RunRecorder:
         self._lock = threading.Lock()
         self._file: TextIO | None = None
         self._isolation: IsolationReport | None = None
+        self._verify = True
 
     def start(self, plan: RunPlan, isolation: IsolationReport | None, z3_version: str | None) -> None:
         from .._version import __version__
@@ -83,7 +99,9 @@ class RunRecorder:
         # shared record folder sends no line elsewhere
         with Folder.open(self.path.parent) as folder:
             self._file = io.TextIOWrapper(folder.create(self.path.name), encoding="utf-8")
+            reference = _keep_isolation(folder, isolation) if isolation is not None else None
         self._isolation = isolation
+        self._verify = options.verify
         self._write({
             "record": "run", "schema": RECORD_SCHEMA, "version": RECORD_VERSION,
             "run_id": self.run_id,
@@ -95,7 +113,7 @@ class RunRecorder:
                         "verify": options.verify, "require": list(options.require),
                         "models": options.models, "record_scripts": options.record_scripts,
                         "cross_check": options.cross_check},
-            "isolation": isolation,
+            **({"isolation_ref": reference} if reference else {"isolation": None}),
             "seed_sha256": hashlib.sha256(options.seed).hexdigest() if options.seed is not None else None,
             **({"repair": dataclasses.asdict(options.repair)} if options.repair else {}),
             "candidates": planned_candidates(plan, options.record_scripts),
@@ -108,6 +126,9 @@ class RunRecorder:
             line = {"record": "candidate", "run_id": self.run_id, **candidate.to_dict()}
             if _active_layers(candidate.isolation) == _active_layers(self._isolation):
                 del line["isolation"]
+            words = unchecked(candidate, self._verify)
+            if words:
+                line["unchecked"] = "; ".join(words)
             self._write(line)
 
     def finish(self, result: RunResult) -> None:
@@ -123,11 +144,22 @@ class RunRecorder:
                 self._file = None
 
     def _write(self, line: Mapping[str, object]) -> None:
-        text = json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"
+        text = json_line(line) + "\n"
         with self._lock:
             if self._file is not None:
                 self._file.write(text)
                 self._file.flush()  # a reader (or a crash) sees each verdict as it lands
+
+
+def _keep_isolation(folder: Folder, report: IsolationReport) -> str:
+    """The name of the file in ``folder`` holding ``report``, written once (whole, or not at all:
+    ``Folder.write_new``) by the first run of this folder that has it."""
+    name = isolation_name(report)
+    try:
+        os.stat(name, dir_fd=folder.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        folder.write_new(name, json_line(report).encode("utf-8"))
+    return name
 
 
 def _active_layers(report: IsolationReport | None) -> object:
@@ -198,107 +230,3 @@ class Recording:
     def close(self) -> None:
         if self.recorder is not None:
             self.recorder.close()
-
-
-# ------------------------------------------------------------------------------------- reading
-
-def record_files(path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """The record files a path names: a file, a folder's ``*.jsonl`` (oldest run first), or a list."""
-    if not isinstance(path, (str, os.PathLike)):
-        return [file for item in path for file in record_files(item)]
-    given = Path(path)
-    return sorted(given.glob("*.jsonl")) if given.is_dir() else [given]
-
-
-def read_record(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The lines of one record file.  A last line cut short (the writer died mid-line) is left
-    out; any other line that is not a JSON object is an error naming the file and line."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            if number == len(lines):
-                break
-            raise ValueError(f"{path}:{number}: not a JSON line of a run record") from None
-        if not isinstance(value, dict) or "record" not in value:
-            raise ValueError(f"{path}:{number}: not a line of a z3sandbox run record")
-        records.append(value)
-    if not records or records[0]["record"] != "run" or records[0].get("schema") != RECORD_SCHEMA:
-        raise ValueError(f"{path}: not a z3sandbox run record (no header line)")
-    return records
-
-
-def candidate_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """One flat dict per recorded candidate, with its run's id, time, script sha256 and label."""
-    header, *rest = read_record(path)
-    scripts = {entry["index"]: entry for entry in header.get("candidates", [])}
-    rows = []
-    for line in rest:
-        if line["record"] != "candidate":
-            continue
-        script = scripts.get(line.get("index"), {})
-        error = line.get("error") or {}
-        repair = header.get("repair") or {}
-        row = {"run_id": header["run_id"], **{k: header.get(k) for k in _HEADER_COLUMNS},
-               "repair_id": repair.get("id"), "repair_round": repair.get("round"),
-               "sha256": script.get("sha256"), "random_seed": script.get("random_seed"),
-               **{k: v for k, v in line.items() if k not in _LEFT_OUT and k != "run_id"},
-               "expected": script.get("expected"),
-               "error_type": error.get("type"), "error_line": error.get("line"),
-               "error_message": error.get("message")}
-        row["as_expected"] = None if row["expected"] is None else row["verdict"] == row["expected"]
-        if "script" in script:
-            row["script"] = script["script"]
-        if row.get("label") is None:
-            row["label"] = script.get("label")
-        rows.append(row)
-    return rows
-
-
-def load_runs(path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Any:
-    """Run records as a pandas DataFrame, one row per candidate: ``run_id``, ``time``, ``index``,
-    ``label``, ``sha256`` (its script), ``verdict``, ``expected`` and ``as_expected`` (when the
-    run was given ``expected=``), ``reason``, ``error_type``, ``error_line``, ``wall_s``,
-    ``cpu_s``, ``repair_id`` and ``repair_round`` (a round of ``repair()``), ``script`` (with
-    ``record_scripts=True``), ... .  ``path``: a record file, a folder of them (``record_dir``), or
-    a list of either.  Needs pandas (``pip install pandas``, the ``[records]`` extra)."""
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ImportError("load_runs() needs pandas, which is not installed: pip install pandas "
-                          "(the [records] extra); the files are JSON Lines") from None
-    # a run's candidates in index order (a record holds them in the order their verdicts landed)
-    rows = [row for file in record_files(path)
-            for row in sorted(candidate_rows(file), key=lambda row: row.get("index", 0))]
-    frame = pd.DataFrame(rows)
-    for column in ("error_line", "random_seed", "repair_round"):
-        if column in frame:
-            frame[column] = frame[column].astype("Int64")  # whole numbers, or <NA>
-    return frame
-
-
-def run_from_record(path: str | os.PathLike[str]) -> RunResult:
-    """The ``RunResult`` a record file holds (candidates not recorded yet are left out)."""
-    from ..limits import Limits
-
-    header, *rest = read_record(path)
-    candidates = {}
-    for line in rest:
-        if line["record"] == "candidate":
-            candidate = CandidateResult.from_dict({k: v for k, v in line.items() if k != "limits"})
-            candidate.limits = Limits.from_dict(line["limits"]) if line.get("limits") else None
-            candidate.isolation = line.get("isolation", header.get("isolation"))
-            candidates[candidate.index] = candidate
-    end = next((line for line in rest if line["record"] == "end"), {})
-    labels = {entry["index"]: entry.get("label") for entry in header.get("candidates", [])}
-    for candidate in candidates.values():
-        candidate.label = candidate.label or labels.get(candidate.index)
-    return RunResult(candidates=[candidates[i] for i in sorted(candidates)],
-                     limits=Limits.from_dict(header["limits"]), language=header["language"],
-                     isolation=header.get("isolation"), notes=end.get("notes", []),
-                     interrupted=end.get("interrupted", False), elapsed_s=end.get("elapsed_s", 0.0),
-                     run_id=header["run_id"], planned=header.get("candidates", []))
