@@ -8,8 +8,9 @@ from __future__ import annotations
 import z3
 
 from . import models, observer
+from .check_record import Record
 from .copies import address
-from .observer import SAT, UNSAT, Record
+from .observer import SAT, UNSAT
 
 
 def send_held_models() -> None:

@@ -397,10 +397,3 @@ def _unconfirmable(record: CheckReport) -> str:
     if record.assumed:
         return "its check's assumptions could not be printed as SMT-LIB"
     return record.why or "the sandbox did not learn the assertions it checked"
-
-
-def unsat_report(solver: Any) -> ChildReport:
-    """An SMT-LIB script's unsat: the assertions of its last check (assumptions included), loaded
-    into ``solver`` by the harness, for the verifier to check the unsat again."""
-    text = benchmark(solver.ctx.ref(), [f.as_ast() for f in solver.assertions()])
-    return check_report(CheckReport(z3.Z3_L_FALSE, assertions=text), False)

@@ -25,12 +25,13 @@ import z3
 
 from ..protocol import Objective, encode_value
 from . import models, observer
+from .check_record import Record
 
 MAX_OBJECTIVES = 100  # a report carries at most this many objectives
 TERM_CHARS = models.TERM_CHARS
 
 
-def read(record: observer.Record) -> list[Objective]:
+def read(record: Record) -> list[Objective]:
     """After the script: the objectives of ``record``'s optimize object and their values, or []
     when the object has ended or changed since that check."""
     goals = observer.OBSERVER.goals.get(record.solver)

@@ -34,41 +34,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import z3
 
 from . import copies, models
+from .check_record import PROPAGATED, Goal, Record
 from .checks import CheckLog
 from .copies import BorrowedContext, address
-from .mirror import Mark, Mirror
+from .mirror import Mirror
 
 SAT, UNSAT = z3.Z3_L_TRUE, z3.Z3_L_FALSE
-
-
-@dataclass(kw_only=True)
-class Record(models.CheckReport):
-    """One check as it ended (``CheckReport``), and where to take the rest from while it lasts."""
-
-    solver: int
-    ctx: Any
-    kind: str
-    timed_out: bool = False
-    mark: Mark | None = None  # the mirror's scope sizes at the check; None: it was incomplete
-    assumptions: tuple[str, ...] = ()  # the asserts of the check's assumptions (check(a, b))
-    changed: bool = False  # the script changed the solver since: its model is not this check's
-    model: int = 0  # the model object the script asked for, while it lives
-    index: int | None = None  # its CheckFrame's index, if it was sent (checks.py)
-
-
-@dataclass
-class Goal:
-    """An objective the script gave an optimize object (objectives.py reads them after it)."""
-
-    direction: str  # "maximize", "minimize" or "soft"
-    term: int  # raw pointer (the optimize object holds it); 0 for a soft group
-    group: str = ""  # a soft group's id
 
 
 class Observer:
@@ -316,10 +292,6 @@ def _model_dec_ref(ctx: Any, model: Any) -> None:
             record.fields = read_model(ctx, model)
             OBSERVER.checks.model(record.index, record.fields)
     C["Z3_model_dec_ref"](ctx, model)
-
-
-PROPAGATED = ("a user propagator took part in the check: its conflicts are the script's code, "
-              "which no checker can replay")
 
 
 def _propagate_init(ctx: Any, solver: Any, *args: Any) -> Any:

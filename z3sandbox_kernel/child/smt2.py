@@ -64,7 +64,7 @@ import z3
 
 from ..protocol import ChildReport
 from . import checks, copies, instrument, models, objectives, observer
-from .smt2_front import FrontEnd, Segment, evaluate, model_text
+from .smt2_front import FrontEnd, Segment, at_command_end, error_message, error_position, evaluate, model_text
 from .smt2_model import model_from_text
 from .smt2_text import (
     CHECK_HEADS,
@@ -72,8 +72,6 @@ from .smt2_text import (
     Reading,
     Smt2SyntaxError,
     check_lines,
-    error_message,
-    error_position,
     items,
     plan_check,
     read,
@@ -362,25 +360,10 @@ def _error_report(message: str, reading: Reading, memory_words: tuple[str, ...])
     if any(word in message for word in memory_words):
         return {"outcome": "memory_error", "reason": message}
     line, column = error_position(message)
-    if _at_a_command_end(reading, line, column):
+    if at_command_end(reading, line, column):
         return {"outcome": "exception", "reason": message[:3000],
                 "exception": {"type": Z3_ERROR, "message": message[:3000], "line": line}}
     return {"outcome": "syntax_error", "reason": message[:3000], "line": line, "column": column}
-
-
-def _at_a_command_end(reading: Reading, line: int | None, column: int | None) -> bool:
-    """Whether z3's error position is a command's closing parenthesis.  z3's scanner counts
-    columns from 1 on the first line and from 0 on the others."""
-    if line is None or column is None:
-        return False
-    text = reading.text
-    start = 0
-    for _ in range(line - 1):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return False
-    offset = start + column - (1 if line == 1 else 0)
-    return any(command.end - 1 == offset for command in reading.commands)
 
 
 def _loaded(text: str, optimize: bool, logic: str | None, ctx: z3.Context | None = None) -> Any:

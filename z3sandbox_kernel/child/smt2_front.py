@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import z3
 
 from . import instrument
-from .smt2_text import CHECK_HEADS, Command, Reading, error_message
+from .smt2_text import CHECK_HEADS, Command, Reading
 
 # The private (get-model) is asked only when an error cannot end the process: under
 # (set-option :error-behavior immediate-exit) z3 exits on "model is not available".
@@ -33,6 +33,8 @@ _CONTINUES = "(:error-behavior continued-execution)"
 # Each evaluation starts with z3's output channels reset to its returned string, so a segment that
 # sets one (:regular-output-channel, :diagnostic-output-channel) is run whole.
 _OUTPUT_CHANNEL = re.compile(r"output[-_]channel", re.IGNORECASE)
+# z3's parser errors look like: (error "line 4 column 20: unknown constant a")
+_POSITION = re.compile(r"line (\d+) column (\d+)")
 _BLANKS = " \t\r\n"  # z3's scanner's (a comment is blank in a reading's text)
 # Commands that leave a check's model as it was: a private (get-model) after them, at their line's
 # end, still reads that check's model.
@@ -180,3 +182,34 @@ def model_text() -> str:
 
 def text_of(raw: object) -> str:
     return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+
+def error_position(message: str) -> tuple[int | None, int | None]:
+    """Line and column from a z3 parser message, when it has them."""
+    match = _POSITION.search(message)
+    if match is None:
+        return None, None
+    return int(match.group(1)), int(match.group(2))
+
+
+def at_command_end(reading: Reading, line: int | None, column: int | None) -> bool:
+    """Whether z3's error position (``error_position``) is a command's closing parenthesis: z3
+    read the command and could not carry it out.  z3 counts columns from 1 on the first line and
+    from 0 on the others."""
+    if line is None or column is None:
+        return False
+    text, start = reading.text, 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return False
+    offset = start + column - (1 if line == 1 else 0)
+    return any(command.end - 1 == offset for command in reading.commands)
+
+
+def error_message(raw: object) -> str:
+    """z3's parser error text without the (error "...") wrapping."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    text = text.strip()
+    match = re.fullmatch(r'\(error "(.*)"\)', text, re.DOTALL)
+    return match.group(1) if match else text

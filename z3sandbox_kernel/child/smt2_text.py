@@ -21,8 +21,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-# z3's parser errors look like: (error "line 4 column 20: unknown constant a")
-_POSITION = re.compile(r"line (\d+) column (\d+)")
 # What z3's scanner treats as blank; any other control character is an error to it.
 _BLANK = " \t\r\n"
 # The characters of a simple symbol (SMT-LIB 2.6, 3.1; z3's scanner: letters, digits, these).
@@ -372,19 +370,3 @@ def _loaded(text: str, command: Command) -> bool:
         parts = items(text[command.start + 1 : command.end - 1])
         return len(parts) == 3 and parts[1] in _KEPT_OPTIONS
     return command.head in LOADED_COMMANDS
-
-
-def error_position(message: str) -> tuple[int | None, int | None]:
-    """Line and column from a z3 parser message, when it has them."""
-    match = _POSITION.search(message)
-    if match is None:
-        return None, None
-    return int(match.group(1)), int(match.group(2))
-
-
-def error_message(raw: object) -> str:
-    """z3's parser error text without the (error "...") wrapping."""
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-    text = text.strip()
-    match = re.fullmatch(r'\(error "(.*)"\)', text, re.DOTALL)
-    return match.group(1) if match else text

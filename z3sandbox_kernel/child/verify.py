@@ -17,7 +17,8 @@ import z3
 
 from ..protocol import PROTOCOL_VERSION, Smt2Pairs, VerifyReport, join_pairs, split_pairs
 from .models import read_model
-from .smt2_text import Smt2SyntaxError, check_lines, error_message, plan_check, split_commands
+from .smt2_front import error_message
+from .smt2_text import Smt2SyntaxError, check_lines, plan_check, split_commands
 from .terms import walk_terms
 
 MAX_TIMEOUT_MS = 4_294_967_294
