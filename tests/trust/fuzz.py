@@ -229,13 +229,18 @@ def z3_binary() -> Path:
 
 def plain_smt2(texts: list[str], timeout_s: float = 30) -> list[Plain]:
     """Each text as ``z3 file.smt2`` answers it, and as z3's front end prints it in a fresh
-    process (a fork of this one, in which ``import z3`` is all that was done)."""
+    process: a fork of a server in which ``import z3`` is all that was done (as the zygote's
+    candidates are), not of this process, whose z3 other tests may have used."""
     with ThreadPoolExecutor(os.cpu_count() or 1) as threads:
         answers = list(threads.map(lambda text: _binary(text, timeout_s), texts))
-    with multiprocessing.get_context("fork").Pool(os.cpu_count() or 1, maxtasksperchild=1) as pool:
+    with _PRISTINE.Pool(os.cpu_count() or 1, maxtasksperchild=1) as pool:
         printed = pool.map(front_end, texts, chunksize=1)
     return [Plain(_last_answer(output), output, front) for output, front in zip(answers, printed,
                                                                                     strict=True)]
+
+
+_PRISTINE = multiprocessing.get_context("forkserver")
+_PRISTINE.set_forkserver_preload(["z3"])
 
 
 def _binary(text: str, timeout_s: float) -> str:
