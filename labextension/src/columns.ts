@@ -6,6 +6,7 @@
 import { modelPreview, shorten, shortenReason } from './candidate';
 import { stopButton } from './control';
 import { el, formatNumber } from './dom';
+import { printable } from './printable';
 import {
   ICandidate,
   IColumnSpec,
@@ -42,14 +43,16 @@ export interface IColumn {
 /** The kernel's text for a column of this row (a document older than `cells`: undefined). */
 function kernelCell(candidate: ICandidate, key: string): string | undefined {
   const text = candidate.cells?.[key];
-  return typeof text === 'string' ? text : undefined;
+  return typeof text === 'string' ? printable(text) : undefined;
 }
 
 function reasonText(candidate: ICandidate): string {
   const reason = String(candidate.reason ?? '');
-  return candidate.payload_error
-    ? `${reason} (payload: ${candidate.payload_error})`.trim()
-    : reason;
+  return printable(
+    candidate.payload_error
+      ? `${reason} (payload: ${candidate.payload_error})`.trim()
+      : reason
+  );
 }
 
 function labelCell(candidate: ICandidate): HTMLTableCellElement {
@@ -127,7 +130,7 @@ export function rowExtras(
   const labelled = (label: string, text: string, className = ''): void => {
     const line = el('div', `jp-Z3Run-coreInline ${className}`.trim());
     line.append(el('span', 'jp-Z3Run-coreLabel', label));
-    line.append(el('code', undefined, text));
+    line.append(el('code', undefined, printable(text)));
     lines.push(line);
   };
   const core = coreLine(candidate);
@@ -140,7 +143,7 @@ export function rowExtras(
   if (Array.isArray(candidate.further_models)) {
     for (const line of candidate.further_models) {
       const node = el('div', 'jp-Z3Run-coreInline jp-Z3Run-furtherModel');
-      node.append(el('code', undefined, String(line)));
+      node.append(el('code', undefined, printable(line)));
       lines.push(node);
     }
   }
@@ -152,11 +155,15 @@ export function coreLine(candidate: ICandidate): string {
   if (Array.isArray(candidate.unsat_core) && candidate.unsat_core.length) {
     return candidate.unsat_core
       .map(entry =>
-        Array.isArray(entry) ? `line ${entry[0]}: ${entry[1]}` : String(entry)
+        printable(
+          Array.isArray(entry) ? `line ${entry[0]}: ${entry[1]}` : String(entry)
+        )
       )
       .join('; ');
   }
-  return typeof candidate.core_answer === 'string' ? candidate.core_answer : '';
+  return typeof candidate.core_answer === 'string'
+    ? printable(candidate.core_answer)
+    : '';
 }
 
 /** Every column this view can draw, by the key the run document's `columns` use. */
@@ -191,7 +198,12 @@ const COLUMNS: Record<string, IColumn> = {
   kill: {
     key: 'kill',
     title: 'kill',
-    cell: c => el('td', 'jp-Z3Run-kill', kernelCell(c, 'kill') ?? c.kill ?? '')
+    cell: c =>
+      el(
+        'td',
+        'jp-Z3Run-kill',
+        kernelCell(c, 'kill') ?? printable(c.kill ?? '')
+      )
   },
   model: {
     key: 'model',

@@ -7,6 +7,7 @@ import { actionButton, downloadBytes } from './actions';
 import { el, formatNumber, keyValueTable } from './dom';
 import { candidateDetail, payloadFileName } from './candidate';
 import { hexToBytes } from './hexdump';
+import { printable } from './printable';
 import { zipStore } from './zip';
 import {
   IIsolation,
@@ -211,7 +212,9 @@ function isolationDetail(isolation: IIsolation | null): Node {
     );
     const status = layer.active ? 'active' : 'missing';
     const extra = layer.active ? layer.detail : (layer.error ?? layer.detail);
-    item.textContent = `${layer.name}: ${status}${extra ? ` (${extra})` : ''}`;
+    item.textContent = printable(
+      `${layer.name}: ${status}${extra ? ` (${extra})` : ''}`
+    );
     list.appendChild(item);
   }
   return list;
@@ -244,7 +247,7 @@ function notes(run: IRun): HTMLElement | null {
   }
   const list = el('ul', 'jp-Z3Run-notes');
   for (const note of run.notes) {
-    list.appendChild(el('li', undefined, `note: ${note}`));
+    list.appendChild(el('li', undefined, `note: ${printable(note)}`));
   }
   return list;
 }
@@ -256,7 +259,11 @@ export function unsupported(message: string, data: unknown): HTMLElement {
   const raw = el('details');
   raw.appendChild(el('summary', undefined, 'raw result'));
   raw.appendChild(
-    el('pre', 'jp-Z3Run-pre', JSON.stringify(data, null, 2) ?? String(data))
+    el(
+      'pre',
+      'jp-Z3Run-pre',
+      printable(JSON.stringify(data, null, 2) ?? String(data), '\n')
+    )
   );
   node.appendChild(raw);
   return node;

@@ -18,6 +18,7 @@ import type {
   IRunDocument,
   IRunMetadata
 } from './run-schema.generated';
+import { printable } from './printable';
 
 export type {
   ICandidateError,
@@ -148,7 +149,7 @@ export function progressOf(run: IRun): IProgress {
 /** The label a candidate is shown under: its own, or `#index`. */
 export function candidateLabel(candidate: ICandidate): string {
   return typeof candidate.label === 'string' && candidate.label
-    ? candidate.label
+    ? printable(candidate.label)
     : `#${candidate.index}`;
 }
 
@@ -156,7 +157,7 @@ export function candidateLabel(candidate: ICandidate): string {
 export function sourcePreview(candidate: ICandidate): string {
   const raw = candidate as unknown as JSONish;
   const text = candidate.source_preview ?? raw.preview;
-  return typeof text === 'string' ? text : '';
+  return typeof text === 'string' ? printable(text) : '';
 }
 
 /** A cancelled candidate with no figure (or 0): it never started, or never got to run. */
@@ -180,7 +181,7 @@ export function stateLabel(candidate: ICandidate): string {
 /** The shown verdict (`shown`), else the verdict or live state. */
 export function shownLabel(candidate: ICandidate): string {
   return typeof candidate.shown === 'string' && candidate.shown
-    ? candidate.shown
+    ? printable(candidate.shown)
     : stateLabel(candidate);
 }
 

@@ -13,6 +13,7 @@
 import { STREAM_PREVIEW_LINES, candidateDetail } from './candidate';
 import { IColumn, columnsFor, rowExtras } from './columns';
 import { control, el } from './dom';
+import { printableLines } from './printable';
 import {
   ICandidate,
   IRun,
@@ -165,7 +166,7 @@ function outputRow(
   row.appendChild(el('td'));
   const cell = el('td');
   cell.colSpan = Math.max(1, columns - 1);
-  const lines = text.replace(/\n$/, '').split('\n');
+  const lines = printableLines(text.replace(/\n$/, '')).split('\n');
   const shown = lines.slice(0, STREAM_PREVIEW_LINES);
   if (lines.length > shown.length) {
     shown.push(`… (${lines.length - shown.length} more lines: open the row)`);

@@ -137,8 +137,19 @@ def test_show_output_escapes_control_characters(files):
     (files / "ctl.py").write_text('print("ab\\rX\\x1b[31mred\\x07\\u2028z")\n')
     done = cli("ctl.py", "--show-output", "--isolation", "process", cwd=files)
     assert done.returncode == 0, done.stderr
-    assert "ab\\rX\\x1b[31mred\\x07\\u2028z" in done.stdout
+    assert "ab\\x0dX\\x1b[31mred\\x07\\u2028z" in done.stdout
     assert not any(ch in done.stdout for ch in "\r\x1b\x07\u2028")
+
+
+def test_show_output_shows_a_file_name_escaped_in_its_header(files):
+    """Issue 41: an OSC 52 sequence (a clipboard write) or a bidi override in a file name is
+    shown escaped in the --show-output header, as in the table, never sent to the terminal."""
+    name = "evil\x1b]52;c;ZXZpbA==\x07\u202e.py"
+    (files / name).write_text('print("hi")\n')
+    done = cli(name, "--show-output", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert "--- stdout of 0 (evil\\x1b]52;c;ZXZpbA==\\x07\\u202e.py) ---" in done.stdout
+    assert not any(ch in done.stdout for ch in "\x1b\x07\u202e")
 
 
 def test_a_line_break_at_the_start_of_a_stdout_line_draws_no_row(files):
@@ -150,7 +161,7 @@ def test_a_line_break_at_the_start_of_a_stdout_line_draws_no_row(files):
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines() if line.lstrip()[:1].isdigit()]
     assert [row[:3] for row in rows] == [["0", "fake.py", "runtime_error"]]
-    assert "\\x0b1  sat.py  sat" in done.stdout and "\\u20282" in done.stdout and "\\r3" in done.stdout
+    assert "\\x0b1  sat.py  sat" in done.stdout and "\\u20282" in done.stdout and "\\x0d3" in done.stdout
 
 
 def test_expected_verdicts_and_scripts_go_to_the_record(files):

@@ -31,13 +31,13 @@ from .phrases import (
     shorten_reason,
     tie_summary,
 )
+from .printable import printable, printable_lines
 from .row_details import (
     core_summary,
     further_models,
     inline_output,
     model_count,
     objective_summary,
-    printable,
     shown_style,
     shown_verdict,
     shows_output,
@@ -91,13 +91,8 @@ def folded(text: str, width: int = _REASON_WIDTH) -> str:
     return (
         f'<details><summary style="cursor:pointer">{html.escape(short)}</summary>'
         f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'
-        f"{html.escape(printable_block(text))}</pre></details>"
+        f"{html.escape(printable_lines(text))}</pre></details>"
     )
-
-
-def printable_block(text: str) -> str:
-    """Multi-line text with its line breaks kept and every other control character escaped."""
-    return "\n".join(printable(line) for line in text.splitlines())
 
 
 def _name_cell(candidate: CandidateResult) -> str:
@@ -236,5 +231,5 @@ def candidate_html(candidate: CandidateResult) -> str:
     return (
         f'<div style="font-size:12px;line-height:1.4">{verdict_badge(candidate)} '
         f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'
-        f"{html.escape(printable_block(candidate_alone_text(candidate)))}</pre></div>"
+        f"{html.escape(printable_lines(candidate_alone_text(candidate)))}</pre></div>"
     )

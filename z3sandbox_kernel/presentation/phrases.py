@@ -1,7 +1,7 @@
 """Short phrases of results, one line each, and the table's columns: shared by the text table
 (textview.py), the HTML table (html.py), the run document (render.py) and the terminal's progress.
 
-Everything a candidate wrote is untrusted: ``row_details.printable`` escapes control characters here, and
+Everything a candidate wrote is untrusted: ``printable.printable`` escapes control characters here, and
 ``html.py`` escapes the rest.
 """
 
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..limits import LIMIT_FIELDS, Limits, number
 from ..protocol.messages import KERNEL_LAYERS, NAMESPACE_LAYERS
-from .row_details import model_count, model_items, printable, shown_verdict, state_label
+from .printable import printable
+from .row_details import model_count, model_items, shown_verdict, state_label
 
 if TYPE_CHECKING:
     from ..protocol import IsolationReport

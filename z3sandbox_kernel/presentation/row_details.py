@@ -14,20 +14,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..vote import DISPUTED, prove_word
+from .printable import printable, printable_lines
 
 if TYPE_CHECKING:
     from ..results import CandidateResult
-
-
-def printable(text: str) -> str:
-    """``text`` with control and format characters shown as escapes, never raw to a terminal."""
-    if text.isprintable():
-        return text
-    return "".join(
-        ch if ch.isprintable() or ch == " " else
-        (" " if ch in "\t\n\r" else ch.encode("unicode_escape").decode("ascii"))
-        for ch in text
-    )
 
 
 def state_label(candidate: CandidateResult) -> str:
@@ -161,7 +151,7 @@ def inline_output(candidate: CandidateResult, lines: int = INLINE_LINES) -> tupl
     a candidate printed never draws a row of the table."""
     text = (candidate.stdout or "").rstrip("\n")
     all_lines = [line.removesuffix("\r") for line in text.split("\n")] if text else []
-    shown = "\n".join(printable(line.replace("\r", "\\r")) for line in all_lines[:lines])
+    shown = printable_lines("\n".join(all_lines[:lines]))
     more = len(all_lines) - lines if len(all_lines) > lines else 0
     if candidate.stdout_truncated:
         shown += "\n… (stdout was cut at the output limit)"

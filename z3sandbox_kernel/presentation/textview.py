@@ -23,13 +23,13 @@ from .phrases import (
     shorten_reason,
     tie_summary,
 )
+from .printable import printable
 from .row_details import (
     core_summary,
     further_models,
     inline_output,
     model_items,
     objective_summary,
-    printable,
     shown_verdict,
     shows_output,
 )
