@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import re
 from fractions import Fraction
@@ -14,8 +15,8 @@ from z3sandbox_kernel.presentation.phrases import (
     TABLE_COLUMNS,
     isolation_summary,
     limits_summary,
-    shorten_reason,
 )
+from z3sandbox_kernel.presentation.reasons import fit_reason
 from z3sandbox_kernel.presentation.render import MIME_TYPE, SCHEMA_VERSION, run_json, run_mimebundle
 from z3sandbox_kernel.presentation.textview import run_text
 from z3sandbox_kernel.protocol.messages import KNOWN_LAYERS
@@ -95,11 +96,18 @@ def test_html_labels_every_verdict_with_text_and_colour() -> None:
         assert re.search(f"background:{colour}[^>]*>{verdict}</span>", page), verdict
 
 
-def test_html_folds_a_long_reason_behind_details() -> None:
+def test_html_shows_a_long_message_whole_and_folds_only_its_source_line() -> None:
     page = run_html(make_result())
-    folded = re.search(r"<details><summary[^>]*>(ZeroDivisionError: x+…)</summary>", page)
+    assert "ZeroDivisionError: " + "x" * 200 + "</td>" in page  # a message is never cut
+    source = "print(" + "y" * 80 + ")"
+    cut = RunResult(candidates=[CandidateResult(
+        index=0, verdict=Verdict.RUNTIME_ERROR,
+        reason=f"NameError: name 'y' is not defined (line 2: `{source}`)\nScript traceback: ...")])
+    folded = re.search(r"<details><summary[^>]*>([^<]*)</summary>", html.unescape(run_html(cut)))
     assert folded is not None
-    assert "x" * 200 in page  # the whole reason, one click away
+    assert folded.group(1).startswith("NameError: name 'y' is not defined (line 2: `print(yyy")
+    assert folded.group(1).endswith("…`)") and len(folded.group(1)) == 60
+    assert source in run_html(cut) and "Script traceback" in run_html(cut)  # one click away
 
 
 def test_html_has_no_volatile_figures() -> None:
@@ -140,7 +148,7 @@ def test_json_document_follows_schema_version_1() -> None:
         "index", "verdict", "reason", "model", "payload_hex", "payload_error", "unsat_core",
         "stdout", "stderr", "stdout_truncated", "stderr_truncated", "kill", "exit_code",
         "signal", "verified", "label", "source_preview", "output_truncated", "error",
-        "shown", "core_answer", "show_output", "model_omitted", "cells",
+        "shown", "core_answer", "show_output", "model_omitted", "cells", "reason_shown",
     }
     assert first["cells"] == {"model": "00 41 42", "reason": "", "kill": ""}
     assert document["isolation_summary"] == isolation_summary(ISOLATION)  # type: ignore[arg-type]
@@ -217,14 +225,14 @@ def test_a_tie_is_shown_as_a_tie_with_its_rule() -> None:
     assert ">tie</span>" in run_html(tie)
 
 
-def test_a_long_reason_keeps_its_closing_parenthesis() -> None:
+def test_a_long_reason_keeps_its_message_and_its_limit_whole() -> None:
     reason = "MemoryError: " + "allocation failed " * 5 + "(memory limit 512 MB)"
-    short = shorten_reason(reason, 60)
-    assert len(short) == 60 and short.endswith("… (memory limit 512 MB)")
+    assert fit_reason(reason, 60) == reason
 
 
 def test_the_payload_error_is_in_the_reason_column() -> None:
-    failed = CandidateResult(index=0, verdict=Verdict.SAT, payload_error="byte_3 > 255")
+    failed = CandidateResult(index=0, verdict=Verdict.SAT, payload_error="byte_3 > 255",
+                             confirmed_by=("z3",))
     result = RunResult(candidates=[failed])
     assert "(payload: byte_3 > 255)" in run_text(result)
     assert "(payload: byte_3 &gt; 255)" in run_html(result)
@@ -283,12 +291,14 @@ def test_a_live_document_leaves_the_output_for_the_final_one() -> None:
     assert run_json(result)["candidates"][0]["stdout"] == ""
 
 
-def test_html_keeps_the_limit_at_the_end_of_a_folded_reason() -> None:
-    reason = "MemoryError: " + "allocation failed " * 5 + "(memory limit 512 MB)"
+def test_html_keeps_a_limit_whole_and_its_source_line_cut() -> None:
+    reason = ("MemoryError (line 1: `a = bytearray(900 * 1024 * 1024)  # the buffer we need`), "
+              "with a peak of 579 MB of the 512 MB memory limit")
     result = RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.MEMORY_LIMIT, reason=reason)])
     summary = re.search(r"<summary[^>]*>([^<]*)</summary>", run_html(result))
-    assert summary is not None and summary.group(1).endswith("… (memory limit 512 MB)")
+    assert summary is not None
+    assert summary.group(1) == "MemoryError (line 1), with a peak of 579 MB of the 512 MB memory limit"
 
 
 def test_html_keeps_cores_whole_models_and_payloads_for_an_export() -> None:
@@ -332,8 +342,9 @@ def test_only_failed_rows_show_their_stdout_in_a_run_of_several() -> None:
 
 def test_prove_is_shown_as_proved_or_counterexample() -> None:
     result = RunResult(candidates=[
-        CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n"),
-        CandidateResult(index=1, verdict=Verdict.SAT, stdout="counterexample\n[p = False]\n"),
+        CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n", confirmed_by=("z3",)),
+        CandidateResult(index=1, verdict=Verdict.SAT, stdout="counterexample\n[p = False]\n",
+                        confirmed_by=("z3",)),
     ])
     rows = run_text(result).splitlines()
     assert rows[3].split()[1] == "proved" and rows[4].split()[1] == "counterexample"
@@ -442,8 +453,8 @@ def test_payloads_are_saved_once_each_and_atomically(tmp_path) -> None:
 
 
 def test_the_optimum_is_in_the_row_in_every_form() -> None:
-    goals = [{"term": "x + y", "direction": "maximize", "value": 13},
-             {"term": HOSTILE, "direction": "minimize", "value": Fraction(1, 2)}]
+    goals = [{"term": "x + y", "direction": "maximize", "value": 13, "checked": True},
+             {"term": HOSTILE, "direction": "minimize", "value": Fraction(1, 2), "checked": True}]
     result = RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.SAT, model={"x": 9}, objectives=goals),  # type: ignore[list-item]
         CandidateResult(index=1, verdict=Verdict.SAT, model={"x": 9})])

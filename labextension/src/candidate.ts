@@ -8,6 +8,7 @@ import { actionButton, copyText, downloadBytes, safeFileName } from './actions';
 import { control, el, formatNumber, keyValueTable } from './dom';
 import { hexDump, hexToBytes } from './hexdump';
 import { printable, printableJson, printableLines } from './printable';
+import { wholeReason } from './reason';
 import {
   ICandidate,
   ITiming,
@@ -69,16 +70,6 @@ export function shorten(text: unknown, width = 60): string {
     .filter(Boolean)
     .join(' ');
   return flat.length <= width ? flat : flat.slice(0, width - 1) + '…';
-}
-
-/** Like `shorten`, but a closing parenthesis ("(memory limit 512 MB)") survives the cut. */
-export function shortenReason(text: unknown, width = 60): string {
-  const flat = shorten(text, Number.MAX_SAFE_INTEGER);
-  const tail = / \([^()]{1,30}\)$/.exec(flat);
-  if (flat.length <= width || tail === null) {
-    return shorten(flat, width);
-  }
-  return flat.slice(0, width - tail[0].length - 1) + '…' + tail[0];
 }
 
 /**
@@ -291,7 +282,8 @@ function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
   if (preview) {
     rows.push(['source', preview]);
   }
-  rows.push(['reason', printable(candidate.reason || '—')]);
+  // The whole reason as the views say it ("unconfirmed: why" too); an older document's own.
+  rows.push(['reason', wholeReason(candidate) || '—']);
   const optional: [string, unknown][] = [
     ['kill', candidate.kill],
     ['exit code', candidate.exit_code],

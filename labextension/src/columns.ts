@@ -3,10 +3,11 @@
  * (render.TABLE_COLUMNS) key them, and the choice of those to show for one run.
  */
 
-import { modelPreview, shorten, shortenReason } from './candidate';
+import { modelPreview, shorten } from './candidate';
 import { stopButton } from './control';
 import { el, formatNumber } from './dom';
 import { printable } from './printable';
+import { kernelCell, reasonLine } from './reason';
 import {
   ICandidate,
   IColumnSpec,
@@ -40,19 +41,18 @@ export interface IColumn {
   ) => HTMLElement;
 }
 
-/** The kernel's text for a column of this row (a document older than `cells`: undefined). */
-function kernelCell(candidate: ICandidate, key: string): string | undefined {
-  const text = candidate.cells?.[key];
-  return typeof text === 'string' ? printable(text) : undefined;
-}
-
-function reasonText(candidate: ICandidate): string {
-  const reason = String(candidate.reason ?? '');
-  return printable(
-    candidate.payload_error
-      ? `${reason} (payload: ${candidate.payload_error})`.trim()
-      : reason
-  );
+/**
+ * The row's verdict badge ("proved", "sat · no payload", ...); an answer nobody confirmed is
+ * outlined, not filled (style/base.css), and its tooltip says why.
+ */
+export function candidateBadge(candidate: ICandidate): HTMLElement {
+  const label = shownLabel(candidate);
+  const badge = verdictBadge(label, shownStyle(label));
+  if (typeof candidate.unconfirmed === 'string') {
+    badge.classList.add('jp-Z3Run-unconfirmed');
+    badge.title = `unconfirmed: ${printable(candidate.unconfirmed)}`;
+  }
+  return badge;
 }
 
 function labelCell(candidate: ICandidate): HTMLTableCellElement {
@@ -120,12 +120,11 @@ export function rowExtras(
   withReason: boolean
 ): HTMLElement[] {
   const lines: HTMLElement[] = [];
-  const reason =
-    kernelCell(candidate, 'reason') ?? shortenReason(reasonText(candidate));
-  if (withReason && reason) {
-    const line = el('div', 'jp-Z3Run-reasonText', reason);
-    line.title = reasonText(candidate);
-    lines.push(line);
+  if (withReason) {
+    const line = reasonLine(candidate);
+    if (line) {
+      lines.push(line);
+    }
   }
   const labelled = (label: string, text: string, className = ''): void => {
     const line = el('div', `jp-Z3Run-coreInline ${className}`.trim());
@@ -186,8 +185,7 @@ const COLUMNS: Record<string, IColumn> = {
     sort: 'verdict',
     cell: (candidate, _t, _g, run) => {
       const cell = el('td', 'jp-Z3Run-verdictCell');
-      const label = shownLabel(candidate);
-      cell.appendChild(verdictBadge(label, shownStyle(label)));
+      cell.appendChild(candidateBadge(candidate));
       const stop = run.finished ? null : stopButton(candidate, run.control);
       if (stop) {
         cell.append(' ', stop);

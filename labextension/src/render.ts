@@ -6,6 +6,7 @@
 import { actionButton, downloadBytes } from './actions';
 import { el, formatNumber, keyValueTable } from './dom';
 import { candidateDetail, payloadFileName } from './candidate';
+import { candidateBadge } from './columns';
 import { hexToBytes } from './hexdump';
 import { printable } from './printable';
 import { zipStore } from './zip';
@@ -14,9 +15,7 @@ import {
   IRun,
   ITie,
   candidateLabel,
-  shownLabel,
   shownStyle,
-  stateLabel,
   IRunMetadata,
   parseMetadata,
   parseRun
@@ -114,9 +113,8 @@ function summary(
   const node = el('div', 'jp-Z3Run-summary');
   if (run.candidates.length === 1 && run.finished) {
     // One candidate: its verdict, no vote or counts.
-    const label = shownLabel(run.candidates[0]);
     node.appendChild(el('span', 'jp-Z3Run-label', 'verdict'));
-    node.appendChild(verdictBadge(label, shownStyle(label)));
+    node.appendChild(candidateBadge(run.candidates[0]));
     if (metadata.elapsed_s !== undefined) {
       node.appendChild(
         el(
@@ -155,6 +153,10 @@ function summary(
   if (run.tie) {
     node.appendChild(tieNote(run.tie));
   }
+  if (typeof run.said_once === 'string' && run.said_once) {
+    // A clause every answer shares, said here once rather than on every row.
+    node.appendChild(el('span', 'jp-Z3Run-saidOnce', printable(run.said_once)));
+  }
   if (run.interrupted) {
     const badge = verdictBadge('interrupted');
     badge.classList.add('jp-Z3Run-interrupted');
@@ -192,7 +194,7 @@ function candidateAlone(
   head.appendChild(
     el('span', 'jp-Z3Run-candidateLabel', candidateLabel(candidate))
   );
-  head.appendChild(verdictBadge(stateLabel(candidate)));
+  head.appendChild(candidateBadge(candidate));
   node.appendChild(head);
   const timing = metadata.timings?.find(t => t.index === candidate.index);
   node.appendChild(candidateDetail(candidate, state, timing));

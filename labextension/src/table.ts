@@ -50,15 +50,35 @@ const LAYOUTS: string[][] = [
 ];
 const LAYOUT_CLASSES = [...new Set(LAYOUTS.flat())];
 
-/** The first layout in which the table is no wider than its view; kept for the next rendering. */
+/** The first layout whose reasons are on a line of their own, under their rows. */
+const NARROW = 2;
+
+/** Whether a reason in its column would take more than one line (a wide table's reason cells). */
+function reasonsWrap(view: HTMLElement): boolean {
+  const shown = view.querySelectorAll<HTMLElement>(
+    'td.jp-Z3Run-reason > .jp-Z3Run-reasonText > .jp-Z3Run-reasonShort'
+  );
+  return Array.from(shown).some(text => text.getClientRects().length > 1);
+}
+
+/**
+ * The first layout in which the table is no wider than its view, kept for the next rendering;
+ * and at least the narrow one (each reason on a full-width line under its row) when a reason
+ * would wrap in its column: a reason is read whole, not a word a line.
+ */
 function fit(view: HTMLElement, state: IViewState): void {
   for (let level = 0; level < LAYOUTS.length; level++) {
     view.classList.remove(...LAYOUT_CLASSES);
     view.classList.add(...LAYOUTS[level]);
     state.layout = level;
-    if (view.scrollWidth <= view.clientWidth) {
-      return;
+    if (view.scrollWidth > view.clientWidth) {
+      continue;
     }
+    if (level < NARROW && reasonsWrap(view)) {
+      level = NARROW - 1; // the next turn tries the narrow layout
+      continue;
+    }
+    return;
   }
 }
 

@@ -153,11 +153,10 @@ describe('renderRun', () => {
         })
       ])
     );
+    // A document older than `cells`: its reason whole, never cut at 60 characters.
     expect(
-      node
-        .querySelector('.jp-Z3Run-reason')!
-        .firstChild!.textContent!.endsWith('…')
-    ).toBe(true);
+      node.querySelector('.jp-Z3Run-reason .jp-Z3Run-reasonShort')!.textContent
+    ).toBe(long);
     expect(texts(node, 'td.jp-Z3Run-reason .jp-Z3Run-coreInline')).toEqual([
       'core: line 3: s.add(x > 2); line 4: s.add(x < 1)'
     ]);
@@ -323,5 +322,58 @@ describe('renderRun', () => {
     const detail = expand(node, 0);
     expect(texts(detail, '.jp-Z3Run-sectionTitle')).toContain('Unsat core');
     expect(detail.textContent).toContain('(a1 a3)');
+  });
+});
+
+describe('claims and what is said once', () => {
+  it('outlines an answer nobody confirmed and says why in its row and detail', () => {
+    const node = renderRun(
+      run([
+        candidate({
+          verdict: 'unsat',
+          model: null,
+          reason: '',
+          reason_shown: 'unconfirmed: no checker confirmed it',
+          unconfirmed: 'no checker confirmed it',
+          cells: {
+            reason: 'unconfirmed: no checker confirmed it',
+            kill: '',
+            model: ''
+          }
+        }),
+        candidate({
+          index: 1,
+          confirmed_by: ['z3'],
+          reason_shown: 'confirmed by z3',
+          cells: { reason: 'confirmed by z3', kill: '', model: 'x=4' }
+        })
+      ])
+    );
+    const badges = node.querySelectorAll('.jp-Z3Run-row .jp-Z3Run-verdict');
+    expect(badges[0].classList.contains('jp-Z3Run-unconfirmed')).toBe(true);
+    expect(badges[0].getAttribute('title')).toBe(
+      'unconfirmed: no checker confirmed it'
+    );
+    expect(badges[1].classList.contains('jp-Z3Run-unconfirmed')).toBe(false);
+    expect(texts(node, 'td.jp-Z3Run-reason .jp-Z3Run-reasonShort')).toEqual([
+      'unconfirmed: no checker confirmed it',
+      'confirmed by z3'
+    ]);
+    const facts = expand(node, 0).querySelector('.jp-Z3Run-facts')!;
+    expect(facts.textContent).toContain(
+      'reasonunconfirmed: no checker confirmed it'
+    );
+    expect(facts.textContent).not.toContain('—');
+  });
+
+  it('says a clause every answer shares once, in the summary', () => {
+    const said =
+      'all 2 answers: the script never called check(): the sandbox checked its assertions';
+    const node = renderRun(
+      run([candidate(), candidate({ index: 1 })], { said_once: said })
+    );
+    expect(
+      node.querySelector('.jp-Z3Run-summary .jp-Z3Run-saidOnce')!.textContent
+    ).toBe(said);
   });
 });

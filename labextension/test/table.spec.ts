@@ -393,16 +393,42 @@ describe('what the document says about itself', () => {
 });
 
 describe('the reason column', () => {
-  it('keeps a closing parenthesis when it cuts a long reason', () => {
+  it('never cuts a message or a limit, whatever its length', () => {
     const reason =
       'MemoryError while building a very large list of integer terms for the solver (memory limit 512 MB)';
     const node = renderRun(
       run([candidate({ verdict: 'memory_limit', reason })])
     );
     const cell = node.querySelector('.jp-Z3Run-reason .jp-Z3Run-reasonText')!;
-    expect(cell.textContent).toHaveLength(60);
-    expect(cell.textContent!.endsWith('… (memory limit 512 MB)')).toBe(true);
+    expect(cell.textContent).toBe(reason);
     expect(cell.getAttribute('title')).toBe(reason);
+    expect(cell.querySelector('.jp-Z3Run-reasonMore')).toBeNull();
+  });
+
+  it("shows the kernel's cut, the whole reason one click away", () => {
+    const whole =
+      "NameError: name 'zz' is not defined (line 4: `print(zz + a_rather_long_expression_of_the_script)`)\nScript traceback, innermost last:\n  line 4 in <module>";
+    const short =
+      "NameError: name 'zz' is not defined (line 4: `print(zz + a…`)";
+    const node = renderRun(
+      run([
+        candidate({
+          verdict: 'runtime_error',
+          reason: whole,
+          reason_shown: whole,
+          cells: { reason: short, kill: '', model: '' }
+        })
+      ])
+    );
+    const line = node.querySelector('td.jp-Z3Run-reason .jp-Z3Run-reasonText')!;
+    const text = line.querySelector('.jp-Z3Run-reasonShort')!;
+    expect(text.textContent).toBe(short);
+    const more = line.querySelector<HTMLButtonElement>('.jp-Z3Run-reasonMore')!;
+    more.click();
+    expect(text.textContent).toBe(whole);
+    expect(more.getAttribute('aria-expanded')).toBe('true');
+    more.click();
+    expect(text.textContent).toBe(short);
   });
 });
 

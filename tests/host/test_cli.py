@@ -63,7 +63,14 @@ def test_the_reason_column_takes_the_terminals_width(tmp_path):
     wide = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=100,
                           env={**env, "COLUMNS": "250"})
     assert piped.returncode == wide.returncode == 0, piped.stderr + wide.stderr
-    assert "a" * 150 not in piped.stdout and "a" * 30 + "…" in piped.stdout  # the fixed width: cut
+    # The fixed width: the message wraps under the reason column, whole (issue 41: never cut).
+    lines = piped.stdout.splitlines()
+    start = next(n for n, line in enumerate(lines) if "ValueError" in line)
+    column = lines[start].index("ValueError")
+    wrapped = [lines[start]] + [line for line in lines[start + 1:] if not line[:column].strip()]
+    reason = "".join(line[column:].strip() for line in wrapped)
+    assert "a" * 150 in reason and reason.endswith("(line 1)") and "…" not in reason
+    assert len(wrapped) == 3 and all(len(line) - column <= 60 for line in wrapped)
     row = next(line for line in wide.stdout.splitlines() if "a" * 150 in line)
     assert len(row) <= 250 and "(line 1" in row
 

@@ -12,6 +12,7 @@ Everything a candidate produced is untrusted and goes through ``html.escape``.
 from __future__ import annotations
 
 import html
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from ..verdicts import VERDICT_DOCS, verdict_style
@@ -26,12 +27,12 @@ from .phrases import (
     model_text,
     progress,
     progress_summary,
-    reason_text,
     shorten,
-    shorten_reason,
+    shorten_tail,
     tie_summary,
 )
 from .printable import printable, printable_lines
+from .reasons import fit_reason, is_cut, row_reason, said_once, said_once_caption, unconfirmed_why
 from .row_details import (
     core_summary,
     further_models,
@@ -63,36 +64,56 @@ _MODEL_WIDTH = 30  # as the text table's column
 MAX_ROWS = 200
 
 
-def badge(label: str, title: str = "", style: str | None = None) -> str:
-    """A colour-coded label; the text is always there, the colour only repeats it."""
+def badge(label: str, title: str = "", style: str | None = None, outline: bool = False) -> str:
+    """A colour-coded label; the text is always there, the colour only repeats it.  ``outline``:
+    the colour as a dashed border around the page's own text colour (an answer nobody confirmed:
+    it must not look like a confirmed one)."""
     colours = verdict_style(style or label)["light"]
     tip = f' title="{html.escape(title)}"' if title else ""
+    paint = (f"color:inherit;border:2px dashed {colours['background']};padding:0 4px" if outline else
+             f"color:{colours['text']};background:{colours['background']};padding:0 6px")
     return (
-        f'<span style="display:inline-block;padding:0 6px;border-radius:10px;color:{colours["text"]};'
-        f'background:{colours["background"]};font-weight:600;white-space:nowrap"{tip}>{html.escape(label)}</span>'
+        f'<span style="display:inline-block;border-radius:10px;{paint};'
+        f'font-weight:600;white-space:nowrap"{tip}>{html.escape(label)}</span>'
     )
 
 
 def verdict_badge(candidate: CandidateResult) -> str:
     """The shown verdict ("proved", "sat · no payload", ...) in its colour; the tooltip names the
-    verdict itself and what it means."""
+    verdict itself and what it means.  An answer nobody confirmed is outlined, not filled, and
+    its tooltip says why."""
     label = shown_verdict(candidate)
     doc = VERDICT_DOCS[candidate.verdict][0] if candidate.verdict is not None else ""
     if candidate.verdict is not None and label != candidate.verdict.value:
         doc = f"{candidate.verdict.value}: {doc}"
-    return badge(label, doc, style=shown_style(label))
+    why = unconfirmed_why(candidate)
+    if why is not None:
+        doc = f"unconfirmed: {why} ({doc})"
+    return badge(label, printable(doc), style=shown_style(label), outline=why is not None)
 
 
 def folded(text: str, width: int = _REASON_WIDTH) -> str:
     """``text`` shortened, with the whole of it one click away when it does not fit."""
-    short = shorten_reason(text, width)
-    if short == printable(" ".join(text.split())):
+    return _expander(shorten_tail(text, width), text)
+
+
+def _expander(short: str, text: str) -> str:
+    """``short`` with the whole ``text`` one click away (no JavaScript), or ``short`` alone when
+    it says it all."""
+    if not is_cut(short, text):
         return html.escape(short)
     return (
         f'<details><summary style="cursor:pointer">{html.escape(short)}</summary>'
         f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'
         f"{html.escape(printable_lines(text))}</pre></details>"
     )
+
+
+def reason_cell(candidate: CandidateResult, shared: Collection[str] = ()) -> str:
+    """The row's reason, its message whole (the room wraps it), its quoted source line cut to
+    fit; the whole reason (a traceback too) one click away."""
+    row = row_reason(candidate, shared)
+    return _expander(fit_reason(row, _REASON_WIDTH), row)
 
 
 def _name_cell(candidate: CandidateResult) -> str:
@@ -107,7 +128,7 @@ def _name_cell(candidate: CandidateResult) -> str:
     return "<br>".join(parts)
 
 
-def _cell(candidate: CandidateResult, column: Column) -> str:
+def _cell(candidate: CandidateResult, column: Column, shared: Collection[str]) -> str:
     """A column's cell: plain escaped text, or the markup a few columns need."""
     if column.key == "label":
         return _name_cell(candidate)
@@ -119,7 +140,7 @@ def _cell(candidate: CandidateResult, column: Column) -> str:
         optimum = objective_summary(candidate)
         if optimum:
             shown += f"<div>objective: <code>{html.escape(optimum)}</code></div>"
-        return folded(reason_text(candidate)) + shown
+        return reason_cell(candidate, shared) + shown
     if column.key == "model":  # the whole model or payload one click away (nbconvert HTML too)
         shown = folded(model_text(candidate), _MODEL_WIDTH)
         more = further_models(candidate)
@@ -135,10 +156,12 @@ _CELL_STYLE = {"index": "white-space:nowrap", "model": _MONO}
 
 
 def candidate_row(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS,
-                  alone: bool = False) -> str:
+                  alone: bool = False, shared: Collection[str] = ()) -> str:
     """One row: the cells of ``columns``, the same columns as the text table; then its stdout in
-    a row of its own when the row shows it (``shown.shows_output``)."""
-    cells = (_td(_cell(candidate, column), _CELL_STYLE.get(column.key, "")) for column in columns)
+    a row of its own when the row shows it (``shown.shows_output``).  ``shared``: the reason's
+    clauses the caption says once."""
+    cells = (_td(_cell(candidate, column, shared), _CELL_STYLE.get(column.key, ""))
+             for column in columns)
     row = "<tr>" + "".join(cells) + "</tr>"
     if shows_output(candidate, alone):
         text, more = inline_output(candidate)
@@ -182,6 +205,8 @@ def caption(result: RunResult) -> str:
         parts.append(f'{badge("tie")} {html.escape(tie_summary(result))}')
     if groups_summary(result):
         parts.append(html.escape(groups_summary(result)))
+    if said_once_caption(result.candidates):
+        parts.append(html.escape(said_once_caption(result.candidates)))
     parts.append(f"limits: {html.escape(limits_summary(result.limits))}")
     if isolation_shortfall(result.isolation):
         parts.append(f"isolation {html.escape(isolation_shortfall(result.isolation))}")
@@ -195,7 +220,8 @@ def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
     head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
     span = len(SAVED_COLUMNS)
     alone = len(result.candidates) == 1
-    rows = [candidate_row(c, alone=alone) for c in result.candidates[:max_rows]]
+    shared = said_once(result.candidates)
+    rows = [candidate_row(c, alone=alone, shared=shared) for c in result.candidates[:max_rows]]
     hidden = len(result.candidates) - max_rows
     if hidden > 0:
         rows.append(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..limits import LIMIT_FIELDS, Limits, number
 from ..protocol.messages import KERNEL_LAYERS, NAMESPACE_LAYERS
 from .printable import printable
+from .reasons import fit_reason, reason_text
 from .row_details import model_count, model_items, shown_verdict, state_label
 
 if TYPE_CHECKING:
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 
 # The limits a one-line summary always shows; any other limit is shown when it is not the default.
 HEADLINE_LIMITS = ("timeout_s", "wall_s", "cpu_s", "memory_mb")
+# The reason's room in a table's row, at least: a longer one loses its source excerpt first, never
+# its message (reasons.fit_reason).
+REASON_WIDTH = 60
 _ABI = re.compile(r"ABI \d+")
 
 
@@ -33,42 +37,13 @@ def shorten(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-# Where a reason says the error is: " (line 12 [candidate line 2]", then ": `source`)".
-_PLACE = re.compile(r" \(line \d+(?: \[candidate line \d+\])?")
-# A cut reason keeps at least this much of its message before its place.
-_MESSAGE_MIN = 24
-
-
-def shorten_reason(text: str, width: int = 60) -> str:
-    """Like ``shorten``, but a closing parenthesis ("(memory limit 512 MB)") survives the cut,
-    and so does the place of an error ("(line 12 [candidate line 2]"), whose quoted source line
-    gives way first."""
+def shorten_tail(text: str, width: int = 60) -> str:
+    """Like ``shorten``, but a closing parenthesis ("… (5120 bytes)") survives the cut."""
     text = printable(" ".join(text.split()))
-    if len(text) <= width:
-        return text
-    places = list(_PLACE.finditer(text)) if text.endswith(")") else []
-    bare = places[-1].group(0) + ")" if places else ""
-    if places and len(bare) <= width - _MESSAGE_MIN:
-        head, rest = text[:places[-1].start()], text[places[-1].end():-1]
-        if len(head) + len(bare) >= width:
-            return shorten(head, width - len(bare)) + bare
-        room = width - len(head) - len(bare)
-        return head + bare[:-1] + (shorten(rest, room) if room >= 8 else "") + ")"
     tail_match = re.search(r" \([^()]{1,30}\)$", text)
-    if tail_match is None:
+    if len(text) <= width or tail_match is None:
         return shorten(text, width)
     return text[: width - len(tail_match.group(0)) - 1] + "…" + tail_match.group(0)
-
-
-def reason_text(candidate: CandidateResult) -> str:
-    """The reason, with the payload error (if any) after it, after the solvers that confirmed the
-    answer (if any)."""
-    reason = candidate.reason
-    if candidate.payload_error:
-        reason = f"{candidate.reason} (payload: {candidate.payload_error})".strip()
-    if candidate.confirmed_by and not candidate.disputed:
-        reason = "; ".join(filter(None, (f"confirmed by {', '.join(candidate.confirmed_by)}", reason)))
-    return reason
 
 
 def source_preview(script: str, width: int = 80) -> str | None:
@@ -140,7 +115,7 @@ TABLE_COLUMNS: tuple[Column, ...] = (
     _figure("wall_s", "s"),
     _figure("cpu_s", "s"),
     _figure("peak_rss_mb", "MB"),
-    Column("reason", "reason", 0, reason_text, lambda c: shorten_reason(reason_text(c))),
+    Column("reason", "reason", 0, reason_text, lambda c: fit_reason(reason_text(c), REASON_WIDTH)),
 )
 SAVED_COLUMNS = tuple(column for column in TABLE_COLUMNS if not column.volatile)
 

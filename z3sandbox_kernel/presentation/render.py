@@ -5,6 +5,7 @@ in ``protocol/document.py``, its one schema), the output metadata with its volat
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from ..protocol.document import (
@@ -18,6 +19,7 @@ from ..protocol.document import (
 )
 from .html import candidate_html, run_html
 from .phrases import (
+    REASON_WIDTH,
     SAVED_COLUMNS,
     TABLE_COLUMNS,
     Column,
@@ -28,6 +30,7 @@ from .phrases import (
     progress,
     progress_summary,
 )
+from .reasons import fit_reason, reason_text, row_reason, said_once, said_once_caption, unconfirmed_why
 from .row_details import (
     further_models,
     objective_summary,
@@ -60,10 +63,12 @@ _CELLS = frozenset({"kill", "model", "reason"})
 
 # ------------------------------------------------------------------------------------------- JSON
 
-def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool = False) -> DocumentCandidate:
+def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool = False,
+                   shared: Collection[str] = ()) -> DocumentCandidate:
     """``live``: a document refreshed while the run goes leaves stdout and stderr out (empty), as
     K candidates' output, resent at every refresh, would be megabytes; the final one has them.
-    ``alone``: the run's only candidate (its stdout is shown in its row)."""
+    ``alone``: the run's only candidate (its stdout is shown in its row); ``shared``: the reason's
+    clauses the caption says once (``reasons.said_once``)."""
     data = candidate.to_dict()
     document: DocumentCandidate = {
         "index": data["index"], "verdict": data["verdict"], "reason": data["reason"],
@@ -82,7 +87,13 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
         # Each saved column's text as the text and HTML tables show it: the labextension draws
         # these (its own markup around them: badges, folding), it does not format cells again.
         "cells": {column.key: column.text(candidate) for column in SAVED_COLUMNS if column.key in _CELLS},
+        # The whole reason as the views say it; the row's cell above may cut its source line.
+        "reason_shown": reason_text(candidate),
     }
+    document["cells"]["reason"] = fit_reason(row_reason(candidate, shared), REASON_WIDTH)
+    why = unconfirmed_why(candidate)
+    if why is not None:  # an answer nobody confirmed: its badge must not look confirmed
+        document["unconfirmed"] = why
     if candidate.verdict is None and candidate.state != "done":
         document["state"] = candidate.state
     # Only when there are some: saved outputs of runs without them stay as they were.
@@ -110,7 +121,8 @@ def _column(column: Column) -> DocumentColumn:
 
 
 def run_json(result: RunResult, view: Literal["run", "candidate"] = "run") -> RunDocument:
-    return {
+    shared = said_once(result.candidates)
+    document: RunDocument = {
         "schema": SCHEMA_NAME,
         "version": SCHEMA_VERSION,
         "verdict": result.verdict.value,
@@ -129,9 +141,12 @@ def run_json(result: RunResult, view: Literal["run", "candidate"] = "run") -> Ru
         "isolation_summary": isolation_summary(result.isolation),
         "isolation_shortfall": isolation_shortfall(result.isolation),
         "limits_shown": limits_shown(result.limits),
-        "candidates": [candidate_json(c, live=not finished(result), alone=len(result.candidates) == 1)
-                       for c in result.candidates],
+        "candidates": [candidate_json(c, live=not finished(result), alone=len(result.candidates) == 1,
+                                      shared=shared) for c in result.candidates],
     }
+    if shared:  # said once, in the caption, not on every row
+        document["said_once"] = said_once_caption(result.candidates)
+    return document
 
 
 def run_metadata(result: RunResult) -> RunMetadata:

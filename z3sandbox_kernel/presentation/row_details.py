@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..vote import DISPUTED, prove_word
@@ -87,15 +88,31 @@ def core_summary(candidate: CandidateResult) -> str:
     return smt2_core_answer(candidate) or ""
 
 
+# An objective value the verifier did not evaluate in the checked model, in words.
+CLAIMED = "the candidate's claim, not checked"
+
+
+def objective_checked(goal: Mapping[str, Any]) -> bool:
+    """Whether an objective's value is the verifier's evaluation in the checked model: its
+    ``checked`` word, or, in a document older than that word, a decided ``optimal``."""
+    checked = goal.get("checked")
+    return checked is True if checked is not None else goal.get("optimal") is not None
+
+
 def objective_summary(candidate: CandidateResult) -> str:
-    """A sat Optimize check's objectives in one cell: ``maximize x + y = 13; soft g = 2``."""
+    """A sat Optimize check's objectives in one cell: ``maximize x + y = 13 (optimal); soft g =
+    2``; a value nobody checked says so: ``maximize x = 10**9 (the candidate's claim, not
+    checked)``."""
     parts = []
     for goal in candidate.objectives or ():
         direction = goal.get("direction") or "objective"
         term = printable(str(goal.get("term", "")))
         name = f"{direction} {term}" if term else direction
-        optimal = {True: " (optimal)", False: " (not optimal)"}.get(goal.get("optimal"), "")  # type: ignore[arg-type]
-        parts.append(f"{name} = {printable(str(goal.get('value')))}{optimal}")
+        if not objective_checked(goal):
+            word = f" ({CLAIMED})"
+        else:
+            word = {True: " (optimal)", False: " (not optimal)"}.get(goal.get("optimal"), "")  # type: ignore[arg-type]
+        parts.append(f"{name} = {printable(str(goal.get('value')))}{word}")
     return "; ".join(parts)
 
 

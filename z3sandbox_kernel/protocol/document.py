@@ -116,7 +116,13 @@ class DocumentCandidate(_DocumentCandidateRequired, total=False):
     checks: list[CheckDict]  # a script that checked more than once: each check, in order
     checks_made: int  # how many checks it made (more than len(checks) when capped)
     # Some columns' text (kill, model, reason) as the text table shows it: draw it, don't format it.
+    # The reason's cell keeps its message whole (it wraps) and may cut its quoted source line.
     cells: dict[str, str]
+    # The whole reason as the views say it: "confirmed by z3; ..." or "unconfirmed: why", then the
+    # candidate's reason (a traceback too); one click away from the row's cell.
+    reason_shown: str
+    # A sat or unsat answer nobody confirmed: why (its badge looks different from a confirmed one).
+    unconfirmed: str
 
 
 class _RunDocumentRequired(TypedDict):
@@ -146,6 +152,9 @@ class RunDocument(_RunDocumentRequired, total=False):
     limits_shown: list[TextPair]  # [["timeout", "5 s"], ["memory", "512 MB"], ...]
     delta: bool  # a live refresh: "candidates" holds only the rows that changed
     control: str | None  # a live run: the display id a Stop button's request names
+    # A clause every answer of the run shares, said once in the caption, not on every row:
+    # "all 8 answers: the script never called check(): the sandbox checked its assertions".
+    said_once: str
 
 
 class _DocumentTimingRequired(TypedDict):
