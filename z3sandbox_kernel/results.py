@@ -49,7 +49,12 @@ class PlannedCandidate(_PlannedRequired, total=False):
     script: str
 
 
-class CandidateJson(CandidateFields):
+class _CandidatePlace(TypedDict, total=False):
+    cell_line: int  # only when it ran from a %%z3sandbox cell (CandidateResult.cell_line)
+    cell_candidates: int
+
+
+class CandidateJson(CandidateFields, _CandidatePlace):
     """``CandidateResult.to_dict()``: a ``CandidateDict`` with how the host knows the candidate
     (its state, label, limits), as the CLI's ``--json`` and a record's candidate lines hold it."""
 
@@ -102,6 +107,11 @@ class CandidateResult:
     # {type, line, message} when it failed (protocol.CandidateError), else None; one the host
     # made itself (a watchdog, a dead worker) gets its verdict as type and its reason as message.
     error: CandidateError | None = None
+    # A %%z3sandbox cell's candidate: the cell's line of its script's line 1, and how many
+    # candidates the cell held; the views count lines as the cell's editor does (its reason, core
+    # and checks say "line 12", and "[candidate line 2]" too when the cell held several).
+    cell_line: int | None = None
+    cell_candidates: int = 0
 
     def __post_init__(self) -> None:
         if self.error is None and self.verdict is not None and Verdict(self.verdict).failed:
@@ -132,7 +142,7 @@ class CandidateResult:
         """JSON-ready, with the field names of ``CandidateDict`` (the payload as ``payload_hex``)."""
         # Shallow: a model is encoded once, not deep-copied first (a 10,000-entry model, per
         # candidate, several times per display).
-        return {
+        data: CandidateJson = {
             "index": self.index, "verdict": self.verdict.value if self.verdict is not None else None,
             "state": self.state, "reason": self.reason,
             "model": {k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None,
@@ -151,6 +161,9 @@ class CandidateResult:
             "host": self.host, "limits": self.limits.to_dict() if self.limits is not None else None,
             "label": self.label, "source_preview": self.source_preview, "error": self.error,
         }
+        if self.cell_line is not None:  # only a cell's candidate: other JSON stays as it was
+            data["cell_line"], data["cell_candidates"] = self.cell_line, self.cell_candidates
+        return data
 
     def payloads(self) -> list[tuple[str, bytes]]:
         """A candidate's payloads, one per model, each named: ``""`` for a sat candidate's first

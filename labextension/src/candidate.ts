@@ -14,6 +14,7 @@ import {
   ITiming,
   ModelValue,
   candidateLabel,
+  corePlace,
   naturalCompare,
   neverRan,
   sourcePreview
@@ -208,12 +209,10 @@ function coreSection(candidate: ICandidate): HTMLElement | null {
       : null;
   }
   const list = el('ol', 'jp-Z3Run-core');
-  for (const entry of candidate.unsat_core) {
-    const [line, text] = Array.isArray(entry) ? entry : [null, entry];
+  for (const [at, entry] of candidate.unsat_core.entries()) {
+    const text = Array.isArray(entry) ? entry[1] : entry;
     const item = el('li');
-    item.appendChild(
-      el('span', 'jp-Z3Run-coreLine', line === null ? '' : `line ${line}`)
-    );
+    item.appendChild(el('span', 'jp-Z3Run-coreLine', corePlace(candidate, at)));
     item.appendChild(el('code', undefined, printable(text)));
     list.appendChild(item);
   }

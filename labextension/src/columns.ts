@@ -14,6 +14,7 @@ import {
   IRun,
   ITiming,
   candidateLabel,
+  corePlace,
   neverRan,
   shownLabel,
   shownStyle,
@@ -153,9 +154,11 @@ export function rowExtras(
 export function coreLine(candidate: ICandidate): string {
   if (Array.isArray(candidate.unsat_core) && candidate.unsat_core.length) {
     return candidate.unsat_core
-      .map(entry =>
+      .map((entry, at) =>
         printable(
-          Array.isArray(entry) ? `line ${entry[0]}: ${entry[1]}` : String(entry)
+          Array.isArray(entry)
+            ? `${corePlace(candidate, at)}: ${entry[1]}`
+            : String(entry)
         )
       )
       .join('; ');

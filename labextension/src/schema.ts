@@ -168,6 +168,19 @@ export function neverRan(candidate: ICandidate, value: unknown): boolean {
   );
 }
 
+/**
+ * Where an unsat core entry is, as the kernel says it ("line 12 [candidate line 3]": the cell's
+ * line, presentation/row_details.line_place); an older document's script line.
+ */
+export function corePlace(candidate: ICandidate, at: number): string {
+  const place = candidate.core_places?.[at];
+  if (typeof place === 'string') {
+    return printable(place);
+  }
+  const entry = candidate.unsat_core?.[at];
+  return Array.isArray(entry) ? `line ${entry[0]}` : '';
+}
+
 /** The verdict, or the live state ("queued", "running") of a candidate not done yet. */
 export function stateLabel(candidate: ICandidate): string {
   if (typeof candidate.verdict === 'string') {

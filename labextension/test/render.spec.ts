@@ -377,3 +377,31 @@ describe('claims and what is said once', () => {
     ).toBe(said);
   });
 });
+
+describe('one line-number rule', () => {
+  it("shows a core's places as the kernel counts them in the cell", () => {
+    const node = renderRun(
+      run([
+        candidate({
+          verdict: 'unsat',
+          model: null,
+          unsat_core: [
+            [3, 's.add(x > 2)'],
+            [4, 's.add(x < 1)']
+          ],
+          core_places: [
+            'line 11 [candidate line 3]',
+            'line 12 [candidate line 4]'
+          ]
+        })
+      ])
+    );
+    expect(texts(node, 'td.jp-Z3Run-reason .jp-Z3Run-coreInline')).toEqual([
+      'core: line 11 [candidate line 3]: s.add(x > 2); line 12 [candidate line 4]: s.add(x < 1)'
+    ]);
+    expect(texts(expand(node, 0), '.jp-Z3Run-core li')).toEqual([
+      'line 11 [candidate line 3]s.add(x > 2)',
+      'line 12 [candidate line 4]s.add(x < 1)'
+    ]);
+  });
+});

@@ -204,8 +204,10 @@ def test_candidate_lines_name_candidates_and_know_their_cell_lines() -> None:
 
 
 def test_reason_lines_are_counted_in_the_cell() -> None:
-    assert cell_lines("ZeroDivisionError (line 2: `1/0`)", 5) == \
+    assert cell_lines("ZeroDivisionError (line 2: `1/0`)", 5, several=True) == \
         "ZeroDivisionError (line 6 [candidate line 2]: `1/0`)"
+    assert cell_lines("ZeroDivisionError (line 2: `1/0`)", 5, several=False) == \
+        "ZeroDivisionError (line 6: `1/0`)"
 
 
 # ------------------------------------------------------------------------------------- config
@@ -368,6 +370,62 @@ def test_an_error_reports_the_line_the_user_sees_in_the_cell(shell: InteractiveS
     assert candidate.label == "broken" and candidate.verdict is Verdict.RUNTIME_ERROR
     # cell line 1 is %%z3sandbox, SAT is lines 2-3, the separator line 4: 1 / 0 is cell line 6
     assert "line 6 [candidate line 2]" in candidate.reason
+
+
+# A cell whose every kind of line a view shows: an error, a check read twice, an unsat core.
+CHECKS = 'x = Int("x")\ns.add(x > 1)\nprint(s.check(), s.model())\ns.add(x > 5)\nprint(s.check())\n'
+CORE = ('x = Int("x")\ns.set(unsat_core=True)\ns.assert_and_track(x > 2, "a")\n'
+        's.assert_and_track(x < 1, "b")\nprint(s.check())\n')
+ERROR = 'x = Int("x")\ns.add(x > 1)\nprint(undefined_name)\n'
+
+
+def _views(result: RunResult) -> list[str]:
+    from z3sandbox_kernel.presentation.render import MIME_TYPE
+
+    data, _ = result._repr_mimebundle_()
+    document = data[MIME_TYPE]
+    kernel_said = [" ".join([*c.get("core_places", []), *c.get("further_models", []), c["cells"]["reason"]])
+                   for c in document["candidates"]]
+    return [data["text/plain"], data["text/html"], *kernel_said]
+
+
+@pytest.mark.parametrize("cell, lines", [
+    # one script alone: the cell's lines (the %%z3sandbox line is cell line 1), no bracket
+    (ERROR, ["line 4"]),
+    (CHECKS, ["check 1 (line 4): x=2"]),
+    (CORE, ['core: line 4: s.assert_and_track(x > 2, "a"); line 5: s.assert_and_track(x < 1, "b")']),
+])
+def test_a_one_script_cell_counts_every_line_as_the_cell_does(
+        shell: InteractiveShell, cell: str, lines: list[str]) -> None:
+    run_cell(shell, f"{FAST} --quiet --cores --out counted", cell)
+    result = shell.user_ns["counted"]
+    for view in _views(result):
+        assert "[candidate line" not in view, view
+    text = " ".join(result._repr_mimebundle_()[0]["text/plain"].split())
+    assert all(line in text for line in lines), text
+
+
+def test_a_cell_of_several_candidates_adds_each_candidate_s_own_line(shell: InteractiveShell) -> None:
+    body = SAT + "# %% candidate errs\n" + ERROR + "# %% candidate core\n" + CORE
+    run_cell(shell, f"{FAST} --quiet --cores --out several", body)
+    result = shell.user_ns["several"]
+    text = " ".join(result._repr_mimebundle_()[0]["text/plain"].split())
+    # SAT is cell lines 2-3, ERROR 5-7 (its line 3: cell line 7), CORE 9-13 (its lines 3-4: 11-12)
+    assert "line 7 [candidate line 3]" in result[1].reason and "(line 7 [candidate line 3]" in text
+    assert ('core: line 11 [candidate line 3]: s.assert_and_track(x > 2, "a"); '
+            'line 12 [candidate line 4]: s.assert_and_track(x < 1, "b")') in text
+    document = result._repr_mimebundle_()[0]["application/vnd.z3sandbox.run+json"]
+    assert document["candidates"][2]["core_places"] == ["line 11 [candidate line 3]",
+                                                        "line 12 [candidate line 4]"]
+    assert "line 11 [candidate line 3]" in result._repr_mimebundle_()[0]["text/html"]
+
+
+def test_scripts_from_a_variable_keep_their_own_lines(shell: InteractiveShell) -> None:
+    shell.user_ns["listed"] = [ERROR, CORE]
+    run_cell(shell, f"{FAST} --quiet --cores --candidates listed --out own", "\n")
+    text = " ".join(shell.user_ns["own"]._repr_mimebundle_()[0]["text/plain"].split())
+    assert "(line 3)" in text and 'core: line 3: s.assert_and_track(x > 2, "a"); line 4:' in text
+    assert "[candidate line" not in text
 
 
 def test_a_candidate_alone_prints_as_the_candidate(shell: InteractiveShell) -> None:

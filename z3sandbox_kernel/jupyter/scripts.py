@@ -52,10 +52,15 @@ def split_cell(body: str) -> list[Script]:
 _LINE = re.compile(r"\bline (\d+)")
 
 
-def cell_lines(reason: str, first_line: int) -> str:
-    """``line 2`` of a candidate that starts on cell line 11 reads ``line 12 [candidate line 2]``:
-    the line the user sees in the editor, and the candidate's own."""
-    return _LINE.sub(lambda m: f"line {int(m[1]) + first_line - 1} [candidate line {m[1]}]", reason)
+def cell_lines(reason: str, first_line: int, several: bool) -> str:
+    """``line 2`` of a candidate that starts on cell line 11 reads ``line 12``, the line the user
+    sees in the editor, and ``line 12 [candidate line 2]`` when the cell holds ``several``
+    candidates (the one rule of every view: row_details.line_place)."""
+    def place(match: re.Match[str]) -> str:
+        line = f"line {int(match[1]) + first_line - 1}"
+        return f"{line} [candidate line {match[1]}]" if several else line
+
+    return _LINE.sub(place, reason)
 
 
 # NameError's message: "name 'x' is not defined" (3.10+ may add ". Did you mean: 'y'?").
@@ -98,8 +103,10 @@ def annotator(scripts: list[Script], k: int | None,
         else:
             candidate.label = script.label
             candidate.source_preview = source_preview(script.source)
-        if script.first_line is not None and candidate.reason:
-            candidate.reason = cell_lines(candidate.reason, script.first_line)
+        if script.first_line is not None:  # its lines as the cell counts them, in every view
+            candidate.cell_line, candidate.cell_candidates = script.first_line, len(scripts)
+            if candidate.reason:
+                candidate.reason = cell_lines(candidate.reason, script.first_line, len(scripts) > 1)
         return candidate
 
     return annotate

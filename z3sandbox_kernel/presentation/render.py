@@ -32,6 +32,7 @@ from .phrases import (
 )
 from .reasons import fit_reason, reason_text, row_reason, said_once, said_once_caption, unconfirmed_why
 from .row_details import (
+    core_places,
     further_models,
     objective_summary,
     shown_verdict,
@@ -108,6 +109,10 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
         document["confirmed_by"] = data["confirmed_by"]
     if candidate.disputed:
         document["disputed"] = data["disputed"]
+    if candidate.cell_line is not None:  # a cell's candidate: lines as the cell counts them
+        document["cell_line"], document["cell_candidates"] = candidate.cell_line, candidate.cell_candidates
+        if candidate.unsat_core:
+            document["core_places"] = core_places(candidate)
     if candidate.checks_made > 1:  # one check: its verdict and model say it all
         document["checks"], document["checks_made"] = data["checks"], data["checks_made"]
     return document

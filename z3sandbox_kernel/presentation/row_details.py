@@ -76,9 +76,25 @@ def smt2_core_answer(candidate: CandidateResult) -> str | None:
     return None
 
 
+def line_place(candidate: CandidateResult, line: int) -> str:
+    """Where line ``line`` of a candidate's script is, by the one rule of every view: the cell's
+    line ("line 12"), plus the candidate's own ("line 12 [candidate line 3]") only when its cell
+    held several candidates; outside a cell, the script's line."""
+    if candidate.cell_line is None:
+        return f"line {line}"
+    place = f"line {line + candidate.cell_line - 1}"
+    return f"{place} [candidate line {line}]" if candidate.cell_candidates > 1 else place
+
+
+def core_places(candidate: CandidateResult) -> list[str]:
+    """Each unsat core entry's place (``line_place``), in order."""
+    return [line_place(candidate, int(line)) for line, _ in candidate.unsat_core or ()]
+
+
 def core_text(candidate: CandidateResult) -> str:
-    """``line 3: s.add(x > 2); line 4: ...``: an unsat core as the script's lines."""
-    return "; ".join(f"line {line}: {printable(text)}" for line, text in candidate.unsat_core or ())
+    """``line 3: s.add(x > 2); line 4: ...``: an unsat core as the script's lines (``line_place``)."""
+    entries = zip(core_places(candidate), candidate.unsat_core or (), strict=True)
+    return "; ".join(f"{place}: {printable(text)}" for place, (_, text) in entries)
 
 
 def core_summary(candidate: CandidateResult) -> str:
@@ -149,7 +165,7 @@ def further_models(candidate: CandidateResult) -> list[str]:
     lines = [f"model {number}: {printable(_found_text(found))}{_CHECKED.get(found.verified, '')}"
              for number, found in enumerate(candidate.more_models or (), start=2)]
     for number, check in check_models(candidate):
-        line = f" (line {check.line})" if check.line is not None else ""
+        line = f" ({line_place(candidate, check.line)})" if check.line is not None else ""
         lines.append(f"check {number}{line}: {printable(_found_text(check.found))}"
                      f"{_CHECKED.get(check.verified, '')}")
     return lines

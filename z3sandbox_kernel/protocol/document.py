@@ -123,6 +123,11 @@ class DocumentCandidate(_DocumentCandidateRequired, total=False):
     reason_shown: str
     # A sat or unsat answer nobody confirmed: why (its badge looks different from a confirmed one).
     unconfirmed: str
+    # A %%z3sandbox cell's candidate: the cell's line of its line 1, how many candidates the cell
+    # held, and each unsat core entry's place as every view says it ("line 12 [candidate line 3]").
+    cell_line: int
+    cell_candidates: int
+    core_places: list[str]
 
 
 class _RunDocumentRequired(TypedDict):
