@@ -501,3 +501,26 @@ def test_a_row_says_who_confirmed_its_answer_or_that_it_is_disputed() -> None:
     document = run_json(run)["candidates"]
     assert document[0]["confirmed_by"] == ["z3", "cvc5"] and "disputed" not in document[0]
     assert document[1]["shown"] == "disputed" and document[1]["disputed"] == "z3 finds them satisfiable"
+
+
+def test_the_download_lists_every_payload_save_payloads_writes(tmp_path, kernel_sandbox) -> None:
+    """Issue 41.4: --models 3 on a seed, two candidates: every payload (further models too) is in
+    the document's list, under the names save_payloads gives them, even where the first models
+    share a payload."""
+    script = ("b = [BitVec(f'byte_{i}', 8) for i in range(2)]\n"
+              "s.add(b[0] == 0x41, b[1] < 3)\n")
+    result = kernel_sandbox.run([script, script], models=3, seed=b"\x00\x00\x00",
+                                limits=Limits(timeout_s=5, wall_s=20, cpu_s=10))
+    assert [len(c.payloads) for c in result] == [3, 3]
+    written = result.save_payloads(tmp_path)
+    document = run_json(result)
+    files = document["payload_files"]
+    assert sorted(f["name"] for f in files) == sorted(path.name for path in written)
+    assert len(files) == len(set(result.payloads)) >= 3  # each distinct payload once
+    entries = {c["index"]: c for c in document["candidates"]}
+    for file, path in zip(files, written, strict=True):
+        entry = entries[file["index"]]
+        where, _, at = file["at"].partition("/")
+        held = entry[where][int(at)]["payload_hex"] if at else entry["payload_hex"]
+        assert bytes.fromhex(held) == path.read_bytes()
+    assert result.payloads == [p for c in result for p in c.payloads]  # one form: lists both

@@ -122,7 +122,7 @@ def _write_payloads(folder: Path, result: RunResult) -> list[str]:
     try:
         with Folder.open(folder) as target:
             for candidate in result:
-                for name, payload in candidate.payloads():
+                for name, payload in candidate.named_payloads():
                     stem = "-".join(filter(None, (f"candidate-{candidate.index}", name)))
                     if target.write_new(f"{stem}.bin", payload) is None:
                         errors.append(f"--payload-dir {folder}: {stem}.bin is there already, "

@@ -165,7 +165,13 @@ class CandidateResult:
             data["cell_line"], data["cell_candidates"] = self.cell_line, self.cell_candidates
         return data
 
-    def payloads(self) -> list[tuple[str, bytes]]:
+    @property
+    def payloads(self) -> list[bytes]:
+        """Its payloads, one per model, each once: as ``RunResult.payloads`` (a list too), and in
+        the order of ``named_payloads``, which names each."""
+        return [payload for _, payload in self.named_payloads()]
+
+    def named_payloads(self) -> list[tuple[str, bytes]]:
         """A candidate's payloads, one per model, each named: ``""`` for a sat candidate's first
         model, ``"model-2"``, ``"model-3"``... for further ones (``models=N``), ``"check-N"`` for
         the models its script read at its checks (1-based), whatever its verdict, each payload once
@@ -275,8 +281,9 @@ class RunResult:
 
     @property
     def payloads(self) -> list[bytes]:
-        """Every sat candidate's payloads, one per model (``models=N``), in candidate order."""
-        return [payload for c in self.candidates for _, payload in c.payloads()]
+        """Every candidate's payloads (``CandidateResult.payloads``: one per model, ``models=N``
+        and the models read at its checks too), in candidate order."""
+        return [payload for c in self.candidates for payload in c.payloads]
 
     # -- saving and comparing runs
 
@@ -318,14 +325,26 @@ class RunResult:
 
         return render.table_rows(self)
 
+    def payload_files(self) -> list[tuple[str, int, str, bytes]]:
+        """``(file name, candidate index, payload name, payload)`` of each distinct payload of the
+        run (``payloads``), in order: what ``save_payloads`` writes into an empty folder, and what
+        the labextension's "Download all payloads" puts in its ZIP."""
+        from .payload_files import file_name
+
+        files: dict[str, tuple[str, int, str, bytes]] = {}
+        for c in self.candidates:
+            for name, payload in c.named_payloads():
+                named = file_name("-".join(filter(None, (c.label or f"candidate-{c.index}", name))), payload)
+                files.setdefault(named.rsplit(":", 1)[1], (named, c.index, name, payload))
+        return list(files.values())
+
     def save_payloads(self, folder: Any) -> list[Any]:
-        """Write every sat candidate's payload into ``folder`` (created if need be), each distinct
-        payload once, atomically: ``payload-LABEL-sha256:HASH.bin``.  Returns the new files."""
+        """Write every payload of the run (``payload_files``) into ``folder`` (created if need be),
+        each distinct payload once, atomically: ``payload-LABEL-NAME-sha256:HASH.bin``.  Returns
+        the new files."""
         from .payload_files import save_payloads
 
-        named = (("-".join(filter(None, (c.label or f"candidate-{c.index}", name))), payload)
-                 for c in self.candidates for name, payload in c.payloads())
-        return save_payloads(named, folder)
+        return save_payloads(((named, payload) for named, _, _, payload in self.payload_files()), folder)
 
     @property
     def unfinished(self) -> list[int]:

@@ -12,6 +12,7 @@ import { printable } from './printable';
 import { zipStore } from './zip';
 import {
   IIsolation,
+  IPayloadFile,
   IRun,
   ITie,
   candidateLabel,
@@ -66,8 +67,39 @@ export function isolationSummary(run: IRun): string {
   return text;
 }
 
-/** "Download all payloads": every distinct sat payload in one ZIP file. */
-function downloadAll(run: IRun): HTMLElement | null {
+/** The bytes a `payload_files` entry points at: its candidate's `payload_hex`, or a further
+ * model's (`more_models/N`) or a check's (`checks/N`). */
+function payloadAt(run: IRun, file: IPayloadFile): Uint8Array | null {
+  const candidate = run.candidates.find(c => c.index === file.index);
+  const [where, at] = file.at.split('/');
+  const entry =
+    where === 'more_models'
+      ? candidate?.more_models?.[Number(at)]
+      : where === 'checks'
+        ? candidate?.checks?.[Number(at)]
+        : candidate;
+  const hex = entry?.payload_hex;
+  return typeof hex === 'string' ? hexToBytes(hex) : null;
+}
+
+/**
+ * Every payload to zip: the kernel's list (`payload_files`, what `save_payloads` writes: further
+ * models and the models read at checks too, each distinct payload once, under its file name); an
+ * older document's distinct sat payloads.
+ */
+function payloadFiles(run: IRun): [string, Uint8Array][] {
+  if (Array.isArray(run.payload_files)) {
+    return run.payload_files.flatMap(file => {
+      const valid =
+        typeof file === 'object' &&
+        typeof file?.name === 'string' &&
+        typeof file.at === 'string';
+      const bytes = valid ? payloadAt(run, file) : null;
+      return bytes
+        ? [[printable(file.name), bytes] as [string, Uint8Array]]
+        : [];
+    });
+  }
   const files = new Map<string, [string, Uint8Array]>();
   for (const candidate of run.candidates) {
     const bytes =
@@ -81,20 +113,26 @@ function downloadAll(run: IRun): HTMLElement | null {
       ]);
     }
   }
-  if (files.size < 2) {
+  return [...files.values()];
+}
+
+/** "Download all payloads": every payload of the run (`payloadFiles`) in one ZIP file. */
+function downloadAll(run: IRun): HTMLElement | null {
+  const files = payloadFiles(run);
+  if (files.length < 2) {
     return null; // one payload: its row's Download button
   }
   const button = actionButton(
-    `Download all payloads (${files.size})`,
+    `Download all payloads (${files.length})`,
     'jp-Z3Run-downloadAll',
     () => {
-      downloadBytes(zipStore([...files.values()]), 'payloads.zip');
+      downloadBytes(zipStore(files), 'payloads.zip');
       return true;
     },
     'Downloaded'
   );
   button.title =
-    'Save every distinct sat payload, one file each, in payloads.zip';
+    'Save every distinct payload (further models and checks too), one file each, in payloads.zip, named as save_payloads names them';
   return button;
 }
 

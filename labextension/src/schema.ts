@@ -9,6 +9,7 @@
 import type {
   IDocumentCandidate,
   IDocumentColumn,
+  IDocumentPayloadFile,
   IDocumentProgress,
   IDocumentTie,
   IDocumentTiming,
@@ -36,6 +37,7 @@ export type IRun = IRunDocument;
 export type ICandidate = IDocumentCandidate;
 export type IFoundModel = IModelDict;
 export type IColumnSpec = IDocumentColumn;
+export type IPayloadFile = IDocumentPayloadFile;
 export type IProgress = IDocumentProgress;
 export type ITie = IDocumentTie;
 export type ITiming = IDocumentTiming;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { renderRun } from '../src/render';
 import verdicts from '../../z3sandbox_kernel/verdicts.json';
@@ -278,6 +278,106 @@ describe('renderRun', () => {
     expect(texts(node, '.jp-Z3Run-downloadAll')).toEqual([
       'Download all payloads (2)'
     ]);
+  });
+
+  it("zips every payload of the kernel's list, further models and checks too", async () => {
+    const blobs: Blob[] = [];
+    vi.stubGlobal('URL', {
+      createObjectURL: (blob: Blob) => {
+        blobs.push(blob);
+        return 'blob:test';
+      },
+      revokeObjectURL: () => undefined
+    });
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(
+      () => undefined
+    );
+    const further = (hex: string) => ({
+      model: {},
+      payload_hex: hex,
+      payload_error: null,
+      verified: true
+    });
+    const node = renderRun(
+      run(
+        [
+          candidate({
+            payload_hex: '4142',
+            more_models: [further('4143'), further('4144')]
+          }),
+          candidate({
+            index: 1,
+            payload_hex: '4142',
+            more_models: [further('4145'), further('4146')],
+            checks: [
+              {
+                verdict: 'sat',
+                line: 3,
+                model: {},
+                payload_hex: '4147',
+                payload_error: null,
+                verified: true
+              }
+            ]
+          })
+        ],
+        {
+          payload_files: [
+            {
+              name: 'payload-seed_0-sha256:1.bin',
+              index: 0,
+              at: 'payload_hex'
+            },
+            {
+              name: 'payload-seed_0-model-2-sha256:2.bin',
+              index: 0,
+              at: 'more_models/0'
+            },
+            {
+              name: 'payload-seed_0-model-3-sha256:3.bin',
+              index: 0,
+              at: 'more_models/1'
+            },
+            {
+              name: 'payload-seed_1-model-2-sha256:4.bin',
+              index: 1,
+              at: 'more_models/0'
+            },
+            {
+              name: 'payload-seed_1-model-3-sha256:5.bin',
+              index: 1,
+              at: 'more_models/1'
+            },
+            {
+              name: 'payload-seed_1-check-1-sha256:6.bin',
+              index: 1,
+              at: 'checks/0'
+            }
+          ]
+        }
+      )
+    );
+    const button = node.querySelector<HTMLButtonElement>(
+      '.jp-Z3Run-downloadAll'
+    )!;
+    expect(button.textContent).toBe('Download all payloads (6)');
+    button.click();
+    await vi.waitFor(() => expect(blobs).toHaveLength(1));
+    const zip = new Uint8Array(await blobs[0].arrayBuffer());
+    const text = new TextDecoder('latin1').decode(zip);
+    expect(
+      text.match(/payload-seed_\d[^\x00-\x1f]*?\.bin/g)!.slice(0, 6)
+    ).toEqual([
+      'payload-seed_0-sha256:1.bin',
+      'payload-seed_0-model-2-sha256:2.bin',
+      'payload-seed_0-model-3-sha256:3.bin',
+      'payload-seed_1-model-2-sha256:4.bin',
+      'payload-seed_1-model-3-sha256:5.bin',
+      'payload-seed_1-check-1-sha256:6.bin'
+    ]);
+    expect(text).toContain('AG'); // the check's payload, 0x41 0x47
+    vi.restoreAllMocks();
+    vi.unstubAllGlobals();
   });
 
   it('shows the payload before a long model, folded', () => {

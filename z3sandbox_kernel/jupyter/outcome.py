@@ -72,9 +72,9 @@ def afl_writer(
         raise UsageError(f"--afl-sync: {exc}") from None
 
     def on_update(candidate: CandidateResult) -> None:
-        if candidate.payloads():  # one per model (models=N)
+        if candidate.payloads:  # one per model (models=N)
             try:
-                afl_sync([payload for _, payload in candidate.payloads()], sync_dir)
+                afl_sync(candidate.payloads, sync_dir)
             except (OSError, ValueError) as exc:
                 warnings.warn(f"--afl-sync: candidate {candidate.index}'s payload not written: {exc}",
                               stacklevel=1)

@@ -14,6 +14,7 @@ from ..protocol.document import (
     SCHEMA_VERSION,
     DocumentCandidate,
     DocumentColumn,
+    DocumentPayloadFile,
     RunDocument,
     RunMetadata,
 )
@@ -151,7 +152,30 @@ def run_json(result: RunResult, view: Literal["run", "candidate"] = "run") -> Ru
     }
     if shared:  # said once, in the caption, not on every row
         document["said_once"] = said_once_caption(result.candidates)
+    if finished(result):
+        _add_payload_files(result, document)
     return document
+
+
+def _add_payload_files(result: RunResult, document: RunDocument) -> None:
+    """``payload_files``: each distinct payload of the run, where its bytes are in the document."""
+    files: list[DocumentPayloadFile] = []
+    entries = {entry["index"]: entry for entry in document["candidates"]}
+    candidates = {candidate.index: candidate for candidate in result.candidates}
+    for name, index, kind, _ in result.payload_files():
+        at = "payload_hex"
+        if kind.startswith("model-"):
+            at = f"more_models/{int(kind.removeprefix('model-')) - 2}"
+        elif kind.startswith("check-"):
+            at = f"checks/{int(kind.removeprefix('check-')) - 1}"
+            entry = entries[index]
+            if "checks" not in entry:  # one check, whose payload is not the candidate's own
+                candidate = candidates[index]
+                entry["checks"] = [check.to_dict() for check in candidate.checks]
+                entry["checks_made"] = candidate.checks_made
+        files.append({"name": name, "index": index, "at": at})
+    if files:
+        document["payload_files"] = files
 
 
 def run_metadata(result: RunResult) -> RunMetadata:

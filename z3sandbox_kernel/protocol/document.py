@@ -71,6 +71,16 @@ class DocumentTie(_DocumentTieRequired, total=False):
     words: dict[str, str]  # a run of prove() calls: each answer in its words ("sat": "counterexample")
 
 
+class DocumentPayloadFile(TypedDict):
+    """A distinct payload of the run, as ``RunResult.save_payloads`` writes it: its file's name,
+    its candidate, and where its bytes are in that candidate's entry: ``payload_hex``,
+    ``more_models/N`` or ``checks/N`` (each entry's ``payload_hex``)."""
+
+    name: str
+    index: int
+    at: str
+
+
 class _DocumentCandidateRequired(TypedDict):
     index: int
     verdict: VerdictName | None
@@ -157,6 +167,9 @@ class RunDocument(_RunDocumentRequired, total=False):
     limits_shown: list[TextPair]  # [["timeout", "5 s"], ["memory", "512 MB"], ...]
     delta: bool  # a live refresh: "candidates" holds only the rows that changed
     control: str | None  # a live run: the display id a Stop button's request names
+    # Every distinct payload of a finished run, as save_payloads writes them: "Download all
+    # payloads" zips these (further models and the models read at checks too).
+    payload_files: list[DocumentPayloadFile]
     # A clause every answer of the run shares, said once in the caption, not on every row:
     # "all 8 answers: the script never called check(): the sandbox checked its assertions".
     said_once: str
