@@ -11,6 +11,7 @@ import re
 import pytest
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Sandbox, Verdict
+from z3sandbox_kernel.presentation import textview
 from z3sandbox_kernel.presentation.html import run_html
 from z3sandbox_kernel.presentation.reasons import fit_reason, wrap_reason
 from z3sandbox_kernel.presentation.render import MIME_TYPE, run_json, run_mimebundle
@@ -29,6 +30,13 @@ for name, module in list(sys.modules.items()):
     if name.endswith('child.objectives'):
         module.read = lambda record: [{'term': 'x', 'direction': 'maximize', 'value': 1000000000}]
 """
+
+
+@pytest.fixture(autouse=True)
+def _a_notebook_s_fixed_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a kernel: terminal IPython, loaded by another test in this process, would set the
+    text table's width to the terminal's."""
+    monkeypatch.setattr(textview, "_terminal_width", None)
 
 
 def _all_views(result: RunResult, index: int | None = None) -> list[str]:

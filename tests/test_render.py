@@ -524,3 +524,30 @@ def test_the_download_lists_every_payload_save_payloads_writes(tmp_path, kernel_
         held = entry[where][int(at)]["payload_hex"] if at else entry["payload_hex"]
         assert bytes.fromhex(held) == path.read_bytes()
     assert result.payloads == [p for c in result for p in c.payloads]  # one form: lists both
+
+
+def test_a_run_of_prove_calls_counts_in_their_words() -> None:
+    """Issue 41.6: "1 proved, 1 counterexample", not "1 sat, 1 unsat", in every header."""
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n", confirmed_by=("z3",)),
+        CandidateResult(index=1, verdict=Verdict.SAT, stdout="counterexample\n[p = False]\n",
+                        confirmed_by=("z3",), model={"p": False})])
+    first = run_text(result).splitlines()[0]
+    assert first.startswith("RunResult: counterexample (1 proved, 1 counterexample)")
+    caption = html.unescape(re.sub(r"<[^>]+>", "", run_html(result).split("</caption>")[0]))
+    assert "1 proved, 1 counterexample" in caption and "sat" not in caption.replace("counterexample", "")
+    assert run_json(result)["words"] == {"sat": "counterexample", "unsat": "proved"}
+    plain = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.SAT, confirmed_by=("z3",))])
+    assert "words" not in run_json(plain)
+
+
+def test_further_models_of_an_optimize_check_say_they_need_not_be_optimal() -> None:
+    from z3sandbox_kernel.results import ModelResult
+
+    result = RunResult(candidates=[CandidateResult(
+        index=0, verdict=Verdict.SAT, model={"x": 9, "y": 1}, confirmed_by=("z3",),
+        objectives=[{"term": "x", "direction": "maximize", "value": 9, "optimal": True, "checked": True}],
+        more_models=[ModelResult({"x": 2, "y": 1}, verified=True)])])
+    line = "model 2: x=2, y=1 (maximize x = 2; need not be optimal)"
+    assert line in run_text(result) and line in html.unescape(run_html(result))
+    assert run_json(result)["candidates"][0]["further_models"] == [line]

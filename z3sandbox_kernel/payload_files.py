@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from .hostfiles import Folder
 
@@ -40,6 +41,17 @@ def file_name(name: str, payload: bytes) -> str:
     """``payload-NAME-sha256:HASH.bin``: the name of its file, safe characters only."""
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "payload"
     return f"payload-{safe}-sha256:{digest(payload)}.bin"
+
+
+def run_files(candidates: Iterable[Any]) -> list[tuple[str, int, str, bytes]]:
+    """``(file name, candidate index, payload name, payload)`` of each distinct payload of a run's
+    ``candidates`` (``CandidateResult.named_payloads``), in order: ``RunResult.payload_files``."""
+    files: dict[str, tuple[str, int, str, bytes]] = {}
+    for candidate in candidates:
+        for name, payload in candidate.named_payloads():
+            label = "-".join(filter(None, (candidate.label or f"candidate-{candidate.index}", name)))
+            files.setdefault(digest(payload), (file_name(label, payload), candidate.index, name, payload))
+    return list(files.values())
 
 
 def save_payloads(payloads: Iterable[tuple[str, bytes]], folder: str | os.PathLike[str]) -> list[Path]:

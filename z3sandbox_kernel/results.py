@@ -49,12 +49,12 @@ class PlannedCandidate(_PlannedRequired, total=False):
     script: str
 
 
-class _CandidatePlace(TypedDict, total=False):
-    cell_line: int  # only when it ran from a %%z3sandbox cell (CandidateResult.cell_line)
+class _CellPlace(TypedDict, total=False):  # only for a %%z3sandbox cell's candidate
+    cell_line: int
     cell_candidates: int
 
 
-class CandidateJson(CandidateFields, _CandidatePlace):
+class CandidateJson(CandidateFields, _CellPlace):
     """``CandidateResult.to_dict()``: a ``CandidateDict`` with how the host knows the candidate
     (its state, label, limits), as the CLI's ``--json`` and a record's candidate lines hold it."""
 
@@ -107,9 +107,8 @@ class CandidateResult:
     # {type, line, message} when it failed (protocol.CandidateError), else None; one the host
     # made itself (a watchdog, a dead worker) gets its verdict as type and its reason as message.
     error: CandidateError | None = None
-    # A %%z3sandbox cell's candidate: the cell's line of its script's line 1, and how many
-    # candidates the cell held; the views count lines as the cell's editor does (its reason, core
-    # and checks say "line 12", and "[candidate line 2]" too when the cell held several).
+    # A %%z3sandbox cell's candidate: the cell's line of its line 1, how many candidates the cell
+    # held (its lines are shown as the cell counts them: presentation/row_details.line_place).
     cell_line: int | None = None
     cell_candidates: int = 0
 
@@ -167,8 +166,7 @@ class CandidateResult:
 
     @property
     def payloads(self) -> list[bytes]:
-        """Its payloads, one per model, each once: as ``RunResult.payloads`` (a list too), and in
-        the order of ``named_payloads``, which names each."""
+        """Its payloads, one per model, each once (``named_payloads`` names them), as a list."""
         return [payload for _, payload in self.named_payloads()]
 
     def named_payloads(self) -> list[tuple[str, bytes]]:
@@ -243,8 +241,7 @@ class RunResult:
 
     @property
     def vote(self) -> str:
-        """The vote as it is said: "proved" / "counterexample" / "disputed" for a run of prove()
-        calls, else the verdict's value."""
+        """The vote as it is said: prove()'s words for a run of prove() calls, else the verdict's."""
         return voting.vote_word(self.candidates)
 
     @property
@@ -254,13 +251,11 @@ class RunResult:
 
     @property
     def model(self) -> dict[str, object] | None:
-        best = self.best
-        return best.model if best else None
+        return self.best.model if self.best else None
 
     @property
     def payload(self) -> bytes | None:
-        best = self.best
-        return best.payload if best else None
+        return self.best.payload if self.best else None
 
     @property
     def models(self) -> list[dict[str, object]]:
@@ -326,22 +321,15 @@ class RunResult:
         return render.table_rows(self)
 
     def payload_files(self) -> list[tuple[str, int, str, bytes]]:
-        """``(file name, candidate index, payload name, payload)`` of each distinct payload of the
-        run (``payloads``), in order: what ``save_payloads`` writes into an empty folder, and what
-        the labextension's "Download all payloads" puts in its ZIP."""
-        from .payload_files import file_name
+        """``(file name, index, payload name, payload)`` of each distinct payload: what ``save_payloads``
+        writes into an empty folder, and what the labextension's "Download all payloads" zips."""
+        from .payload_files import run_files
 
-        files: dict[str, tuple[str, int, str, bytes]] = {}
-        for c in self.candidates:
-            for name, payload in c.named_payloads():
-                named = file_name("-".join(filter(None, (c.label or f"candidate-{c.index}", name))), payload)
-                files.setdefault(named.rsplit(":", 1)[1], (named, c.index, name, payload))
-        return list(files.values())
+        return run_files(self.candidates)
 
     def save_payloads(self, folder: Any) -> list[Any]:
-        """Write every payload of the run (``payload_files``) into ``folder`` (created if need be),
-        each distinct payload once, atomically: ``payload-LABEL-NAME-sha256:HASH.bin``.  Returns
-        the new files."""
+        """Write each of ``payload_files`` into ``folder`` (created if need be), atomically, unless its
+        hash is there: ``payload-LABEL-NAME-sha256:HASH.bin``.  Returns the new files."""
         from .payload_files import save_payloads
 
         return save_payloads(((named, payload) for named, _, _, payload in self.payload_files()), folder)

@@ -272,6 +272,36 @@ function streamSection(
   return section(`${name} (${lines.length} lines)`, body, toggle);
 }
 
+/**
+ * The reason, and who stands behind the answer, each said once: "confirmed by z3 (model
+ * verified)" with the candidate's own reason; or the whole reason as the views say it
+ * ("unconfirmed: why", never an empty "—" for an answer) and whether its model was verified.
+ */
+function confirmation(candidate: ICandidate): [string, string][] {
+  const rows: [string, string][] = [];
+  const confirmed =
+    Boolean(candidate.confirmed_by?.length) && !candidate.disputed;
+  const reason = confirmed
+    ? printable(String(candidate.reason ?? '').trim(), '\n\t')
+    : wholeReason(candidate);
+  if (reason || !confirmed) {
+    rows.push(['reason', reason || '—']);
+  }
+  const model =
+    candidate.verified === true
+      ? 'model verified'
+      : candidate.verified === false
+        ? 'model failed verification'
+        : '';
+  if (confirmed) {
+    const by = printable(candidate.confirmed_by!.join(', '));
+    rows.push(['confirmed', `by ${by}${model ? ` (${model})` : ''}`]);
+  } else if (model) {
+    rows.push(['verified', model]);
+  }
+  return rows;
+}
+
 function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
   const rows: [string, string][] = [];
   if (typeof candidate.label === 'string' && candidate.label) {
@@ -281,23 +311,16 @@ function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
   if (preview) {
     rows.push(['source', preview]);
   }
-  // The whole reason as the views say it ("unconfirmed: why" too); an older document's own.
-  rows.push(['reason', wholeReason(candidate) || '—']);
+  rows.push(...confirmation(candidate));
   const optional: [string, unknown][] = [
     ['kill', candidate.kill],
     ['exit code', candidate.exit_code],
-    ['signal', candidate.signal],
-    ['verified', candidate.verified]
+    ['signal', candidate.signal]
   ];
   for (const [name, value] of optional) {
     if (value !== null && value !== undefined) {
       rows.push([name, printable(value)]);
     }
-  }
-  // Who confirmed the answer, or why a checker contradicts it: the row's reason cell leads with
-  // these ("confirmed by z3; ..."), the raw reason above does not.
-  if (candidate.confirmed_by?.length) {
-    rows.push(['confirmed by', printable(candidate.confirmed_by.join(', '))]);
   }
   if (candidate.disputed) {
     rows.push(['disputed', printable(candidate.disputed)]);

@@ -15,13 +15,14 @@ import {
   IPayloadFile,
   IRun,
   ITie,
+  answerWord,
   candidateLabel,
   shownStyle,
   IRunMetadata,
   parseMetadata,
   parseRun
 } from './schema';
-import { progressBar } from './progress';
+import { nextEta, progressBar } from './progress';
 import { verdictTable } from './table';
 import { verdictBadge, verdictRank } from './verdicts';
 import { IViewState, newViewState } from './view';
@@ -171,9 +172,10 @@ function summary(
   if (!run.finished && state.stale) {
     node.appendChild(incompleteBadge());
   }
+  // A run of prove() calls counts in its words: "1 proved, 1 counterexample".
   const counts = Object.entries(run.counts)
     .sort(([a], [b]) => verdictRank(a) - verdictRank(b) || a.localeCompare(b))
-    .map(([verdict, n]) => `${n} ${verdict}`)
+    .map(([verdict, n]) => `${n} ${answerWord(run, verdict)}`)
     .join(', ');
   const parts = [
     `${run.candidates.length} candidate${run.candidates.length === 1 ? '' : 's'}`
@@ -331,7 +333,8 @@ export function renderRun(
     node.appendChild(summary(parsed.run, meta, state));
     if (!parsed.run.finished) {
       node.classList.add('jp-Z3Run-live');
-      node.appendChild(progressBar(parsed.run, meta));
+      state.eta = nextEta(state.eta, parsed.run, meta);
+      node.appendChild(progressBar(parsed.run, meta, state.eta));
     }
     node.appendChild(verdictTable(parsed.run, meta, state));
     node.appendChild(settings(parsed.run));

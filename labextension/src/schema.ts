@@ -183,6 +183,12 @@ export function corePlace(candidate: ICandidate, at: number): string {
   return Array.isArray(entry) ? `line ${entry[0]}` : '';
 }
 
+/** How the run says an answer: prove()'s word ("proved") for a run of prove() calls. */
+export function answerWord(run: IRun, verdict: string): string {
+  const word = run.words?.[verdict];
+  return typeof word === 'string' ? printable(word) : verdict;
+}
+
 /** The verdict, or the live state ("queued", "running") of a candidate not done yet. */
 export function stateLabel(candidate: ICandidate): string {
   if (typeof candidate.verdict === 'string') {

@@ -79,6 +79,8 @@ USAGE_ERRORS = [
     ("--candidates no_such_variable", "\n", "--candidates no_such_variable: no variable"),
     ("--seed no_such_variable", SAT, "--seed no_such_variable: no variable"),
     ("--seed not_bytes", SAT, "--seed not_bytes: expected bytes, bytearray or memoryview, not str"),
+    ("--seed-file /no/such/file.bin", SAT, "--seed-file /no/such/file.bin: No such file or directory"),
+    ("--seed seed_input --seed-file x.bin", SAT, "either with --seed VAR or with --seed-file PATH"),
     ("--candidates not_a_list", "\n", "expected a list (or dict) of script strings, not int"),
     ("--candidates empty_list", "\n", "--candidates empty_list: the list is empty"),
     ("--candidates mixed_list", "\n", "item 1 is of type int, not a string"),
@@ -163,6 +165,46 @@ def test_an_interrupted_run_ends_with_one_line_and_rerun_picks_up_the_rest(
     again = paired.rerun()
     assert [c.verdict for c in again] == [Verdict.SAT, Verdict.UNSAT, Verdict.SAT]
     assert shell.user_ns["paired"] is again
+    # one merged table, the cell's own indices, the row run again marked
+    assert [(c.index, c.label) for c in again] == [(0, None), (1, "(rerun)"), (2, None)]
+    assert "(rerun)" in next(line for line in repr(again).splitlines() if line.startswith("  1  "))
+    # one script with -k: rerun() cannot run its seeds alone, the line says what to do
+    seeded = RunResult(candidates=partial.candidates[:3], interrupted=True)
+    assert interrupted_line(seeded, "_z3", rerun=False).endswith(
+        "1 stopped and 1 never started: run the cell again to run them")
+
+
+def test_a_rerun_shows_one_merged_table_that_ends_as_one_line(shell: InteractiveShell) -> None:
+    """In a kernel: the rerun's live table holds every row of the cell (its indices), the rows
+    run again marked; it ends as one line, and rerun()'s result is the one table."""
+    from z3sandbox_kernel import CandidateResult
+    from z3sandbox_kernel.jupyter.outcome import rerun_rows, rerun_table
+
+    base = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.SAT, label="a"),
+                                 CandidateResult(index=1, verdict=Verdict.CANCELLED, label="b"),
+                                 CandidateResult(index=2, verdict=Verdict.CANCELLED, label="c")])
+    rows = rerun_table(base, [1, 2])
+    assert [(c.index, c.label, c.state) for c in rows] == [
+        (0, "a", "done"), (1, "b (rerun)", "queued"), (2, "c (rerun)", "queued")]
+    mark = rerun_rows([1, 2])
+    assert (mark(CandidateResult(index=1, verdict=Verdict.SAT, label="c")).index,
+            mark(CandidateResult(index=0, verdict=Verdict.SAT, label="b (rerun)")).label) == (2, "b (rerun)")
+
+
+def test_a_row_stopped_by_its_stop_button_says_so_with_its_kill() -> None:
+    from z3sandbox_kernel import CandidateResult
+    from z3sandbox_kernel.jupyter.scripts import annotator
+
+    annotate = annotator([Script(SAT), Script(UNSAT)], None, stopped={0, 1})
+    running = annotate(CandidateResult(index=0, verdict=Verdict.CANCELLED, kill="cancel", reason="cancelled"))
+    queued = annotate(CandidateResult(index=1, verdict=Verdict.CANCELLED, reason="skipped before it started"))
+    assert running.reason == "stopped (Stop button)"
+    assert queued.reason == "stopped (Stop button) before it started"
+    row = repr(RunResult(candidates=[running, queued])).splitlines()[3]
+    assert " cancel " in row and row.endswith("stopped (Stop button)")
+    interrupted = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.CANCELLED, kill="interrupt",
+                                                        reason="interrupted")])
+    assert " interrupt " not in repr(interrupted).splitlines()[3]  # its reason says it: said once
 
 
 def test_line_magic_without_candidates_says_what_it_needs(
@@ -211,6 +253,18 @@ def test_reason_lines_are_counted_in_the_cell() -> None:
 
 
 # ------------------------------------------------------------------------------------- config
+
+def test_config_lists_the_grace_periods_apart_from_everyday_options(
+        shell: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    shell.run_line_magic("config", "Z3Sandbox")
+    shown = capsys.readouterr().out
+    everyday, graces = shown.split("Grace periods (rarely changed)")
+    grace_names = ("watchdog_grace_s", "cancel_grace_s", "exit_grace_s", "shutdown_grace_s")
+    assert all(f"Z3Sandbox.{name}=" in graces and f"Z3Sandbox.{name}=" not in everyday
+               for name in grace_names)
+    limits, options = everyday.split("Run options and the live display")
+    assert "Z3Sandbox.timeout_s=" in limits and "Z3Sandbox.models=" in options
+
 
 def test_config_traits_are_made_from_the_limits_model(shell: InteractiveShell) -> None:
     from z3sandbox_kernel.limits import LIMIT_FIELDS
@@ -300,6 +354,16 @@ def test_seed_bytes_become_the_payload(shell: InteractiveShell) -> None:
     script = 'b = BitVec("byte_1", 8)\ns.add(b == 0x41)\n'
     run_cell(shell, f"{FAST} --seed seed_input --quiet", script)
     assert shell.user_ns["_z3"].payload == b"HALLO"
+
+
+def test_a_seed_file_is_read_as_the_cli_reads_it(shell: InteractiveShell) -> None:
+    """Issue 41.7: the example's own comment, `--seed-file examples/packet.bin`, works in a cell."""
+    root = Path(__file__).resolve().parents[2]
+    header = (root / "examples" / "header.py").read_text()
+    run_cell(shell, f"{FAST} -k 2 --seed-file {root / 'examples' / 'packet.bin'} --quiet", header)
+    seed = (root / "examples" / "packet.bin").read_bytes()
+    payload = shell.user_ns["_z3"].payload
+    assert payload is not None and payload[4:] == seed[4:] and payload[:2] == b"\x7fZ"
 
 
 def test_models_gives_each_sat_candidate_its_further_models(shell: InteractiveShell) -> None:

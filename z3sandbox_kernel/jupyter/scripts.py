@@ -5,7 +5,7 @@ is labelled and its reason's line numbers counted in the cell."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ from IPython.core.error import UsageError
 
 from ..presentation.phrases import source_preview
 from ..results import CandidateResult, RunResult
+from ..verdicts import Verdict
 
 # A line of its own that starts a new candidate in the cell body, with an optional name.
 CANDIDATE_SEPARATOR = re.compile(
@@ -82,14 +83,22 @@ def notebook_name_hint(candidate: CandidateResult, namespace: Mapping[str, Any])
         candidate.reason += hint
 
 
-def annotator(scripts: list[Script], k: int | None,
-              namespace: Mapping[str, Any] | None = None) -> Callable[[CandidateResult], CandidateResult]:
+# A row its Stop button stopped: the engine says "cancelled" (or "skipped before it started").
+STOPPED = "stopped (Stop button)"
+
+
+def annotator(scripts: list[Script], k: int | None, namespace: Mapping[str, Any] | None = None,
+              stopped: Collection[int] = ()) -> Callable[[CandidateResult], CandidateResult]:
     """Name a candidate, give it a source preview (with ``k``: its random seed instead), count its
-    reason's lines in the cell, and explain a NameError on a name of the notebook's ``namespace``."""
+    reason's lines in the cell, explain a NameError on a name of the notebook's ``namespace``,
+    and say that a row was ``stopped`` by its Stop button (the set fills while the run goes)."""
 
     def annotate(candidate: CandidateResult) -> CandidateResult:
         if namespace is not None:
             notebook_name_hint(candidate, namespace)
+        if candidate.index in stopped and candidate.verdict is Verdict.CANCELLED:
+            started = candidate.kill is not None  # a queued row is skipped: no process to kill
+            candidate.reason = STOPPED if started else f"{STOPPED} before it started"
         if len(scripts) == 1:
             script: Script | None = scripts[0]
         else:
@@ -141,3 +150,17 @@ def annotated(result: RunResult, annotate: Callable[[CandidateResult], Candidate
     for candidate in result.candidates:
         annotate(candidate)
     return result
+
+
+def empty_body_as_line_magic(lines: list[str]) -> list[str]:
+    """``%%z3sandbox --candidates VAR`` with nothing below it runs as the line magic (IPython
+    refuses a cell magic whose body is empty).  An input transformer, registered on load."""
+    if lines and lines[0].startswith("%%z3sandbox") and not "".join(lines[1:]).strip():
+        return [lines[0][1:].rstrip("\n") + "\n"]
+    return lines
+
+
+# Applied when a cell runs, never when terminal IPython asks whether what was typed is complete
+# (IPython skips transformers with side effects there): so a half-typed "%%z3sandbox --cores" + Enter
+# waits for its body, as any cell magic does, instead of running at once as the line magic.
+empty_body_as_line_magic.has_side_effects = True  # type: ignore[attr-defined]

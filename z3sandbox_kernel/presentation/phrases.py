@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..limits import LIMIT_FIELDS, Limits, number
 from ..protocol.messages import KERNEL_LAYERS, NAMESPACE_LAYERS
+from ..vote import PROVE_WORDS, proves
 from .printable import printable
 from .reasons import fit_reason, reason_text
 from .row_details import model_count, model_items, shown_verdict, state_label
@@ -107,9 +108,8 @@ TABLE_COLUMNS: tuple[Column, ...] = (
     Column("index", "#", 3, lambda c: c.index, lambda c: str(c.index)),
     Column("label", "candidate", 22, lambda c: c.label, lambda c: shorten(candidate_name(c), 22)),
     Column("verdict", "verdict", 16, lambda c: state_label(c), lambda c: shown_verdict(c)),
-    # A cancelled row's kill (interrupt, cancel, race) is what its reason already says: said once.
-    Column("kill", "kill", 9, lambda c: c.kill,
-           lambda c: "" if state_label(c) == "cancelled" else printable(c.kill or "")),
+    # A kill its reason already says ("interrupted", "cancelled", "... (race)") is said once.
+    Column("kill", "kill", 9, lambda c: c.kill, lambda c: kill_text(c)),
     Column("model", "model / payload", 30, lambda c: c.payload if c.payload is not None else c.model,
            lambda c: model_preview(c, 30)),
     _figure("wall_s", "s"),
@@ -120,9 +120,25 @@ TABLE_COLUMNS: tuple[Column, ...] = (
 SAVED_COLUMNS = tuple(column for column in TABLE_COLUMNS if not column.volatile)
 
 
+def answer_words(result: RunResult) -> dict[str, str]:
+    """How a run says its answers: prove()'s words ("unsat": "proved", "sat": "counterexample")
+    for a run of prove() calls, else none (each verdict is its own word)."""
+    return dict(PROVE_WORDS) if proves(result.candidates) else {}
+
+
+def kill_text(candidate: CandidateResult) -> str:
+    """The kill column's text: the kill, unless a cancelled row's reason already says it
+    ("interrupted", "cancelled", "... (race)"), which a Stop button's "stopped (Stop button)"
+    does not: that row says ``cancel``."""
+    kill = printable(candidate.kill or "")
+    return "" if state_label(candidate) == "cancelled" and kill in candidate.reason else kill
+
+
 def counts_summary(result: RunResult) -> str:
-    """``2 sat, 1 timeout`` (most common first), plus candidates not done yet."""
-    counts = Counter(state_label(c) for c in result.candidates)
+    """``2 sat, 1 timeout`` (most common first), plus candidates not done yet; in prove()'s
+    words for a run of prove() calls (``1 proved, 1 counterexample``)."""
+    words = answer_words(result)
+    counts = Counter(words.get(state_label(c), state_label(c)) for c in result.candidates)
     return ", ".join(f"{n} {label}" for label, n in counts.most_common()) or "no candidates"
 
 

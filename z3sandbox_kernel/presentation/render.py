@@ -24,6 +24,7 @@ from .phrases import (
     SAVED_COLUMNS,
     TABLE_COLUMNS,
     Column,
+    answer_words,
     finished,
     isolation_shortfall,
     isolation_summary,
@@ -150,6 +151,8 @@ def run_json(result: RunResult, view: Literal["run", "candidate"] = "run") -> Ru
         "candidates": [candidate_json(c, live=not finished(result), alone=len(result.candidates) == 1,
                                       shared=shared) for c in result.candidates],
     }
+    if answer_words(result):  # a run of prove() calls: its counts and filter in those words
+        document["words"] = answer_words(result)
     if shared:  # said once, in the caption, not on every row
         document["said_once"] = said_once_caption(result.candidates)
     if finished(result):

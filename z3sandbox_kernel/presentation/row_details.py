@@ -158,11 +158,22 @@ def _found_text(found: Any) -> str:
 _CHECKED = {False: " (failed verification)", None: " (not verified)"}
 
 
+def _not_the_optimum(candidate: CandidateResult, found: Any) -> str:
+    """A further model of an Optimize check satisfies its hard assertions only: it says so, with
+    each objective's value in it where the objective is one of its names."""
+    if not candidate.objectives:
+        return ""
+    values = [f"{goal.get('direction') or 'objective'} {goal['term']} = {found.model[goal['term']]}"
+              for goal in candidate.objectives if str(goal.get("term")) in found.model]
+    return f" ({printable('; '.join([*values, 'need not be optimal']))})"
+
+
 def further_models(candidate: CandidateResult) -> list[str]:
     """Each further model (``models=N``) in one line: ``model 2: 41 42`` (its payload in hex),
     else its ``name=value`` pairs in natural order; then each model the script read at its checks:
     ``check 2 (line 5): x=2``.  One that failed verification says so."""
     lines = [f"model {number}: {printable(_found_text(found))}{_CHECKED.get(found.verified, '')}"
+             f"{_not_the_optimum(candidate, found)}"
              for number, found in enumerate(candidate.more_models or (), start=2)]
     for number, check in check_models(candidate):
         line = f" ({line_place(candidate, check.line)})" if check.line is not None else ""

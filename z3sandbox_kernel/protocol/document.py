@@ -167,6 +167,9 @@ class RunDocument(_RunDocumentRequired, total=False):
     limits_shown: list[TextPair]  # [["timeout", "5 s"], ["memory", "512 MB"], ...]
     delta: bool  # a live refresh: "candidates" holds only the rows that changed
     control: str | None  # a live run: the display id a Stop button's request names
+    # A run of prove() calls: each answer in its words ({"sat": "counterexample", "unsat":
+    # "proved"}), for its counts and its filter.
+    words: dict[str, str]
     # Every distinct payload of a finished run, as save_payloads writes them: "Download all
     # payloads" zips these (further models and the models read at checks too).
     payload_files: list[DocumentPayloadFile]
