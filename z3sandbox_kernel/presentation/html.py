@@ -4,7 +4,10 @@ It has to read well in JupyterLab's light and dark themes, in the classic notebo
 with no stylesheet and no script: colours are solid badges with white text (legible on any
 background), borders are translucent grey, all other text inherits the page's colour, and every
 colour comes with a text label.  Long reasons fold into ``<details>`` (one click, no JavaScript).
-No volatile figures (times, memory, pids): a saved notebook stays byte-identical from run to run.
+The final table has each candidate's wall, CPU and memory, and the caption the elapsed time (a
+shared notebook, nbconvert's HTML, is where they are compared), each in an element of class
+``z3-figure``, which the saved notebooks' checks mask (notebooks/sanitize.cfg); a live table and
+the text have none.
 
 Everything a candidate produced is untrusted and goes through ``html.escape``.
 """
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..verdicts import VERDICT_DOCS, verdict_style
 from .phrases import (
     SAVED_COLUMNS,
+    TABLE_COLUMNS,
     Column,
     counts_summary,
     finished,
@@ -58,6 +62,9 @@ _HEAD = _CELL + ";font-weight:600"
 _MONO = "font-family:SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace"
 _CAPTION = "caption-side:top;text-align:left;padding:2px 0 4px 0;color:inherit"
 _REASON_WIDTH = 60
+# A measured figure: masked where saved outputs are compared (notebooks/sanitize.cfg).
+FIGURE_CLASS = "z3-figure"
+_FIGURE_STYLE = "text-align:right;white-space:nowrap"
 _PREVIEW_WIDTH = 40
 _MODEL_WIDTH = 30  # as the text table's column
 # More rows than this are summarised in one last row; the run's JSON and NAME[i] hold them all.
@@ -149,10 +156,13 @@ def _cell(candidate: CandidateResult, column: Column, shared: Collection[str]) -
                       f'<pre style="white-space:pre-wrap;margin:0">'
                       f"{html.escape(chr(10).join(more))}</pre></details>")
         return shown
+    if column.volatile:
+        return f'<span class="{FIGURE_CLASS}">{html.escape(column.text(candidate))}</span>'
     return html.escape(column.text(candidate))
 
 
-_CELL_STYLE = {"index": "white-space:nowrap", "model": _MONO}
+_CELL_STYLE = {"index": "white-space:nowrap", "model": _MONO, "wall_s": _FIGURE_STYLE,
+               "cpu_s": _FIGURE_STYLE, "peak_rss_mb": _FIGURE_STYLE}
 
 
 def candidate_row(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS,
@@ -212,16 +222,20 @@ def caption(result: RunResult) -> str:
         parts.append(f"isolation {html.escape(isolation_shortfall(result.isolation))}")
     if result.interrupted:
         parts.append(badge("interrupted", "interrupted: unfinished candidates were cancelled"))
+    if done and result.elapsed_s:
+        parts.append(f'<span class="{FIGURE_CLASS}">{result.elapsed_s:.2f} s elapsed</span>')
     return " &middot; ".join(parts)
 
 
 def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
-    """The whole run as one ``<table>``: caption, header, one row per candidate, notes."""
-    head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
-    span = len(SAVED_COLUMNS)
+    """The whole run as one ``<table>``: caption, header, one row per candidate (with its wall,
+    CPU and memory once the run is done), notes."""
+    columns = TABLE_COLUMNS if finished(result) else SAVED_COLUMNS
+    head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in columns)
+    span = len(columns)
     alone = len(result.candidates) == 1
     shared = said_once(result.candidates)
-    rows = [candidate_row(c, alone=alone, shared=shared) for c in result.candidates[:max_rows]]
+    rows = [candidate_row(c, columns, alone=alone, shared=shared) for c in result.candidates[:max_rows]]
     hidden = len(result.candidates) - max_rows
     if hidden > 0:
         rows.append(
@@ -253,9 +267,13 @@ def live_html(result: RunResult, rows: list[CandidateResult]) -> str:
 
 
 def candidate_html(candidate: CandidateResult) -> str:
-    """A candidate alone: its row of the table, then its full reason, core and output."""
+    """A candidate alone: its row of the table, then its full reason, core and output, and what
+    it took (wall, CPU, memory)."""
+    figures = ", ".join(f"{column.title} {column.text(candidate)}" for column in TABLE_COLUMNS
+                        if column.volatile) if candidate.verdict is not None else ""
+    took = f' <span class="{FIGURE_CLASS}">{html.escape(figures)}</span>' if figures else ""
     return (
-        f'<div style="font-size:12px;line-height:1.4">{verdict_badge(candidate)} '
+        f'<div style="font-size:12px;line-height:1.4">{verdict_badge(candidate)}{took}'
         f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'
         f"{html.escape(printable_lines(candidate_alone_text(candidate)))}</pre></div>"
     )

@@ -98,7 +98,10 @@ class Column:
 
 def _figure(name: str, unit: str) -> Column:
     def text(c: CandidateResult) -> str:
-        return f"{getattr(c, name):.2f} {unit}" if c.verdict is not None else ""
+        if c.verdict is None:
+            return ""
+        value = getattr(c, name)
+        return "—" if state_label(c) == "cancelled" and not value else f"{value:.2f} {unit}"  # never ran
 
     title = {"wall_s": "wall", "cpu_s": "cpu", "peak_rss_mb": "memory"}[name]
     return Column(name, title, 9, lambda c: getattr(c, name), text, volatile=True, unit=unit)
