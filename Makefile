@@ -1,5 +1,5 @@
 # Two commands for a fresh machine (see README.md):
-#   make demo   installs everything into .venv and runs the main job (candidates, then a notebook)
+#   make demo   installs the runtime into .venv, shows the first verdicts, installs the rest, runs a notebook
 #   make test   installs everything and runs the whole test suite (as root: again as a normal user)
 # Debian's system Python is preferred so that an unprivileged user can run the same virtualenv.
 PYTHON ?= $(shell command -v /usr/bin/python3.11 || command -v python3)
@@ -10,29 +10,47 @@ BIN := $(VENV)/bin
 
 install: $(VENV)/.installed
 
-# node first: the editable install builds the JupyterLab extension (tools/check-node.sh says what
-# to install rather than leaving it to pip's traceback).
-$(VENV)/.installed: pyproject.toml
+# When make started, for the time to the first verdicts `make demo` prints.
+STARTED := $(shell date +%s)
+
+# Two stages, so that `make demo` shows its first verdicts from the runtime alone, before the test,
+# Dask and docs extras.  node first: the editable install builds the JupyterLab extension
+# (tools/check-node.sh says what to install rather than leaving it to pip's traceback).
+$(VENV)/.runtime: pyproject.toml
 	bash tools/check-node.sh
+	@echo "Installing the runtime into $(VENV): z3, Jupyter's kernel side, and the JupyterLab extension,"
+	@echo "which npm builds (about a minute on a fast line; the first time downloads ~700 MB)..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The notebook's kernel talks to nbconvert over IPC (Unix sockets in a private temporary folder: a
-# relative path would put them in the notebook's folder), not over loopback TCP, which ipykernel
-# warns is unencrypted.
-demo: install
+# The extension is built already: the second editable install skips npm (HATCH_JUPYTER_BUILDER_SKIP_NPM).
+$(VENV)/.installed: $(VENV)/.runtime
+	@echo "Installing the test, Dask and docs extras into $(VENV): JupyterLab, pytest, Playwright,"
+	@echo "Sphinx, cvc5, Dask... (about a minute more)..."
+	HATCH_JUPYTER_BUILDER_SKIP_NPM=1 $(BIN)/python -m pip install --quiet -e '.[test,dask,docs]'
+	touch $@
+
+# The first verdicts come from the runtime alone; then the rest is installed, and the notebook
+# runs on the Z3 Sandbox kernel.  The notebook's kernel talks to nbconvert over IPC (Unix sockets in
+# a private temporary folder: a relative path would put them in the notebook's folder), not over
+# loopback TCP, which ipykernel warns is unencrypted.
+demo: $(VENV)/.runtime
 	rm -rf .demo-payloads
 	$(BIN)/z3sandbox run -k 4 examples/header.py --seed-file examples/packet.bin --payload-dir .demo-payloads
 	@echo "Each SAT model of examples/header.py, overlaid on the seed examples/packet.bin, was written to .demo-payloads/:"
 	@for f in .demo-payloads/*.bin; do printf '  %s  starts with%s\n' "$$f" "$$(od -An -tx1 -N8 "$$f")"; done
 	$(BIN)/z3sandbox run --wall 2 examples/candidates/*.py
+	@echo "First verdicts $$(( $$(date +%s) - $(STARTED) )) s after make started."
+	@$(MAKE) --no-print-directory install VENV=$(VENV) PYTHON=$(PYTHON)
 	sockets=$$(mktemp -d) && trap 'rm -rf "$$sockets"' EXIT && \
 	$(BIN)/jupyter nbconvert --to notebook --execute --stdout notebooks/01-quickstart.ipynb \
 		--ExecutePreprocessor.kernel_name=z3sandbox \
 		--KernelManager.transport=ipc --KernelManager.ip="$$sockets/kernel" > /dev/null
-	@echo "Notebook executed on the Z3 Sandbox kernel. Open it with: $(BIN)/jupyter lab notebooks/$$( [ "$$(id -u)" = 0 ] && echo ' --allow-root')"
+	@echo "Notebook executed on the Z3 Sandbox kernel ($$(( $$(date +%s) - $(STARTED) )) s after make started)."
+	@echo "Open it with: $(BIN)/jupyter lab notebooks/$$( [ "$$(id -u)" = 0 ] && echo ' --allow-root')"
+	@echo "The command line: $(BIN)/z3sandbox run --help"
 
 # No `install` prerequisite: tools/run-tests.sh notes the checkout's state first, then installs.
 test:

@@ -4,6 +4,7 @@ match their single sources, and their examples run."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -77,10 +78,11 @@ def test_the_readme_command_line_example_prints_what_the_command_line_prints() -
     section = text.split("## Command line", 1)[1]
     command = section.split("```sh\n", 1)[1].split("\n```", 1)[0]
     shown = section.split("```text\n", 1)[1].split("```", 1)[0]
-    assert command == "z3sandbox run --wall 2 examples/candidates/*.py"
+    assert command == ".venv/bin/z3sandbox run --wall 2 examples/candidates/*.py"
     files = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "examples" / "candidates").glob("*.py"))
+    piped = {name: value for name, value in os.environ.items() if name not in ("COLUMNS", "LINES")}
     done = subprocess.run([sys.executable, "-m", "z3sandbox_kernel.cli", "run", "--wall", "2", *files],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, env=piped)
     assert done.returncode == 0, done.stderr
     assert _steady(done.stdout) == _steady(shown)
 
