@@ -13,23 +13,23 @@ install: $(VENV)/.installed
 # When make started, for the time to the first verdicts `make demo` prints.
 STARTED := $(shell date +%s)
 
-# Two stages, so that `make demo` shows its first verdicts from the runtime alone, before the test,
-# Dask and docs extras.  node first: the editable install builds the JupyterLab extension
-# (tools/check-node.sh says what to install rather than leaving it to pip's traceback).
+# Two stages, so that `make demo` shows its first verdicts from the runtime alone: z3 and Jupyter's
+# kernel side, without the JupyterLab extension's npm build (SKIP_JUPYTER_BUILDER: the kernel, the
+# magic and the CLI need none of it).  Then the second editable install builds the extension with
+# npm and adds the test, Dask and docs extras.  node is checked first all the same, so that a
+# missing or broken one is said before anything is installed (tools/check-node.sh).
 $(VENV)/.runtime: pyproject.toml
 	bash tools/check-node.sh
-	@echo "Installing the runtime into $(VENV): z3, Jupyter's kernel side, and the JupyterLab extension,"
-	@echo "which npm builds (about a minute on a fast line; the first time downloads ~700 MB)..."
+	@echo "Installing the runtime into $(VENV): z3 and Jupyter's kernel side (about half a minute)..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	SKIP_JUPYTER_BUILDER=1 $(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The extension is built already: the second editable install skips npm (HATCH_JUPYTER_BUILDER_SKIP_NPM).
 $(VENV)/.installed: $(VENV)/.runtime
-	@echo "Installing the test, Dask and docs extras into $(VENV): JupyterLab, pytest, Playwright,"
-	@echo "Sphinx, cvc5, Dask... (about a minute more)..."
-	HATCH_JUPYTER_BUILDER_SKIP_NPM=1 $(BIN)/python -m pip install --quiet -e '.[test,dask,docs]'
+	@echo "Installing the JupyterLab extension (npm builds it) and the test, Dask and docs extras into"
+	@echo "$(VENV): JupyterLab, pytest, Playwright, Sphinx, cvc5, Dask (about 2 minutes; ~1 GB the first time)..."
+	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs]'
 	touch $@
 
 # The first verdicts come from the runtime alone; then the rest is installed, and the notebook
