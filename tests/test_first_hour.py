@@ -3,6 +3,7 @@ found, whatever is wrong with it, before anything is installed."""
 
 from __future__ import annotations
 
+import itertools
 import stat
 import subprocess
 from pathlib import Path
@@ -85,7 +86,7 @@ def test_every_readme_command_works_verbatim_in_the_clone_after_make_demo() -> N
             continue
         assert program.startswith(".venv/bin/"), words  # not a bare name: .venv is not on PATH
         assert (Path(sys.prefix) / "bin" / program.removeprefix(".venv/bin/")).is_file(), words
-        for flag, value in zip(words, words[1:]):  # an output folder is outside the clone
+        for flag, value in itertools.pairwise(words):  # an output folder is outside the clone
             if flag in ("--record", "--payload-dir"):
                 assert value.startswith(("~/", "/")), words
 

@@ -121,6 +121,7 @@ def test_a_clause_every_answer_shares_is_said_once_in_the_caption(kernel_sandbox
     document = run_json(result)
     assert document["said_once"] == f"all 3 answers: {note}"
     assert [c["cells"]["reason"] for c in document["candidates"]] == ["confirmed by z3"] * 3
+    assert [c["reason_shown"] for c in document["candidates"]] == ["confirmed by z3"] * 3  # no "more"
 
 
 def test_nothing_is_said_once_when_a_row_would_be_left_with_nothing() -> None:

@@ -32,7 +32,7 @@ from .phrases import (
     progress,
     progress_summary,
 )
-from .reasons import fit_reason, reason_text, row_reason, said_once, said_once_caption, unconfirmed_why
+from .reasons import fit_reason, row_reason, said_once, said_once_caption, unconfirmed_why
 from .row_details import (
     core_places,
     further_models,
@@ -61,7 +61,7 @@ VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
 NOT_IN_DOCUMENT = frozenset({*VOLATILE_FIELDS, "isolation", "host", "limits"})
 # The columns whose text the labextension draws as it is ("cells"); the others are markup made
 # from fields the document has anyway (index, a badge from "shown", the label and source preview).
-_CELLS = frozenset({"kill", "model", "reason"})
+_CELLS = frozenset({"kill", "model"})  # and the reason, made below (the caption's clauses left out)
 
 
 # ------------------------------------------------------------------------------------------- JSON
@@ -90,10 +90,11 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
         # Each saved column's text as the text and HTML tables show it: the labextension draws
         # these (its own markup around them: badges, folding), it does not format cells again.
         "cells": {column.key: column.text(candidate) for column in SAVED_COLUMNS if column.key in _CELLS},
-        # The whole reason as the views say it; the row's cell above may cut its source line.
-        "reason_shown": reason_text(candidate),
+        # The whole reason as its row says it (less what the caption says once); the row's cell
+        # below may cut its source line.
+        "reason_shown": row_reason(candidate, shared),
     }
-    document["cells"]["reason"] = fit_reason(row_reason(candidate, shared), REASON_WIDTH)
+    document["cells"]["reason"] = fit_reason(document["reason_shown"], REASON_WIDTH)
     why = unconfirmed_why(candidate)
     if why is not None:  # an answer nobody confirmed: its badge must not look confirmed
         document["unconfirmed"] = why

@@ -128,8 +128,9 @@ class DocumentCandidate(_DocumentCandidateRequired, total=False):
     # Some columns' text (kill, model, reason) as the text table shows it: draw it, don't format it.
     # The reason's cell keeps its message whole (it wraps) and may cut its quoted source line.
     cells: dict[str, str]
-    # The whole reason as the views say it: "confirmed by z3; ..." or "unconfirmed: why", then the
-    # candidate's reason (a traceback too); one click away from the row's cell.
+    # The whole reason as its row says it: "confirmed by z3; ..." or "unconfirmed: why", then the
+    # candidate's reason (a traceback too), less a clause the caption says once (``said_once``);
+    # one click away from the row's cell.
     reason_shown: str
     # A sat or unsat answer nobody confirmed: why (its badge looks different from a confirmed one).
     unconfirmed: str
