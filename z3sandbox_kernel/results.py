@@ -49,12 +49,7 @@ class PlannedCandidate(_PlannedRequired, total=False):
     script: str
 
 
-class _CellPlace(TypedDict, total=False):  # only for a %%z3sandbox cell's candidate
-    cell_line: int
-    cell_candidates: int
-
-
-class CandidateJson(CandidateFields, _CellPlace):
+class CandidateJson(CandidateFields):
     """``CandidateResult.to_dict()``: a ``CandidateDict`` with how the host knows the candidate
     (its state, label, limits), as the CLI's ``--json`` and a record's candidate lines hold it."""
 
@@ -64,6 +59,8 @@ class CandidateJson(CandidateFields, _CellPlace):
     label: str | None
     source_preview: str | None
     limits: dict[str, float] | None
+    cell_line: int | None  # a %%z3sandbox cell's candidate (CandidateResult.cell_line), else None
+    cell_candidates: int
 
 
 @dataclass
@@ -141,7 +138,7 @@ class CandidateResult:
         """JSON-ready, with the field names of ``CandidateDict`` (the payload as ``payload_hex``)."""
         # Shallow: a model is encoded once, not deep-copied first (a 10,000-entry model, per
         # candidate, several times per display).
-        data: CandidateJson = {
+        return {
             "index": self.index, "verdict": self.verdict.value if self.verdict is not None else None,
             "state": self.state, "reason": self.reason,
             "model": {k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None,
@@ -159,10 +156,8 @@ class CandidateResult:
             "model_omitted": self.model_omitted, "isolation": copy.deepcopy(self.isolation),
             "host": self.host, "limits": self.limits.to_dict() if self.limits is not None else None,
             "label": self.label, "source_preview": self.source_preview, "error": self.error,
+            "cell_line": self.cell_line, "cell_candidates": self.cell_candidates,
         }
-        if self.cell_line is not None:  # only a cell's candidate: other JSON stays as it was
-            data["cell_line"], data["cell_candidates"] = self.cell_line, self.cell_candidates
-        return data
 
     @property
     def payloads(self) -> list[bytes]:
