@@ -26,7 +26,9 @@ $(VENV)/.runtime: pyproject.toml
 	SKIP_JUPYTER_BUILDER=1 $(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed: $(VENV)/.runtime
+# Again when the extension's sources change: the JupyterLab a browser test opens serves the copy
+# an install made, not the sources.
+$(VENV)/.installed: $(VENV)/.runtime labextension/package.json $(wildcard labextension/src/*.ts labextension/style/*)
 	@echo "Installing the JupyterLab extension (npm builds it) and the test, Dask and docs extras into"
 	@echo "$(VENV): JupyterLab, pytest, Playwright, Sphinx, cvc5, Dask (about 2 minutes; ~1 GB the first time)..."
 	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs]'
