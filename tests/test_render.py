@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import configparser
 import dataclasses
+import html
 import json
 import re
 from fractions import Fraction
+from pathlib import Path
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
 from z3sandbox_kernel.presentation.html import MAX_ROWS, run_html
@@ -14,8 +17,8 @@ from z3sandbox_kernel.presentation.phrases import (
     TABLE_COLUMNS,
     isolation_summary,
     limits_summary,
-    shorten_reason,
 )
+from z3sandbox_kernel.presentation.reasons import fit_reason
 from z3sandbox_kernel.presentation.render import MIME_TYPE, SCHEMA_VERSION, run_json, run_mimebundle
 from z3sandbox_kernel.presentation.textview import run_text
 from z3sandbox_kernel.protocol.messages import KNOWN_LAYERS
@@ -95,15 +98,41 @@ def test_html_labels_every_verdict_with_text_and_colour() -> None:
         assert re.search(f"background:{colour}[^>]*>{verdict}</span>", page), verdict
 
 
-def test_html_folds_a_long_reason_behind_details() -> None:
+def test_html_shows_a_long_message_whole_and_folds_only_its_source_line() -> None:
     page = run_html(make_result())
-    folded = re.search(r"<details><summary[^>]*>(ZeroDivisionError: x+…)</summary>", page)
+    assert "ZeroDivisionError: " + "x" * 200 + "</td>" in page  # a message is never cut
+    source = "print(" + "y" * 80 + ")"
+    cut = RunResult(candidates=[CandidateResult(
+        index=0, verdict=Verdict.RUNTIME_ERROR,
+        reason=f"NameError: name 'y' is not defined (line 2: `{source}`)\nScript traceback: ...")])
+    folded = re.search(r"<details><summary[^>]*>([^<]*)</summary>", html.unescape(run_html(cut)))
     assert folded is not None
-    assert "x" * 200 in page  # the whole reason, one click away
+    assert folded.group(1).startswith("NameError: name 'y' is not defined (line 2: `print(yyy")
+    assert folded.group(1).endswith("…`)") and len(folded.group(1)) == 60
+    assert source in run_html(cut) and "Script traceback" in run_html(cut)  # one click away
 
 
-def test_html_has_no_volatile_figures() -> None:
-    assert run_html(make_result(wall=0.25)) == run_html(make_result(wall=7.5))
+FIGURE = re.compile(r'(class="z3-figure"[^>]*>)[^<]*')
+
+
+def test_html_keeps_each_candidate_s_figures_and_the_elapsed_time_each_marked() -> None:
+    """Issue 41.8: nbconvert's HTML is where a shared notebook's figures are compared; each is
+    in an element notebooks/sanitize.cfg masks, and nothing else changes from run to run."""
+    fast, slow = run_html(make_result(wall=0.25)), run_html(make_result(wall=7.5))
+    assert fast != slow and FIGURE.sub(r"\1F", fast) == FIGURE.sub(r"\1F", slow)
+    assert re.findall(r'class="z3-figure">([^<]*)<', fast) == [
+        "0.75 s elapsed", "0.25 s", "0.12 s", "41.00 MB", "0.25 s", "0.10 s", "40.00 MB",
+        "0.25 s", "0.00 s", "0.00 MB"]
+    assert "wall" in re.findall(r"<th[^>]*>([^<]*)</th>", fast)
+    never_ran = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.CANCELLED, reason="x"),
+                                      CandidateResult(index=1, verdict=Verdict.SAT, wall_s=1.0)])
+    assert re.findall(r'class="z3-figure">([^<]*)<', run_html(never_ran))[:3] == ["—", "—", "—"]
+    assert "z3-figure" in make_result()[0]._repr_mimebundle_()[0]["text/html"]
+    sanitize = configparser.ConfigParser()
+    sanitize.read(Path(__file__).parent.parent / "notebooks" / "sanitize.cfg")
+    masked = [re.sub(sanitize["html-figures"]["regex"], sanitize["html-figures"]["replace"], page)
+              for page in (fast, slow)]
+    assert masked[0] == masked[1] and "FIGURE" in masked[0]
 
 
 def test_html_caption_shows_vote_counts_limits_and_missing_isolation() -> None:
@@ -140,7 +169,7 @@ def test_json_document_follows_schema_version_1() -> None:
         "index", "verdict", "reason", "model", "payload_hex", "payload_error", "unsat_core",
         "stdout", "stderr", "stdout_truncated", "stderr_truncated", "kill", "exit_code",
         "signal", "verified", "label", "source_preview", "output_truncated", "error",
-        "shown", "core_answer", "show_output", "model_omitted", "cells",
+        "shown", "core_answer", "show_output", "model_omitted", "cells", "reason_shown",
     }
     assert first["cells"] == {"model": "00 41 42", "reason": "", "kill": ""}
     assert document["isolation_summary"] == isolation_summary(ISOLATION)  # type: ignore[arg-type]
@@ -156,7 +185,7 @@ def test_mimebundle_keeps_volatile_figures_in_metadata_only() -> None:
     data, metadata = run_mimebundle(make_result(wall=0.25))
     data_again, metadata_again = run_mimebundle(make_result(wall=7.5))
     assert set(data) == {"text/plain", "text/html", MIME_TYPE}
-    assert data == data_again
+    assert data["text/plain"] == data_again["text/plain"] and data[MIME_TYPE] == data_again[MIME_TYPE]
     assert metadata[MIME_TYPE]["timings"][0] == {
         "index": 0, "wall_s": 0.25, "cpu_s": 0.125, "peak_rss_mb": 41.0
     }
@@ -189,7 +218,9 @@ def test_text_and_html_tables_have_the_same_columns() -> None:
     titles = [column.title for column in SAVED_COLUMNS]
     assert run_text(result).splitlines()[1].split() == ["#", "candidate", "verdict", "kill",
                                                           "model", "/", "payload", "reason"]
-    assert re.findall(r"<th[^>]*>([^<]*)</th>", run_html(result)) == titles
+    figures = ["wall", "cpu", "memory"]  # the HTML's measured figures: the text has none
+    assert [title for title in re.findall(r"<th[^>]*>([^<]*)</th>", run_html(result))
+            if title not in figures] == titles
     assert "first" in run_text(result).splitlines()[3]
 
 
@@ -217,14 +248,14 @@ def test_a_tie_is_shown_as_a_tie_with_its_rule() -> None:
     assert ">tie</span>" in run_html(tie)
 
 
-def test_a_long_reason_keeps_its_closing_parenthesis() -> None:
+def test_a_long_reason_keeps_its_message_and_its_limit_whole() -> None:
     reason = "MemoryError: " + "allocation failed " * 5 + "(memory limit 512 MB)"
-    short = shorten_reason(reason, 60)
-    assert len(short) == 60 and short.endswith("… (memory limit 512 MB)")
+    assert fit_reason(reason, 60) == reason
 
 
 def test_the_payload_error_is_in_the_reason_column() -> None:
-    failed = CandidateResult(index=0, verdict=Verdict.SAT, payload_error="byte_3 > 255")
+    failed = CandidateResult(index=0, verdict=Verdict.SAT, payload_error="byte_3 > 255",
+                             confirmed_by=("z3",))
     result = RunResult(candidates=[failed])
     assert "(payload: byte_3 > 255)" in run_text(result)
     assert "(payload: byte_3 &gt; 255)" in run_html(result)
@@ -283,12 +314,14 @@ def test_a_live_document_leaves_the_output_for_the_final_one() -> None:
     assert run_json(result)["candidates"][0]["stdout"] == ""
 
 
-def test_html_keeps_the_limit_at_the_end_of_a_folded_reason() -> None:
-    reason = "MemoryError: " + "allocation failed " * 5 + "(memory limit 512 MB)"
+def test_html_keeps_a_limit_whole_and_its_source_line_cut() -> None:
+    reason = ("MemoryError (line 1: `a = bytearray(900 * 1024 * 1024)  # the buffer we need`), "
+              "with a peak of 579 MB of the 512 MB memory limit")
     result = RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.MEMORY_LIMIT, reason=reason)])
     summary = re.search(r"<summary[^>]*>([^<]*)</summary>", run_html(result))
-    assert summary is not None and summary.group(1).endswith("… (memory limit 512 MB)")
+    assert summary is not None
+    assert summary.group(1) == "MemoryError (line 1), with a peak of 579 MB of the 512 MB memory limit"
 
 
 def test_html_keeps_cores_whole_models_and_payloads_for_an_export() -> None:
@@ -332,8 +365,9 @@ def test_only_failed_rows_show_their_stdout_in_a_run_of_several() -> None:
 
 def test_prove_is_shown_as_proved_or_counterexample() -> None:
     result = RunResult(candidates=[
-        CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n"),
-        CandidateResult(index=1, verdict=Verdict.SAT, stdout="counterexample\n[p = False]\n"),
+        CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n", confirmed_by=("z3",)),
+        CandidateResult(index=1, verdict=Verdict.SAT, stdout="counterexample\n[p = False]\n",
+                        confirmed_by=("z3",)),
     ])
     rows = run_text(result).splitlines()
     assert rows[3].split()[1] == "proved" and rows[4].split()[1] == "counterexample"
@@ -442,8 +476,8 @@ def test_payloads_are_saved_once_each_and_atomically(tmp_path) -> None:
 
 
 def test_the_optimum_is_in_the_row_in_every_form() -> None:
-    goals = [{"term": "x + y", "direction": "maximize", "value": 13},
-             {"term": HOSTILE, "direction": "minimize", "value": Fraction(1, 2)}]
+    goals = [{"term": "x + y", "direction": "maximize", "value": 13, "checked": True},
+             {"term": HOSTILE, "direction": "minimize", "value": Fraction(1, 2), "checked": True}]
     result = RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.SAT, model={"x": 9}, objectives=goals),  # type: ignore[list-item]
         CandidateResult(index=1, verdict=Verdict.SAT, model={"x": 9})])
@@ -490,3 +524,53 @@ def test_a_row_says_who_confirmed_its_answer_or_that_it_is_disputed() -> None:
     document = run_json(run)["candidates"]
     assert document[0]["confirmed_by"] == ["z3", "cvc5"] and "disputed" not in document[0]
     assert document[1]["shown"] == "disputed" and document[1]["disputed"] == "z3 finds them satisfiable"
+
+
+def test_the_download_lists_every_payload_save_payloads_writes(tmp_path, kernel_sandbox) -> None:
+    """Issue 41.4: --models 3 on a seed, two candidates: every payload (further models too) is in
+    the document's list, under the names save_payloads gives them, even where the first models
+    share a payload."""
+    script = ("b = [BitVec(f'byte_{i}', 8) for i in range(2)]\n"
+              "s.add(b[0] == 0x41, b[1] < 3)\n")
+    result = kernel_sandbox.run([script, script], models=3, seed=b"\x00\x00\x00",
+                                limits=Limits(timeout_s=5, wall_s=20, cpu_s=10))
+    assert [len(c.payloads) for c in result] == [3, 3]
+    written = result.save_payloads(tmp_path)
+    document = run_json(result)
+    files = document["payload_files"]
+    assert sorted(f["name"] for f in files) == sorted(path.name for path in written)
+    assert len(files) == len(set(result.payloads)) >= 3  # each distinct payload once
+    entries = {c["index"]: c for c in document["candidates"]}
+    for file, path in zip(files, written, strict=True):
+        entry = entries[file["index"]]
+        where, _, at = file["at"].partition("/")
+        held = entry[where][int(at)]["payload_hex"] if at else entry["payload_hex"]
+        assert bytes.fromhex(held) == path.read_bytes()
+    assert result.payloads == [p for c in result for p in c.payloads]  # one form: lists both
+
+
+def test_a_run_of_prove_calls_counts_in_their_words() -> None:
+    """Issue 41.6: "1 proved, 1 counterexample", not "1 sat, 1 unsat", in every header."""
+    result = RunResult(candidates=[
+        CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n", confirmed_by=("z3",)),
+        CandidateResult(index=1, verdict=Verdict.SAT, stdout="counterexample\n[p = False]\n",
+                        confirmed_by=("z3",), model={"p": False})])
+    first = run_text(result).splitlines()[0]
+    assert first.startswith("RunResult: counterexample (1 proved, 1 counterexample)")
+    caption = html.unescape(re.sub(r"<[^>]+>", "", run_html(result).split("</caption>")[0]))
+    assert "1 proved, 1 counterexample" in caption and "sat" not in caption.replace("counterexample", "")
+    assert run_json(result)["words"] == {"sat": "counterexample", "unsat": "proved"}
+    plain = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.SAT, confirmed_by=("z3",))])
+    assert "words" not in run_json(plain)
+
+
+def test_further_models_of_an_optimize_check_say_they_need_not_be_optimal() -> None:
+    from z3sandbox_kernel.results import ModelResult
+
+    result = RunResult(candidates=[CandidateResult(
+        index=0, verdict=Verdict.SAT, model={"x": 9, "y": 1}, confirmed_by=("z3",),
+        objectives=[{"term": "x", "direction": "maximize", "value": 9, "optimal": True, "checked": True}],
+        more_models=[ModelResult({"x": 2, "y": 1}, verified=True)])])
+    line = "model 2: x=2, y=1 (maximize x = 2; need not be optimal)"
+    assert line in run_text(result) and line in html.unescape(run_html(result))
+    assert run_json(result)["candidates"][0]["further_models"] == [line]

@@ -23,7 +23,7 @@ from typing import Any
 from .limits import LIMIT_FIELDS, Limits
 from .options import argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
 from .presentation.phrases import source_preview
-from .presentation.row_details import printable
+from .presentation.printable import printable, printable_lines
 from .presentation.textview import candidate_alone_text, run_text
 from .results import CandidateResult, RunResult
 
@@ -122,7 +122,7 @@ def _write_payloads(folder: Path, result: RunResult) -> list[str]:
     try:
         with Folder.open(folder) as target:
             for candidate in result:
-                for name, payload in candidate.payloads():
+                for name, payload in candidate.named_payloads():
                     stem = "-".join(filter(None, (f"candidate-{candidate.index}", name)))
                     if target.write_new(f"{stem}.bin", payload) is None:
                         errors.append(f"--payload-dir {folder}: {stem}.bin is there already, "
@@ -213,12 +213,12 @@ def _report(args: argparse.Namespace, result: RunResult) -> None:
             for stream in ("stdout", "stderr"):
                 text = getattr(candidate, stream)
                 if text:
-                    name = candidate.label or f"candidate {candidate.index}"
+                    # A file name is shown as any candidate text is (an OSC 52 sequence in it
+                    # never reaches the terminal); lines end at "\n" only: a "\r" (or \x85,
+                    # \u2028) is shown escaped, so a candidate cannot redraw the lines before it.
+                    name = printable(candidate.label or f"candidate {candidate.index}")
                     print(f"\n--- {stream} of {candidate.index} ({name}) ---")
-                    # Lines end at "\n" only: a "\r" (or \x85, \u2028) is shown escaped, never
-                    # obeyed by the terminal: a candidate cannot redraw the lines before it.
-                    print("\n".join(printable(line.replace("\r", "\\r"))
-                                     for line in text.rstrip("\n").split("\n")))
+                    print(printable_lines(text.rstrip("\n")))
 
 
 def _sub_parser_action(

@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from .hostfiles import Folder
 
@@ -36,9 +37,26 @@ def _hashes_in(folder: Folder) -> set[str]:
     return {match.group(1) for entry in folder.names() if (match := _HASH.search(entry))}
 
 
+def file_name(name: str, payload: bytes) -> str:
+    """``payload-NAME-sha256:HASH.bin``: the name of its file, safe characters only."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "payload"
+    return f"payload-{safe}-sha256:{digest(payload)}.bin"
+
+
+def run_files(candidates: Iterable[Any]) -> list[tuple[str, int, str, bytes]]:
+    """``(file name, candidate index, payload name, payload)`` of each distinct payload of a run's
+    ``candidates`` (``CandidateResult.named_payloads``), in order: ``RunResult.payload_files``."""
+    files: dict[str, tuple[str, int, str, bytes]] = {}
+    for candidate in candidates:
+        for name, payload in candidate.named_payloads():
+            label = "-".join(filter(None, (candidate.label or f"candidate-{candidate.index}", name)))
+            files.setdefault(digest(payload), (file_name(label, payload), candidate.index, name, payload))
+    return list(files.values())
+
+
 def save_payloads(payloads: Iterable[tuple[str, bytes]], folder: str | os.PathLike[str]) -> list[Path]:
-    """Write each ``(name, payload)`` as ``folder/payload-NAME-sha256:HASH.bin`` unless a file of
-    the same hash is there; returns the files written (the folder is created if need be; a folder
+    """Write each ``(file name, payload)`` (``file_name``) into ``folder`` unless a file of the
+    same hash is there; returns the files written (the folder is created if need be; a folder
     that is a link is refused, ``hostfiles.LinkedTarget``)."""
     written = []
     with Folder.open(folder) as target:
@@ -48,8 +66,7 @@ def save_payloads(payloads: Iterable[tuple[str, bytes]], folder: str | os.PathLi
             if key in seen:
                 continue
             seen.add(key)
-            safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "payload"
-            path = target.write_new(f"payload-{safe}-sha256:{key}.bin", payload)
+            path = target.write_new(name, payload)
             if path is not None:  # None: a file of that name is there, left as it is
                 written.append(path)
     return written

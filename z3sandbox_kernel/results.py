@@ -59,6 +59,8 @@ class CandidateJson(CandidateFields):
     label: str | None
     source_preview: str | None
     limits: dict[str, float] | None
+    cell_line: int | None  # a %%z3sandbox cell's candidate (CandidateResult.cell_line), else None
+    cell_candidates: int
 
 
 @dataclass
@@ -102,6 +104,10 @@ class CandidateResult:
     # {type, line, message} when it failed (protocol.CandidateError), else None; one the host
     # made itself (a watchdog, a dead worker) gets its verdict as type and its reason as message.
     error: CandidateError | None = None
+    # A %%z3sandbox cell's candidate: the cell's line of its line 1, how many candidates the cell
+    # held (its lines are shown as the cell counts them: presentation/row_details.line_place).
+    cell_line: int | None = None
+    cell_candidates: int = 0
 
     def __post_init__(self) -> None:
         if self.error is None and self.verdict is not None and Verdict(self.verdict).failed:
@@ -150,9 +156,15 @@ class CandidateResult:
             "model_omitted": self.model_omitted, "isolation": copy.deepcopy(self.isolation),
             "host": self.host, "limits": self.limits.to_dict() if self.limits is not None else None,
             "label": self.label, "source_preview": self.source_preview, "error": self.error,
+            "cell_line": self.cell_line, "cell_candidates": self.cell_candidates,
         }
 
-    def payloads(self) -> list[tuple[str, bytes]]:
+    @property
+    def payloads(self) -> list[bytes]:
+        """Its payloads, one per model, each once (``named_payloads`` names them), as a list."""
+        return [payload for _, payload in self.named_payloads()]
+
+    def named_payloads(self) -> list[tuple[str, bytes]]:
         """A candidate's payloads, one per model, each named: ``""`` for a sat candidate's first
         model, ``"model-2"``, ``"model-3"``... for further ones (``models=N``), ``"check-N"`` for
         the models its script read at its checks (1-based), whatever its verdict, each payload once
@@ -224,8 +236,7 @@ class RunResult:
 
     @property
     def vote(self) -> str:
-        """The vote as it is said: "proved" / "counterexample" / "disputed" for a run of prove()
-        calls, else the verdict's value."""
+        """The vote as it is said: prove()'s words for a run of prove() calls, else the verdict's."""
         return voting.vote_word(self.candidates)
 
     @property
@@ -235,13 +246,11 @@ class RunResult:
 
     @property
     def model(self) -> dict[str, object] | None:
-        best = self.best
-        return best.model if best else None
+        return self.best.model if self.best else None
 
     @property
     def payload(self) -> bytes | None:
-        best = self.best
-        return best.payload if best else None
+        return self.best.payload if self.best else None
 
     @property
     def models(self) -> list[dict[str, object]]:
@@ -262,8 +271,9 @@ class RunResult:
 
     @property
     def payloads(self) -> list[bytes]:
-        """Every sat candidate's payloads, one per model (``models=N``), in candidate order."""
-        return [payload for c in self.candidates for _, payload in c.payloads()]
+        """Every candidate's payloads (``CandidateResult.payloads``: one per model, ``models=N``
+        and the models read at its checks too), in candidate order."""
+        return [payload for c in self.candidates for payload in c.payloads]
 
     # -- saving and comparing runs
 
@@ -305,14 +315,19 @@ class RunResult:
 
         return render.table_rows(self)
 
+    def payload_files(self) -> list[tuple[str, int, str, bytes]]:
+        """``(file name, index, payload name, payload)`` of each distinct payload: what ``save_payloads``
+        writes into an empty folder, and what the labextension's "Download all payloads" zips."""
+        from .payload_files import run_files
+
+        return run_files(self.candidates)
+
     def save_payloads(self, folder: Any) -> list[Any]:
-        """Write every sat candidate's payload into ``folder`` (created if need be), each distinct
-        payload once, atomically: ``payload-LABEL-sha256:HASH.bin``.  Returns the new files."""
+        """Write each of ``payload_files`` into ``folder`` (created if need be), atomically, unless its
+        hash is there: ``payload-LABEL-NAME-sha256:HASH.bin``.  Returns the new files."""
         from .payload_files import save_payloads
 
-        named = (("-".join(filter(None, (c.label or f"candidate-{c.index}", name))), payload)
-                 for c in self.candidates for name, payload in c.payloads())
-        return save_payloads(named, folder)
+        return save_payloads(((named, payload) for named, _, _, payload in self.payload_files()), folder)
 
     @property
     def unfinished(self) -> list[int]:

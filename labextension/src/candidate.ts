@@ -7,11 +7,14 @@
 import { actionButton, copyText, downloadBytes, safeFileName } from './actions';
 import { control, el, formatNumber, keyValueTable } from './dom';
 import { hexDump, hexToBytes } from './hexdump';
+import { printable, printableJson, printableLines } from './printable';
+import { wholeReason } from './reason';
 import {
   ICandidate,
   ITiming,
   ModelValue,
   candidateLabel,
+  corePlace,
   naturalCompare,
   neverRan,
   sourcePreview
@@ -30,9 +33,9 @@ export function formatModelValue(value: ModelValue | unknown): string {
     value.fraction.length === 2
   ) {
     const [numerator, denominator] = value.fraction as [unknown, unknown];
-    return `${numerator}/${denominator}`;
+    return printable(`${numerator}/${denominator}`);
   }
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return printable(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 /** The short text of the "model / payload" column. */
@@ -54,7 +57,9 @@ export function modelEntries(candidate: ICandidate): [string, ModelValue][] {
   if (!model || typeof model !== 'object') {
     return [];
   }
-  return Object.entries(model).sort(([a], [b]) => naturalCompare(a, b));
+  return Object.entries(model)
+    .sort(([a], [b]) => naturalCompare(a, b))
+    .map(([name, value]) => [printable(name), value]);
 }
 
 /** A model with more entries than this shows its first ones; one click shows all. */
@@ -68,19 +73,12 @@ export function shorten(text: unknown, width = 60): string {
   return flat.length <= width ? flat : flat.slice(0, width - 1) + '…';
 }
 
-/** Like `shorten`, but a closing parenthesis ("(memory limit 512 MB)") survives the cut. */
-export function shortenReason(text: unknown, width = 60): string {
-  const flat = shorten(text, Number.MAX_SAFE_INTEGER);
-  const tail = / \([^()]{1,30}\)$/.exec(flat);
-  if (flat.length <= width || tail === null) {
-    return shorten(flat, width);
-  }
-  return flat.slice(0, width - tail[0].length - 1) + '…' + tail[0];
-}
-
-/** The model as JSON, the way the run document holds it (fractions as `{fraction: [n, d]}`). */
+/**
+ * The model as JSON, the way the run document holds it (fractions as `{fraction: [n, d]}`), with
+ * no character in it that a terminal or an editor would obey (a bidi override is `\u202e`).
+ */
 export function modelJson(candidate: ICandidate): string {
-  return JSON.stringify(candidate.model, null, 2);
+  return printableJson(JSON.stringify(candidate.model, null, 2));
 }
 
 /** The file name a payload downloads as, e.g. `payload-answers_2.bin`. */
@@ -172,12 +170,18 @@ function modelSection(
 function payloadSection(candidate: ICandidate): HTMLElement | null {
   if (typeof candidate.payload_hex !== 'string') {
     return candidate.payload_error
-      ? section('Payload', pre(`no payload: ${candidate.payload_error}`))
+      ? section(
+          'Payload',
+          pre(`no payload: ${printable(candidate.payload_error)}`)
+        )
       : null;
   }
   const bytes = hexToBytes(candidate.payload_hex);
   if (!bytes) {
-    return section('Payload', pre(`not hex: ${candidate.payload_hex}`));
+    return section(
+      'Payload',
+      pre(`not hex: ${printable(candidate.payload_hex)}`)
+    );
   }
   const name = payloadFileName(candidate);
   const download = actionButton(
@@ -201,17 +205,15 @@ function coreSection(candidate: ICandidate): HTMLElement | null {
   ) {
     // An SMT-LIB script's own (get-unsat-core) answer, found in its stdout.
     return typeof candidate.core_answer === 'string' && candidate.core_answer
-      ? section('Unsat core', pre(candidate.core_answer))
+      ? section('Unsat core', pre(printable(candidate.core_answer)))
       : null;
   }
   const list = el('ol', 'jp-Z3Run-core');
-  for (const entry of candidate.unsat_core) {
-    const [line, text] = Array.isArray(entry) ? entry : [null, entry];
+  for (const [at, entry] of candidate.unsat_core.entries()) {
+    const text = Array.isArray(entry) ? entry[1] : entry;
     const item = el('li');
-    item.appendChild(
-      el('span', 'jp-Z3Run-coreLine', line === null ? '' : `line ${line}`)
-    );
-    item.appendChild(el('code', undefined, String(text)));
+    item.appendChild(el('span', 'jp-Z3Run-coreLine', corePlace(candidate, at)));
+    item.appendChild(el('code', undefined, printable(text)));
     list.appendChild(item);
   }
   return section(`Unsat core (${candidate.unsat_core.length})`, list);
@@ -225,7 +227,7 @@ function objectiveSection(candidate: ICandidate): HTMLElement | null {
   const count = Array.isArray(candidate.objectives)
     ? candidate.objectives.length
     : 1;
-  return section(`Objectives (${count})`, pre(candidate.objective));
+  return section(`Objectives (${count})`, pre(printable(candidate.objective)));
 }
 
 /** models=N: the further models, one line each, as the kernel wrote them. */
@@ -234,7 +236,10 @@ function furtherModelsSection(candidate: ICandidate): HTMLElement | null {
   if (!Array.isArray(further) || further.length === 0) {
     return null;
   }
-  return section(`Further models (${further.length})`, pre(further.join('\n')));
+  return section(
+    `Further models (${further.length})`,
+    pre(printable(further.join('\n'), '\n'))
+  );
 }
 
 function streamSection(
@@ -247,9 +252,10 @@ function streamSection(
   if (typeof text !== 'string' || (text === '' && !truncated)) {
     return null;
   }
+  const shown = printableLines(text);
   const full = truncated
-    ? `${text}\n… (${name} was truncated at the output limit)`
-    : text;
+    ? `${shown}\n… (${name} was truncated at the output limit)`
+    : shown;
   const lines = full.split('\n');
   const body = pre(full);
   body.classList.add(`jp-Z3Run-${name}`);
@@ -266,6 +272,36 @@ function streamSection(
   return section(`${name} (${lines.length} lines)`, body, toggle);
 }
 
+/**
+ * The reason, and who stands behind the answer, each said once: "confirmed by z3 (model
+ * verified)" with the candidate's own reason; or the whole reason as the views say it
+ * ("unconfirmed: why", never an empty "—" for an answer) and whether its model was verified.
+ */
+function confirmation(candidate: ICandidate): [string, string][] {
+  const rows: [string, string][] = [];
+  const confirmed =
+    Boolean(candidate.confirmed_by?.length) && !candidate.disputed;
+  const reason = confirmed
+    ? printable(String(candidate.reason ?? '').trim(), '\n\t')
+    : wholeReason(candidate);
+  if (reason || !confirmed) {
+    rows.push(['reason', reason || '—']);
+  }
+  const model =
+    candidate.verified === true
+      ? 'model verified'
+      : candidate.verified === false
+        ? 'model failed verification'
+        : '';
+  if (confirmed) {
+    const by = printable(candidate.confirmed_by!.join(', '));
+    rows.push(['confirmed', `by ${by}${model ? ` (${model})` : ''}`]);
+  } else if (model) {
+    rows.push(['verified', model]);
+  }
+  return rows;
+}
+
 function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
   const rows: [string, string][] = [];
   if (typeof candidate.label === 'string' && candidate.label) {
@@ -275,25 +311,19 @@ function factsSection(candidate: ICandidate, timing?: ITiming): HTMLElement {
   if (preview) {
     rows.push(['source', preview]);
   }
-  rows.push(['reason', String(candidate.reason || '—')]);
+  rows.push(...confirmation(candidate));
   const optional: [string, unknown][] = [
     ['kill', candidate.kill],
     ['exit code', candidate.exit_code],
-    ['signal', candidate.signal],
-    ['verified', candidate.verified]
+    ['signal', candidate.signal]
   ];
   for (const [name, value] of optional) {
     if (value !== null && value !== undefined) {
-      rows.push([name, String(value)]);
+      rows.push([name, printable(value)]);
     }
   }
-  // Who confirmed the answer, or why a checker contradicts it: the row's reason cell leads with
-  // these ("confirmed by z3; ..."), the raw reason above does not.
-  if (candidate.confirmed_by?.length) {
-    rows.push(['confirmed by', candidate.confirmed_by.join(', ')]);
-  }
   if (candidate.disputed) {
-    rows.push(['disputed', candidate.disputed]);
+    rows.push(['disputed', printable(candidate.disputed)]);
   }
   if (timing) {
     const figures: [string, number | undefined, string][] = [

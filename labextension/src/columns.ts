@@ -3,15 +3,18 @@
  * (render.TABLE_COLUMNS) key them, and the choice of those to show for one run.
  */
 
-import { modelPreview, shorten, shortenReason } from './candidate';
+import { modelPreview, shorten } from './candidate';
 import { stopButton } from './control';
 import { el, formatNumber } from './dom';
+import { printable } from './printable';
+import { kernelCell, reasonLine } from './reason';
 import {
   ICandidate,
   IColumnSpec,
   IRun,
   ITiming,
   candidateLabel,
+  corePlace,
   neverRan,
   shownLabel,
   shownStyle,
@@ -39,17 +42,18 @@ export interface IColumn {
   ) => HTMLElement;
 }
 
-/** The kernel's text for a column of this row (a document older than `cells`: undefined). */
-function kernelCell(candidate: ICandidate, key: string): string | undefined {
-  const text = candidate.cells?.[key];
-  return typeof text === 'string' ? text : undefined;
-}
-
-function reasonText(candidate: ICandidate): string {
-  const reason = String(candidate.reason ?? '');
-  return candidate.payload_error
-    ? `${reason} (payload: ${candidate.payload_error})`.trim()
-    : reason;
+/**
+ * The row's verdict badge ("proved", "sat · no payload", ...); an answer nobody confirmed is
+ * outlined, not filled (style/base.css), and its tooltip says why.
+ */
+export function candidateBadge(candidate: ICandidate): HTMLElement {
+  const label = shownLabel(candidate);
+  const badge = verdictBadge(label, shownStyle(label));
+  if (typeof candidate.unconfirmed === 'string') {
+    badge.classList.add('jp-Z3Run-unconfirmed');
+    badge.title = `unconfirmed: ${printable(candidate.unconfirmed)}`;
+  }
+  return badge;
 }
 
 function labelCell(candidate: ICandidate): HTMLTableCellElement {
@@ -117,17 +121,16 @@ export function rowExtras(
   withReason: boolean
 ): HTMLElement[] {
   const lines: HTMLElement[] = [];
-  const reason =
-    kernelCell(candidate, 'reason') ?? shortenReason(reasonText(candidate));
-  if (withReason && reason) {
-    const line = el('div', 'jp-Z3Run-reasonText', reason);
-    line.title = reasonText(candidate);
-    lines.push(line);
+  if (withReason) {
+    const line = reasonLine(candidate);
+    if (line) {
+      lines.push(line);
+    }
   }
   const labelled = (label: string, text: string, className = ''): void => {
     const line = el('div', `jp-Z3Run-coreInline ${className}`.trim());
     line.append(el('span', 'jp-Z3Run-coreLabel', label));
-    line.append(el('code', undefined, text));
+    line.append(el('code', undefined, printable(text)));
     lines.push(line);
   };
   const core = coreLine(candidate);
@@ -140,7 +143,7 @@ export function rowExtras(
   if (Array.isArray(candidate.further_models)) {
     for (const line of candidate.further_models) {
       const node = el('div', 'jp-Z3Run-coreInline jp-Z3Run-furtherModel');
-      node.append(el('code', undefined, String(line)));
+      node.append(el('code', undefined, printable(line)));
       lines.push(node);
     }
   }
@@ -151,12 +154,18 @@ export function rowExtras(
 export function coreLine(candidate: ICandidate): string {
   if (Array.isArray(candidate.unsat_core) && candidate.unsat_core.length) {
     return candidate.unsat_core
-      .map(entry =>
-        Array.isArray(entry) ? `line ${entry[0]}: ${entry[1]}` : String(entry)
+      .map((entry, at) =>
+        printable(
+          Array.isArray(entry)
+            ? `${corePlace(candidate, at)}: ${entry[1]}`
+            : String(entry)
+        )
       )
       .join('; ');
   }
-  return typeof candidate.core_answer === 'string' ? candidate.core_answer : '';
+  return typeof candidate.core_answer === 'string'
+    ? printable(candidate.core_answer)
+    : '';
 }
 
 /** Every column this view can draw, by the key the run document's `columns` use. */
@@ -179,8 +188,7 @@ const COLUMNS: Record<string, IColumn> = {
     sort: 'verdict',
     cell: (candidate, _t, _g, run) => {
       const cell = el('td', 'jp-Z3Run-verdictCell');
-      const label = shownLabel(candidate);
-      cell.appendChild(verdictBadge(label, shownStyle(label)));
+      cell.appendChild(candidateBadge(candidate));
       const stop = run.finished ? null : stopButton(candidate, run.control);
       if (stop) {
         cell.append(' ', stop);
@@ -191,7 +199,12 @@ const COLUMNS: Record<string, IColumn> = {
   kill: {
     key: 'kill',
     title: 'kill',
-    cell: c => el('td', 'jp-Z3Run-kill', kernelCell(c, 'kill') ?? c.kill ?? '')
+    cell: c =>
+      el(
+        'td',
+        'jp-Z3Run-kill',
+        kernelCell(c, 'kill') ?? printable(c.kill ?? '')
+      )
   },
   model: {
     key: 'model',

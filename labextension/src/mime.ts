@@ -89,7 +89,11 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
       const line = this.node.querySelector('.jp-Z3Run-progressText');
       if (line) {
         const elapsed_s = (performance.now() - started) / 1000;
-        line.textContent = progressText(run, { ...meta, elapsed_s });
+        line.textContent = progressText(
+          run,
+          { ...meta, elapsed_s },
+          this._state.eta
+        );
       }
     }, TICK_MS);
   }

@@ -25,8 +25,51 @@ export function formatDuration(seconds: number, decimals = 0): string {
   return `${Math.floor(whole / 3600)} h ${pad(Math.floor(whole / 60) % 60)} min`;
 }
 
-/** `12/200 done · 4 running · 3.1 s elapsed · 3.9/s · about 48 s left`. */
-export function progressText(run: IRun, metadata: IRunMetadata): string {
+/** The rate the estimate of the time left uses, smoothed over the refreshes of one output. */
+export interface IEta {
+  /** Candidates done when it was last updated. */
+  done: number;
+  /** Candidates a second, smoothed. */
+  rate: number;
+}
+
+/** How much of each new measured rate the smoothed rate takes. */
+const SMOOTHING = 0.3;
+
+/**
+ * The smoothed rate after a refresh, updated when more candidates are done: a burst (two
+ * candidates that finish together) moves the estimate a part of the way, not all of it.
+ */
+export function nextEta(
+  eta: IEta | undefined,
+  run: IRun,
+  metadata: IRunMetadata
+): IEta | undefined {
+  const { done } = progressOf(run);
+  const elapsed = metadata.elapsed_s;
+  if (elapsed === undefined || !(elapsed > 0) || done === 0) {
+    return eta;
+  }
+  const measured = done / elapsed;
+  if (eta === undefined || done < eta.done) {
+    return { done, rate: measured }; // the first estimate, or another run in this output
+  }
+  if (done === eta.done) {
+    return eta;
+  }
+  return { done, rate: eta.rate + SMOOTHING * (measured - eta.rate) };
+}
+
+/**
+ * `12/200 done · 4 running · 3.1 s elapsed · 3.9/s · about 48 s left`.  With `eta`, the rate is
+ * the smoothed one, or the measured one when that is slower (no candidate done for a while: the
+ * estimate grows at once); a faster one only moves the smoothed rate (`nextEta`).
+ */
+export function progressText(
+  run: IRun,
+  metadata: IRunMetadata,
+  eta?: IEta
+): string {
   const { done, total } = progressOf(run);
   const parts = [`${done}/${total} done`];
   const running = run.candidates.filter(
@@ -39,7 +82,7 @@ export function progressText(run: IRun, metadata: IRunMetadata): string {
   if (elapsed !== undefined && Number.isFinite(elapsed)) {
     parts.push(`${formatDuration(elapsed, 1)} elapsed`);
     if (done > 0 && elapsed > 0) {
-      const rate = done / elapsed;
+      const rate = Math.min(eta?.rate ?? Infinity, done / elapsed);
       parts.push(`${rate >= 10 ? rate.toFixed(0) : rate.toPrecision(2)}/s`);
       if (done < total) {
         parts.push(`about ${formatDuration((total - done) / rate)} left`);
@@ -49,7 +92,11 @@ export function progressText(run: IRun, metadata: IRunMetadata): string {
   return parts.join(' · ');
 }
 
-export function progressBar(run: IRun, metadata: IRunMetadata): HTMLElement {
+export function progressBar(
+  run: IRun,
+  metadata: IRunMetadata,
+  eta?: IEta
+): HTMLElement {
   const { done, total } = progressOf(run);
   const node = el('div', 'jp-Z3Run-progress');
   const bar = el('div', 'jp-Z3Run-progressBar');
@@ -63,7 +110,7 @@ export function progressBar(run: IRun, metadata: IRunMetadata): HTMLElement {
   bar.appendChild(fill);
   node.appendChild(bar);
   node.appendChild(
-    el('span', 'jp-Z3Run-progressText', progressText(run, metadata))
+    el('span', 'jp-Z3Run-progressText', progressText(run, metadata, eta))
   );
   return node;
 }

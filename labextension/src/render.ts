@@ -6,21 +6,23 @@
 import { actionButton, downloadBytes } from './actions';
 import { el, formatNumber, keyValueTable } from './dom';
 import { candidateDetail, payloadFileName } from './candidate';
+import { candidateBadge } from './columns';
 import { hexToBytes } from './hexdump';
+import { printable } from './printable';
 import { zipStore } from './zip';
 import {
   IIsolation,
+  IPayloadFile,
   IRun,
   ITie,
+  answerWord,
   candidateLabel,
-  shownLabel,
   shownStyle,
-  stateLabel,
   IRunMetadata,
   parseMetadata,
   parseRun
 } from './schema';
-import { progressBar } from './progress';
+import { nextEta, progressBar } from './progress';
 import { verdictTable } from './table';
 import { verdictBadge, verdictRank } from './verdicts';
 import { IViewState, newViewState } from './view';
@@ -66,8 +68,39 @@ export function isolationSummary(run: IRun): string {
   return text;
 }
 
-/** "Download all payloads": every distinct sat payload in one ZIP file. */
-function downloadAll(run: IRun): HTMLElement | null {
+/** The bytes a `payload_files` entry points at: its candidate's `payload_hex`, or a further
+ * model's (`more_models/N`) or a check's (`checks/N`). */
+function payloadAt(run: IRun, file: IPayloadFile): Uint8Array | null {
+  const candidate = run.candidates.find(c => c.index === file.index);
+  const [where, at] = file.at.split('/');
+  const entry =
+    where === 'more_models'
+      ? candidate?.more_models?.[Number(at)]
+      : where === 'checks'
+        ? candidate?.checks?.[Number(at)]
+        : candidate;
+  const hex = entry?.payload_hex;
+  return typeof hex === 'string' ? hexToBytes(hex) : null;
+}
+
+/**
+ * Every payload to zip: the kernel's list (`payload_files`, what `save_payloads` writes: further
+ * models and the models read at checks too, each distinct payload once, under its file name); an
+ * older document's distinct sat payloads.
+ */
+function payloadFiles(run: IRun): [string, Uint8Array][] {
+  if (Array.isArray(run.payload_files)) {
+    return run.payload_files.flatMap(file => {
+      const valid =
+        typeof file === 'object' &&
+        typeof file?.name === 'string' &&
+        typeof file.at === 'string';
+      const bytes = valid ? payloadAt(run, file) : null;
+      return bytes
+        ? [[printable(file.name), bytes] as [string, Uint8Array]]
+        : [];
+    });
+  }
   const files = new Map<string, [string, Uint8Array]>();
   for (const candidate of run.candidates) {
     const bytes =
@@ -81,20 +114,26 @@ function downloadAll(run: IRun): HTMLElement | null {
       ]);
     }
   }
-  if (files.size < 2) {
+  return [...files.values()];
+}
+
+/** "Download all payloads": every payload of the run (`payloadFiles`) in one ZIP file. */
+function downloadAll(run: IRun): HTMLElement | null {
+  const files = payloadFiles(run);
+  if (files.length < 2) {
     return null; // one payload: its row's Download button
   }
   const button = actionButton(
-    `Download all payloads (${files.size})`,
+    `Download all payloads (${files.length})`,
     'jp-Z3Run-downloadAll',
     () => {
-      downloadBytes(zipStore([...files.values()]), 'payloads.zip');
+      downloadBytes(zipStore(files), 'payloads.zip');
       return true;
     },
     'Downloaded'
   );
   button.title =
-    'Save every distinct sat payload, one file each, in payloads.zip';
+    'Save every distinct payload (further models and checks too), one file each, in payloads.zip, named as save_payloads names them';
   return button;
 }
 
@@ -113,9 +152,8 @@ function summary(
   const node = el('div', 'jp-Z3Run-summary');
   if (run.candidates.length === 1 && run.finished) {
     // One candidate: its verdict, no vote or counts.
-    const label = shownLabel(run.candidates[0]);
     node.appendChild(el('span', 'jp-Z3Run-label', 'verdict'));
-    node.appendChild(verdictBadge(label, shownStyle(label)));
+    node.appendChild(candidateBadge(run.candidates[0]));
     if (metadata.elapsed_s !== undefined) {
       node.appendChild(
         el(
@@ -134,9 +172,10 @@ function summary(
   if (!run.finished && state.stale) {
     node.appendChild(incompleteBadge());
   }
+  // A run of prove() calls counts in its words: "1 proved, 1 counterexample".
   const counts = Object.entries(run.counts)
     .sort(([a], [b]) => verdictRank(a) - verdictRank(b) || a.localeCompare(b))
-    .map(([verdict, n]) => `${n} ${verdict}`)
+    .map(([verdict, n]) => `${n} ${answerWord(run, verdict)}`)
     .join(', ');
   const parts = [
     `${run.candidates.length} candidate${run.candidates.length === 1 ? '' : 's'}`
@@ -153,6 +192,10 @@ function summary(
   );
   if (run.tie) {
     node.appendChild(tieNote(run.tie));
+  }
+  if (typeof run.said_once === 'string' && run.said_once) {
+    // A clause every answer shares, said here once rather than on every row.
+    node.appendChild(el('span', 'jp-Z3Run-saidOnce', printable(run.said_once)));
   }
   if (run.interrupted) {
     const badge = verdictBadge('interrupted');
@@ -191,7 +234,7 @@ function candidateAlone(
   head.appendChild(
     el('span', 'jp-Z3Run-candidateLabel', candidateLabel(candidate))
   );
-  head.appendChild(verdictBadge(stateLabel(candidate)));
+  head.appendChild(candidateBadge(candidate));
   node.appendChild(head);
   const timing = metadata.timings?.find(t => t.index === candidate.index);
   node.appendChild(candidateDetail(candidate, state, timing));
@@ -211,7 +254,9 @@ function isolationDetail(isolation: IIsolation | null): Node {
     );
     const status = layer.active ? 'active' : 'missing';
     const extra = layer.active ? layer.detail : (layer.error ?? layer.detail);
-    item.textContent = `${layer.name}: ${status}${extra ? ` (${extra})` : ''}`;
+    item.textContent = printable(
+      `${layer.name}: ${status}${extra ? ` (${extra})` : ''}`
+    );
     list.appendChild(item);
   }
   return list;
@@ -244,7 +289,7 @@ function notes(run: IRun): HTMLElement | null {
   }
   const list = el('ul', 'jp-Z3Run-notes');
   for (const note of run.notes) {
-    list.appendChild(el('li', undefined, `note: ${note}`));
+    list.appendChild(el('li', undefined, `note: ${printable(note)}`));
   }
   return list;
 }
@@ -256,7 +301,11 @@ export function unsupported(message: string, data: unknown): HTMLElement {
   const raw = el('details');
   raw.appendChild(el('summary', undefined, 'raw result'));
   raw.appendChild(
-    el('pre', 'jp-Z3Run-pre', JSON.stringify(data, null, 2) ?? String(data))
+    el(
+      'pre',
+      'jp-Z3Run-pre',
+      printable(JSON.stringify(data, null, 2) ?? String(data), '\n')
+    )
   );
   node.appendChild(raw);
   return node;
@@ -284,7 +333,8 @@ export function renderRun(
     node.appendChild(summary(parsed.run, meta, state));
     if (!parsed.run.finished) {
       node.classList.add('jp-Z3Run-live');
-      node.appendChild(progressBar(parsed.run, meta));
+      state.eta = nextEta(state.eta, parsed.run, meta);
+      node.appendChild(progressBar(parsed.run, meta, state.eta));
     }
     node.appendChild(verdictTable(parsed.run, meta, state));
     node.appendChild(settings(parsed.run));

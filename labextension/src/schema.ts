@@ -9,6 +9,7 @@
 import type {
   IDocumentCandidate,
   IDocumentColumn,
+  IDocumentPayloadFile,
   IDocumentProgress,
   IDocumentTie,
   IDocumentTiming,
@@ -18,6 +19,7 @@ import type {
   IRunDocument,
   IRunMetadata
 } from './run-schema.generated';
+import { printable } from './printable';
 
 export type {
   ICandidateError,
@@ -35,6 +37,7 @@ export type IRun = IRunDocument;
 export type ICandidate = IDocumentCandidate;
 export type IFoundModel = IModelDict;
 export type IColumnSpec = IDocumentColumn;
+export type IPayloadFile = IDocumentPayloadFile;
 export type IProgress = IDocumentProgress;
 export type ITie = IDocumentTie;
 export type ITiming = IDocumentTiming;
@@ -148,7 +151,7 @@ export function progressOf(run: IRun): IProgress {
 /** The label a candidate is shown under: its own, or `#index`. */
 export function candidateLabel(candidate: ICandidate): string {
   return typeof candidate.label === 'string' && candidate.label
-    ? candidate.label
+    ? printable(candidate.label)
     : `#${candidate.index}`;
 }
 
@@ -156,7 +159,7 @@ export function candidateLabel(candidate: ICandidate): string {
 export function sourcePreview(candidate: ICandidate): string {
   const raw = candidate as unknown as JSONish;
   const text = candidate.source_preview ?? raw.preview;
-  return typeof text === 'string' ? text : '';
+  return typeof text === 'string' ? printable(text) : '';
 }
 
 /** A cancelled candidate with no figure (or 0): it never started, or never got to run. */
@@ -165,6 +168,25 @@ export function neverRan(candidate: ICandidate, value: unknown): boolean {
     candidate.verdict === 'cancelled' &&
     (typeof value !== 'number' || value === 0)
   );
+}
+
+/**
+ * Where an unsat core entry is, as the kernel says it ("line 12 [candidate line 3]": the cell's
+ * line, presentation/row_details.line_place); an older document's script line.
+ */
+export function corePlace(candidate: ICandidate, at: number): string {
+  const place = candidate.core_places?.[at];
+  if (typeof place === 'string') {
+    return printable(place);
+  }
+  const entry = candidate.unsat_core?.[at];
+  return Array.isArray(entry) ? `line ${entry[0]}` : '';
+}
+
+/** How the run says an answer: prove()'s word ("proved") for a run of prove() calls. */
+export function answerWord(run: IRun, verdict: string): string {
+  const word = run.words?.[verdict];
+  return typeof word === 'string' ? printable(word) : verdict;
 }
 
 /** The verdict, or the live state ("queued", "running") of a candidate not done yet. */
@@ -180,7 +202,7 @@ export function stateLabel(candidate: ICandidate): string {
 /** The shown verdict (`shown`), else the verdict or live state. */
 export function shownLabel(candidate: ICandidate): string {
   return typeof candidate.shown === 'string' && candidate.shown
-    ? candidate.shown
+    ? printable(candidate.shown)
     : stateLabel(candidate);
 }
 

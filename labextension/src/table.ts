@@ -13,11 +13,14 @@
 import { STREAM_PREVIEW_LINES, candidateDetail } from './candidate';
 import { IColumn, columnsFor, rowExtras } from './columns';
 import { control, el } from './dom';
+import { groupFigure, groupLabel, hasModel } from './group';
+import { printableLines } from './printable';
 import {
   ICandidate,
   IRun,
   IRunMetadata,
   ITiming,
+  answerWord,
   candidateLabel,
   shownLabel,
   stateLabel
@@ -49,15 +52,35 @@ const LAYOUTS: string[][] = [
 ];
 const LAYOUT_CLASSES = [...new Set(LAYOUTS.flat())];
 
-/** The first layout in which the table is no wider than its view; kept for the next rendering. */
+/** The first layout whose reasons are on a line of their own, under their rows. */
+const NARROW = 2;
+
+/** Whether a reason in its column would take more than one line (a wide table's reason cells). */
+function reasonsWrap(view: HTMLElement): boolean {
+  const shown = view.querySelectorAll<HTMLElement>(
+    'td.jp-Z3Run-reason > .jp-Z3Run-reasonText > .jp-Z3Run-reasonShort'
+  );
+  return Array.from(shown).some(text => text.getClientRects().length > 1);
+}
+
+/**
+ * The first layout in which the table is no wider than its view, kept for the next rendering;
+ * and at least the narrow one (each reason on a full-width line under its row) when a reason
+ * would wrap in its column: a reason is read whole, not a word a line.
+ */
 function fit(view: HTMLElement, state: IViewState): void {
   for (let level = 0; level < LAYOUTS.length; level++) {
     view.classList.remove(...LAYOUT_CLASSES);
     view.classList.add(...LAYOUTS[level]);
     state.layout = level;
-    if (view.scrollWidth <= view.clientWidth) {
-      return;
+    if (view.scrollWidth > view.clientWidth) {
+      continue;
     }
+    if (level < NARROW && reasonsWrap(view)) {
+      level = NARROW - 1; // the next turn tries the narrow layout
+      continue;
+    }
+    return;
   }
 }
 
@@ -165,7 +188,7 @@ function outputRow(
   row.appendChild(el('td'));
   const cell = el('td');
   cell.colSpan = Math.max(1, columns - 1);
-  const lines = text.replace(/\n$/, '').split('\n');
+  const lines = printableLines(text.replace(/\n$/, '')).split('\n');
   const shown = lines.slice(0, STREAM_PREVIEW_LINES);
   if (lines.length > shown.length) {
     shown.push(`… (${lines.length - shown.length} more lines: open the row)`);
@@ -274,6 +297,7 @@ function sortHeader(
 }
 
 function filterSelect(
+  run: IRun,
   candidates: ICandidate[],
   state: IViewState,
   refresh: () => void
@@ -293,7 +317,9 @@ function filterSelect(
     (a, b) => verdictRank(a) - verdictRank(b)
   );
   for (const name of names) {
-    select.appendChild(new Option(`${name} (${counts.get(name)})`, name));
+    select.appendChild(
+      new Option(`${answerWord(run, name)} (${counts.get(name)})`, name)
+    );
   }
   select.value = state.filter;
   select.addEventListener('change', () => {
@@ -324,23 +350,62 @@ function groupToggle(
   return [label, count];
 }
 
+/** The figure cells of a row, by the key their values are read with. */
+const FIGURE_CELLS: [string, (t: ITiming) => number | undefined, string][] = [
+  ['wall', t => t.wall_s, 's'],
+  ['cpu', t => t.cpu_s, 's'],
+  ['memory', t => t.peak_rss_mb, 'MB']
+];
+
+/**
+ * A row as grouping shows it: folded, it names its members ("seeds 0–199 (200)") and shows the
+ * median of their times (their range in the tooltip); alone, "same as #N" beside a model that
+ * row N found first.  Called at each refresh: what grouping changed is put back when ungrouped.
+ */
 function markGroup(
   shown: IShownRow,
   pair: IRowPair,
-  leaders: Map<number, number>
+  leaders: Map<number, number>,
+  timings: Map<number, ITiming>
 ): void {
   const { candidate, members } = shown;
-  if (members.length > 1) {
-    pair.group.textContent = ` ×${members.length}`;
+  const grouped = members.length > 1;
+  const label = pair.row.querySelector<HTMLElement>('.jp-Z3Run-candidateLabel');
+  if (label) {
+    label.textContent = grouped
+      ? groupLabel(members)
+      : candidateLabel(candidate);
+    label.title = label.textContent;
+  }
+  for (const [key, pick, unit] of FIGURE_CELLS) {
+    const cell = pair.row.querySelector<HTMLElement>(`.jp-Z3Run-${key}`);
+    if (!cell) {
+      continue;
+    }
+    cell.dataset.original ??= cell.innerHTML;
+    cell.dataset.originalTitle ??= cell.title;
+    const figure = grouped ? groupFigure(members, timings, pick, unit) : null;
+    if (figure) {
+      cell.textContent = figure.text;
+      cell.title = figure.title;
+      cell.classList.add('jp-Z3Run-median');
+    } else if (cell.classList.contains('jp-Z3Run-median')) {
+      cell.innerHTML = cell.dataset.original;
+      cell.title = cell.dataset.originalTitle;
+      cell.classList.remove('jp-Z3Run-median');
+    }
+  }
+  if (grouped) {
+    pair.group.textContent = label ? '' : ` ×${members.length}`;
     pair.group.title = `the same result as ${members
       .slice(1)
       .map(m => candidateLabel(m))
       .join(', ')}`;
   } else {
     const leader = leaders.get(candidate.index);
-    pair.group.textContent = leader === undefined ? '' : ` = #${leader}`;
+    pair.group.textContent = leader === undefined ? '' : ` same as #${leader}`;
     pair.group.title =
-      leader === undefined ? '' : `the same result as candidate #${leader}`;
+      leader === undefined ? '' : `the same model as candidate #${leader}`;
   }
 }
 
@@ -399,9 +464,13 @@ export function verdictTable(
     // A large run opens grouped (decided once, on the final table: live rows keep their order).
     state.grouped = candidates.length >= GROUP_FROM;
   }
+  // "same as #N" only beside a model: a cancelled row, a race's loser, shares no result.
   const leaders = new Map<number, number>();
   for (const members of shared.values()) {
-    members.slice(1).forEach(m => leaders.set(m.index, members[0].index));
+    members
+      .slice(1)
+      .filter(hasModel)
+      .forEach(m => leaders.set(m.index, members[0].index));
   }
 
   const view = el('div', 'jp-Z3Run-tableView');
@@ -418,7 +487,7 @@ export function verdictTable(
     body.replaceChildren(
       ...drawn.flatMap(shown => {
         const pair = pairOf(shown.candidate);
-        markGroup(shown, pair, state.grouped ? new Map() : leaders);
+        markGroup(shown, pair, state.grouped ? new Map() : leaders, timings);
         return [pair.row, pair.extras, pair.output, pair.detail].filter(
           (row): row is HTMLTableRowElement => row !== null
         );
@@ -441,7 +510,7 @@ export function verdictTable(
   const more = moreButton(state, refresh);
   if (candidates.length > 1) {
     // One candidate: no K-way controls (filter, grouping, counts).
-    controls.appendChild(filterSelect(candidates, state, refresh));
+    controls.appendChild(filterSelect(run, candidates, state, refresh));
     if (shared.size > 0) {
       const [toggle, count] = groupToggle(state, refresh);
       controls.appendChild(toggle);

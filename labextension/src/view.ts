@@ -4,6 +4,7 @@
  * re-renders its output on every update, and the user's choices must survive that.
  */
 
+import type { IEta } from './progress';
 import { ICandidate, ITiming, stateLabel, candidateLabel } from './schema';
 import { verdictRank } from './verdicts';
 
@@ -27,6 +28,8 @@ export interface IViewState {
   stale: boolean;
   /** The table's last layout (table.ts LAYOUTS), so that a refresh starts from it. */
   layout?: number;
+  /** A live run's smoothed rate, for its estimate of the time left (progress.ts). */
+  eta?: IEta;
 }
 
 export function newViewState(): IViewState {

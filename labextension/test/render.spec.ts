@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { renderRun } from '../src/render';
 import verdicts from '../../z3sandbox_kernel/verdicts.json';
@@ -153,11 +153,10 @@ describe('renderRun', () => {
         })
       ])
     );
+    // A document older than `cells`: its reason whole, never cut at 60 characters.
     expect(
-      node
-        .querySelector('.jp-Z3Run-reason')!
-        .firstChild!.textContent!.endsWith('…')
-    ).toBe(true);
+      node.querySelector('.jp-Z3Run-reason .jp-Z3Run-reasonShort')!.textContent
+    ).toBe(long);
     expect(texts(node, 'td.jp-Z3Run-reason .jp-Z3Run-coreInline')).toEqual([
       'core: line 3: s.add(x > 2); line 4: s.add(x < 1)'
     ]);
@@ -281,6 +280,104 @@ describe('renderRun', () => {
     ]);
   });
 
+  it("zips every payload of the kernel's list, further models and checks too", async () => {
+    const blobs: Blob[] = [];
+    vi.stubGlobal('URL', {
+      createObjectURL: (blob: Blob) => {
+        blobs.push(blob);
+        return 'blob:test';
+      },
+      revokeObjectURL: () => undefined
+    });
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(
+      () => undefined
+    );
+    const further = (hex: string) => ({
+      model: {},
+      payload_hex: hex,
+      payload_error: null,
+      verified: true
+    });
+    const node = renderRun(
+      run(
+        [
+          candidate({
+            payload_hex: '4142',
+            more_models: [further('4143'), further('4144')]
+          }),
+          candidate({
+            index: 1,
+            payload_hex: '4142',
+            more_models: [further('4145'), further('4146')],
+            checks: [
+              {
+                verdict: 'sat',
+                line: 3,
+                model: {},
+                payload_hex: '4147',
+                payload_error: null,
+                verified: true
+              }
+            ]
+          })
+        ],
+        {
+          payload_files: [
+            {
+              name: 'payload-seed_0-sha256:1.bin',
+              index: 0,
+              at: 'payload_hex'
+            },
+            {
+              name: 'payload-seed_0-model-2-sha256:2.bin',
+              index: 0,
+              at: 'more_models/0'
+            },
+            {
+              name: 'payload-seed_0-model-3-sha256:3.bin',
+              index: 0,
+              at: 'more_models/1'
+            },
+            {
+              name: 'payload-seed_1-model-2-sha256:4.bin',
+              index: 1,
+              at: 'more_models/0'
+            },
+            {
+              name: 'payload-seed_1-model-3-sha256:5.bin',
+              index: 1,
+              at: 'more_models/1'
+            },
+            {
+              name: 'payload-seed_1-check-1-sha256:6.bin',
+              index: 1,
+              at: 'checks/0'
+            }
+          ]
+        }
+      )
+    );
+    const button = node.querySelector<HTMLButtonElement>(
+      '.jp-Z3Run-downloadAll'
+    )!;
+    expect(button.textContent).toBe('Download all payloads (6)');
+    button.click();
+    await vi.waitFor(() => expect(blobs).toHaveLength(1));
+    const zip = new Uint8Array(await blobs[0].arrayBuffer());
+    const text = new TextDecoder('latin1').decode(zip);
+    expect(text.match(/payload-seed_\d[-\w:]*?\.bin/g)!.slice(0, 6)).toEqual([
+      'payload-seed_0-sha256:1.bin',
+      'payload-seed_0-model-2-sha256:2.bin',
+      'payload-seed_0-model-3-sha256:3.bin',
+      'payload-seed_1-model-2-sha256:4.bin',
+      'payload-seed_1-model-3-sha256:5.bin',
+      'payload-seed_1-check-1-sha256:6.bin'
+    ]);
+    expect(text).toContain('AG'); // the check's payload, 0x41 0x47
+    vi.restoreAllMocks();
+    vi.unstubAllGlobals();
+  });
+
   it('shows the payload before a long model, folded', () => {
     const model = Object.fromEntries(
       Array.from({ length: 40 }, (_, n) => [`byte_${n}`, n])
@@ -310,10 +407,12 @@ describe('renderRun', () => {
     );
     const facts = (index: number) =>
       texts(expand(node, index), '.jp-Z3Run-facts tr');
-    expect(facts(0)).toContain('confirmed byz3, cvc5');
+    // "verified" said once: with who confirmed it, not in a row of its own too
+    expect(facts(0)).toContain('confirmedby z3, cvc5 (model verified)');
+    expect(facts(0).filter(row => row.includes('verified'))).toHaveLength(1);
     expect(facts(0).some(row => row.startsWith('disputed'))).toBe(false);
     expect(facts(1)).toContain('disputedcvc5 found a model');
-    expect(facts(1).some(row => row.startsWith('confirmed by'))).toBe(false);
+    expect(facts(1).some(row => row.startsWith('confirmed'))).toBe(false);
   });
 
   it("shows an SMT-LIB script's own core answer in its detail", () => {
@@ -323,5 +422,86 @@ describe('renderRun', () => {
     const detail = expand(node, 0);
     expect(texts(detail, '.jp-Z3Run-sectionTitle')).toContain('Unsat core');
     expect(detail.textContent).toContain('(a1 a3)');
+  });
+});
+
+describe('claims and what is said once', () => {
+  it('outlines an answer nobody confirmed and says why in its row and detail', () => {
+    const node = renderRun(
+      run([
+        candidate({
+          verdict: 'unsat',
+          model: null,
+          reason: '',
+          reason_shown: 'unconfirmed: no checker confirmed it',
+          unconfirmed: 'no checker confirmed it',
+          cells: {
+            reason: 'unconfirmed: no checker confirmed it',
+            kill: '',
+            model: ''
+          }
+        }),
+        candidate({
+          index: 1,
+          confirmed_by: ['z3'],
+          reason_shown: 'confirmed by z3',
+          cells: { reason: 'confirmed by z3', kill: '', model: 'x=4' }
+        })
+      ])
+    );
+    const badges = node.querySelectorAll('.jp-Z3Run-row .jp-Z3Run-verdict');
+    expect(badges[0].classList.contains('jp-Z3Run-unconfirmed')).toBe(true);
+    expect(badges[0].getAttribute('title')).toBe(
+      'unconfirmed: no checker confirmed it'
+    );
+    expect(badges[1].classList.contains('jp-Z3Run-unconfirmed')).toBe(false);
+    expect(texts(node, 'td.jp-Z3Run-reason .jp-Z3Run-reasonShort')).toEqual([
+      'unconfirmed: no checker confirmed it',
+      'confirmed by z3'
+    ]);
+    const facts = expand(node, 0).querySelector('.jp-Z3Run-facts')!;
+    expect(facts.textContent).toContain(
+      'reasonunconfirmed: no checker confirmed it'
+    );
+    expect(facts.textContent).not.toContain('—');
+  });
+
+  it('says a clause every answer shares once, in the summary', () => {
+    const said =
+      'all 2 answers: the script never called check(): the sandbox checked its assertions';
+    const node = renderRun(
+      run([candidate(), candidate({ index: 1 })], { said_once: said })
+    );
+    expect(
+      node.querySelector('.jp-Z3Run-summary .jp-Z3Run-saidOnce')!.textContent
+    ).toBe(said);
+  });
+});
+
+describe('one line-number rule', () => {
+  it("shows a core's places as the kernel counts them in the cell", () => {
+    const node = renderRun(
+      run([
+        candidate({
+          verdict: 'unsat',
+          model: null,
+          unsat_core: [
+            [3, 's.add(x > 2)'],
+            [4, 's.add(x < 1)']
+          ],
+          core_places: [
+            'line 11 [candidate line 3]',
+            'line 12 [candidate line 4]'
+          ]
+        })
+      ])
+    );
+    expect(texts(node, 'td.jp-Z3Run-reason .jp-Z3Run-coreInline')).toEqual([
+      'core: line 11 [candidate line 3]: s.add(x > 2); line 12 [candidate line 4]: s.add(x < 1)'
+    ]);
+    expect(texts(expand(node, 0), '.jp-Z3Run-core li')).toEqual([
+      'line 11 [candidate line 3]s.add(x > 2)',
+      'line 12 [candidate line 4]s.add(x < 1)'
+    ]);
   });
 });

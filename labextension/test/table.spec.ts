@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import type { ITie } from '../src/schema';
+import { groupLabel } from '../src/group';
+import { nextEta, progressText } from '../src/progress';
 import { renderRun } from '../src/render';
 import { newViewState } from '../src/view';
 import { candidate, expand, run, texts } from './fixtures';
@@ -122,7 +124,7 @@ describe('identical models', () => {
     expect(
       node.querySelector('.jp-Z3Run-row[data-index="3"] .jp-Z3Run-group')!
         .textContent
-    ).toBe(' = #1');
+    ).toBe(' same as #1');
     const box = node.querySelector<HTMLInputElement>(
       '.jp-Z3Run-groupToggle input'
     )!;
@@ -155,17 +157,88 @@ describe('identical models', () => {
     expect(node.querySelector('.jp-Z3Run-groupToggle')!.textContent).toContain(
       '(4 rows)'
     );
+    // "same as #N" only beside a model: the second unsat row has none to share.
     expect(texts(node, 'tbody .jp-Z3Run-group')).toEqual([
       '',
-      ' = #0',
+      ' same as #0',
       '',
       '',
-      ' = #3',
+      '',
       ''
     ]);
     expect(
       renderRun(run(FOUR.slice(0, 3))).querySelector('.jp-Z3Run-groupToggle')
     ).toBeNull();
+  });
+});
+
+describe('a grouped row', () => {
+  it('names its seeds and shows the median of their times, with their range', () => {
+    const many = Array.from({ length: 200 }, (_, index) =>
+      candidate({ index, label: `seed ${index}`, model: { x: 1 } })
+    );
+    const timings = many.map(c => ({
+      index: c.index,
+      wall_s: c.index < 100 ? 0.1 : 0.3,
+      cpu_s: 0.05,
+      peak_rss_mb: 40 + c.index
+    }));
+    const node = renderRun(run(many), { elapsed_s: 3, timings });
+    expect(texts(node, '.jp-Z3Run-row .jp-Z3Run-candidateLabel')).toEqual([
+      'seeds 0–199 (200)'
+    ]);
+    const wall = node.querySelector<HTMLElement>(
+      '.jp-Z3Run-row .jp-Z3Run-wall'
+    )!;
+    expect(wall.textContent).toBe('0.2 s');
+    expect(wall.title).toBe('median of 200; range 0.1–0.3 s');
+    expect(
+      node.querySelector('.jp-Z3Run-row .jp-Z3Run-memory')!.textContent
+    ).toBe('140 MB');
+    const box = node.querySelector<HTMLInputElement>(
+      '.jp-Z3Run-groupToggle input'
+    )!;
+    box.checked = false;
+    box.dispatchEvent(new Event('change'));
+    expect(
+      texts(node, '.jp-Z3Run-row .jp-Z3Run-candidateLabel').slice(0, 2)
+    ).toEqual(['seed 0', 'seed 1']);
+    expect(
+      node.querySelector('.jp-Z3Run-row .jp-Z3Run-wall')!.textContent
+    ).toBe('0.1 s');
+  });
+
+  it('names gaps in its seeds, and other labels by their first ones', () => {
+    const seeds = [0, 1, 2, 5, 6, 9].map(index =>
+      candidate({ index, label: `header.py seed ${index}` })
+    );
+    const named = ['alice', 'bob', 'carol', 'dan'].map((label, index) =>
+      candidate({ index, label })
+    );
+    expect(groupLabel(seeds)).toBe('header.py seeds 0–2, 5–6, 9 (6)');
+    expect(groupLabel(named)).toBe('alice, bob, carol, … (4)');
+  });
+});
+
+describe('a run of prove() calls', () => {
+  it('counts and filters in its words', () => {
+    const node = renderRun(
+      run(
+        [
+          candidate({ verdict: 'unsat', model: null, shown: 'proved' }),
+          candidate({ index: 1, shown: 'counterexample' })
+        ],
+        { words: { sat: 'counterexample', unsat: 'proved' } }
+      )
+    );
+    expect(node.querySelector('.jp-Z3Run-counts')!.textContent).toContain(
+      '1 counterexample, 1 proved'
+    );
+    expect(texts(node, '.jp-Z3Run-filter option')).toEqual([
+      'all verdicts (2)',
+      'counterexample (1)',
+      'proved (1)'
+    ]);
   });
 });
 
@@ -393,16 +466,42 @@ describe('what the document says about itself', () => {
 });
 
 describe('the reason column', () => {
-  it('keeps a closing parenthesis when it cuts a long reason', () => {
+  it('never cuts a message or a limit, whatever its length', () => {
     const reason =
       'MemoryError while building a very large list of integer terms for the solver (memory limit 512 MB)';
     const node = renderRun(
       run([candidate({ verdict: 'memory_limit', reason })])
     );
     const cell = node.querySelector('.jp-Z3Run-reason .jp-Z3Run-reasonText')!;
-    expect(cell.textContent).toHaveLength(60);
-    expect(cell.textContent!.endsWith('… (memory limit 512 MB)')).toBe(true);
+    expect(cell.textContent).toBe(reason);
     expect(cell.getAttribute('title')).toBe(reason);
+    expect(cell.querySelector('.jp-Z3Run-reasonMore')).toBeNull();
+  });
+
+  it("shows the kernel's cut, the whole reason one click away", () => {
+    const whole =
+      "NameError: name 'zz' is not defined (line 4: `print(zz + a_rather_long_expression_of_the_script)`)\nScript traceback, innermost last:\n  line 4 in <module>";
+    const short =
+      "NameError: name 'zz' is not defined (line 4: `print(zz + a…`)";
+    const node = renderRun(
+      run([
+        candidate({
+          verdict: 'runtime_error',
+          reason: whole,
+          reason_shown: whole,
+          cells: { reason: short, kill: '', model: '' }
+        })
+      ])
+    );
+    const line = node.querySelector('td.jp-Z3Run-reason .jp-Z3Run-reasonText')!;
+    const text = line.querySelector('.jp-Z3Run-reasonShort')!;
+    expect(text.textContent).toBe(short);
+    const more = line.querySelector<HTMLButtonElement>('.jp-Z3Run-reasonMore')!;
+    more.click();
+    expect(text.textContent).toBe(whole);
+    expect(more.getAttribute('aria-expanded')).toBe('true');
+    more.click();
+    expect(text.textContent).toBe(short);
   });
 });
 
@@ -463,5 +562,32 @@ describe('keyboard', () => {
     document.removeEventListener('keydown', listener);
     node.remove();
     expect(seen).toEqual(controls.flatMap(() => ['Ctrl+s', 'Escape']));
+  });
+});
+
+describe('the estimate of the time left', () => {
+  it('is smoothed when two candidates finish together, and grows at once when none does', () => {
+    const doc = (done: number) =>
+      run(
+        Array.from({ length: 10 }, (_, index) =>
+          index < done
+            ? candidate({ index })
+            : candidate({ index, verdict: null, state: 'running', model: null })
+        ),
+        { finished: false }
+      );
+    const first = nextEta(undefined, doc(2), { elapsed_s: 10 });
+    expect(progressText(doc(2), { elapsed_s: 10 }, first)).toContain(
+      'about 40 s left'
+    );
+    const burst = nextEta(first, doc(4), { elapsed_s: 11 });
+    // measured: 4 in 11 s, 16 s left; smoothed: 24 s, not a jump from 40 to 16
+    expect(progressText(doc(4), { elapsed_s: 11 }, burst)).toContain(
+      'about 24 s left'
+    );
+    expect(progressText(doc(4), { elapsed_s: 40 }, burst)).toContain(
+      'about 1 min 00 s left'
+    );
+    expect(nextEta(burst, doc(4), { elapsed_s: 12 })).toBe(burst);
   });
 });

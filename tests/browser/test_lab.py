@@ -201,7 +201,8 @@ def rows_that_show_what_matters() -> list[dict[str, Any]]:
         CandidateResult(index=3, verdict=Verdict.RUNTIME_ERROR, reason=LONG_REASON,
                         label=LONG_LABEL, stdout="printed before the error\n"),
         CandidateResult(index=4, verdict=Verdict.SAT, model={"x": 9}, verified=True,
-                        objectives=[{"term": "x", "direction": "maximize", "value": 9}],
+                        objectives=[{"term": "x", "direction": "maximize", "value": 9,
+                                     "optimal": True, "checked": True}],
                         more_models=[ModelResult({"x": 8}, verified=True),
                                      ModelResult({"x": 7}, verified=True)]),
     ])  # fmt: skip
@@ -286,16 +287,18 @@ def check_rows_show_what_matters(panel: Locator) -> None:
     expect()(several.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(
         ["unsat", "unsat", "sat · no payload", "runtime_error", "sat"])
     expect()(several.locator(".jp-Z3Run-coreInline:not(.jp-Z3Run-furtherModel):visible")).to_have_text(
-        ["core: line 3: s.add(x > 3)", "core: (a1 a3)", "objective: maximize x = 9"])
+        ["core: line 3: s.add(x > 3)", "core: (a1 a3)", "objective: maximize x = 9 (optimal)"])
     models = several.locator('.jp-Z3Run-row[data-index="4"] .jp-Z3Run-preview')
     expect()(models).to_contain_text("3 models: x=9")
     # Every model in the row, without a click (models=3), as the terminal and HTML list them.
-    expect()(several.locator(".jp-Z3Run-furtherModel:visible")).to_have_text(["model 2: x=8", "model 3: x=7"])
+    expect()(several.locator(".jp-Z3Run-furtherModel:visible")).to_have_text(
+        ["model 2: x=8 (maximize x = 8; need not be optimal)",
+         "model 3: x=7 (maximize x = 7; need not be optimal)"])
     expect()(open_detail(several, 4).locator(".jp-Z3Run-section", has_text="Further models")
              ).to_contain_text("model 3: x=7")
     expect()(several.locator(".jp-Z3Run-inlineOutput")).to_have_text(["printed before the error"])
     row = several.locator('.jp-Z3Run-row[data-index="3"]')
-    name = row.locator(".jp-Z3Run-candidate").bounding_box()
+    name = row.locator(".jp-Z3Run-candidateLabel").bounding_box()
     # In the reason column, or on its own line under the row when the table is narrow.
     reason = several.locator(".jp-Z3Run-reasonText:visible", has_text="RuntimeError").bounding_box()
     assert name is not None and reason is not None
@@ -373,7 +376,7 @@ def check_sort_filter_group(result: Locator) -> None:
     expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-candidateLabel")).to_have_text(["range", "exact"])
     result.locator(".jp-Z3Run-groupToggle input").check()  # both found x = 4
     expect()(result.locator(".jp-Z3Run-row")).to_have_count(1)
-    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-group")).to_have_text(" ×2")
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-candidateLabel")).to_have_text("range, exact (2)")
     result.locator(".jp-Z3Run-groupToggle input").uncheck()
     result.locator(".jp-Z3Run-filter").select_option("")
     result.locator('.jp-Z3Run-sort[data-sort="index"]').click()
@@ -410,9 +413,10 @@ def check_stop_one_candidate(page: Page, panel: Locator) -> None:
     verdicts = result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")
     expect()(verdicts).to_have_text(["sat", "cancelled", "cancelled"])
     expect()(result.locator(".jp-Z3Run-stop")).to_have_count(0)  # a final result has no control
-    expect()(result.locator('.jp-Z3Run-row[data-index="1"] .jp-Z3Run-kill')).to_have_text("")  # said once:
-    expect()(result.locator(".jp-Z3Run-reasonText:visible")).to_have_text(
-        [re.compile(r"^confirmed by z3"), "cancelled", "cancelled"])
+    # Each says what stopped it, with its kill (issue 41.6).
+    expect()(result.locator(".jp-Z3Run-row .jp-Z3Run-kill")).to_have_text(["", "cancel", "cancel"])
+    expect()(result.locator(".jp-Z3Run-reasonShort:visible")).to_have_text(
+        [re.compile(r"^confirmed by z3"), "stopped (Stop button)", "stopped (Stop button)"])
 
 
 def test_live_run_shows_progress_then_one_final_table(lab: LabServer, page: Page, output_dir: Path) -> None:

@@ -49,6 +49,7 @@ def wide_rows() -> RunResult:
         CandidateResult(index=1, verdict=Verdict.UNSAT, label=f"{name}-2", source_preview=source,
                         unsat_core=[(3, "s.add(header_length > maximum_header_length_in_bytes)"),
                                     (4, "s.add(payload_length + header_length < 64)")],
+                        confirmed_by=("z3",),
                         wall_s=0.75, cpu_s=0.5, peak_rss_mb=61.0),
         CandidateResult(index=2, verdict=Verdict.SAT, label=f"{name}-3", source_preview=source,
                         model={"header_length": 17, "payload_length": 40, "checksum": 65535},
@@ -58,7 +59,8 @@ def wide_rows() -> RunResult:
                             ModelResult({"header_length": 19, "payload_length": 38, "checksum": 2},
                                         verified=True)],
                         objectives=[{"term": "header_length + payload_length", "direction":
-                                     "maximize", "value": 57}],
+                                     "maximize", "value": 57, "optimal": True, "checked": True}],
+                        confirmed_by=("z3",),
                         wall_s=1.5, cpu_s=1.25, peak_rss_mb=70.0),
     ])  # fmt: skip
 
@@ -139,10 +141,10 @@ def check_fits(page: Page, result: Locator) -> None:
     assert box is not None and edge is not None
     assert box["x"] + box["width"] <= edge["x"] + edge["width"] + 1, (box, edge)
     expect()(result.locator(".jp-Z3Run-furtherModel:visible")).to_have_text(
-        ["model 2: checksum=1, header_length=18, payload_length=39",
-         "model 3: checksum=2, header_length=19, payload_length=38"])
+        ["model 2: checksum=1, header_length=18, payload_length=39 (need not be optimal)",
+         "model 3: checksum=2, header_length=19, payload_length=38 (need not be optimal)"])
     expect()(result.locator(".jp-Z3Run-objective:visible")).to_have_text(
-        "objective: maximize header_length + payload_length = 57")
+        "objective: maximize header_length + payload_length = 57 (optimal)")
     expect()(result.locator(".jp-Z3Run-coreInline:visible", has_text="core:")).to_have_count(1)
 
 
@@ -179,7 +181,8 @@ def check_large_run_opens_grouped(result: Locator) -> None:
     assert rows == 8, rows  # 7 models, the timeouts
     expect()(result.locator(".jp-Z3Run-row")).to_have_count(rows)
     expect()(result.locator(".jp-Z3Run-shown")).to_have_text(f"{rows} rows, 200 of 200 candidates")
-    expect()(result.locator(".jp-Z3Run-candidateLabel").first).to_have_text("seed 0")
+    # A grouped row names its seeds: the timeouts are seeds 0, 25, 50, ... (every 25th).
+    expect()(result.locator(".jp-Z3Run-candidateLabel").first).to_have_text("seeds 0, 25, 50, … (8)")
 
 
 def check_interrupted_rows(result: Locator) -> None:

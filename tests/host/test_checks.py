@@ -74,7 +74,7 @@ while s.check() == sat:
     s.add(b[1] != m[b[1]])
 """
     result = kernel_sandbox.run(script, limits=QUICK)
-    names = [name for name, _ in result[0].payloads()]
+    names = [name for name, _ in result[0].named_payloads()]
     assert names == ["check-1", "check-2"] and sorted(result.payloads) == [b"A\x00", b"A\x01"]
     assert len(result.save_payloads(tmp_path)) == 2
 
@@ -130,7 +130,7 @@ def test_an_unsat_candidates_check_payloads_reach_the_afl_queue(tmp_path):
                                            "checks": [check, failed, {**check, "model": None,
                                                                       "payload_hex": None,
                                                                       "verdict": "unsat"}]})
-    assert candidate.payloads() == [("check-1", b"A")]  # a model that failed verification gives none
+    assert candidate.named_payloads() == [("check-1", b"A")]  # a model that failed verification gives none
     writer = afl_writer(str(tmp_path), None)
     assert writer is not None
     writer(candidate)

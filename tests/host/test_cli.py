@@ -63,7 +63,14 @@ def test_the_reason_column_takes_the_terminals_width(tmp_path):
     wide = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=100,
                           env={**env, "COLUMNS": "250"})
     assert piped.returncode == wide.returncode == 0, piped.stderr + wide.stderr
-    assert "a" * 150 not in piped.stdout and "a" * 30 + "…" in piped.stdout  # the fixed width: cut
+    # The fixed width: the message wraps under the reason column, whole (issue 41: never cut).
+    lines = piped.stdout.splitlines()
+    start = next(n for n, line in enumerate(lines) if "ValueError" in line)
+    column = lines[start].index("ValueError")
+    wrapped = [lines[start]] + [line for line in lines[start + 1:] if not line[:column].strip()]
+    reason = "".join(line[column:].strip() for line in wrapped)
+    assert "a" * 150 in reason and reason.endswith("(line 1)") and "…" not in reason
+    assert len(wrapped) == 3 and all(len(line) - column <= 60 for line in wrapped)
     row = next(line for line in wide.stdout.splitlines() if "a" * 150 in line)
     assert len(row) <= 250 and "(line 1" in row
 
@@ -137,8 +144,19 @@ def test_show_output_escapes_control_characters(files):
     (files / "ctl.py").write_text('print("ab\\rX\\x1b[31mred\\x07\\u2028z")\n')
     done = cli("ctl.py", "--show-output", "--isolation", "process", cwd=files)
     assert done.returncode == 0, done.stderr
-    assert "ab\\rX\\x1b[31mred\\x07\\u2028z" in done.stdout
+    assert "ab\\x0dX\\x1b[31mred\\x07\\u2028z" in done.stdout
     assert not any(ch in done.stdout for ch in "\r\x1b\x07\u2028")
+
+
+def test_show_output_shows_a_file_name_escaped_in_its_header(files):
+    """Issue 41: an OSC 52 sequence (a clipboard write) or a bidi override in a file name is
+    shown escaped in the --show-output header, as in the table, never sent to the terminal."""
+    name = "evil\x1b]52;c;ZXZpbA==\x07\u202e.py"
+    (files / name).write_text('print("hi")\n')
+    done = cli(name, "--show-output", "--isolation", "process", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert "--- stdout of 0 (evil\\x1b]52;c;ZXZpbA==\\x07\\u202e.py) ---" in done.stdout
+    assert not any(ch in done.stdout for ch in "\x1b\x07\u202e")
 
 
 def test_a_line_break_at_the_start_of_a_stdout_line_draws_no_row(files):
@@ -150,7 +168,7 @@ def test_a_line_break_at_the_start_of_a_stdout_line_draws_no_row(files):
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines() if line.lstrip()[:1].isdigit()]
     assert [row[:3] for row in rows] == [["0", "fake.py", "runtime_error"]]
-    assert "\\x0b1  sat.py  sat" in done.stdout and "\\u20282" in done.stdout and "\\r3" in done.stdout
+    assert "\\x0b1  sat.py  sat" in done.stdout and "\\u20282" in done.stdout and "\\x0d3" in done.stdout
 
 
 def test_expected_verdicts_and_scripts_go_to_the_record(files):

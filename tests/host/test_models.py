@@ -79,4 +79,4 @@ def test_a_forged_further_model_fails_verification_and_gives_no_payload(kernel_s
     candidate = kernel_sandbox.run(forge, limits=QUICK, models=2)[0]
     assert candidate.verified is True and candidate.payload == b"A"
     assert [found.verified for found in candidate.more_models] == [False]
-    assert candidate.payloads() == [("", b"A")]
+    assert candidate.named_payloads() == [("", b"A")]

@@ -106,7 +106,8 @@ def test_every_field_of_a_candidate_survives_its_dict():
         peak_rss_mb=70.5, kill=Kill.SOLVER, exit_code=1, signal=9, verified=False,
         confirmed_by=("z3",), disputed="cvc5 says unsat", model_omitted=5,
         isolation={"level": "kernel"}, host="tcp://w:1", limits=Limits(wall_s=2), label="a",
-        source_preview="x = Int('x')", error={"type": "timeout", "line": 4, "message": "solver timeout"})
+        source_preview="x = Int('x')", error={"type": "timeout", "line": 4, "message": "solver timeout"},
+        cell_line=5, cell_candidates=2)
     assert all(getattr(candidate, f.name) != f.default for f in dataclasses.fields(candidate)
                if f.default is not dataclasses.MISSING and f.name != "state")  # done: below
     data = candidate.to_dict()

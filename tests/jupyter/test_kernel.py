@@ -321,6 +321,9 @@ def test_stop_one_candidate_over_the_control_channel_while_the_cell_runs(
     final = [m for m in messages if document(m)][-1]
     assert states(final) == ["sat", "cancelled", "sat"]
     assert "control" not in document(final)  # a saved result has no control
+    stopped = document(final)["candidates"][1]  # says what stopped it, with its kill (issue 41.6)
+    assert stopped["cells"]["reason"] == "stopped (Stop button)" and stopped["cells"]["kill"] == "cancel"
+    assert "stopped (Stop button)" in final["content"]["data"]["text/plain"]
     # No busy/idle for the stop: a frontend would show the kernel Idle while the cell still runs.
     assert [m for m in others if m["parent_header"].get("msg_id") == sent[0]
             and m["msg_type"] == "status"] == []

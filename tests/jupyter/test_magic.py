@@ -79,6 +79,8 @@ USAGE_ERRORS = [
     ("--candidates no_such_variable", "\n", "--candidates no_such_variable: no variable"),
     ("--seed no_such_variable", SAT, "--seed no_such_variable: no variable"),
     ("--seed not_bytes", SAT, "--seed not_bytes: expected bytes, bytearray or memoryview, not str"),
+    ("--seed-file /no/such/file.bin", SAT, "--seed-file /no/such/file.bin: No such file or directory"),
+    ("--seed seed_input --seed-file x.bin", SAT, "either with --seed VAR or with --seed-file PATH"),
     ("--candidates not_a_list", "\n", "expected a list (or dict) of script strings, not int"),
     ("--candidates empty_list", "\n", "--candidates empty_list: the list is empty"),
     ("--candidates mixed_list", "\n", "item 1 is of type int, not a string"),
@@ -163,6 +165,46 @@ def test_an_interrupted_run_ends_with_one_line_and_rerun_picks_up_the_rest(
     again = paired.rerun()
     assert [c.verdict for c in again] == [Verdict.SAT, Verdict.UNSAT, Verdict.SAT]
     assert shell.user_ns["paired"] is again
+    # one merged table, the cell's own indices, the row run again marked
+    assert [(c.index, c.label) for c in again] == [(0, None), (1, "(rerun)"), (2, None)]
+    assert "(rerun)" in next(line for line in repr(again).splitlines() if line.startswith("  1  "))
+    # one script with -k: rerun() cannot run its seeds alone, the line says what to do
+    seeded = RunResult(candidates=partial.candidates[:3], interrupted=True)
+    assert interrupted_line(seeded, "_z3", rerun=False).endswith(
+        "1 stopped and 1 never started: run the cell again to run them")
+
+
+def test_a_rerun_shows_one_merged_table_that_ends_as_one_line(shell: InteractiveShell) -> None:
+    """In a kernel: the rerun's live table holds every row of the cell (its indices), the rows
+    run again marked; it ends as one line, and rerun()'s result is the one table."""
+    from z3sandbox_kernel import CandidateResult
+    from z3sandbox_kernel.jupyter.outcome import rerun_rows, rerun_table
+
+    base = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.SAT, label="a"),
+                                 CandidateResult(index=1, verdict=Verdict.CANCELLED, label="b"),
+                                 CandidateResult(index=2, verdict=Verdict.CANCELLED, label="c")])
+    rows = rerun_table(base, [1, 2])
+    assert [(c.index, c.label, c.state) for c in rows] == [
+        (0, "a", "done"), (1, "b (rerun)", "queued"), (2, "c (rerun)", "queued")]
+    mark = rerun_rows([1, 2])
+    assert (mark(CandidateResult(index=1, verdict=Verdict.SAT, label="c")).index,
+            mark(CandidateResult(index=0, verdict=Verdict.SAT, label="b (rerun)")).label) == (2, "b (rerun)")
+
+
+def test_a_row_stopped_by_its_stop_button_says_so_with_its_kill() -> None:
+    from z3sandbox_kernel import CandidateResult
+    from z3sandbox_kernel.jupyter.scripts import annotator
+
+    annotate = annotator([Script(SAT), Script(UNSAT)], None, stopped={0, 1})
+    running = annotate(CandidateResult(index=0, verdict=Verdict.CANCELLED, kill="cancel", reason="cancelled"))
+    queued = annotate(CandidateResult(index=1, verdict=Verdict.CANCELLED, reason="skipped before it started"))
+    assert running.reason == "stopped (Stop button)"
+    assert queued.reason == "stopped (Stop button) before it started"
+    row = repr(RunResult(candidates=[running, queued])).splitlines()[3]
+    assert " cancel " in row and row.endswith("stopped (Stop button)")
+    interrupted = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.CANCELLED, kill="interrupt",
+                                                        reason="interrupted")])
+    assert " interrupt " not in repr(interrupted).splitlines()[3]  # its reason says it: said once
 
 
 def test_line_magic_without_candidates_says_what_it_needs(
@@ -204,11 +246,25 @@ def test_candidate_lines_name_candidates_and_know_their_cell_lines() -> None:
 
 
 def test_reason_lines_are_counted_in_the_cell() -> None:
-    assert cell_lines("ZeroDivisionError (line 2: `1/0`)", 5) == \
+    assert cell_lines("ZeroDivisionError (line 2: `1/0`)", 5, several=True) == \
         "ZeroDivisionError (line 6 [candidate line 2]: `1/0`)"
+    assert cell_lines("ZeroDivisionError (line 2: `1/0`)", 5, several=False) == \
+        "ZeroDivisionError (line 6: `1/0`)"
 
 
 # ------------------------------------------------------------------------------------- config
+
+def test_config_lists_the_grace_periods_apart_from_everyday_options(
+        shell: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    shell.run_line_magic("config", "Z3Sandbox")
+    shown = capsys.readouterr().out
+    everyday, graces = shown.split("Grace periods (rarely changed)")
+    grace_names = ("watchdog_grace_s", "cancel_grace_s", "exit_grace_s", "shutdown_grace_s")
+    assert all(f"Z3Sandbox.{name}=" in graces and f"Z3Sandbox.{name}=" not in everyday
+               for name in grace_names)
+    limits, options = everyday.split("Run options and the live display")
+    assert "Z3Sandbox.timeout_s=" in limits and "Z3Sandbox.models=" in options
+
 
 def test_config_traits_are_made_from_the_limits_model(shell: InteractiveShell) -> None:
     from z3sandbox_kernel.limits import LIMIT_FIELDS
@@ -300,6 +356,16 @@ def test_seed_bytes_become_the_payload(shell: InteractiveShell) -> None:
     assert shell.user_ns["_z3"].payload == b"HALLO"
 
 
+def test_a_seed_file_is_read_as_the_cli_reads_it(shell: InteractiveShell) -> None:
+    """Issue 41.7: the example's own comment, `--seed-file examples/packet.bin`, works in a cell."""
+    root = Path(__file__).resolve().parents[2]
+    header = (root / "examples" / "header.py").read_text()
+    run_cell(shell, f"{FAST} -k 2 --seed-file {root / 'examples' / 'packet.bin'} --quiet", header)
+    seed = (root / "examples" / "packet.bin").read_bytes()
+    payload = shell.user_ns["_z3"].payload
+    assert payload is not None and payload[4:] == seed[4:] and payload[:2] == b"\x7fZ"
+
+
 def test_models_gives_each_sat_candidate_its_further_models(shell: InteractiveShell) -> None:
     script = "x = Int('x')\ns.add(x > 0, x < 4)\ns.check()\n"
     run_cell(shell, f"{FAST} --models 3 --quiet", script)
@@ -368,6 +434,62 @@ def test_an_error_reports_the_line_the_user_sees_in_the_cell(shell: InteractiveS
     assert candidate.label == "broken" and candidate.verdict is Verdict.RUNTIME_ERROR
     # cell line 1 is %%z3sandbox, SAT is lines 2-3, the separator line 4: 1 / 0 is cell line 6
     assert "line 6 [candidate line 2]" in candidate.reason
+
+
+# A cell whose every kind of line a view shows: an error, a check read twice, an unsat core.
+CHECKS = 'x = Int("x")\ns.add(x > 1)\nprint(s.check(), s.model())\ns.add(x > 5)\nprint(s.check())\n'
+CORE = ('x = Int("x")\ns.set(unsat_core=True)\ns.assert_and_track(x > 2, "a")\n'
+        's.assert_and_track(x < 1, "b")\nprint(s.check())\n')
+ERROR = 'x = Int("x")\ns.add(x > 1)\nprint(undefined_name)\n'
+
+
+def _views(result: RunResult) -> list[str]:
+    from z3sandbox_kernel.presentation.render import MIME_TYPE
+
+    data, _ = result._repr_mimebundle_()
+    document = data[MIME_TYPE]
+    kernel_said = [" ".join([*c.get("core_places", []), *c.get("further_models", []), c["cells"]["reason"]])
+                   for c in document["candidates"]]
+    return [data["text/plain"], data["text/html"], *kernel_said]
+
+
+@pytest.mark.parametrize("cell, lines", [
+    # one script alone: the cell's lines (the %%z3sandbox line is cell line 1), no bracket
+    (ERROR, ["line 4"]),
+    (CHECKS, ["check 1 (line 4): x=2"]),
+    (CORE, ['core: line 4: s.assert_and_track(x > 2, "a"); line 5: s.assert_and_track(x < 1, "b")']),
+])
+def test_a_one_script_cell_counts_every_line_as_the_cell_does(
+        shell: InteractiveShell, cell: str, lines: list[str]) -> None:
+    run_cell(shell, f"{FAST} --quiet --cores --out counted", cell)
+    result = shell.user_ns["counted"]
+    for view in _views(result):
+        assert "[candidate line" not in view, view
+    text = " ".join(result._repr_mimebundle_()[0]["text/plain"].split())
+    assert all(line in text for line in lines), text
+
+
+def test_a_cell_of_several_candidates_adds_each_candidate_s_own_line(shell: InteractiveShell) -> None:
+    body = SAT + "# %% candidate errs\n" + ERROR + "# %% candidate core\n" + CORE
+    run_cell(shell, f"{FAST} --quiet --cores --out several", body)
+    result = shell.user_ns["several"]
+    text = " ".join(result._repr_mimebundle_()[0]["text/plain"].split())
+    # SAT is cell lines 2-3, ERROR 5-7 (its line 3: cell line 7), CORE 9-13 (its lines 3-4: 11-12)
+    assert "line 7 [candidate line 3]" in result[1].reason and "(line 7 [candidate line 3]" in text
+    assert ('core: line 11 [candidate line 3]: s.assert_and_track(x > 2, "a"); '
+            'line 12 [candidate line 4]: s.assert_and_track(x < 1, "b")') in text
+    document = result._repr_mimebundle_()[0]["application/vnd.z3sandbox.run+json"]
+    assert document["candidates"][2]["core_places"] == ["line 11 [candidate line 3]",
+                                                        "line 12 [candidate line 4]"]
+    assert "line 11 [candidate line 3]" in result._repr_mimebundle_()[0]["text/html"]
+
+
+def test_scripts_from_a_variable_keep_their_own_lines(shell: InteractiveShell) -> None:
+    shell.user_ns["listed"] = [ERROR, CORE]
+    run_cell(shell, f"{FAST} --quiet --cores --candidates listed --out own", "\n")
+    text = " ".join(shell.user_ns["own"]._repr_mimebundle_()[0]["text/plain"].split())
+    assert "(line 3)" in text and 'core: line 3: s.assert_and_track(x > 2, "a"); line 4:' in text
+    assert "[candidate line" not in text
 
 
 def test_a_candidate_alone_prints_as_the_candidate(shell: InteractiveShell) -> None:

@@ -1,4 +1,5 @@
-"""What terminal IPython prints of a run: the reason as wide as the terminal allows, `-k` rows named
+"""What terminal IPython prints of a run: the reason as wide as the terminal allows, wrapped there and
+never cut in its message, `-k` rows named
 by their seed, and an interrupted cell's one line wrapped at words, with no count of none."""
 
 from __future__ import annotations
@@ -31,24 +32,45 @@ def shell() -> Iterator[InteractiveShell]:
         magics.close()
 
 
-def test_the_reason_uses_the_terminals_width(
+def _reason_lines(table: str) -> tuple[list[str], int]:
+    """The ValueError row and the lines its reason wraps onto, and the reason column's offset."""
+    lines = table.splitlines()
+    start = next(n for n, line in enumerate(lines) if "ValueError" in line)
+    column = lines[start].index("ValueError")
+    rows = [lines[start]]
+    for line in lines[start + 1:]:
+        if line[:column].strip() or not line.strip():
+            break
+        rows.append(line)
+    return rows, column
+
+
+def _reason(rows: list[str], column: int) -> str:
+    return " ".join(row[column:].strip() for row in rows)
+
+
+def test_the_reason_uses_the_terminals_width_and_is_never_cut(
     shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # shutil.get_terminal_size reads it first
     shell.run_cell_magic("z3sandbox", f"{FAST} --quiet --out wide", FAILING)
     result = shell.user_ns["wide"]
     assert "line 6 [candidate line 2]" in result[1].reason
-    row = next(line for line in repr(result).splitlines() if "ValueError" in line)
-    assert row.endswith("(line 6 [candidate line 2])"), row
-    assert 180 < len(row) <= 200, row  # the terminal's room is used, not more
-    monkeypatch.setenv("COLUMNS", "100")
-    narrow = next(line for line in repr(result).splitlines() if "ValueError" in line)
-    assert narrow.endswith("… (line 6 [candidate line 2])"), narrow  # cut, but never its place
-    # In a kernel (no terminal width): a notebook's saved text/plain has the fixed width.
+    message = "ValueError: " + "the input is not what this script expected to find at all, " * 2
+    for columns, most in ((200, 2), (100, 4)):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        rows, column = _reason_lines(repr(result))
+        assert all(len(row) <= columns for row in rows), rows  # the terminal's room, not more
+        assert 1 < len(rows) <= most and max(map(len, rows)) > columns - 20, rows  # its room is used
+        reason = _reason(rows, column)  # whole: the message, then its place (the source line cut)
+        assert reason.startswith(message.strip()) and "(line 6 [candidate line 2]" in reason, reason
+    # In a kernel (no terminal width): a notebook's saved text/plain has the fixed width, and
+    # wraps the same whole reason.
     monkeypatch.setattr(textview, "_terminal_width", None)
     saved = run_mimebundle(result)[0]["text/plain"]
-    saved_row = next(line for line in saved.splitlines() if "ValueError" in line)
-    assert saved_row.endswith("… (line 6 [candidate line 2])") and len(saved_row) < len(row)
+    rows, column = _reason_lines(saved)
+    assert all(len(row[column:]) <= 60 for row in rows)
+    assert _reason(rows, column).startswith(message.strip())
 
 
 def test_k_rows_are_named_by_their_seed(shell: InteractiveShell) -> None:

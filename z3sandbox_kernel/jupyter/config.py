@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from traitlets import Bool, CaselessStrEnum, Float, Int, List, TraitType, Unicode
+from traitlets import Bool, CaselessStrEnum, Float, HasTraits, Int, List, TraitType, Unicode
 from traitlets.config import Configurable
 
 from ..host.plan import Graces
@@ -83,6 +83,25 @@ class _Z3SandboxOptions(Configurable):
     def graces(self) -> Graces:
         """How long the kernel waits on a sandbox process (the ``*_grace_s`` traits)."""
         return Graces(**{spec.name: getattr(self, spec.name) for spec in dataclasses.fields(Graces)})
+
+    @classmethod
+    def class_get_help(cls, inst: HasTraits | None = None) -> str:
+        """What ``%config Z3Sandbox`` prints: the limits, then the everyday options, then the
+        grace periods apart (how long the kernel waits on a sandbox process: rarely changed),
+        rather than traitlets' one alphabetical list."""
+        traits = cls.class_traits(config=True)
+        limits = {spec.name for spec in LIMIT_FIELDS}
+        graces = {spec.name for spec in dataclasses.fields(Graces)}
+        groups = [("Limits (each also a magic option, for one run)", "", limits),
+                  ("Run options and the live display", "", set(traits) - limits - graces),
+                  ("Grace periods (rarely changed)", "How long the kernel waits on a sandbox "
+                   "process before it acts on its own.", graces)]
+        lines = [f"{cls.__name__} options", ""]
+        for title, about, names in groups:  # "=" under a title: %config strips a leading "--"
+            lines += [title, "=" * len(title), *([about] if about else [])]
+            lines += [cls.class_get_trait_help(traits[name], inst) for name in sorted(names)]
+            lines.append("")
+        return "\n".join(lines).rstrip("\n")
 
 
 # The configurable class itself: the options above plus one trait per limit, named like the limit.

@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import dataclasses
 import keyword
 import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -45,8 +47,8 @@ from ..presentation.progress import ProgressLine
 from ..presentation.textview import use_terminal_width
 from ..results import CandidateResult, RunResult
 from .config import Z3Sandbox
-from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun
-from .scripts import Script, annotated, annotator, scripts_from, split_cell
+from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun, rerun_rows, rerun_table, then
+from .scripts import Script, annotated, annotator, empty_body_as_line_magic, scripts_from, split_cell
 from .table import LiveDisplay, LiveView
 from .typed_ipython import Method, argument, argument_group, display, magic_arguments, parser_of
 
@@ -87,6 +89,17 @@ def _has_display_frontend(shell: Any) -> bool:
 
 # -------------------------------------------------------------------------------------------- magic
 
+@dataclasses.dataclass
+class _Running:
+    """The run going now: its sandbox and live view, the engine's index of each row of its
+    table (a rerun's rows keep the cell's indices), and the rows its Stop buttons stopped."""
+
+    sandbox: Sandbox
+    view: LiveView
+    engine_index: dict[int, int]
+    stopped: set[int]
+
+
 @magics_class
 class Z3SandboxMagics(Magics):
     """The magics, their config (``Z3Sandbox``) and the shell's long-lived sandboxes."""
@@ -97,7 +110,7 @@ class Z3SandboxMagics(Magics):
         if self.options not in shell.configurables:
             shell.configurables.append(self.options)  # %config Z3Sandbox lists and sets it
         self._sandboxes: dict[str | None, Sandbox] = {}
-        self._running: tuple[Sandbox, LiveView] | None = None  # the sandbox and view of the run going
+        self._running: _Running | None = None  # the sandbox, view and rows of the run going
         atexit.register(self.close)
 
     def sandbox(self, isolation: str | None) -> Sandbox:
@@ -125,6 +138,8 @@ class Z3SandboxMagics(Magics):
               "instead of the cell body")
     @argument("--seed", metavar="VAR",
               help="bytes, bytearray or memoryview in VAR that byte_N models overlay")
+    @argument("--seed-file", metavar="PATH", dest="seed_file",
+              help="the file byte_N models overlay (as the CLI's --seed-file; or --seed VAR)")
     @argument("--dask", metavar="ADDRESS_OR_VAR",
               help="run on a Dask cluster: a distributed.Client in VAR, or a scheduler address")
     @argument("--out", metavar="NAME", default="_z3",
@@ -175,8 +190,10 @@ class Z3SandboxMagics(Magics):
             display(result)
         if result.interrupted:
             # End the cell as an interrupted cell ends, so that "Run All" stops here; the
-            # partial result is bound and shown above.
-            raise RunInterrupted(interrupted_line(result, args.out))
+            # partial result is bound and shown above.  One script with -k: rerun() cannot run
+            # some of its seeds, so the line says to run the cell again.
+            rerun = not (options.k is not None and len(scripts) == 1)
+            raise RunInterrupted(interrupted_line(result, args.out, rerun))
 
     def _rerunner(self, scripts: list[Script], options: RunOptions, quiet: bool,
                   name: str) -> Callable[[RunResult, list[int]], RunResult]:
@@ -189,8 +206,8 @@ class Z3SandboxMagics(Magics):
             expected = options.expected
             if expected and len(expected) > 1:  # one per script: those of the scripts run again
                 expected = tuple(expected[i] if i < len(expected) else None for i in which)
-            again, _ = self.run([scripts[i] for i in which], options.replace(expected=expected), quiet)
-            merged = merged_rerun(result, which, again)
+            merged, _ = self.run([scripts[i] for i in which], options.replace(expected=expected), quiet,
+                                 rerun_of=(result, which))
             assert self.shell is not None
             self.shell.user_ns[name] = merged
             return merged
@@ -236,6 +253,13 @@ class Z3SandboxMagics(Magics):
         return scripts
 
     def _seed(self, args: argparse.Namespace, namespace: dict[str, object]) -> bytes | None:
+        if args.seed_file is not None:
+            if args.seed is not None:
+                raise UsageError("give the seed either with --seed VAR or with --seed-file PATH, not both")
+            try:
+                return Path(args.seed_file).expanduser().read_bytes()
+            except OSError as exc:
+                raise UsageError(f"--seed-file {args.seed_file}: {exc.strerror or exc}") from None
         if args.seed is None:
             return None
         value = _read_variable(namespace, args.seed, "--seed")
@@ -269,41 +293,57 @@ class Z3SandboxMagics(Magics):
         except ValueError as exc:
             raise UsageError(limit_error(str(exc))) from None
 
-    def _view(
-        self, quiet: bool, annotate: Callable[[CandidateResult], CandidateResult]
-    ) -> LiveView | None:
+    def _view(self, quiet: bool, annotate: Callable[[CandidateResult], CandidateResult],
+              rerun_of: tuple[RunResult, list[int]] | None) -> LiveView | None:
         if quiet:
             return None
         if _has_display_frontend(self.shell):
-            return LiveDisplay(updates_per_s=self.options.updates_per_s, annotate=annotate)
+            # A rerun's table ends as one line: the merged result NAME.rerun() returns is the table.
+            note = (f"z3sandbox: ran {' '.join(f'#{i}' for i in rerun_of[1])} again "
+                    "(marked (rerun)): the merged table is rerun()'s result") if rerun_of else None
+            return LiveDisplay(updates_per_s=self.options.updates_per_s, annotate=annotate,
+                               final_note=note)
         return ProgressLine()
 
     def run(self, scripts: list[Script], options: RunOptions, quiet: bool, *, client: Any = None,
-            afl_sync: str | None = None) -> tuple[RunResult, bool]:
+            afl_sync: str | None = None, rerun_of: tuple[RunResult, list[int]] | None = None
+            ) -> tuple[RunResult, bool]:
         """Steps 5 and 6: start (or reuse) the sandbox, run with the live view.  Returns the
-        result and whether the live view already shows it (in place of the live table)."""
+        result and whether the live view already shows it (in place of the live table).
+        ``rerun_of``: (a result, the rows that ``scripts`` run again): the table and the result
+        are that result's, with those rows replaced and marked."""
         sandbox = self.sandbox(options.isolation)
         options = options.replace(labels=[script.label for script in scripts])
-        annotate = annotator(scripts, options.k, self.shell.user_ns if self.shell else None)
+        stopped: set[int] = set()
+        annotate = annotator(scripts, options.k, self.shell.user_ns if self.shell else None, stopped)
+        if rerun_of is not None:
+            annotate = then(annotate, rerun_rows(rerun_of[1]))
         sources = [script.source for script in scripts]
-        view = self._view(quiet, annotate)
+        view = self._view(quiet, annotate, rerun_of)
+        done: RunResult | None = None
         if view is None:
             on_update = afl_writer(afl_sync, None)
-            return annotated(self._engine_run(sandbox, sources, options, on_update, client), annotate), False
-        count = len(scripts) if options.k is None else (
-            options.k if len(scripts) == 1 else 0  # unknown: rows appear as they report
-        )
-        queued = [annotate(CandidateResult(index=i, verdict=None, state="queued"))
-                  for i in range(count)]
+            done = annotated(self._engine_run(sandbox, sources, options, on_update, client), annotate)
+            return (merged_rerun(*rerun_of, done) if rerun_of else done), False
+        if rerun_of is not None:
+            queued = rerun_table(*rerun_of)
+        else:
+            count = len(scripts) if options.k is None else (
+                options.k if len(scripts) == 1 else 0  # unknown: rows appear as they report
+            )
+            queued = [annotate(CandidateResult(index=i, verdict=None, state="queued"))
+                      for i in range(count)]
         view.start(RunResult(
             candidates=queued, limits=options.limits, language=options.language,
             isolation=sandbox.isolation(),
         ))
-        done: RunResult | None = None
-        self._running = (sandbox, view)
+        rows = rerun_of[1] if rerun_of else list(range(len(queued)))
+        self._running = _Running(sandbox, view, {row: i for i, row in enumerate(rows)}, stopped)
         try:
             on_update = afl_writer(afl_sync, view.update)
             done = annotated(self._engine_run(sandbox, sources, options, on_update, client), annotate)
+            if rerun_of is not None:
+                done = merged_rerun(*rerun_of, done)
         finally:
             # Also on an error: the view's timer thread must end before the cell does.
             self._running = None
@@ -312,11 +352,14 @@ class Z3SandboxMagics(Magics):
 
     def stop_candidate(self, display_id: str | None, index: int) -> bool:
         """Stop (or skip) one candidate of the run going now, if ``display_id`` is its live
-        display's: the kernel's control channel calls this while the cell runs (kernel.py)."""
+        display's: the kernel's control channel calls this while the cell runs (kernel.py).
+        ``index`` is the table's (a rerun's rows keep the cell's); its row then says so."""
         running = self._running
-        if running is None or getattr(running[1], "display_id", None) != display_id:
+        if running is None or getattr(running.view, "display_id", None) != display_id:
             return False
-        return bool(running[0].stop_candidate(index))
+        engine = running.engine_index.get(index, index)
+        running.stopped.add(engine)
+        return bool(running.sandbox.stop_candidate(engine))
 
     @staticmethod
     def _engine_run(sandbox: Sandbox, scripts: list[str], options: RunOptions,
@@ -329,20 +372,6 @@ class Z3SandboxMagics(Magics):
 
 # magic_arguments writes the usage as reStructuredText ("::" and an indented block): plain text.
 Z3SandboxMagics.z3sandbox.__doc__ = (Z3SandboxMagics.z3sandbox.__doc__ or "").removeprefix("::\n\n")
-
-
-def empty_body_as_line_magic(lines: list[str]) -> list[str]:
-    """``%%z3sandbox --candidates VAR`` with nothing below it runs as the line magic (IPython
-    refuses a cell magic whose body is empty).  An input transformer, registered on load."""
-    if lines and lines[0].startswith("%%z3sandbox") and not "".join(lines[1:]).strip():
-        return [lines[0][1:].rstrip("\n") + "\n"]
-    return lines
-
-
-# Applied when a cell runs, never when terminal IPython asks whether what was typed is complete
-# (IPython skips transformers with side effects there): so a half-typed "%%z3sandbox --cores" + Enter
-# waits for its body, as any cell magic does, instead of running at once as the line magic.
-empty_body_as_line_magic.has_side_effects = True  # type: ignore[attr-defined]
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -24,9 +24,10 @@ RunInterrupted.__name__ = RunInterrupted.__qualname__ = "KeyboardInterrupt"
 LINE_WIDTH = 96
 
 
-def interrupted_line(result: RunResult, name: str) -> str:
+def interrupted_line(result: RunResult, name: str, rerun: bool = True) -> str:
     """``z3sandbox: interrupted: kept 2 finished candidates in _z3 (2 sat); 1 stopped and 3
-    never started: _z3.rerun() runs them`` (a count of none is left out)."""
+    never started: _z3.rerun() runs them`` (a count of none is left out).  ``rerun`` False (one
+    script, ``-k``: rerun() cannot run those seeds alone): "run the cell again" instead."""
     from ..presentation.phrases import counts_summary
     from ..verdicts import Verdict
 
@@ -38,8 +39,43 @@ def interrupted_line(result: RunResult, name: str) -> str:
             f"in {name}" + (f" ({counts_summary(kept)})" if len(kept) else ""))
     counted = [f"{n} {what}" for n, what in ((stopped, "stopped"), (never, "never started")) if n]
     if counted:
-        text += f"; {' and '.join(counted)}: {name}.rerun() runs them"
+        again = f"{name}.rerun() runs them" if rerun else "run the cell again to run them"
+        text += f"; {' and '.join(counted)}: {again}"
     return text
+
+
+Annotate = Callable[[CandidateResult], CandidateResult]
+
+
+def then(first: Annotate, second: Annotate) -> Annotate:
+    """``first``, then ``second``: the magic's annotation of a row, then a rerun's marks."""
+    return lambda candidate: second(first(candidate))
+
+
+RERUN_MARK = "(rerun)"
+
+
+def rerun_rows(which: list[int]) -> Callable[[CandidateResult], CandidateResult]:
+    """What a row run again by ``NAME.rerun(which)`` shows: its index in the cell (the engine
+    numbers the rerun's candidates from 0) and its label marked ``(rerun)``."""
+    def mark(candidate: CandidateResult) -> CandidateResult:
+        if candidate.index < len(which):
+            candidate.index = which[candidate.index]
+        if not (candidate.label or "").endswith(RERUN_MARK):
+            candidate.label = " ".join(filter(None, (candidate.label, RERUN_MARK)))
+        return candidate
+
+    return mark
+
+
+def rerun_table(result: RunResult, which: list[int]) -> list[CandidateResult]:
+    """The rows a rerun's live table starts from: ``result``'s, those run again queued."""
+    queued = rerun_rows(which)
+    rows = list(result.candidates)
+    for position, index in enumerate(which):
+        rows[index] = queued(CandidateResult(index=position, verdict=None, state="queued",
+                                             label=rows[index].label))
+    return rows
 
 
 def merged_rerun(result: RunResult, which: list[int], again: RunResult) -> RunResult:
@@ -72,9 +108,9 @@ def afl_writer(
         raise UsageError(f"--afl-sync: {exc}") from None
 
     def on_update(candidate: CandidateResult) -> None:
-        if candidate.payloads():  # one per model (models=N)
+        if candidate.payloads:  # one per model (models=N)
             try:
-                afl_sync([payload for _, payload in candidate.payloads()], sync_dir)
+                afl_sync(candidate.payloads, sync_dir)
             except (OSError, ValueError) as exc:
                 warnings.warn(f"--afl-sync: candidate {candidate.index}'s payload not written: {exc}",
                               stacklevel=1)

@@ -5,7 +5,7 @@ is labelled and its reason's line numbers counted in the cell."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ from IPython.core.error import UsageError
 
 from ..presentation.phrases import source_preview
 from ..results import CandidateResult, RunResult
+from ..verdicts import Verdict
 
 # A line of its own that starts a new candidate in the cell body, with an optional name.
 CANDIDATE_SEPARATOR = re.compile(
@@ -52,10 +53,15 @@ def split_cell(body: str) -> list[Script]:
 _LINE = re.compile(r"\bline (\d+)")
 
 
-def cell_lines(reason: str, first_line: int) -> str:
-    """``line 2`` of a candidate that starts on cell line 11 reads ``line 12 [candidate line 2]``:
-    the line the user sees in the editor, and the candidate's own."""
-    return _LINE.sub(lambda m: f"line {int(m[1]) + first_line - 1} [candidate line {m[1]}]", reason)
+def cell_lines(reason: str, first_line: int, several: bool) -> str:
+    """``line 2`` of a candidate that starts on cell line 11 reads ``line 12``, the line the user
+    sees in the editor, and ``line 12 [candidate line 2]`` when the cell holds ``several``
+    candidates (the one rule of every view: row_details.line_place)."""
+    def place(match: re.Match[str]) -> str:
+        line = f"line {int(match[1]) + first_line - 1}"
+        return f"{line} [candidate line {match[1]}]" if several else line
+
+    return _LINE.sub(place, reason)
 
 
 # NameError's message: "name 'x' is not defined" (3.10+ may add ". Did you mean: 'y'?").
@@ -77,14 +83,22 @@ def notebook_name_hint(candidate: CandidateResult, namespace: Mapping[str, Any])
         candidate.reason += hint
 
 
-def annotator(scripts: list[Script], k: int | None,
-              namespace: Mapping[str, Any] | None = None) -> Callable[[CandidateResult], CandidateResult]:
+# A row its Stop button stopped: the engine says "cancelled" (or "skipped before it started").
+STOPPED = "stopped (Stop button)"
+
+
+def annotator(scripts: list[Script], k: int | None, namespace: Mapping[str, Any] | None = None,
+              stopped: Collection[int] = ()) -> Callable[[CandidateResult], CandidateResult]:
     """Name a candidate, give it a source preview (with ``k``: its random seed instead), count its
-    reason's lines in the cell, and explain a NameError on a name of the notebook's ``namespace``."""
+    reason's lines in the cell, explain a NameError on a name of the notebook's ``namespace``,
+    and say that a row was ``stopped`` by its Stop button (the set fills while the run goes)."""
 
     def annotate(candidate: CandidateResult) -> CandidateResult:
         if namespace is not None:
             notebook_name_hint(candidate, namespace)
+        if candidate.index in stopped and candidate.verdict is Verdict.CANCELLED:
+            started = candidate.kill is not None  # a queued row is skipped: no process to kill
+            candidate.reason = STOPPED if started else f"{STOPPED} before it started"
         if len(scripts) == 1:
             script: Script | None = scripts[0]
         else:
@@ -98,8 +112,10 @@ def annotator(scripts: list[Script], k: int | None,
         else:
             candidate.label = script.label
             candidate.source_preview = source_preview(script.source)
-        if script.first_line is not None and candidate.reason:
-            candidate.reason = cell_lines(candidate.reason, script.first_line)
+        if script.first_line is not None:  # its lines as the cell counts them, in every view
+            candidate.cell_line, candidate.cell_candidates = script.first_line, len(scripts)
+            if candidate.reason:
+                candidate.reason = cell_lines(candidate.reason, script.first_line, len(scripts) > 1)
         return candidate
 
     return annotate
@@ -134,3 +150,17 @@ def annotated(result: RunResult, annotate: Callable[[CandidateResult], Candidate
     for candidate in result.candidates:
         annotate(candidate)
     return result
+
+
+def empty_body_as_line_magic(lines: list[str]) -> list[str]:
+    """``%%z3sandbox --candidates VAR`` with nothing below it runs as the line magic (IPython
+    refuses a cell magic whose body is empty).  An input transformer, registered on load."""
+    if lines and lines[0].startswith("%%z3sandbox") and not "".join(lines[1:]).strip():
+        return [lines[0][1:].rstrip("\n") + "\n"]
+    return lines
+
+
+# Applied when a cell runs, never when terminal IPython asks whether what was typed is complete
+# (IPython skips transformers with side effects there): so a half-typed "%%z3sandbox --cores" + Enter
+# waits for its body, as any cell magic does, instead of running at once as the line magic.
+empty_body_as_line_magic.has_side_effects = True  # type: ignore[attr-defined]

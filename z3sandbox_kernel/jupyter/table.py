@@ -131,9 +131,11 @@ class LiveDisplay:
     def __init__(
         self, *, updates_per_s: float = 10.0,
         annotate: Callable[[CandidateResult], CandidateResult] = lambda c: c,
+        final_note: str | None = None,
     ) -> None:
         self._interval = 1.0 / updates_per_s
         self._annotate = annotate
+        self._final_note = final_note  # the display ends as this line, not the table (a rerun's)
         self._rows: list[CandidateResult] = []
         self._result = RunResult(candidates=self._rows)
         self._started = 0.0
@@ -181,6 +183,9 @@ class LiveDisplay:
             return False
         if result is None:  # the error that ended the run is shown below the cell
             self._handle.update({"text/plain": "z3sandbox: the run failed"}, raw=True)
+            return False
+        if self._final_note is not None:  # the caller shows the final result itself
+            self._handle.update({"text/plain": self._final_note}, raw=True)
             return False
         data, metadata = run_mimebundle(result)
         self._handle.update(data, metadata=metadata, raw=True)

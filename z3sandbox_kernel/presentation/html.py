@@ -4,7 +4,10 @@ It has to read well in JupyterLab's light and dark themes, in the classic notebo
 with no stylesheet and no script: colours are solid badges with white text (legible on any
 background), borders are translucent grey, all other text inherits the page's colour, and every
 colour comes with a text label.  Long reasons fold into ``<details>`` (one click, no JavaScript).
-No volatile figures (times, memory, pids): a saved notebook stays byte-identical from run to run.
+The final table has each candidate's wall, CPU and memory, and the caption the elapsed time (a
+shared notebook, nbconvert's HTML, is where they are compared), each in an element of class
+``z3-figure``, which the saved notebooks' checks mask (notebooks/sanitize.cfg); a live table and
+the text have none.
 
 Everything a candidate produced is untrusted and goes through ``html.escape``.
 """
@@ -12,11 +15,13 @@ Everything a candidate produced is untrusted and goes through ``html.escape``.
 from __future__ import annotations
 
 import html
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from ..verdicts import VERDICT_DOCS, verdict_style
 from .phrases import (
     SAVED_COLUMNS,
+    TABLE_COLUMNS,
     Column,
     counts_summary,
     finished,
@@ -26,18 +31,18 @@ from .phrases import (
     model_text,
     progress,
     progress_summary,
-    reason_text,
     shorten,
-    shorten_reason,
+    shorten_tail,
     tie_summary,
 )
+from .printable import printable, printable_lines
+from .reasons import fit_reason, is_cut, row_reason, said_once, said_once_caption, unconfirmed_why
 from .row_details import (
     core_summary,
     further_models,
     inline_output,
     model_count,
     objective_summary,
-    printable,
     shown_style,
     shown_verdict,
     shows_output,
@@ -57,47 +62,65 @@ _HEAD = _CELL + ";font-weight:600"
 _MONO = "font-family:SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace"
 _CAPTION = "caption-side:top;text-align:left;padding:2px 0 4px 0;color:inherit"
 _REASON_WIDTH = 60
+# A measured figure: masked where saved outputs are compared (notebooks/sanitize.cfg).
+FIGURE_CLASS = "z3-figure"
+_FIGURE_STYLE = "text-align:right;white-space:nowrap"
 _PREVIEW_WIDTH = 40
 _MODEL_WIDTH = 30  # as the text table's column
 # More rows than this are summarised in one last row; the run's JSON and NAME[i] hold them all.
 MAX_ROWS = 200
 
 
-def badge(label: str, title: str = "", style: str | None = None) -> str:
-    """A colour-coded label; the text is always there, the colour only repeats it."""
+def badge(label: str, title: str = "", style: str | None = None, outline: bool = False) -> str:
+    """A colour-coded label; the text is always there, the colour only repeats it.  ``outline``:
+    the colour as a dashed border around the page's own text colour (an answer nobody confirmed:
+    it must not look like a confirmed one)."""
     colours = verdict_style(style or label)["light"]
     tip = f' title="{html.escape(title)}"' if title else ""
+    paint = (f"color:inherit;border:2px dashed {colours['background']};padding:0 4px" if outline else
+             f"color:{colours['text']};background:{colours['background']};padding:0 6px")
     return (
-        f'<span style="display:inline-block;padding:0 6px;border-radius:10px;color:{colours["text"]};'
-        f'background:{colours["background"]};font-weight:600;white-space:nowrap"{tip}>{html.escape(label)}</span>'
+        f'<span style="display:inline-block;border-radius:10px;{paint};'
+        f'font-weight:600;white-space:nowrap"{tip}>{html.escape(label)}</span>'
     )
 
 
 def verdict_badge(candidate: CandidateResult) -> str:
     """The shown verdict ("proved", "sat · no payload", ...) in its colour; the tooltip names the
-    verdict itself and what it means."""
+    verdict itself and what it means.  An answer nobody confirmed is outlined, not filled, and
+    its tooltip says why."""
     label = shown_verdict(candidate)
     doc = VERDICT_DOCS[candidate.verdict][0] if candidate.verdict is not None else ""
     if candidate.verdict is not None and label != candidate.verdict.value:
         doc = f"{candidate.verdict.value}: {doc}"
-    return badge(label, doc, style=shown_style(label))
+    why = unconfirmed_why(candidate)
+    if why is not None:
+        doc = f"unconfirmed: {why} ({doc})"
+    return badge(label, printable(doc), style=shown_style(label), outline=why is not None)
 
 
 def folded(text: str, width: int = _REASON_WIDTH) -> str:
     """``text`` shortened, with the whole of it one click away when it does not fit."""
-    short = shorten_reason(text, width)
-    if short == printable(" ".join(text.split())):
+    return _expander(shorten_tail(text, width), text)
+
+
+def _expander(short: str, text: str) -> str:
+    """``short`` with the whole ``text`` one click away (no JavaScript), or ``short`` alone when
+    it says it all."""
+    if not is_cut(short, text):
         return html.escape(short)
     return (
         f'<details><summary style="cursor:pointer">{html.escape(short)}</summary>'
         f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'
-        f"{html.escape(printable_block(text))}</pre></details>"
+        f"{html.escape(printable_lines(text))}</pre></details>"
     )
 
 
-def printable_block(text: str) -> str:
-    """Multi-line text with its line breaks kept and every other control character escaped."""
-    return "\n".join(printable(line) for line in text.splitlines())
+def reason_cell(candidate: CandidateResult, shared: Collection[str] = ()) -> str:
+    """The row's reason, its message whole (the room wraps it), its quoted source line cut to
+    fit; the whole reason (a traceback too) one click away."""
+    row = row_reason(candidate, shared)
+    return _expander(fit_reason(row, _REASON_WIDTH), row)
 
 
 def _name_cell(candidate: CandidateResult) -> str:
@@ -112,7 +135,7 @@ def _name_cell(candidate: CandidateResult) -> str:
     return "<br>".join(parts)
 
 
-def _cell(candidate: CandidateResult, column: Column) -> str:
+def _cell(candidate: CandidateResult, column: Column, shared: Collection[str]) -> str:
     """A column's cell: plain escaped text, or the markup a few columns need."""
     if column.key == "label":
         return _name_cell(candidate)
@@ -124,7 +147,7 @@ def _cell(candidate: CandidateResult, column: Column) -> str:
         optimum = objective_summary(candidate)
         if optimum:
             shown += f"<div>objective: <code>{html.escape(optimum)}</code></div>"
-        return folded(reason_text(candidate)) + shown
+        return reason_cell(candidate, shared) + shown
     if column.key == "model":  # the whole model or payload one click away (nbconvert HTML too)
         shown = folded(model_text(candidate), _MODEL_WIDTH)
         more = further_models(candidate)
@@ -133,17 +156,22 @@ def _cell(candidate: CandidateResult, column: Column) -> str:
                       f'<pre style="white-space:pre-wrap;margin:0">'
                       f"{html.escape(chr(10).join(more))}</pre></details>")
         return shown
+    if column.volatile:
+        return f'<span class="{FIGURE_CLASS}">{html.escape(column.text(candidate))}</span>'
     return html.escape(column.text(candidate))
 
 
-_CELL_STYLE = {"index": "white-space:nowrap", "model": _MONO}
+_CELL_STYLE = {"index": "white-space:nowrap", "model": _MONO, "wall_s": _FIGURE_STYLE,
+               "cpu_s": _FIGURE_STYLE, "peak_rss_mb": _FIGURE_STYLE}
 
 
 def candidate_row(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS,
-                  alone: bool = False) -> str:
+                  alone: bool = False, shared: Collection[str] = ()) -> str:
     """One row: the cells of ``columns``, the same columns as the text table; then its stdout in
-    a row of its own when the row shows it (``shown.shows_output``)."""
-    cells = (_td(_cell(candidate, column), _CELL_STYLE.get(column.key, "")) for column in columns)
+    a row of its own when the row shows it (``shown.shows_output``).  ``shared``: the reason's
+    clauses the caption says once."""
+    cells = (_td(_cell(candidate, column, shared), _CELL_STYLE.get(column.key, ""))
+             for column in columns)
     row = "<tr>" + "".join(cells) + "</tr>"
     if shows_output(candidate, alone):
         text, more = inline_output(candidate)
@@ -187,20 +215,27 @@ def caption(result: RunResult) -> str:
         parts.append(f'{badge("tie")} {html.escape(tie_summary(result))}')
     if groups_summary(result):
         parts.append(html.escape(groups_summary(result)))
+    if said_once_caption(result.candidates):
+        parts.append(html.escape(said_once_caption(result.candidates)))
     parts.append(f"limits: {html.escape(limits_summary(result.limits))}")
     if isolation_shortfall(result.isolation):
         parts.append(f"isolation {html.escape(isolation_shortfall(result.isolation))}")
     if result.interrupted:
         parts.append(badge("interrupted", "interrupted: unfinished candidates were cancelled"))
+    if done and result.elapsed_s:
+        parts.append(f'<span class="{FIGURE_CLASS}">{result.elapsed_s:.2f} s elapsed</span>')
     return " &middot; ".join(parts)
 
 
 def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
-    """The whole run as one ``<table>``: caption, header, one row per candidate, notes."""
-    head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
-    span = len(SAVED_COLUMNS)
+    """The whole run as one ``<table>``: caption, header, one row per candidate (with its wall,
+    CPU and memory once the run is done), notes."""
+    columns = TABLE_COLUMNS if finished(result) else SAVED_COLUMNS
+    head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in columns)
+    span = len(columns)
     alone = len(result.candidates) == 1
-    rows = [candidate_row(c, alone=alone) for c in result.candidates[:max_rows]]
+    shared = said_once(result.candidates)
+    rows = [candidate_row(c, columns, alone=alone, shared=shared) for c in result.candidates[:max_rows]]
     hidden = len(result.candidates) - max_rows
     if hidden > 0:
         rows.append(
@@ -232,9 +267,13 @@ def live_html(result: RunResult, rows: list[CandidateResult]) -> str:
 
 
 def candidate_html(candidate: CandidateResult) -> str:
-    """A candidate alone: its row of the table, then its full reason, core and output."""
+    """A candidate alone: its row of the table, then its full reason, core and output, and what
+    it took (wall, CPU, memory)."""
+    figures = ", ".join(f"{column.title} {column.text(candidate)}" for column in TABLE_COLUMNS
+                        if column.volatile) if candidate.verdict is not None else ""
+    took = f' <span class="{FIGURE_CLASS}">{html.escape(figures)}</span>' if figures else ""
     return (
-        f'<div style="font-size:12px;line-height:1.4">{verdict_badge(candidate)} '
+        f'<div style="font-size:12px;line-height:1.4">{verdict_badge(candidate)}{took}'
         f'<pre style="white-space:pre-wrap;margin:2px 0;{_MONO}">'
-        f"{html.escape(printable_block(candidate_alone_text(candidate)))}</pre></div>"
+        f"{html.escape(printable_lines(candidate_alone_text(candidate)))}</pre></div>"
     )

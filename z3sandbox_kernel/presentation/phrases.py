@@ -1,7 +1,7 @@
 """Short phrases of results, one line each, and the table's columns: shared by the text table
 (textview.py), the HTML table (html.py), the run document (render.py) and the terminal's progress.
 
-Everything a candidate wrote is untrusted: ``row_details.printable`` escapes control characters here, and
+Everything a candidate wrote is untrusted: ``printable.printable`` escapes control characters here, and
 ``html.py`` escapes the rest.
 """
 
@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..limits import LIMIT_FIELDS, Limits, number
 from ..protocol.messages import KERNEL_LAYERS, NAMESPACE_LAYERS
-from .row_details import model_count, model_items, printable, shown_verdict, state_label
+from ..vote import PROVE_WORDS, proves
+from .printable import printable
+from .reasons import fit_reason, reason_text
+from .row_details import model_count, model_items, shown_verdict, state_label
 
 if TYPE_CHECKING:
     from ..protocol import IsolationReport
@@ -24,6 +27,9 @@ if TYPE_CHECKING:
 
 # The limits a one-line summary always shows; any other limit is shown when it is not the default.
 HEADLINE_LIMITS = ("timeout_s", "wall_s", "cpu_s", "memory_mb")
+# The reason's room in a table's row, at least: a longer one loses its source excerpt first, never
+# its message (reasons.fit_reason).
+REASON_WIDTH = 60
 _ABI = re.compile(r"ABI \d+")
 
 
@@ -32,42 +38,13 @@ def shorten(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-# Where a reason says the error is: " (line 12 [candidate line 2]", then ": `source`)".
-_PLACE = re.compile(r" \(line \d+(?: \[candidate line \d+\])?")
-# A cut reason keeps at least this much of its message before its place.
-_MESSAGE_MIN = 24
-
-
-def shorten_reason(text: str, width: int = 60) -> str:
-    """Like ``shorten``, but a closing parenthesis ("(memory limit 512 MB)") survives the cut,
-    and so does the place of an error ("(line 12 [candidate line 2]"), whose quoted source line
-    gives way first."""
+def shorten_tail(text: str, width: int = 60) -> str:
+    """Like ``shorten``, but a closing parenthesis ("… (5120 bytes)") survives the cut."""
     text = printable(" ".join(text.split()))
-    if len(text) <= width:
-        return text
-    places = list(_PLACE.finditer(text)) if text.endswith(")") else []
-    bare = places[-1].group(0) + ")" if places else ""
-    if places and len(bare) <= width - _MESSAGE_MIN:
-        head, rest = text[:places[-1].start()], text[places[-1].end():-1]
-        if len(head) + len(bare) >= width:
-            return shorten(head, width - len(bare)) + bare
-        room = width - len(head) - len(bare)
-        return head + bare[:-1] + (shorten(rest, room) if room >= 8 else "") + ")"
     tail_match = re.search(r" \([^()]{1,30}\)$", text)
-    if tail_match is None:
+    if len(text) <= width or tail_match is None:
         return shorten(text, width)
     return text[: width - len(tail_match.group(0)) - 1] + "…" + tail_match.group(0)
-
-
-def reason_text(candidate: CandidateResult) -> str:
-    """The reason, with the payload error (if any) after it, after the solvers that confirmed the
-    answer (if any)."""
-    reason = candidate.reason
-    if candidate.payload_error:
-        reason = f"{candidate.reason} (payload: {candidate.payload_error})".strip()
-    if candidate.confirmed_by and not candidate.disputed:
-        reason = "; ".join(filter(None, (f"confirmed by {', '.join(candidate.confirmed_by)}", reason)))
-    return reason
 
 
 def source_preview(script: str, width: int = 80) -> str | None:
@@ -121,7 +98,10 @@ class Column:
 
 def _figure(name: str, unit: str) -> Column:
     def text(c: CandidateResult) -> str:
-        return f"{getattr(c, name):.2f} {unit}" if c.verdict is not None else ""
+        if c.verdict is None:
+            return ""
+        value = getattr(c, name)
+        return "—" if state_label(c) == "cancelled" and not value else f"{value:.2f} {unit}"  # never ran
 
     title = {"wall_s": "wall", "cpu_s": "cpu", "peak_rss_mb": "memory"}[name]
     return Column(name, title, 9, lambda c: getattr(c, name), text, volatile=True, unit=unit)
@@ -131,22 +111,37 @@ TABLE_COLUMNS: tuple[Column, ...] = (
     Column("index", "#", 3, lambda c: c.index, lambda c: str(c.index)),
     Column("label", "candidate", 22, lambda c: c.label, lambda c: shorten(candidate_name(c), 22)),
     Column("verdict", "verdict", 16, lambda c: state_label(c), lambda c: shown_verdict(c)),
-    # A cancelled row's kill (interrupt, cancel, race) is what its reason already says: said once.
-    Column("kill", "kill", 9, lambda c: c.kill,
-           lambda c: "" if state_label(c) == "cancelled" else printable(c.kill or "")),
+    # A kill its reason already says ("interrupted", "cancelled", "... (race)") is said once.
+    Column("kill", "kill", 9, lambda c: c.kill, lambda c: kill_text(c)),
     Column("model", "model / payload", 30, lambda c: c.payload if c.payload is not None else c.model,
            lambda c: model_preview(c, 30)),
     _figure("wall_s", "s"),
     _figure("cpu_s", "s"),
     _figure("peak_rss_mb", "MB"),
-    Column("reason", "reason", 0, reason_text, lambda c: shorten_reason(reason_text(c))),
+    Column("reason", "reason", 0, reason_text, lambda c: fit_reason(reason_text(c), REASON_WIDTH)),
 )
 SAVED_COLUMNS = tuple(column for column in TABLE_COLUMNS if not column.volatile)
 
 
+def answer_words(result: RunResult) -> dict[str, str]:
+    """How a run says its answers: prove()'s words ("unsat": "proved", "sat": "counterexample")
+    for a run of prove() calls, else none (each verdict is its own word)."""
+    return dict(PROVE_WORDS) if proves(result.candidates) else {}
+
+
+def kill_text(candidate: CandidateResult) -> str:
+    """The kill column's text: the kill, unless a cancelled row's reason already says it
+    ("interrupted", "cancelled", "... (race)"), which a Stop button's "stopped (Stop button)"
+    does not: that row says ``cancel``."""
+    kill = printable(candidate.kill or "")
+    return "" if state_label(candidate) == "cancelled" and kill in candidate.reason else kill
+
+
 def counts_summary(result: RunResult) -> str:
-    """``2 sat, 1 timeout`` (most common first), plus candidates not done yet."""
-    counts = Counter(state_label(c) for c in result.candidates)
+    """``2 sat, 1 timeout`` (most common first), plus candidates not done yet; in prove()'s
+    words for a run of prove() calls (``1 proved, 1 counterexample``)."""
+    words = answer_words(result)
+    counts = Counter(words.get(state_label(c), state_label(c)) for c in result.candidates)
     return ", ".join(f"{n} {label}" for label, n in counts.most_common()) or "no candidates"
 
 

@@ -5,6 +5,7 @@ in ``protocol/document.py``, its one schema), the output metadata with its volat
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from ..protocol.document import (
@@ -13,14 +14,17 @@ from ..protocol.document import (
     SCHEMA_VERSION,
     DocumentCandidate,
     DocumentColumn,
+    DocumentPayloadFile,
     RunDocument,
     RunMetadata,
 )
 from .html import candidate_html, run_html
 from .phrases import (
+    REASON_WIDTH,
     SAVED_COLUMNS,
     TABLE_COLUMNS,
     Column,
+    answer_words,
     finished,
     isolation_shortfall,
     isolation_summary,
@@ -28,7 +32,9 @@ from .phrases import (
     progress,
     progress_summary,
 )
+from .reasons import fit_reason, row_reason, said_once, said_once_caption, unconfirmed_why
 from .row_details import (
+    core_places,
     further_models,
     objective_summary,
     shown_verdict,
@@ -55,15 +61,17 @@ VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
 NOT_IN_DOCUMENT = frozenset({*VOLATILE_FIELDS, "isolation", "host", "limits"})
 # The columns whose text the labextension draws as it is ("cells"); the others are markup made
 # from fields the document has anyway (index, a badge from "shown", the label and source preview).
-_CELLS = frozenset({"kill", "model", "reason"})
+_CELLS = frozenset({"kill", "model"})  # and the reason, made below (the caption's clauses left out)
 
 
 # ------------------------------------------------------------------------------------------- JSON
 
-def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool = False) -> DocumentCandidate:
+def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool = False,
+                   shared: Collection[str] = ()) -> DocumentCandidate:
     """``live``: a document refreshed while the run goes leaves stdout and stderr out (empty), as
     K candidates' output, resent at every refresh, would be megabytes; the final one has them.
-    ``alone``: the run's only candidate (its stdout is shown in its row)."""
+    ``alone``: the run's only candidate (its stdout is shown in its row); ``shared``: the reason's
+    clauses the caption says once (``reasons.said_once``)."""
     data = candidate.to_dict()
     document: DocumentCandidate = {
         "index": data["index"], "verdict": data["verdict"], "reason": data["reason"],
@@ -82,7 +90,14 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
         # Each saved column's text as the text and HTML tables show it: the labextension draws
         # these (its own markup around them: badges, folding), it does not format cells again.
         "cells": {column.key: column.text(candidate) for column in SAVED_COLUMNS if column.key in _CELLS},
+        # The whole reason as its row says it (less what the caption says once); the row's cell
+        # below may cut its source line.
+        "reason_shown": row_reason(candidate, shared),
     }
+    document["cells"]["reason"] = fit_reason(document["reason_shown"], REASON_WIDTH)
+    why = unconfirmed_why(candidate)
+    if why is not None:  # an answer nobody confirmed: its badge must not look confirmed
+        document["unconfirmed"] = why
     if candidate.verdict is None and candidate.state != "done":
         document["state"] = candidate.state
     # Only when there are some: saved outputs of runs without them stay as they were.
@@ -97,6 +112,10 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
         document["confirmed_by"] = data["confirmed_by"]
     if candidate.disputed:
         document["disputed"] = data["disputed"]
+    if candidate.cell_line is not None:  # a cell's candidate: lines as the cell counts them
+        document["cell_line"], document["cell_candidates"] = candidate.cell_line, candidate.cell_candidates
+        if candidate.unsat_core:
+            document["core_places"] = core_places(candidate)
     if candidate.checks_made > 1:  # one check: its verdict and model say it all
         document["checks"], document["checks_made"] = data["checks"], data["checks_made"]
     return document
@@ -110,7 +129,8 @@ def _column(column: Column) -> DocumentColumn:
 
 
 def run_json(result: RunResult, view: Literal["run", "candidate"] = "run") -> RunDocument:
-    return {
+    shared = said_once(result.candidates)
+    document: RunDocument = {
         "schema": SCHEMA_NAME,
         "version": SCHEMA_VERSION,
         "verdict": result.verdict.value,
@@ -129,9 +149,37 @@ def run_json(result: RunResult, view: Literal["run", "candidate"] = "run") -> Ru
         "isolation_summary": isolation_summary(result.isolation),
         "isolation_shortfall": isolation_shortfall(result.isolation),
         "limits_shown": limits_shown(result.limits),
-        "candidates": [candidate_json(c, live=not finished(result), alone=len(result.candidates) == 1)
-                       for c in result.candidates],
+        "candidates": [candidate_json(c, live=not finished(result), alone=len(result.candidates) == 1,
+                                      shared=shared) for c in result.candidates],
     }
+    if answer_words(result):  # a run of prove() calls: its counts and filter in those words
+        document["words"] = answer_words(result)
+    if shared:  # said once, in the caption, not on every row
+        document["said_once"] = said_once_caption(result.candidates)
+    if finished(result):
+        _add_payload_files(result, document)
+    return document
+
+
+def _add_payload_files(result: RunResult, document: RunDocument) -> None:
+    """``payload_files``: each distinct payload of the run, where its bytes are in the document."""
+    files: list[DocumentPayloadFile] = []
+    entries = {entry["index"]: entry for entry in document["candidates"]}
+    candidates = {candidate.index: candidate for candidate in result.candidates}
+    for name, index, kind, _ in result.payload_files():
+        at = "payload_hex"
+        if kind.startswith("model-"):
+            at = f"more_models/{int(kind.removeprefix('model-')) - 2}"
+        elif kind.startswith("check-"):
+            at = f"checks/{int(kind.removeprefix('check-')) - 1}"
+            entry = entries[index]
+            if "checks" not in entry:  # one check, whose payload is not the candidate's own
+                candidate = candidates[index]
+                entry["checks"] = [check.to_dict() for check in candidate.checks]
+                entry["checks_made"] = candidate.checks_made
+        files.append({"name": name, "index": index, "at": at})
+    if files:
+        document["payload_files"] = files
 
 
 def run_metadata(result: RunResult) -> RunMetadata:

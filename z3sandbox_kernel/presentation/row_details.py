@@ -11,23 +11,14 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..vote import DISPUTED, prove_word
+from .printable import printable, printable_lines
 
 if TYPE_CHECKING:
     from ..results import CandidateResult
-
-
-def printable(text: str) -> str:
-    """``text`` with control and format characters shown as escapes, never raw to a terminal."""
-    if text.isprintable():
-        return text
-    return "".join(
-        ch if ch.isprintable() or ch == " " else
-        (" " if ch in "\t\n\r" else ch.encode("unicode_escape").decode("ascii"))
-        for ch in text
-    )
 
 
 def state_label(candidate: CandidateResult) -> str:
@@ -85,9 +76,25 @@ def smt2_core_answer(candidate: CandidateResult) -> str | None:
     return None
 
 
+def line_place(candidate: CandidateResult, line: int) -> str:
+    """Where line ``line`` of a candidate's script is, by the one rule of every view: the cell's
+    line ("line 12"), plus the candidate's own ("line 12 [candidate line 3]") only when its cell
+    held several candidates; outside a cell, the script's line."""
+    if candidate.cell_line is None:
+        return f"line {line}"
+    place = f"line {line + candidate.cell_line - 1}"
+    return f"{place} [candidate line {line}]" if candidate.cell_candidates > 1 else place
+
+
+def core_places(candidate: CandidateResult) -> list[str]:
+    """Each unsat core entry's place (``line_place``), in order."""
+    return [line_place(candidate, int(line)) for line, _ in candidate.unsat_core or ()]
+
+
 def core_text(candidate: CandidateResult) -> str:
-    """``line 3: s.add(x > 2); line 4: ...``: an unsat core as the script's lines."""
-    return "; ".join(f"line {line}: {printable(text)}" for line, text in candidate.unsat_core or ())
+    """``line 3: s.add(x > 2); line 4: ...``: an unsat core as the script's lines (``line_place``)."""
+    entries = zip(core_places(candidate), candidate.unsat_core or (), strict=True)
+    return "; ".join(f"{place}: {printable(text)}" for place, (_, text) in entries)
 
 
 def core_summary(candidate: CandidateResult) -> str:
@@ -97,15 +104,31 @@ def core_summary(candidate: CandidateResult) -> str:
     return smt2_core_answer(candidate) or ""
 
 
+# An objective value the verifier did not evaluate in the checked model, in words.
+CLAIMED = "the candidate's claim, not checked"
+
+
+def objective_checked(goal: Mapping[str, Any]) -> bool:
+    """Whether an objective's value is the verifier's evaluation in the checked model: its
+    ``checked`` word, or, in a document older than that word, a decided ``optimal``."""
+    checked = goal.get("checked")
+    return checked is True if checked is not None else goal.get("optimal") is not None
+
+
 def objective_summary(candidate: CandidateResult) -> str:
-    """A sat Optimize check's objectives in one cell: ``maximize x + y = 13; soft g = 2``."""
+    """A sat Optimize check's objectives in one cell: ``maximize x + y = 13 (optimal); soft g =
+    2``; a value nobody checked says so: ``maximize x = 10**9 (the candidate's claim, not
+    checked)``."""
     parts = []
     for goal in candidate.objectives or ():
         direction = goal.get("direction") or "objective"
         term = printable(str(goal.get("term", "")))
         name = f"{direction} {term}" if term else direction
-        optimal = {True: " (optimal)", False: " (not optimal)"}.get(goal.get("optimal"), "")  # type: ignore[arg-type]
-        parts.append(f"{name} = {printable(str(goal.get('value')))}{optimal}")
+        if not objective_checked(goal):
+            word = f" ({CLAIMED})"
+        else:
+            word = {True: " (optimal)", False: " (not optimal)"}.get(goal.get("optimal"), "")  # type: ignore[arg-type]
+        parts.append(f"{name} = {printable(str(goal.get('value')))}{word}")
     return "; ".join(parts)
 
 
@@ -135,14 +158,25 @@ def _found_text(found: Any) -> str:
 _CHECKED = {False: " (failed verification)", None: " (not verified)"}
 
 
+def _not_the_optimum(candidate: CandidateResult, found: Any) -> str:
+    """A further model of an Optimize check satisfies its hard assertions only: it says so, with
+    each objective's value in it where the objective is one of its names."""
+    if not candidate.objectives:
+        return ""
+    values = [f"{goal.get('direction') or 'objective'} {goal['term']} = {found.model[goal['term']]}"
+              for goal in candidate.objectives if str(goal.get("term")) in found.model]
+    return f" ({printable('; '.join([*values, 'need not be optimal']))})"
+
+
 def further_models(candidate: CandidateResult) -> list[str]:
     """Each further model (``models=N``) in one line: ``model 2: 41 42`` (its payload in hex),
     else its ``name=value`` pairs in natural order; then each model the script read at its checks:
     ``check 2 (line 5): x=2``.  One that failed verification says so."""
     lines = [f"model {number}: {printable(_found_text(found))}{_CHECKED.get(found.verified, '')}"
+             f"{_not_the_optimum(candidate, found)}"
              for number, found in enumerate(candidate.more_models or (), start=2)]
     for number, check in check_models(candidate):
-        line = f" (line {check.line})" if check.line is not None else ""
+        line = f" ({line_place(candidate, check.line)})" if check.line is not None else ""
         lines.append(f"check {number}{line}: {printable(_found_text(check.found))}"
                      f"{_CHECKED.get(check.verified, '')}")
     return lines
@@ -161,7 +195,7 @@ def inline_output(candidate: CandidateResult, lines: int = INLINE_LINES) -> tupl
     a candidate printed never draws a row of the table."""
     text = (candidate.stdout or "").rstrip("\n")
     all_lines = [line.removesuffix("\r") for line in text.split("\n")] if text else []
-    shown = "\n".join(printable(line.replace("\r", "\\r")) for line in all_lines[:lines])
+    shown = printable_lines("\n".join(all_lines[:lines]))
     more = len(all_lines) - lines if len(all_lines) > lines else 0
     if candidate.stdout_truncated:
         shown += "\n… (stdout was cut at the output limit)"

@@ -2,34 +2,35 @@
 and a candidate alone (``_z3[1]``).  No volatile figures, so a saved ``text/plain`` stays the same.
 
 On a terminal (terminal IPython: ``use_terminal_width``) the reason column takes the rest of the
-terminal's width, so that a reason's "[candidate line N]" is not cut; a notebook's ``text/plain``
-keeps the fixed width, which must not depend on the terminal the server was started from.
+terminal's width; a notebook's ``text/plain`` keeps the fixed width, which must not depend on the
+terminal the server was started from.  A reason longer than its room loses its quoted source line
+first, then wraps under its row: its message and a limit's value are never cut (reasons.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from .phrases import (
+    REASON_WIDTH,
     SAVED_COLUMNS,
     Column,
     counts_summary,
     finished,
     groups_summary,
     limits_summary,
-    reason_text,
     shorten,
-    shorten_reason,
     tie_summary,
 )
+from .printable import printable
+from .reasons import reason_text, row_reason, said_once, said_once_caption, wrap_reason
 from .row_details import (
     core_summary,
     further_models,
     inline_output,
     model_items,
     objective_summary,
-    printable,
     shown_verdict,
     shows_output,
 )
@@ -47,9 +48,9 @@ def _text_row(cells: list[str], columns: tuple[Column, ...], widths: list[int] |
     return "  ".join(parts).rstrip()
 
 
-# The reason's width in the text table, at least (a terminal may give it more).
-REASON_WIDTH = 60
 _terminal_width: Callable[[], int] | None = None
+# On a narrow terminal the reason still gets this many columns (the terminal wraps the rest).
+_NARROWEST = 24
 
 
 def use_terminal_width(width: Callable[[], int] | None) -> None:
@@ -60,23 +61,29 @@ def use_terminal_width(width: Callable[[], int] | None) -> None:
 
 
 def text_table(candidates: list[CandidateResult], columns: tuple[Column, ...] = SAVED_COLUMNS,
-               *, alone: bool = False, width: int | None = None) -> list[str]:
+               *, alone: bool = False, width: int | None = None,
+               shared: Collection[str] = ()) -> list[str]:
     """Header, rule and rows, each column as wide as its widest cell (every cell is already cut to
     its column's width), each row followed by what it shows without a click: its unsat core, and
-    its stdout when ``alone`` (the run's only candidate) or when it failed.  ``width``: the
-    line's width, which the last column (the reason) may fill."""
+    its stdout when ``alone`` (the run's only candidate) or when it failed.  The reason, last,
+    is wrapped at ``width`` (the line's, which it may fill) or ``REASON_WIDTH``, its message
+    never cut; ``shared``: the clauses the caption says once (``reasons.said_once``)."""
     rows = [[column.text(c) for column in columns] for c in candidates]
     widths = [max([len(column.title), column.width if column.key == "index" else 0]
                   + [len(row[i]) for row in rows]) if column.width else 0
               for i, column in enumerate(columns)]
-    if width is not None and columns and columns[-1].key == "reason":
-        room = max(REASON_WIDTH, width - sum(widths[:-1]) - 2 * (len(columns) - 1))
-        for row, candidate in zip(rows, candidates, strict=True):
-            row[-1] = shorten_reason(reason_text(candidate), room)
+    wrapped: list[list[str]] = [[] for _ in candidates]
+    if columns and columns[-1].key == "reason":
+        indent = sum(widths[:-1]) + 2 * (len(columns) - 1)
+        room = max(_NARROWEST, width - indent) if width is not None else REASON_WIDTH
+        for row, candidate, more in zip(rows, candidates, wrapped, strict=True):
+            row[-1], *rest = wrap_reason(row_reason(candidate, shared), room)
+            more.extend(" " * indent + line for line in rest)
     header = _text_row([column.title for column in columns], columns, widths)
     lines = [header, "-" * len(header)]
-    for candidate, row in zip(candidates, rows, strict=True):
+    for candidate, row, more in zip(candidates, rows, wrapped, strict=True):
         lines.append(_text_row(row, columns, widths))
+        lines.extend(more)
         lines.extend(_under_row(candidate, alone))
     return lines
 
@@ -111,9 +118,12 @@ def run_text(result: RunResult, width: int | None = None) -> str:
         lines[0] += " -- interrupted"
     if groups_summary(result):
         lines.append(groups_summary(result))
+    if said_once_caption(result.candidates):
+        lines.append(said_once_caption(result.candidates))
     if width is None and _terminal_width is not None:
         width = _terminal_width()
-    lines += text_table(result.candidates, alone=len(result.candidates) == 1, width=width)
+    lines += text_table(result.candidates, alone=len(result.candidates) == 1, width=width,
+                        shared=said_once(result.candidates))
     lines.extend(f"note: {printable(note)}" for note in result.notes)
     return "\n".join(lines)
 

@@ -71,6 +71,16 @@ class DocumentTie(_DocumentTieRequired, total=False):
     words: dict[str, str]  # a run of prove() calls: each answer in its words ("sat": "counterexample")
 
 
+class DocumentPayloadFile(TypedDict):
+    """A distinct payload of the run, as ``RunResult.save_payloads`` writes it: its file's name,
+    its candidate, and where its bytes are in that candidate's entry: ``payload_hex``,
+    ``more_models/N`` or ``checks/N`` (each entry's ``payload_hex``)."""
+
+    name: str
+    index: int
+    at: str
+
+
 class _DocumentCandidateRequired(TypedDict):
     index: int
     verdict: VerdictName | None
@@ -116,7 +126,19 @@ class DocumentCandidate(_DocumentCandidateRequired, total=False):
     checks: list[CheckDict]  # a script that checked more than once: each check, in order
     checks_made: int  # how many checks it made (more than len(checks) when capped)
     # Some columns' text (kill, model, reason) as the text table shows it: draw it, don't format it.
+    # The reason's cell keeps its message whole (it wraps) and may cut its quoted source line.
     cells: dict[str, str]
+    # The whole reason as its row says it: "confirmed by z3; ..." or "unconfirmed: why", then the
+    # candidate's reason (a traceback too), less a clause the caption says once (``said_once``);
+    # one click away from the row's cell.
+    reason_shown: str
+    # A sat or unsat answer nobody confirmed: why (its badge looks different from a confirmed one).
+    unconfirmed: str
+    # A %%z3sandbox cell's candidate: the cell's line of its line 1, how many candidates the cell
+    # held, and each unsat core entry's place as every view says it ("line 12 [candidate line 3]").
+    cell_line: int
+    cell_candidates: int
+    core_places: list[str]
 
 
 class _RunDocumentRequired(TypedDict):
@@ -146,6 +168,15 @@ class RunDocument(_RunDocumentRequired, total=False):
     limits_shown: list[TextPair]  # [["timeout", "5 s"], ["memory", "512 MB"], ...]
     delta: bool  # a live refresh: "candidates" holds only the rows that changed
     control: str | None  # a live run: the display id a Stop button's request names
+    # A run of prove() calls: each answer in its words ({"sat": "counterexample", "unsat":
+    # "proved"}), for its counts and its filter.
+    words: dict[str, str]
+    # Every distinct payload of a finished run, as save_payloads writes them: "Download all
+    # payloads" zips these (further models and the models read at checks too).
+    payload_files: list[DocumentPayloadFile]
+    # A clause every answer of the run shares, said once in the caption, not on every row:
+    # "all 8 answers: the script never called check(): the sandbox checked its assertions".
+    said_once: str
 
 
 class _DocumentTimingRequired(TypedDict):
