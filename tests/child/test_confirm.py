@@ -130,3 +130,20 @@ def test_text_cvc5_cannot_parse_is_not_cross_checked_and_changes_nothing_else() 
                    cross_check="cvc5")
     assert said["verified"] is True and said["confirmed_by"] == ["z3"] and "disputed" not in said
     assert said["unconfirmed"].startswith("not cross-checked: cvc5 could not parse it")
+
+
+SMT2_CORE = ("(declare-const x Int)\n(assert (! (> x 1) :named a))\n(assert (! (< x 0) :named b))\n"
+             "(assert (! (> x 5) :named c))\n(check-sat)\n(get-unsat-core)\n")
+
+
+@pytest.mark.parametrize(("names", "word", "said"), [
+    (["a", "b"], "confirmed_by", ["z3"]),
+    (["a", "c"], "disputed", "z3 finds the reported unsat core satisfiable by itself"),
+    (["a", "zz"], "unconfirmed",
+     "not confirmed: the unsat core names zz, which no assertion of the script is named"),
+])
+def test_an_smt2_core_is_checked_by_itself_from_the_script(names, word, said) -> None:
+    request = {"outcome": "unsat", "assertions_smt2": "", "script_smt2": SMT2_CORE, "model_smt2": "",
+               "timeout_s": 5.0, "require": [], "core_names": names}
+    report = verify_request(request)  # type: ignore[arg-type]
+    assert report.get(word) == said

@@ -94,3 +94,16 @@ def test_an_enumeration_at_the_checks_cap_keeps_its_checks(sandbox, models):
     [candidate] = sandbox.run(script, limits=LIMITS.replace(wall_s=60))
     assert candidate.verdict is Verdict.UNSAT, candidate.reason
     assert candidate.checks_made == models + 1 and len(candidate.checks) == min(models + 1, 100)
+
+
+CORE = ("(set-option :produce-unsat-cores true)\n(declare-const x Int)\n(assert (! (> x 1) :named a))\n"
+        "(assert (! (< x 0) :named |b c|))\n(assert (! (> x 5) :named c))\n(assert (> x -10))\n"
+        "(check-sat)\n(get-unsat-core)\n")
+
+
+def test_an_smt2_unsat_core_is_confirmed_as_z3_printed_it(sandbox):
+    [plain] = plain_smt2([CORE])
+    [candidate] = sandbox.run(CORE, language="smt2", limits=LIMITS)
+    assert candidate.stdout == plain.front_end == "unsat\n(a |b c|)\n"
+    assert candidate.verdict is Verdict.UNSAT and candidate.confirmed_by == ("z3",)
+    assert [tuple(entry) for entry in candidate.unsat_core] == [(3, "a"), (4, "b c")]

@@ -33,6 +33,7 @@ from ..protocol import (
 )
 from . import cross_check
 from .models import benchmark, python_value
+from .smt2_core import named_assertions
 from .verify import (
     ModelCheck,
     check_model,
@@ -261,7 +262,13 @@ def _confirm_unsat(request: VerifyRequest, text: Checked, budget: Budget) -> Ver
     report: VerifyReport = {"v": PROTOCOL_VERSION, "verified": None}
     assertions = text.formulas
     core = request.get("core_smt2")
-    if core is not None:
+    script, names = request.get("script_smt2"), request.get("core_names")
+    if script is not None and names:
+        disputed = _smt2_core_disputed(script, names, budget)
+        if disputed:
+            report["disputed" if not disputed.startswith("not confirmed") else "unconfirmed"] = disputed
+            return report
+    elif core is not None:
         disputed = _core_disputed(assertions, core, budget)
         if disputed:
             report["disputed" if not disputed.startswith("not confirmed") else "unconfirmed"] = disputed
@@ -304,6 +311,27 @@ def _core_disputed(assertions: list[z3.BoolRef], core: list[str], budget: Budget
     alone = _unsat(formulas, budget)
     if alone is False:
         return "z3 finds the reported core satisfiable by itself"
+    if alone is None:
+        return budget.out() if budget.left() <= 0 else "not confirmed: z3 could not decide the core"
+    return ""
+
+
+def _smt2_core_disputed(script: str, names: list[str], budget: Budget) -> str:
+    """'' when an SMT-LIB script's (get-unsat-core) is unsat by itself: the named assertions it
+    names and the unnamed ones, read from the script (so its whole unsat is too); else why not."""
+    missing = [name for name in names if name not in named_assertions(script)]
+    if missing:
+        return (f"not confirmed: the unsat core names {', '.join(missing[:3])[:200]}, which no "
+                "assertion of the script is named")
+    try:
+        formulas = script_assertions(script, core=frozenset(names))
+    except ValueError as exc:
+        return f"not confirmed: {exc}"
+    if budget.left() <= 0:
+        return budget.out()
+    alone = _unsat(formulas, budget)
+    if alone is False:
+        return "z3 finds the reported unsat core satisfiable by itself"
     if alone is None:
         return budget.out() if budget.left() <= 0 else "not confirmed: z3 could not decide the core"
     return ""

@@ -64,7 +64,17 @@ import z3
 
 from ..protocol import ChildReport
 from . import checks, copies, instrument, models, objectives, observer
-from .smt2_front import FrontEnd, Segment, at_command_end, error_message, error_position, evaluate, model_text
+from .smt2_core import add_core, asks_core, core_names
+from .smt2_front import (
+    FrontEnd,
+    Segment,
+    at_command_end,
+    error_message,
+    error_position,
+    evaluate,
+    model_text,
+    private,
+)
 from .smt2_model import model_from_text
 from .smt2_text import (
     CHECK_HEADS,
@@ -75,11 +85,9 @@ from .smt2_text import (
     items,
     plan_check,
     read,
-    split_commands,
 )
 
-__all__ = ["Smt2SyntaxError", "error_message", "error_position", "plan_check", "read", "run",
-           "split_commands"]
+__all__ = ["plan_check", "read", "run"]
 
 # How z3 prints terms (global parameters a script can set: (set-option :pp.decimal true) prints
 # 1/3 as 0.3333333333?), as they were before any script: the report's SMT-LIB values are printed
@@ -150,10 +158,12 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
             answer.model = answer.model if answer.read else None  # only a model the script read
         _send(log, answer, lines[ordinal], None)
     segment = front.run_to(check_commands[-1], instrument.RUN.timeout_s)
-    model = ""
+    model, core = "", None
     if segment.last:  # at once: the commands after it may drop it ((pop), (assert) end it)
         with _printing():
             model = model_text()
+        if segment.response == UNSAT_RESPONSE and asks_core(commands, check_commands[-1]):
+            core = core_names(private("(get-unsat-core)"))
     error = front.first_error  # one after the last check only shows in the output, as in z3
     front.run_to(None, None)  # (get-model), (get-value ...), (echo ...) after it
     if error is not None:
@@ -162,6 +172,8 @@ def run(text: str, memory_words: tuple[str, ...] = ("out of memory",),
     else:
         answer = _answer(text, -1, model, segment, instrument.RUN.timeout_s)
         report, fields = _report(answer, given, commands, check_commands[-1], memory_words)
+        if report["outcome"] == "unsat" and core is not None:
+            add_core(report, text, core)
         if report["outcome"] in ("unknown", "memory_error"):
             report["line"] = lines[-1]  # the check that gave no answer, as a Python check's
         _send(log, answer, lines[-1], fields)

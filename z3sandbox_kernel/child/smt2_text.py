@@ -316,11 +316,14 @@ def check_lines(text: str) -> list[int]:
     return lines
 
 
-def plan_check(text: str, objectives: bool = True, check: int = -1) -> CheckPlan:
+def plan_check(text: str, objectives: bool = True, check: int = -1,
+               core: frozenset[str] | None = None) -> CheckPlan:
     """The assertions to check for the ``check``-th check command of ``text`` (from 0; -1, the
     last), as the commands of ``LOADED_COMMANDS`` before it (without (maximize), (minimize) and
     (assert-soft) unless ``objectives``: they constrain no model), cut from the text z3 is given;
-    raises Smt2SyntaxError, and IndexError when the text has no such check."""
+    with ``core`` (names, as ``assertion_name`` gives them), only the named assertions it names
+    and every unnamed one, as SMT-LIB's (get-unsat-core) means them; raises Smt2SyntaxError, and
+    IndexError when the text has no such check."""
     reading = read(text)
     given, commands = reading.text, reading.commands
     checks = [c for c in commands if c.head in CHECK_HEADS]
@@ -341,7 +344,8 @@ def plan_check(text: str, objectives: bool = True, check: int = -1) -> CheckPlan
             options.clear()  # (reset) sets every option back
     optimize = any(c.head in _OBJECTIVES for c in before)
     kept = [given[c.start : c.end] for c in before
-            if _loaded(given, c) and (objectives or c.head not in _OBJECTIVES)]
+            if _loaded(given, c) and (objectives or c.head not in _OBJECTIVES)
+            and (core is None or c.head != "assert" or assertion_name(given, c) in (core | {""}))]
     tactic = ""
     if chosen is not None and chosen.head != "check-sat-using":
         # (check-sat-assuming (l1 l2 ...)) and z3's (check-sat l1 l2 ...): the literals hold for
@@ -359,6 +363,26 @@ def plan_check(text: str, objectives: bool = True, check: int = -1) -> CheckPlan
                    if c.head not in LOADED_COMMANDS and c.head not in UNLOADED_COMMANDS), "")
     return CheckPlan("\n".join(kept), chosen is not None, logic, optimize, unread, reading.doubt,
                      tuple(options), tactic)
+
+
+def assertion_name(text: str, command: Command) -> str:
+    """The name of an (assert (! F :named N)) (its symbol without |quotes|), or ""."""
+    parts = items(text[command.start + 1 : command.end - 1])
+    formula = parts[1] if len(parts) == 2 else ""
+    if not (formula.startswith("(") and formula.endswith(")")):
+        return ""
+    inner = items(formula[1:-1])
+    if not inner or inner[0] != "!":
+        return ""
+    for key, value in zip(inner[2::2], inner[3::2], strict=False):
+        if key == ":named":
+            return symbol_name(value)
+    return ""
+
+
+def symbol_name(symbol: str) -> str:
+    """A symbol as z3 compares them: ``|a b|`` and ``a b``, ``|x|`` and ``x`` are one."""
+    return symbol[1:-1] if len(symbol) >= 2 and symbol[0] == symbol[-1] == "|" else symbol
 
 
 def _neutral(option: str) -> bool:

@@ -93,16 +93,18 @@ def rehearse() -> None:
                  join_pairs([("x", "4"), ("y", "7")]), 1.0)
 
 
-def script_assertions(script: str, check: int = -1) -> list[z3.BoolRef]:
+def script_assertions(script: str, check: int = -1, core: frozenset[str] | None = None
+                      ) -> list[z3.BoolRef]:
     """The assertions of an SMT-LIB script's ``check``-th check (-1: its last), as z3 reads them
     from the script's one reading (smt2_text.read: the text the candidate's z3 ran), parsed by z3
     itself: scopes, (reset), named terms, definitions and :global-declarations as z3 has them.
     Raises ValueError when the text cannot say them (a doubtful reading, an (include), an option
     the checker does not apply, z3's exception), with why: the answer is then not confirmed, and
     never disputed.  The last check's are asked twice (the answer, and the model the frames sent
-    of it): parsed once."""
+    of it): parsed once.  ``core``: only the named assertions of that core, and the unnamed ones
+    (smt2_text.plan_check)."""
     count = len(check_lines(script))
-    return _script_assertions(script, count - 1 if check == -1 and count else check)
+    return _script_assertions(script, count - 1 if check == -1 and count else check, core)
 
 
 def forget_texts() -> None:
@@ -111,9 +113,9 @@ def forget_texts() -> None:
 
 
 @functools.lru_cache(maxsize=2)
-def _script_assertions(script: str, check: int) -> list[z3.BoolRef]:
+def _script_assertions(script: str, check: int, core: frozenset[str] | None) -> list[z3.BoolRef]:
     try:
-        plan = plan_check(script, objectives=False, check=check)
+        plan = plan_check(script, objectives=False, check=check, core=core)
     except IndexError:
         raise ValueError(f"the script has no check {check + 1}") from None
     if plan.doubt:

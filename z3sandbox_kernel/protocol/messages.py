@@ -158,6 +158,9 @@ class ChildReport(_ChildReportRequired, total=False):
     # cores=True, unsat: the core's formulas as SMT-LIB asserts, each one of ``assertions_smt2``'s
     # (a tracked one as its formula alone), so that the verifier can check the core by itself.
     core_smt2: list[str]
+    # An SMT-LIB unsat's (get-unsat-core), as z3 printed it for the script: the named assertions'
+    # names (without |quotes|), which the verifier finds in the script and checks alone.
+    core_names: Annotated[list[Annotated[str, msgspec.Meta(max_length=1000)]], msgspec.Meta(max_length=1000)]
     # A decisive answer whose assertions the checker is not given: why (a user propagator took
     # part, assertions loaded from text ...).  The candidate's word; it can only leave an answer
     # unconfirmed.

@@ -90,6 +90,7 @@ class VerifyRequest(TypedDict, total=False):
     spare: bool
     limits: LimitValues
     more_models_smt2: list[Smt2Pairs]  # models=N: each further model's pairs, checked one by one
+    core_names: list[str]  # an SMT-LIB unsat's (get-unsat-core) names (ChildReport.core_names)
     script_smt2: str  # an SMT-LIB candidate's script, as the zygote holds it: the assertions come from it
     outcome: str  # the answer to confirm: "sat" (absent: sat) or "unsat"
     core_smt2: list[str]  # unsat with cores: the core's asserts (ChildReport.core_smt2)

@@ -170,6 +170,8 @@ def verify_request(candidate: Candidate, report: ChildReport | None) -> VerifyRe
             request["outcome"], request["model_smt2"] = "unsat", ""
             if "core_smt2" in report and candidate.request.get("cores"):
                 request["core_smt2"] = report["core_smt2"]
+            if script is not None and report.get("core_names"):
+                request["core_names"] = report["core_names"]
         if report.get("objectives"):
             request["objectives"] = [ObjectiveToCheck(term_smt2=goal.get("term_smt2"),
                                                       direction=goal["direction"], value=goal["value"])
