@@ -284,7 +284,7 @@ def _last_answer(output: str) -> str | None:
 def judged(plain: Plain, candidate: CandidateResult) -> str | None:
     """What the sandbox got wrong about a script z3 answered ``plain.answer`` to, or None: a
     confirmed verdict that is not z3's answer, a true answer disputed or called an invalid model,
-    or the sandbox's own failure."""
+    the sandbox's own failure, or an error where the plain run had none."""
     verdict = candidate.verdict.value if candidate.verdict is not None else None
     if candidate.verdict is Verdict.INTERNAL_ERROR:
         return f"the sandbox failed: {candidate.reason}"
@@ -295,4 +295,9 @@ def judged(plain: Plain, candidate: CandidateResult) -> str | None:
         return f"z3's sat called an invalid model: {candidate.reason}"
     if candidate.disputed and verdict == plain.answer:
         return f"z3's {verdict} disputed: {candidate.disputed}"
+    # z3's own errors: the binary's, or its API's (which refuses :global-declarations: fidelity.md)
+    failed_plainly = any(word in printed for printed in (plain.output, plain.front_end)
+                         for word in ("(error ", "Traceback (most recent call last)"))
+    if candidate.verdict in (Verdict.RUNTIME_ERROR, Verdict.SYNTAX_ERROR) and not failed_plainly:
+        return f"an error of the sandbox's shown as the script's: {candidate.reason}"
     return None
