@@ -43,6 +43,8 @@ grep -q '/z3sandbox_kernel/labextension/static/style.js$' "$work/sdist-files.txt
 # HATCH_JUPYTER_BUILDER_SKIP_NPM=1 works too (pip builds the wheel from the sdist without npm).
 HATCH_JUPYTER_BUILDER_SKIP_NPM=1 "$bin/python" -m pip wheel --quiet --no-deps -w "$work/dist-skip" "$sdist" ||
   fail "pip wheel with HATCH_JUPYTER_BUILDER_SKIP_NPM=1 failed"
+"$bin/python" -c 'import sys, zipfile; sys.exit("z3sandbox_kernel/py.typed" not in zipfile.ZipFile(sys.argv[1]).namelist())' "$wheel" ||
+  fail "the wheel ships no z3sandbox_kernel/py.typed: users' type checkers would not see the API"
 "$bin/python" -m pip install --quiet "$wheel[lab]"
 
 cd "$work/try"  # away from the checkout: the installed package, not the source tree, is imported
