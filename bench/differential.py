@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
 import time
 from collections import Counter
@@ -44,7 +43,6 @@ def run(cases: int, k: int, python_share: float, seed_value: int, out: Path) -> 
     counts: Counter[str] = Counter()
     findings: list[dict[str, str]] = []
     sandbox = Sandbox()
-    rng = random.Random(seed_value)
     started = time.monotonic()
 
     @seed(seed_value)
@@ -52,7 +50,7 @@ def run(cases: int, k: int, python_share: float, seed_value: int, out: Path) -> 
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(data=st.data())
     def batch(data: st.DataObject) -> None:
-        language = "python" if rng.random() < python_share else "smt2"
+        language = "python" if data.draw(st.integers(0, 99)) < python_share * 100 else "smt2"
         strategy = python_script() if language == "python" else smt2_script()
         scripts = data.draw(st.lists(strategy, min_size=k, max_size=k))
         plains = plain_python(scripts) if language == "python" else plain_smt2(scripts)
