@@ -4,8 +4,10 @@ real kernel against ``run(script, k=K)`` in the same kernel (issue 39's live-tab
     python bench/live_refresh.py [--ks 250 1000 2000] [--cell-k 1000] [--repeats 15]
 
 * **refresh**: a real run of K trivial SAT candidates (verification off: the rows are what is
-  measured, not the engine), then ``live.live_mimebundle`` with one changed row, ``repeats``
-  times; the CPU of this thread (``time.thread_time``) per refresh, median and best.
+  measured, not the engine), kept in a ``live.LiveTable`` as a live display keeps them; then
+  ``repeats`` times one row changes (``store``) and a refresh is made with it alone; the CPU of
+  this thread (``time.thread_time``) per change and refresh, median and best; and the same for
+  a keyframe (every row sent, none of them changed).
 * **cell**: a real ``z3sandbox`` kernel started through jupyter_client runs ``run(script,
   k=K)`` and then the ``%%z3sandbox -k K`` cell of the same script; the kernel process's own CPU
   (utime + stime of its threads, from ``/proc``: its zygote's processes are not counted) for
@@ -26,21 +28,32 @@ SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
 LIMITS = "--timeout 5 --wall 10 --cpu 8"
 
 
-def refresh_cost(ks: list[int], repeats: int) -> list[tuple[int, float, float]]:
+def refresh_cost(ks: list[int], repeats: int) -> list[tuple[int, float, float, float]]:
+    """Per K: a one-changed-row refresh's CPU ms (median, best) and a keyframe's (median)."""
+    import dataclasses
+
     from z3sandbox_kernel import Limits, Sandbox
-    from z3sandbox_kernel.presentation.live import live_mimebundle
+    from z3sandbox_kernel.presentation.live import LiveTable
 
     rows = []
     with Sandbox() as sandbox:
         for k in ks:
             result = sandbox.run(SAT, k=k, verify=False, limits=Limits(timeout_s=5, wall_s=10))
-            samples = []
+            # The last row still running: the table stays live (a finished one is sent whole).
+            result.candidates[-1] = dataclasses.replace(result.candidates[-1], verdict=None, state="running")
+            table = LiveTable(result)
+            table.mimebundle(None, {})  # as the first keyframe: every row's entry made
+            samples, keyframes = [], []
             for i in range(repeats):
-                changed = [(i * 7919) % k]
+                row = result.candidates[(i * 7919) % (k - 1)]
                 started = time.thread_time()
-                live_mimebundle(result, changed, {})
+                changed = table.store(dataclasses.replace(row))
+                table.mimebundle(changed, {k - 1: 1.0})
                 samples.append((time.thread_time() - started) * 1000)
-            rows.append((k, statistics.median(samples), min(samples)))
+                started = time.thread_time()
+                table.mimebundle(None, {k - 1: 1.0})
+                keyframes.append((time.thread_time() - started) * 1000)
+            rows.append((k, statistics.median(samples), min(samples), statistics.median(keyframes)))
     return rows
 
 
@@ -100,9 +113,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
-    print("| K | refresh, one changed row: kernel CPU ms (median) | best |\n|---|---|---|")
-    for k, median, best in refresh_cost(args.ks, args.repeats):
-        print(f"| {k} | {median:.1f} | {best:.1f} |", flush=True)
+    print("| K | refresh, one changed row: kernel CPU ms (median) | best | keyframe (median) |\n"
+          "|---|---|---|---|")
+    for k, median, best, keyframe in refresh_cost(args.ks, args.repeats):
+        print(f"| {k} | {median:.1f} | {best:.1f} | {keyframe:.1f} |", flush=True)
     if args.cell_k:
         api, cell = cell_cost(args.cell_k)
         print(f"\n| K | kernel CPU, run() | kernel CPU, live cell | ratio |\n|---|---|---|---|\n"

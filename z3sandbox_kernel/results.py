@@ -136,8 +136,11 @@ class CandidateResult:
 
     def to_dict(self) -> CandidateJson:
         """JSON-ready, with the field names of ``CandidateDict`` (the payload as ``payload_hex``)."""
-        # Shallow: a model is encoded once, not deep-copied first (a 10,000-entry model, per
-        # candidate, several times per display).
+        return self._to_dict(settings=True)
+
+    def _to_dict(self, settings: bool) -> CandidateJson:
+        """Without ``settings``: no ``isolation`` nor ``limits`` (a display has them once a run)."""
+        # Shallow: a model is encoded once, not deep-copied first (10,000 entries, per candidate).
         return {
             "index": self.index, "verdict": self.verdict.value if self.verdict is not None else None,
             "state": self.state, "reason": self.reason,
@@ -153,8 +156,9 @@ class CandidateResult:
             "wall_s": self.wall_s, "cpu_s": self.cpu_s, "peak_rss_mb": self.peak_rss_mb,
             "kill": self.kill, "exit_code": self.exit_code, "signal": self.signal,
             "verified": self.verified, "confirmed_by": list(self.confirmed_by), "disputed": self.disputed,
-            "model_omitted": self.model_omitted, "isolation": copy.deepcopy(self.isolation),
-            "host": self.host, "limits": self.limits.to_dict() if self.limits is not None else None,
+            "model_omitted": self.model_omitted,
+            "isolation": copy.deepcopy(self.isolation) if settings else None, "host": self.host,
+            "limits": self.limits.to_dict() if settings and self.limits is not None else None,
             "label": self.label, "source_preview": self.source_preview, "error": self.error,
             "cell_line": self.cell_line, "cell_candidates": self.cell_candidates,
         }
@@ -260,13 +264,8 @@ class RunResult:
         """SAT candidates grouped by identical model and payload, the biggest group first (LLM
         candidates often agree: five answers may be one model)."""
         groups: dict[str, list[CandidateResult]] = {}
-        for candidate in self.candidates:
-            if candidate.verdict is Verdict.SAT:
-                payload = candidate.payload.hex() if candidate.payload is not None else None
-                # json's C encoder on the values themselves (a Fraction by its repr): bounded
-                # models (protocol.SHOWN_MODEL_MAX_ENTRIES) group in milliseconds.
-                key = json.dumps([candidate.model, payload], sort_keys=True, default=repr)
-                groups.setdefault(key, []).append(candidate)
+        for candidate in (c for c in self.candidates if c.verdict is Verdict.SAT):
+            groups.setdefault(model_group_key(candidate), []).append(candidate)
         return sorted(groups.values(), key=len, reverse=True)
 
     @property
@@ -365,6 +364,13 @@ class RunResult:
         from .presentation import render
 
         return render.run_text(self)
+
+
+def model_group_key(candidate: CandidateResult) -> str:
+    """What the SAT candidates of a ``model_groups`` group share (presentation/tally.py keeps it):
+    json's C encoder on the values themselves (a Fraction by its repr), in milliseconds a model."""
+    payload = candidate.payload.hex() if candidate.payload is not None else None
+    return json.dumps([candidate.model, payload], sort_keys=True, default=repr)
 
 
 def _display_document(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -9,7 +9,7 @@ calls in the cell's own thread.  Two shapes, one interface (``start``, ``update`
   ``finish`` replaces it with the final bundle, so a saved notebook holds exactly one output per
   run and no widget (no "model not found" on reopen, no placeholder in nbconvert HTML).
   Refreshes are batched by a ``Throttle``: at most ``updates_per_s`` a second, so K = 1000 does
-  not flood the frontend.  A refresh is a delta (``live.live_mimebundle``): the rows that
+  not flood the frontend.  A refresh is a delta (``live.LiveTable``): the rows that
   changed since the last one (the labextension merges them into the table it holds), a full
   document at least every ``KEYFRAME_S`` (what a notebook saved mid-run keeps), and HTML and
   text of bounded size; the whole table is sent once, at the end.  A refresh due while the
@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..presentation.live import LIVE_ROWS, live_mimebundle
+from ..presentation.live import LIVE_ROWS, LiveTable
 from ..presentation.render import MIME_TYPE, run_mimebundle
 from ..results import CandidateResult, RunResult
 from .typed_ipython import display
@@ -136,8 +136,7 @@ class LiveDisplay:
         self._interval = 1.0 / updates_per_s
         self._annotate = annotate
         self._final_note = final_note  # the display ends as this line, not the table (a rerun's)
-        self._rows: list[CandidateResult] = []
-        self._result = RunResult(candidates=self._rows)
+        self._table = LiveTable(RunResult(candidates=[]))
         self._started = 0.0
         self._handle: Any = None
         self._throttle: Throttle | None = None
@@ -152,14 +151,13 @@ class LiveDisplay:
 
     def start(self, result: RunResult) -> None:
         self._started = time.monotonic()
-        self._result = RunResult(
-            candidates=self._rows, limits=result.limits, isolation=result.isolation,
-            language=result.language,
-        )
+        self._table = LiveTable(RunResult(
+            candidates=[], limits=result.limits, isolation=result.isolation, language=result.language,
+        ))
         for candidate in result.candidates:
             self._store(dataclasses.replace(candidate))
         self._keyframe = self._started
-        data, metadata = run_mimebundle(self._result)
+        data, metadata = run_mimebundle(self._table.result)
         self._handle = display(data, raw=True, metadata=metadata, display_id=True)
         # The display above holds every row, and each refresh carries the control: the first
         # refresh needs none of them again (all K would make it big, and deferred: see update).
@@ -192,11 +190,7 @@ class LiveDisplay:
         return True
 
     def _store(self, candidate: CandidateResult) -> None:
-        while len(self._rows) <= candidate.index:
-            self._rows.append(CandidateResult(index=len(self._rows), verdict=None, state="queued"))
-            self._changed.add(len(self._rows) - 1)
-        self._rows[candidate.index] = self._annotate(candidate)
-        self._changed.add(candidate.index)
+        self._changed.update(self._table.store(self._annotate(candidate)))
         if candidate.verdict is None and candidate.state == "running":
             self._running_since.setdefault(candidate.index, time.monotonic())
         else:
@@ -204,16 +198,19 @@ class LiveDisplay:
 
     def _refresh(self) -> None:
         now = time.monotonic()
-        self._result.elapsed_s = now - self._started
+        self._table.result.elapsed_s = now - self._started
         running = {index: now - since for index, since in self._running_since.items()}
         # A small run is sent whole each time: its document is as small as a delta would be.
-        keyframe_s = max(KEYFRAME_S, len(self._rows) / 50)  # K = 1000: every 20 s
-        full = len(self._rows) <= LIVE_ROWS or now - self._keyframe >= keyframe_s
+        rows = len(self._table.result)
+        keyframe_s = max(KEYFRAME_S, rows / 50)  # K = 1000: every 20 s
+        full = rows <= LIVE_ROWS or now - self._keyframe >= keyframe_s
         if full:
             self._keyframe = now
         changed = None if full else sorted(self._changed)
         self._changed = set()
-        data, metadata = live_mimebundle(self._result, changed, running)
+        # The table keeps each row's part from one refresh to the next: this costs the rows
+        # that changed (a keyframe reuses the others' entries).
+        data, metadata = self._table.mimebundle(changed, running)
         # Where the labextension's Stop buttons send their requests (kernel.py): only in live
         # documents, so a saved final one has no control.
         data[MIME_TYPE]["control"] = self.display_id

@@ -16,15 +16,12 @@ from .phrases import (
     REASON_WIDTH,
     SAVED_COLUMNS,
     Column,
-    counts_summary,
-    finished,
-    groups_summary,
     limits_summary,
     shorten,
     tie_summary,
 )
 from .printable import printable
-from .reasons import reason_text, row_reason, said_once, said_once_caption, wrap_reason
+from .reasons import reason_text, row_reason, wrap_reason
 from .row_details import (
     core_summary,
     further_models,
@@ -34,6 +31,7 @@ from .row_details import (
     shown_verdict,
     shows_output,
 )
+from .summary import Summary, summarize
 
 if TYPE_CHECKING:
     from ..results import CandidateResult, RunResult
@@ -103,27 +101,28 @@ def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
     return lines
 
 
-def run_text(result: RunResult, width: int | None = None) -> str:
+def run_text(result: RunResult, width: int | None = None, summary: Summary | None = None) -> str:
     """A table with no volatile figures; unsat cores are under their rows, and so is the stdout
     ``text_table`` shows.  ``width``: a terminal's, which the reason column may fill (else
-    ``use_terminal_width``'s, else the fixed width)."""
-    vote = result.vote if finished(result) else "pending"
+    ``use_terminal_width``'s, else the fixed width); ``summary``: the run's, when the caller has it."""
+    summary = summary or summarize(result)
+    vote = summary.vote if summary.finished else "pending"
     if len(result.candidates) == 1:  # one candidate: its verdict, not a vote
         lines = [f"RunResult: {shown_verdict(result.candidates[0])}"]
     else:
-        lines = [f"RunResult: {vote} ({counts_summary(result)})"]
-    if result.tie is not None:
-        lines[0] += f" -- tie {tie_summary(result)}"
+        lines = [f"RunResult: {vote} ({summary.states})"]
+    if summary.tie is not None:
+        lines[0] += f" -- tie {tie_summary(summary.tie)}"
     if result.interrupted:
         lines[0] += " -- interrupted"
-    if groups_summary(result):
-        lines.append(groups_summary(result))
-    if said_once_caption(result.candidates):
-        lines.append(said_once_caption(result.candidates))
+    if summary.groups:
+        lines.append(summary.groups)
+    if summary.said_once_caption:
+        lines.append(summary.said_once_caption)
     if width is None and _terminal_width is not None:
         width = _terminal_width()
     lines += text_table(result.candidates, alone=len(result.candidates) == 1, width=width,
-                        shared=said_once(result.candidates))
+                        shared=summary.said_once)
     lines.extend(f"note: {printable(note)}" for note in result.notes)
     return "\n".join(lines)
 
