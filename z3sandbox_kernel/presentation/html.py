@@ -251,10 +251,12 @@ def run_html(result: RunResult, max_rows: int = MAX_ROWS, summary: Summary | Non
     )
 
 
-def live_html(result: RunResult, rows: list[CandidateResult], summary: Summary) -> str:
-    """A live refresh: the caption (progress, counts) and only ``rows`` (``live.live_rows``)."""
+def live_html(result: RunResult, rows: list[CandidateResult], summary: Summary,
+              made: list[str] | None = None) -> str:
+    """A live refresh: the caption (progress, counts) and only ``rows`` (``live.live_rows``);
+    ``made``: their ``candidate_row``, when the caller kept them."""
     head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
-    body = [candidate_row(c) for c in rows]
+    body = list(made) if made is not None else [candidate_row(c) for c in rows]
     hidden = len(result.candidates) - len(rows)
     if hidden > 0:
         body.append(f'<tr><td colspan="{len(SAVED_COLUMNS)}" style="{_CELL}">… {hidden} other '

@@ -6,24 +6,27 @@ of a small run); the HTML and text show at most ``LIVE_ROWS`` rows; the metadata
 of the rows sent and each running row's time so far.  The final display is ``run_mimebundle``.
 
 A ``LiveTable`` keeps what a refresh needs from one to the next, so that its work is that of the
-rows that changed: the run's summary row by row (tally.py), and each row's document entry and
-figures, made once when the row changes (a keyframe reuses them).  Once every row has its
+rows that changed: the run's summary row by row (tally.py), the document's head, and each row's
+document entry and figures, HTML and text, made once when the row changes (a keyframe reuses
+them, and so does each refresh that shows a running row again).  Once every row has its
 verdict, the document is no longer live (stdout, the clauses said once, payload files): that
 refresh is made from all the rows, as the final display is.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..results import RunResult
-from .html import live_html
+from .html import candidate_row, live_html
 from .phrases import progress_summary
 from .render import (
     MIME_TYPE,
     MimeData,
     MimeMetadata,
     candidate_json,
+    document_head,
     run_document,
     run_json,
     run_metadata,
@@ -31,7 +34,7 @@ from .render import (
 )
 from .summary import Summary, summarize
 from .tally import Tally
-from .textview import text_table
+from .textview import TextRow, text_row, text_table
 
 if TYPE_CHECKING:
     from ..protocol.document import DocumentCandidate, DocumentTiming, RunDocument, RunMetadata
@@ -40,6 +43,18 @@ if TYPE_CHECKING:
 
 # A live refresh's HTML and text show at most this many rows (running ones first).
 LIVE_ROWS = 20
+
+
+@dataclass
+class _Made:
+    """What refreshes made of one row, kept until the row changes: its document entry (a live
+    one: no stdout, no clause said once) and figures, and once shown its HTML and text row.
+    Never changed in place: a document holds these very objects."""
+
+    entry: DocumentCandidate
+    timing: DocumentTiming
+    html: str = ""
+    text: TextRow | None = None
 
 
 class LiveTable:
@@ -52,10 +67,8 @@ class LiveTable:
             isolation=result.isolation, notes=list(result.notes), interrupted=result.interrupted,
             elapsed_s=result.elapsed_s,
         )
-        # Each row's live document entry (candidate_json) and figures, once made: never changed
-        # in place (a document holds these very objects), dropped when the row changes.
-        self._entries: dict[int, DocumentCandidate] = {}
-        self._timings: dict[int, DocumentTiming] = {}
+        self._head = document_head(self.result)  # what the document says that does not change
+        self._made: dict[int, _Made] = {}
         for candidate in result.candidates:
             self.store(candidate)
 
@@ -63,8 +76,7 @@ class LiveTable:
         """Put ``candidate`` in its row (rows before it never seen are queued); the rows changed."""
         changed = self._tally.store(candidate)
         for index in changed:
-            self._entries.pop(index, None)
-            self._timings.pop(index, None)
+            self._made.pop(index, None)
         return changed
 
     def mimebundle(self, changed: list[int] | None,
@@ -81,34 +93,42 @@ class LiveTable:
         else:
             total = summary.total
             rows = range(total) if changed is None else sorted({i for i in changed if 0 <= i < total})
-            entries, timings, candidates = self._entries, self._timings, self.result.candidates
-            document = run_document(self.result, summary, [entries.get(i) or self._entry(i) for i in rows])
+            kept = self._made
+            made = [kept.get(i) or self._row(i) for i in rows]
+            document = run_document(self.result, summary, [m.entry for m in made], head=self._head)
+            rows_of = self.result.candidates
             metadata = {"elapsed_s": round(self.result.elapsed_s, 4),
-                        "timings": [timings.get(i) or self._timing(i) for i in rows
-                                    if candidates[i].verdict is not None]}
+                        "timings": [m.timing for m in made if rows_of[m.entry["index"]].verdict is not None]}
             if changed is not None:
                 document["delta"] = True
         metadata["timings"] += [{"index": index, "running_s": round(seconds, 1)}
                                 for index, seconds in sorted(running.items())]
         shown = self._live_rows(changed)
         step = progress_summary(summary.progress, self.result.elapsed_s)
-        text = "\n".join([f"RunResult: pending ({summary.states})", *text_table(shown),
-                          f"progress: {step} (incomplete)"])
-        data: MimeData = {"text/plain": text, "text/html": live_html(self.result, shown, summary),
-                          MIME_TYPE: document}
+        made_shown = [self._shown(c.index) for c in shown]
+        lines = text_table(shown, made=[text for _, text in made_shown])
+        data: MimeData = {
+            "text/plain": "\n".join([f"RunResult: pending ({summary.states})", *lines,
+                                     f"progress: {step} (incomplete)"]),
+            "text/html": live_html(self.result, shown, summary, [html for html, _ in made_shown]),
+            MIME_TYPE: document,
+        }
         return data, {MIME_TYPE: metadata}
 
-    def _entry(self, index: int) -> DocumentCandidate:
-        entry = self._entries.get(index)
-        if entry is None:  # a live entry: no stdout, no clause said once (render.candidate_json)
-            entry = self._entries[index] = candidate_json(self.result[index], live=True)
-        return entry
+    def _row(self, index: int) -> _Made:
+        """What refreshes made of row ``index``: its entry and figures made once."""
+        made = self._made.get(index)
+        if made is None:
+            candidate = self.result[index]
+            made = self._made[index] = _Made(candidate_json(candidate, live=True), timing(candidate))
+        return made
 
-    def _timing(self, index: int) -> DocumentTiming:
-        figures = self._timings.get(index)
-        if figures is None:
-            figures = self._timings[index] = timing(self.result[index])
-        return figures
+    def _shown(self, index: int) -> tuple[str, TextRow]:
+        """Row ``index``'s HTML and text row, made once."""
+        made = self._row(index)
+        if made.text is None:
+            made.html, made.text = candidate_row(self.result[index]), text_row(self.result[index])
+        return made.html, made.text
 
     def _whole(self, summary: Summary, changed: list[int] | None) -> tuple[RunDocument, RunMetadata]:
         """Every row has its verdict: the document as the final display has it (once a run)."""

@@ -118,6 +118,8 @@ def fit_reason(text: str, width: int) -> str:
 def wrap_reason(text: str, width: int) -> list[str]:
     """``fit_reason``, then wrapped at words in lines of ``width`` (``WRAP_LINES`` at most)."""
     fitted = fit_reason(text, width)
+    if len(fitted) <= max(width, 20):  # one line (its white space already folded): as textwrap says
+        return [fitted]
     lines = textwrap.wrap(fitted, max(width, 20), break_on_hyphens=False) or [""]
     if len(lines) > WRAP_LINES:
         lines = lines[:WRAP_LINES]

@@ -141,28 +141,18 @@ def run_json(result: RunResult, view: Literal["run", "candidate"] = "run",
 
 
 def run_document(result: RunResult, summary: Summary, candidates: list[DocumentCandidate],
-                 view: Literal["run", "candidate"] = "run") -> RunDocument:
+                 view: Literal["run", "candidate"] = "run", head: RunDocument | None = None) -> RunDocument:
     """A run's document with these ``candidates`` (each ``candidate_json``): all of them, or
-    those of a live refresh (live.py), whose summary a live table kept as its run went."""
+    those of a live refresh (live.py), whose summary a live table kept as its run went;
+    ``head``: the run's ``document_head``, when the caller kept it."""
     document: RunDocument = {
-        "schema": SCHEMA_NAME,
-        "version": SCHEMA_VERSION,
+        **(head if head is not None else document_head(result, view)),
         "verdict": summary.verdict.value,
         "vote": summary.vote,  # in prove()'s words for a run of prove() calls
         "counts": summary.counts,
-        "language": result.language,
-        "limits": result.limits.to_dict(),
-        "isolation": result.isolation,
-        "notes": list(result.notes),
-        "interrupted": result.interrupted,
         "finished": summary.finished,
         "progress": summary.progress,
         "tie": summary.tie,
-        "view": view,
-        "columns": [_column(column) for column in TABLE_COLUMNS],
-        "isolation_summary": isolation_summary(result.isolation),
-        "isolation_shortfall": isolation_shortfall(result.isolation),
-        "limits_shown": limits_shown(result.limits),
         "candidates": candidates,
     }
     if summary.words:  # a run of prove() calls: its counts and filter in those words
@@ -170,6 +160,32 @@ def run_document(result: RunResult, summary: Summary, candidates: list[DocumentC
     if summary.said_once:  # said once, in the caption, not on every row
         document["said_once"] = summary.said_once_caption
     return document
+
+
+def document_head(result: RunResult, view: Literal["run", "candidate"] = "run") -> RunDocument:
+    """A run's document less its summary and rows (``run_document`` fills them, in this order):
+    what does not change while the run goes."""
+    return {
+        "schema": SCHEMA_NAME,
+        "version": SCHEMA_VERSION,
+        "verdict": "unknown",
+        "vote": "",
+        "counts": {},
+        "language": result.language,
+        "limits": result.limits.to_dict(),
+        "isolation": result.isolation,
+        "notes": list(result.notes),
+        "interrupted": result.interrupted,
+        "finished": False,
+        "progress": {"done": 0, "total": 0},
+        "tie": None,
+        "view": view,
+        "columns": [_column(column) for column in TABLE_COLUMNS],
+        "isolation_summary": isolation_summary(result.isolation),
+        "isolation_shortfall": isolation_shortfall(result.isolation),
+        "limits_shown": limits_shown(result.limits),
+        "candidates": [],
+    }
 
 
 def _add_payload_files(result: RunResult, document: RunDocument) -> None:

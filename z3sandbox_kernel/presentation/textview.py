@@ -10,7 +10,7 @@ first, then wraps under its row: its message and a limit's value are never cut (
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .phrases import (
     REASON_WIDTH,
@@ -58,32 +58,56 @@ def use_terminal_width(width: Callable[[], int] | None) -> None:
     _terminal_width = width
 
 
+class TextRow(NamedTuple):
+    """A row of the text table before its columns are lined up (``text_row``)."""
+
+    cells: list[str]  # each column's text; a last reason column's, the reason's first line
+    more: list[str]  # the reason's further lines
+    under: list[str]  # what the row shows under it (``_under_row``)
+
+
+def text_row(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS, *,
+             alone: bool = False, shared: Collection[str] = (), room: int = REASON_WIDTH) -> TextRow:
+    """A candidate's row of ``text_table``, its reason wrapped at ``room``: what a live table
+    keeps of a row it shows again (live.py)."""
+    if not columns or columns[-1].key != "reason":
+        return TextRow([column.text(candidate) for column in columns], [], _under_row(candidate, alone))
+    first, *more = wrap_reason(row_reason(candidate, shared), room)
+    return TextRow([*(column.text(candidate) for column in columns[:-1]), first], more,
+                   _under_row(candidate, alone))
+
+
 def text_table(candidates: list[CandidateResult], columns: tuple[Column, ...] = SAVED_COLUMNS,
-               *, alone: bool = False, width: int | None = None,
-               shared: Collection[str] = ()) -> list[str]:
+               *, alone: bool = False, width: int | None = None, shared: Collection[str] = (),
+               made: list[TextRow] | None = None) -> list[str]:
     """Header, rule and rows, each column as wide as its widest cell (every cell is already cut to
     its column's width), each row followed by what it shows without a click: its unsat core, and
     its stdout when ``alone`` (the run's only candidate) or when it failed.  The reason, last,
     is wrapped at ``width`` (the line's, which it may fill) or ``REASON_WIDTH``, its message
-    never cut; ``shared``: the clauses the caption says once (``reasons.said_once``)."""
-    rows = [[column.text(c) for column in columns] for c in candidates]
+    never cut; ``shared``: the clauses the caption says once (``reasons.said_once``); ``made``:
+    the rows' ``text_row``, when the caller kept them."""
+    rows = made if made is not None else [
+        text_row(c, columns, alone=alone, shared=shared) for c in candidates]
     widths = [max([len(column.title), column.width if column.key == "index" else 0]
-                  + [len(row[i]) for row in rows]) if column.width else 0
+                  + [len(row.cells[i]) for row in rows]) if column.width else 0
               for i, column in enumerate(columns)]
-    wrapped: list[list[str]] = [[] for _ in candidates]
-    if columns and columns[-1].key == "reason":
-        indent = sum(widths[:-1]) + 2 * (len(columns) - 1)
-        room = max(_NARROWEST, width - indent) if width is not None else REASON_WIDTH
-        for row, candidate, more in zip(rows, candidates, wrapped, strict=True):
-            row[-1], *rest = wrap_reason(row_reason(candidate, shared), room)
-            more.extend(" " * indent + line for line in rest)
+    indent = sum(widths[:-1]) + 2 * (len(columns) - 1)
+    if width is not None and columns and columns[-1].key == "reason":  # the reason fills the line
+        room = max(_NARROWEST, width - indent)
+        rows = [_rewrapped(row, row_reason(candidate, shared), room)
+                for row, candidate in zip(rows, candidates, strict=True)]
     header = _text_row([column.title for column in columns], columns, widths)
     lines = [header, "-" * len(header)]
-    for candidate, row, more in zip(candidates, rows, wrapped, strict=True):
-        lines.append(_text_row(row, columns, widths))
-        lines.extend(more)
-        lines.extend(_under_row(candidate, alone))
+    for row in rows:
+        lines.append(_text_row(row.cells, columns, widths))
+        lines.extend(" " * indent + line for line in row.more)
+        lines.extend(row.under)
     return lines
+
+
+def _rewrapped(row: TextRow, reason: str, room: int) -> TextRow:
+    first, *more = wrap_reason(reason, room)
+    return row._replace(cells=[*row.cells[:-1], first], more=more)
 
 
 def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
