@@ -14,6 +14,7 @@ Everything a candidate produced is untrusted and goes through ``html.escape``.
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Collection
 from typing import TYPE_CHECKING
@@ -32,7 +33,7 @@ from .phrases import (
     tie_summary,
 )
 from .printable import printable, printable_lines
-from .reasons import fit_reason, is_cut, row_reason, unconfirmed_why
+from .reasons import REASONS_KEPT, fit_reason, is_cut, row_reason, unconfirmed_why
 from .row_details import (
     core_summary,
     further_models,
@@ -116,8 +117,12 @@ def _expander(short: str, text: str) -> str:
 def reason_cell(candidate: CandidateResult, shared: Collection[str] = ()) -> str:
     """The row's reason, its message whole (the room wraps it), its quoted source line cut to
     fit; the whole reason (a traceback too) one click away."""
-    row = row_reason(candidate, shared)
-    return _expander(fit_reason(row, _REASON_WIDTH), row)
+    return _reason_expander(row_reason(candidate, shared))
+
+
+@functools.lru_cache(maxsize=REASONS_KEPT)  # a run's rows mostly say the same few reasons
+def _reason_expander(reason: str) -> str:
+    return _expander(fit_reason(reason, _REASON_WIDTH), reason)
 
 
 def _name_cell(candidate: CandidateResult) -> str:
