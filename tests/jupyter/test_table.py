@@ -93,6 +93,27 @@ def test_the_first_refresh_resends_no_row(published: list[dict[str, Any]]) -> No
     assert [c["index"] for c in refresh["data"][MIME_TYPE]["candidates"]] == [3]
 
 
+def test_a_row_reported_twice_between_refreshes_is_stored_once(published: list[dict[str, Any]]) -> None:
+    """What the engine reports is stored (annotated, tallied, encoded) at the next refresh, the
+    latest report of each row alone: a row that ran and ended in between costs one."""
+    annotated: list[tuple[int, str]] = []
+
+    def annotate(candidate: CandidateResult) -> CandidateResult:
+        annotated.append((candidate.index, candidate.state))
+        return candidate
+
+    view = LiveDisplay(updates_per_s=0.01, annotate=annotate)  # one refresh, then none till close
+    view.start(queued(50))
+    view.update(CandidateResult(index=3, verdict=None, state="running"))  # the first: sent at once
+    for index in (4, 5):
+        view.update(CandidateResult(index=index, verdict=None, state="running"))
+        view.update(CandidateResult(index=index, verdict=Verdict.TIMEOUT, reason="timeout 5 s"))
+    view.finish(None)  # the run failed: what is left is flushed
+    assert annotated[50:] == [(3, "running"), (4, "done"), (5, "done")]
+    last = published[-2]["data"][MIME_TYPE]  # before "the run failed"
+    assert [(c["index"], c["verdict"]) for c in last["candidates"]] == [(4, "timeout"), (5, "timeout")]
+
+
 @pytest.fixture
 def published() -> Iterator[list[dict[str, Any]]]:
     """What display() and update_display() publish, captured from IPython's own shell."""

@@ -156,6 +156,10 @@ class LiveDisplay:
         self._handle: Any = None
         self._throttle: Throttle | None = None
         self._changed: set[int] = set()  # rows changed since the last refresh
+        # What the engine reported since the last refresh, the latest of each row: stored in the
+        # table (annotated) by the refresh, so a row that ran and ended between two refreshes
+        # is annotated and stored once.
+        self._reported: dict[int, CandidateResult] = {}
         self._running_since: dict[int, float] = {}  # when each running row was first seen
         self._keyframe = 0.0
         self._verdict_seen = False
@@ -170,7 +174,8 @@ class LiveDisplay:
             candidates=[], limits=result.limits, isolation=result.isolation, language=result.language,
         ))
         for candidate in result.candidates:
-            self._store(_snapshot(candidate))
+            self._report(_snapshot(candidate))
+        self._store_reported()
         self._keyframe = self._started
         # A keyframe, as later refreshes send: every row in the document (each row's entry made
         # here is the one later keyframes send again), the HTML and text of a few.
@@ -189,7 +194,7 @@ class LiveDisplay:
         # (K = 200's first refreshes), so it shows within one interval of the engine's report.
         urgent = candidate.verdict is not None and not self._verdict_seen
         self._verdict_seen = self._verdict_seen or candidate.verdict is not None
-        self._throttle.poke(lambda: self._store(snapshot), urgent=urgent)
+        self._throttle.poke(lambda: self._report(snapshot), urgent=urgent)
 
     def finish(self, result: RunResult | None) -> bool:
         if self._throttle is not None:
@@ -206,14 +211,20 @@ class LiveDisplay:
         self._handle.update(data, metadata=metadata, raw=True)
         return True
 
-    def _store(self, candidate: CandidateResult) -> None:
-        self._changed.update(self._table.store(self._annotate(candidate)))
+    def _report(self, candidate: CandidateResult) -> None:
+        self._reported[candidate.index] = candidate
         if candidate.verdict is None and candidate.state == "running":
             self._running_since.setdefault(candidate.index, time.monotonic())
         else:
             self._running_since.pop(candidate.index, None)
 
+    def _store_reported(self) -> None:
+        for candidate in self._reported.values():
+            self._changed.update(self._table.store(self._annotate(candidate)))
+        self._reported.clear()
+
     def _refresh(self) -> None:
+        self._store_reported()
         now = time.monotonic()
         self._table.result.elapsed_s = now - self._started
         running = {index: now - since for index, since in self._running_since.items()}
