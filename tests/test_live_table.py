@@ -19,7 +19,7 @@ from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
 from z3sandbox_kernel.presentation import live
 from z3sandbox_kernel.presentation.html import live_html
 from z3sandbox_kernel.presentation.live import LIVE_ROWS, LiveTable
-from z3sandbox_kernel.presentation.render import MIME_TYPE, run_json, run_metadata
+from z3sandbox_kernel.presentation.render import MIME_TYPE, candidate_json, restated, run_json, run_metadata
 from z3sandbox_kernel.presentation.summary import summarize
 from z3sandbox_kernel.protocol import UNVERIFIED_REASON
 
@@ -184,3 +184,29 @@ def test_a_keyframe_loops_over_the_rows_but_encodes_none_again() -> None:
     """A keyframe sends every row: a few lines a row (their entries are kept), not an encoding."""
     small, big = refresh_work(100, keyframe=True), refresh_work(1100, keyframe=True)
     assert (big - small) / 1000 <= 3
+
+
+def test_a_queued_row_that_starts_running_is_restated_not_encoded(encoded: list[int]) -> None:
+    table = half_done(100)
+    encoded.clear()
+    changed = table.store(KINDS[1](60))  # queued, now running
+    data, _ = table.mimebundle(changed, {60: 0.1})
+    assert encoded == []
+    assert data[MIME_TYPE]["candidates"] == [candidate_json(table.result[60], live=True)]
+
+
+not_done = st.builds(
+    CandidateResult, index=st.integers(0, 5), verdict=st.none(),
+    state=st.sampled_from(["queued", "running"]), reason=st.sampled_from(["", "waiting", "x" * 70]),
+    label=st.none() | st.text(max_size=30), source_preview=st.none() | st.text(max_size=30),
+    kill=st.none() | st.sampled_from(["cancel", "timeout"]), stdout=st.sampled_from(["", "proved\n"]),
+    cell_line=st.none() | st.integers(1, 9), cell_candidates=st.integers(0, 3),
+    model=st.none() | st.dictionaries(st.sampled_from("xyz"), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(candidate=not_done, state=st.sampled_from(["queued", "running"]))
+def test_a_restated_entry_is_the_entry_of_the_new_state(candidate: CandidateResult, state: str) -> None:
+    moved = dataclasses.replace(candidate, state=state)  # type: ignore[arg-type]
+    assert restated(candidate_json(candidate, live=True), moved) == candidate_json(moved, live=True)

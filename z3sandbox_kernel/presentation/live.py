@@ -27,6 +27,7 @@ from .render import (
     MimeMetadata,
     candidate_json,
     document_head,
+    restated,
     run_document,
     run_json,
     run_metadata,
@@ -74,9 +75,13 @@ class LiveTable:
 
     def store(self, candidate: CandidateResult) -> list[int]:
         """Put ``candidate`` in its row (rows before it never seen are queued); the rows changed."""
+        before = self.result[candidate.index] if candidate.index < len(self.result) else None
         changed = self._tally.store(candidate)
         for index in changed:
-            self._made.pop(index, None)
+            made = self._made.pop(index, None)
+            if made is not None and before is not None and index == candidate.index and \
+                    _restarted(before, candidate):  # queued, now running: its entry, restated
+                self._made[index] = _Made(restated(made.entry, candidate), made.timing)
         return changed
 
     def mimebundle(self, changed: list[int] | None,
@@ -150,6 +155,13 @@ class LiveTable:
         recent = [i for i in (changed or ()) if i < len(rows) and rows[i].verdict is not None]
         chosen = dict.fromkeys([*running, *recent][:LIVE_ROWS // 2])
         return [rows[i] for i in sorted(chosen)]
+
+
+def _restarted(before: CandidateResult, after: CandidateResult) -> bool:
+    """A row not done that changed its state alone (``render.restated``)."""
+    live = ("queued", "running")
+    return before.verdict is None and after.verdict is None and before.state in live and \
+        after.state in live and {**vars(before), "state": after.state} == vars(after)
 
 
 def live_mimebundle(result: RunResult, changed: list[int] | None,

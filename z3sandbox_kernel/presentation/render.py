@@ -120,6 +120,15 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     return document
 
 
+def restated(entry: DocumentCandidate, candidate: CandidateResult) -> DocumentCandidate:
+    """``candidate_json(candidate, live=True)``, from the ``entry`` of a candidate not done that
+    differs from it in its ``state`` alone (queued, then running): the keys that say the state."""
+    state = candidate.state
+    if state == "done":
+        raise ValueError("restated: a candidate not done")
+    return {**entry, "shown": shown_verdict(candidate), "state": state}
+
+
 def _column(column: Column) -> DocumentColumn:
     document: DocumentColumn = {"key": column.key, "title": column.title}
     if column.unit:
