@@ -71,7 +71,7 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     K candidates' output, resent at every refresh, would be megabytes; the final one has them.
     ``alone``: the run's only candidate (its stdout is shown in its row); ``shared``: the reason's
     clauses the caption says once (``reasons.said_once``)."""
-    data = candidate._to_dict(settings=False)  # its limits and isolation: once per run, not here
+    data = candidate._to_dict(whole=False)  # no limits nor isolation (once a run), checks if several
     document: DocumentCandidate = {
         "index": data["index"], "verdict": data["verdict"], "reason": data["reason"],
         "model": data["model"], "payload_hex": data["payload_hex"],
