@@ -25,12 +25,11 @@ from .render import (
     MIME_TYPE,
     MimeData,
     MimeMetadata,
+    add_payload_files,
     candidate_json,
     document_head,
     restated,
     run_document,
-    run_json,
-    run_metadata,
     timing,
 )
 from .summary import Summary, summarize
@@ -136,14 +135,18 @@ class LiveTable:
         return made.html, made.text
 
     def _whole(self, summary: Summary, changed: list[int] | None) -> tuple[RunDocument, RunMetadata]:
-        """Every row has its verdict: the document as the final display has it (once a run)."""
-        document, metadata = run_json(self.result, summary=summary), run_metadata(self.result)
+        """Every row has its verdict: the rows sent as the final display has them (stdout, the
+        clauses said once), and where the run's payloads are; the rows not sent are not made."""
+        result, total = self.result, len(self.result)
+        rows = range(total) if changed is None else sorted({i for i in changed if 0 <= i < total})
+        document = run_document(result, summary, [
+            candidate_json(result[i], alone=total == 1, shared=summary.said_once) for i in rows],
+            head=self._head)
+        add_payload_files(result, document)
         if changed is not None:
-            keep = set(changed)
-            document["candidates"] = [c for c in document["candidates"] if c["index"] in keep]
             document["delta"] = True
-            metadata["timings"] = [t for t in metadata["timings"] if t["index"] in keep]
-        return document, metadata
+        timings = [timing(result[i]) for i in rows]
+        return document, {"elapsed_s": round(result.elapsed_s, 4), "timings": timings}
 
     def _live_rows(self, changed: list[int] | None) -> list[CandidateResult]:
         """The rows a live refresh's HTML and text show: all of a small run; else the running

@@ -145,7 +145,7 @@ def run_json(result: RunResult, view: Literal["run", "candidate"] = "run",
         candidate_json(c, live=not summary.finished, alone=alone, shared=summary.said_once)
         for c in result.candidates], view)
     if summary.finished:
-        _add_payload_files(result, document)
+        add_payload_files(result, document)
     return document
 
 
@@ -197,8 +197,9 @@ def document_head(result: RunResult, view: Literal["run", "candidate"] = "run") 
     }
 
 
-def _add_payload_files(result: RunResult, document: RunDocument) -> None:
-    """``payload_files``: each distinct payload of the run, where its bytes are in the document."""
+def add_payload_files(result: RunResult, document: RunDocument) -> None:
+    """``payload_files``: each distinct payload of the run, where its bytes are in the document
+    (a live refresh's has only some rows: live.py)."""
     files: list[DocumentPayloadFile] = []
     entries = {entry["index"]: entry for entry in document["candidates"]}
     candidates = {candidate.index: candidate for candidate in result.candidates}
@@ -208,8 +209,8 @@ def _add_payload_files(result: RunResult, document: RunDocument) -> None:
             at = f"more_models/{int(kind.removeprefix('model-')) - 2}"
         elif kind.startswith("check-"):
             at = f"checks/{int(kind.removeprefix('check-')) - 1}"
-            entry = entries[index]
-            if "checks" not in entry:  # one check, whose payload is not the candidate's own
+            entry = entries.get(index)
+            if entry is not None and "checks" not in entry:  # one check, not the candidate's payload
                 candidate = candidates[index]
                 entry["checks"] = [check.to_dict() for check in candidate.checks]
                 entry["checks_made"] = candidate.checks_made
