@@ -157,10 +157,10 @@ class LiveDisplay:
         self._handle: Any = None
         self._throttle: Throttle | None = None
         self._changed: set[int] = set()  # rows changed since the last refresh
-        # What the engine reported since the last refresh, the latest of each row: stored in the
-        # table (annotated) by the refresh, so a row that ran and ended between two refreshes
-        # is annotated and stored once.
-        self._reported: dict[int, CandidateResult] = {}
+        # What the engine reported since the last refresh, the latest of each row (by the
+        # engine's index) and when: stored in the table (annotated) by the refresh, so a row that
+        # ran and ended between two refreshes is annotated and stored once.
+        self._reported: dict[int, tuple[CandidateResult, float]] = {}
         self._running_since: dict[int, float] = {}  # when each running row was first seen
         self._keyframe = 0.0
         self._verdict_seen = False
@@ -170,13 +170,15 @@ class LiveDisplay:
         return self._handle.display_id if self._handle is not None else None
 
     def start(self, result: RunResult) -> None:
+        """Show ``result``'s rows as they are (the caller annotated them: a rerun's are the
+        cell's rows, which the engine's indices do not name); ``update`` annotates each report."""
         self._started = time.monotonic()
         self._table = LiveTable(RunResult(
             candidates=[], limits=result.limits, isolation=result.isolation, language=result.language,
         ))
         for candidate in result.candidates:
-            self._report(_snapshot(candidate))
-        self._store_reported()
+            self._changed.update(self._table.store(_snapshot(candidate)))
+            self._seen(candidate, self._started)
         self._keyframe = self._started
         # A keyframe, as later refreshes send: every row in the document (each row's entry made
         # here is the one later keyframes send again), the HTML and text of a few.
@@ -213,16 +215,21 @@ class LiveDisplay:
         return True
 
     def _report(self, candidate: CandidateResult) -> None:
-        self._reported[candidate.index] = candidate
-        if candidate.verdict is None and candidate.state == "running":
-            self._running_since.setdefault(candidate.index, time.monotonic())
-        else:
-            self._running_since.pop(candidate.index, None)
+        self._reported[candidate.index] = (candidate, time.monotonic())
 
     def _store_reported(self) -> None:
-        for candidate in self._reported.values():
-            self._changed.update(self._table.store(self._annotate(candidate)))
+        for candidate, when in self._reported.values():
+            shown = self._annotate(candidate)  # a rerun's: the cell's index
+            self._changed.update(self._table.store(shown))
+            self._seen(shown, when)
         self._reported.clear()
+
+    def _seen(self, candidate: CandidateResult, when: float) -> None:
+        """Keep when each running row was first reported so (its time so far is shown)."""
+        if candidate.verdict is None and candidate.state == "running":
+            self._running_since.setdefault(candidate.index, when)
+        else:
+            self._running_since.pop(candidate.index, None)
 
     def _refresh(self) -> None:
         self._store_reported()
