@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
+from z3sandbox_kernel.found import CheckResult, ModelResult
 from z3sandbox_kernel.presentation import live
 from z3sandbox_kernel.presentation.html import live_html
 from z3sandbox_kernel.presentation.live import LIVE_ROWS, LiveTable
@@ -45,6 +46,11 @@ KINDS: list[Callable[[int], CandidateResult]] = [
     lambda i: CandidateResult(index=i, verdict=Verdict.RUNTIME_ERROR, reason="ZeroDivisionError (line 2)"),
     lambda i: CandidateResult(index=i, verdict=Verdict.CANCELLED, reason="cancelled"),
     lambda i: CandidateResult(index=i, verdict=Verdict.UNKNOWN, reason="incomplete"),
+    lambda i: CandidateResult(index=i, verdict=Verdict.UNSAT, stdout="sat\nunsat\n", checks_made=2, checks=[
+        CheckResult("sat", 2, ModelResult({"x": 1}, payload=b"\x02", verified=True)),
+        CheckResult("unsat", 3)]),
+    lambda i: CandidateResult(index=i, verdict=Verdict.UNSAT, checks_made=1, checks=[
+        CheckResult("sat", 2, ModelResult({"x": 5}, payload=b"\x05", verified=True))]),
 ]
 
 
@@ -90,6 +96,20 @@ def test_any_sequence_of_changes_shows_what_all_the_rows_show(
         assert (dict(data[MIME_TYPE]), dict(metadata[MIME_TYPE])) == whole(table.result, sent, running)
         shown = table._live_rows(sent)
         assert data["text/html"] == live_html(table.result, shown, summarize(table.result))
+
+
+def test_once_every_row_is_done_a_refresh_sends_its_rows_as_the_final_display_does() -> None:
+    """The last rows' refresh: those rows with their stdout and the clauses said once, and where
+    every payload of the run is (a check's too), as the run's own document has them."""
+    table = LiveTable(start(len(KINDS) - 2))
+    for kind in range(2, len(KINDS)):
+        table.store(KINDS[kind](kind - 2))
+    sent = [len(KINDS) - 3, len(KINDS) - 4]
+    data, metadata = table.mimebundle(sent, {})
+    document = data[MIME_TYPE]
+    assert document["finished"] is True and {"payload_files", "delta"} <= set(document)
+    assert (dict(document), dict(metadata[MIME_TYPE])) == whole(table.result, sent, {})
+    assert [c["index"] for c in document["candidates"]] == sorted(sent)
 
 
 def test_a_row_beyond_the_table_queues_the_rows_before_it() -> None:
