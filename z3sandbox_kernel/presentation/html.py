@@ -258,7 +258,7 @@ def run_html(result: RunResult, max_rows: int = MAX_ROWS, summary: Summary | Non
 
 def live_html(result: RunResult, rows: list[CandidateResult], summary: Summary,
               made: list[str] | None = None) -> str:
-    """A live refresh: the caption (progress, counts) and only ``rows`` (``live.live_rows``);
+    """A live refresh: the caption (progress, counts) and only ``rows`` (``live.LiveTable``);
     ``made``: their ``candidate_row``, when the caller kept them."""
     head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
     body = list(made) if made is not None else [candidate_row(c) for c in rows]

@@ -86,7 +86,7 @@ class LiveTable:
     def mimebundle(self, changed: list[int] | None,
                    running: dict[int, float]) -> tuple[MimeData, MimeMetadata]:
         """A refresh: the document with only the ``changed`` rows (``"delta": true``; None: every
-        row), the HTML and text of ``live_rows``, and in the metadata the figures of the rows
+        row), the HTML and text of ``_live_rows``, and in the metadata the figures of the rows
         sent that are done and each running row's elapsed time (``running_s``)."""
         summary = self._tally.summary()
         document: RunDocument
