@@ -7,8 +7,12 @@ import dataclasses
 import html
 import json
 import re
+import textwrap
 from fractions import Fraction
 from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
 from z3sandbox_kernel.presentation.html import MAX_ROWS, run_html
@@ -574,3 +578,19 @@ def test_further_models_of_an_optimize_check_say_they_need_not_be_optimal() -> N
     line = "model 2: x=2, y=1 (maximize x = 2; need not be optimal)"
     assert line in run_text(result) and line in html.unescape(run_html(result))
     assert run_json(result)["candidates"][0]["further_models"] == [line]
+
+
+words = st.lists(st.text(st.sampled_from("ab(),:`-é"), min_size=1, max_size=14), max_size=14)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.tuples(words, st.sampled_from([" ", "  ", "\t", "\u00a0", "\n"])).map(
+    lambda split: split[1].join(split[0])), width=st.integers(0, 60))
+def test_a_reason_that_fits_is_wrapped_as_textwrap_would(text: str, width: int) -> None:
+    """``wrap_reason`` skips textwrap for a reason that fits its line: the same lines."""
+    from z3sandbox_kernel.presentation.reasons import WRAP_LINES, wrap_reason
+
+    fitted = fit_reason(text, width)
+    expected = textwrap.wrap(fitted, max(width, 20), break_on_hyphens=False) or [""]
+    if len(expected) <= WRAP_LINES:
+        assert wrap_reason(text, width) == expected

@@ -136,8 +136,11 @@ class CandidateResult:
 
     def to_dict(self) -> CandidateJson:
         """JSON-ready, with the field names of ``CandidateDict`` (the payload as ``payload_hex``)."""
-        # Shallow: a model is encoded once, not deep-copied first (a 10,000-entry model, per
-        # candidate, several times per display).
+        return self._to_dict(whole=True)
+
+    def _to_dict(self, whole: bool) -> CandidateJson:
+        """Not ``whole``: what render.candidate_json takes (no isolation, limits, or a lone check)."""
+        # Shallow: a model is encoded once, not deep-copied first (10,000 entries, per candidate).
         return {
             "index": self.index, "verdict": self.verdict.value if self.verdict is not None else None,
             "state": self.state, "reason": self.reason,
@@ -147,14 +150,16 @@ class CandidateResult:
             "unsat_core": [list(pair) for pair in self.unsat_core] if self.unsat_core else None,
             "objectives": [{**goal, "value": encode_value(goal["value"])} for goal in self.objectives],
             "more_models": [found.to_dict() for found in self.more_models],
-            "checks": [check.to_dict() for check in self.checks], "checks_made": self.checks_made,
+            "checks": [check.to_dict() for check in self.checks] if whole or self.checks_made > 1 else [],
+            "checks_made": self.checks_made,
             "stdout": self.stdout, "stderr": self.stderr, "stdout_truncated": self.stdout_truncated,
             "stderr_truncated": self.stderr_truncated, "output_truncated": self.output_truncated,
             "wall_s": self.wall_s, "cpu_s": self.cpu_s, "peak_rss_mb": self.peak_rss_mb,
             "kill": self.kill, "exit_code": self.exit_code, "signal": self.signal,
             "verified": self.verified, "confirmed_by": list(self.confirmed_by), "disputed": self.disputed,
-            "model_omitted": self.model_omitted, "isolation": copy.deepcopy(self.isolation),
-            "host": self.host, "limits": self.limits.to_dict() if self.limits is not None else None,
+            "model_omitted": self.model_omitted,
+            "isolation": copy.deepcopy(self.isolation) if whole else None, "host": self.host,
+            "limits": self.limits.to_dict() if whole and self.limits is not None else None,
             "label": self.label, "source_preview": self.source_preview, "error": self.error,
             "cell_line": self.cell_line, "cell_candidates": self.cell_candidates,
         }
@@ -260,13 +265,8 @@ class RunResult:
         """SAT candidates grouped by identical model and payload, the biggest group first (LLM
         candidates often agree: five answers may be one model)."""
         groups: dict[str, list[CandidateResult]] = {}
-        for candidate in self.candidates:
-            if candidate.verdict is Verdict.SAT:
-                payload = candidate.payload.hex() if candidate.payload is not None else None
-                # json's C encoder on the values themselves (a Fraction by its repr): bounded
-                # models (protocol.SHOWN_MODEL_MAX_ENTRIES) group in milliseconds.
-                key = json.dumps([candidate.model, payload], sort_keys=True, default=repr)
-                groups.setdefault(key, []).append(candidate)
+        for candidate in (c for c in self.candidates if c.verdict is Verdict.SAT):
+            groups.setdefault(model_group_key(candidate), []).append(candidate)
         return sorted(groups.values(), key=len, reverse=True)
 
     @property
@@ -365,6 +365,12 @@ class RunResult:
         from .presentation import render
 
         return render.run_text(self)
+
+
+def model_group_key(candidate: CandidateResult) -> str:
+    """What a ``model_groups`` group shares (json's C encoder on the values: fast; tally.py keeps it)."""
+    payload = candidate.payload.hex() if candidate.payload is not None else None
+    return json.dumps([candidate.model, payload], sort_keys=True, default=repr)
 
 
 def _display_document(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -14,7 +14,7 @@ said unsat), "counterexample" (sat), "disputed" (every answer was contradicted b
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from .protocol import UNVERIFIED_REASON
@@ -54,19 +54,28 @@ def tie(candidates: Sequence[CandidateResult]) -> DocumentTie | None:
     sat, unsat = voting(candidates, Verdict.SAT), voting(candidates, Verdict.UNSAT)
     if not sat or len(sat) != len(unsat):
         return None
-    sat_confirmed, unsat_confirmed = any(map(confirmed, sat)), any(map(confirmed, unsat))
+    return tie_of(len(sat), len(unsat), any(map(confirmed, sat)), any(map(confirmed, unsat)),
+                  proves(candidates))
+
+
+def tie_of(sat: int, unsat: int, sat_confirmed: bool, unsat_confirmed: bool,
+           in_prove_words: bool) -> DocumentTie | None:
+    """``tie`` from the counted answers' numbers, whether some answer of each side is confirmed,
+    and ``proves``: what a live table keeps as its run goes (presentation/tally.py)."""
+    if not sat or sat != unsat:
+        return None
     winner: Literal["sat", "unsat", "unknown"]
+    say = PROVE_WORDS if in_prove_words else {"sat": "sat", "unsat": "unsat"}
     if sat_confirmed and unsat_confirmed:
         winner = "sat"
-        rule = ("both answers are confirmed; a verified model is a certificate, so "
-                f"{_word(candidates, 'sat')} wins")
+        rule = f"both answers are confirmed; a verified model is a certificate, so {say['sat']} wins"
     elif sat_confirmed or unsat_confirmed:
         winner = "sat" if sat_confirmed else "unsat"
-        rule = f"a confirmed answer beats an unconfirmed one, so {_word(candidates, winner)} wins"
+        rule = f"a confirmed answer beats an unconfirmed one, so {say[winner]} wins"
     else:
         winner, rule = "unknown", "neither answer is confirmed, so the tie is unknown"
-    found: DocumentTie = {"sat": len(sat), "unsat": len(unsat), "winner": winner, "rule": rule}
-    if proves(candidates):
+    found: DocumentTie = {"sat": sat, "unsat": unsat, "winner": winner, "rule": rule}
+    if in_prove_words:
         found["words"] = dict(PROVE_WORDS)
     return found
 
@@ -74,18 +83,26 @@ def tie(candidates: Sequence[CandidateResult]) -> DocumentTie | None:
 def verdict(candidates: Sequence[CandidateResult]) -> Verdict:
     if not candidates:
         return Verdict.UNKNOWN
-    sat, unsat = voting(candidates, Verdict.SAT), voting(candidates, Verdict.UNSAT)
+    sat, unsat = len(voting(candidates, Verdict.SAT)), len(voting(candidates, Verdict.UNSAT))
     if sat or unsat:
-        if len(sat) != len(unsat):
-            return Verdict.SAT if len(sat) > len(unsat) else Verdict.UNSAT
-        decided = tie(candidates)
-        return Verdict(decided["winner"] if decided else "unknown")
-    order = Counter(c.verdict for c in candidates
-                    if c.verdict is not None and not c.verdict.decisive)
-    if not order:
+        return verdict_of(sat, unsat, tie(candidates) if sat == unsat else None, {})
+    return verdict_of(0, 0, None, Counter(c.verdict for c in candidates
+                                          if c.verdict is not None and not c.verdict.decisive))
+
+
+def verdict_of(sat: int, unsat: int, decided_tie: DocumentTie | None,
+               others: Mapping[Verdict, int]) -> Verdict:
+    """The vote from the counted answers' numbers, their ``tie`` and the other verdicts' numbers
+    (earliest first: the first of the most common wins), as ``verdict`` and a live table
+    (presentation/tally.py) count them."""
+    if sat or unsat:
+        if sat != unsat:
+            return Verdict.SAT if sat > unsat else Verdict.UNSAT
+        return Verdict(decided_tie["winner"] if decided_tie else "unknown")
+    if not others:
         return Verdict.UNKNOWN
-    best = max(order.values())
-    return next(v for v in order if order[v] == best)
+    most = max(others.values())
+    return next(v for v in others if others[v] == most)
 
 
 def best(candidates: Sequence[CandidateResult]) -> CandidateResult | None:
@@ -114,15 +131,15 @@ def proves(candidates: Sequence[CandidateResult]) -> bool:
 
 def vote_word(candidates: Sequence[CandidateResult]) -> str:
     """The vote as it is said: prove()'s words for a run of prove() calls, else the verdict."""
-    decided = verdict(candidates)
-    if not proves(candidates):
+    return vote_word_of(verdict(candidates), proves(candidates), any(counts(c) for c in candidates))
+
+
+def vote_word_of(decided: Verdict, in_prove_words: bool, any_counted: bool) -> str:
+    """``vote_word`` from the vote, ``proves`` and whether any answer counts."""
+    if not in_prove_words:
         return decided.value
     if decided.value in PROVE_WORDS:
         return PROVE_WORDS[decided.value]
-    if not any(counts(c) for c in candidates):
+    if not any_counted:
         return DISPUTED
     return decided.value
-
-
-def _word(candidates: Sequence[CandidateResult], answer: str) -> str:
-    return PROVE_WORDS[answer] if proves(candidates) else answer

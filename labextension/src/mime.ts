@@ -3,8 +3,9 @@
  * needs no kernel, so a saved notebook shows the same table when reopened.
  *
  * A live run updates this output in place; the renderer is kept across updates, and so are
- * the user's choices (sort, filter, open rows) and the rows: a refresh marked `delta` carries
- * only the rows that changed, merged here into those already known.  A live output that has
+ * the user's choices (sort, filter, open rows) and the run (live.ts: `LiveRun`): a refresh
+ * marked `delta` carries only the rows that changed, merged there into those already known,
+ * and each refresh is parsed once.  A live output that has
  * not been refreshed for `STALE_MS` (the kernel refreshes it every second while the run goes)
  * stopped: saved mid-run, or its kernel is gone; it is then marked "incomplete".  Between
  * refreshes the renderer ticks the progress line itself (elapsed time, rate, time left), counting
@@ -14,30 +15,16 @@
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { LiveRows } from './live';
+import { IRunView, LiveRun } from './live';
 import { progressText } from './progress';
-import { renderRun } from './render';
-import {
-  IRun,
-  IRunMetadata,
-  MIME_TYPE,
-  parseMetadata,
-  parseRun
-} from './schema';
+import { renderView } from './render';
+import { IRun, IRunMetadata, MIME_TYPE } from './schema';
 import { IViewState, newViewState } from './view';
 
 /** A live output with no refresh for this long is shown as incomplete. */
 export const STALE_MS = 5000;
 /** How often the progress line's elapsed time moves between refreshes. */
 export const TICK_MS = 250;
-
-function isLive(data: unknown): boolean {
-  return (
-    typeof data === 'object' &&
-    data !== null &&
-    (data as { finished?: unknown }).finished === false
-  );
-}
 
 export class RunRenderer extends Widget implements IRenderMime.IRenderer {
   constructor(options: IRenderMime.IRendererOptions) {
@@ -47,19 +34,20 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
   }
 
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const [data, metadata] = this._rows.merge(
+    // Merged and parsed once: the drawing, the ticks and the stale mark below all read it.
+    const view = this._run.update(
       model.data[this._mimeType],
       model.metadata[this._mimeType]
     );
     this._state.stale = false;
-    this._draw(data, metadata);
+    this._draw(view);
     window.clearTimeout(this._timer);
-    this._tick(isLive(data) ? data : null, metadata);
-    if (isLive(data)) {
+    this._tick(this._run.live ? view : null);
+    if (this._run.live) {
       this._timer = window.setTimeout(() => {
         this._state.stale = true;
-        this._tick(null, null);
-        this._draw(data, metadata);
+        this._tick(null);
+        this._draw(view);
       }, STALE_MS);
     }
     return Promise.resolve();
@@ -67,20 +55,19 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
 
   dispose(): void {
     window.clearTimeout(this._timer);
-    this._tick(null, null);
+    this._tick(null);
     super.dispose();
   }
 
-  /** Tick the progress line of the live document `data` between refreshes (null: stop). */
-  private _tick(data: unknown, metadata: unknown): void {
+  /** Tick the progress line of the live run `view` between refreshes (null: stop). */
+  private _tick(view: IRunView | null): void {
     window.clearInterval(this._ticker);
     this._ticker = 0;
-    const parsed = data === null ? null : parseRun(data);
-    if (parsed === null || !parsed.ok) {
+    if (view === null || !view.parsed.ok) {
       return;
     }
-    const run: IRun = parsed.run;
-    const meta: IRunMetadata = parseMetadata(metadata);
+    const run: IRun = view.parsed.run;
+    const meta: IRunMetadata = view.metadata;
     if (meta.elapsed_s === undefined) {
       return;
     }
@@ -98,14 +85,14 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
     }, TICK_MS);
   }
 
-  private _draw(data: unknown, metadata: unknown): void {
+  private _draw(view: IRunView): void {
     // A live run updates this output in place (same display): keep the user's choices.
-    this.node.replaceChildren(renderRun(data, metadata, this._state));
+    this.node.replaceChildren(renderView(view, this._state));
   }
 
   private _mimeType: string;
   private _state: IViewState = newViewState();
-  private _rows = new LiveRows();
+  private _run = new LiveRun();
   private _timer = 0;
   private _ticker = 0;
 }

@@ -4,6 +4,7 @@
  */
 
 import { actionButton, downloadBytes } from './actions';
+import type { IRunView } from './live';
 import { el, formatNumber, keyValueTable } from './dom';
 import { candidateDetail, payloadFileName } from './candidate';
 import { candidateBadge } from './columns';
@@ -320,12 +321,22 @@ export function renderRun(
   metadata?: unknown,
   state: IViewState = newViewState()
 ): HTMLElement {
-  const parsed = parseRun(data);
+  return renderView(
+    { data, parsed: parseRun(data), metadata: parseMetadata(metadata) },
+    state
+  );
+}
+
+/** `renderRun` of a document already parsed (a live run's, parsed once a refresh: live.ts). */
+export function renderView(
+  view: IRunView,
+  state: IViewState = newViewState()
+): HTMLElement {
+  const { parsed, metadata: meta } = view;
   if (!parsed.ok) {
-    return unsupported(parsed.message, data);
+    return unsupported(parsed.message, view.data);
   }
   try {
-    const meta = parseMetadata(metadata);
     if (parsed.run.view === 'candidate' && parsed.run.candidates.length === 1) {
       return candidateAlone(parsed.run, meta, state);
     }
@@ -346,7 +357,7 @@ export function renderRun(
   } catch (error) {
     return unsupported(
       `z3sandbox: could not render this result (${String(error)})`,
-      data
+      view.data
     );
   }
 }

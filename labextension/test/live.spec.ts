@@ -1,45 +1,60 @@
 import { describe, expect, it } from 'vitest';
 
 import { IStopRequest, STOP_EVENT, stopButton } from '../src/control';
-import { LiveRows } from '../src/live';
+import { LiveRun } from '../src/live';
+import type { IRun } from '../src/schema';
 import { crc32, zipStore } from '../src/zip';
 import { candidate, run } from './fixtures';
 
-describe('LiveRows', () => {
-  it('merges a delta refresh into the rows it holds', () => {
-    const rows = new LiveRows();
+describe('LiveRun', () => {
+  it('merges a delta refresh into the rows it holds, and parses the result', () => {
+    const live = new LiveRun();
     const queued = (index: number) =>
       candidate({ index, verdict: null, state: 'queued' });
     const whole = run([queued(0), queued(1), queued(2)], {
       finished: false,
       progress: { done: 0, total: 3 }
     });
-    rows.merge(whole, { timings: [] });
+    live.update(whole, { timings: [] });
+    expect(live.live).toBe(true);
     const delta = {
       ...run([candidate({ index: 1 })], { finished: false }),
       delta: true,
       progress: { done: 1, total: 3 }
     };
-    const [data, metadata] = rows.merge(delta, {
+    const view = live.update(delta, {
       timings: [{ index: 2, running_s: 1.5 }]
-    }) as [
-      { candidates: { verdict: string | null }[] },
-      { timings: unknown[] }
-    ];
-    expect(data.candidates.map(c => c.verdict)).toEqual([null, 'sat', null]);
-    expect(metadata.timings).toEqual([{ index: 2, running_s: 1.5 }]);
+    });
+    expect(view).toBe(live.view);
+    expect(view.parsed.ok).toBe(true);
+    const parsed = view.parsed as { ok: true; run: IRun };
+    expect(parsed.run.candidates.map(c => c.verdict)).toEqual([
+      null,
+      'sat',
+      null
+    ]);
+    expect(view.metadata.timings).toEqual([{ index: 2, running_s: 1.5 }]);
+    live.update(run([candidate({ index: 0 })]), {});
+    expect(live.live).toBe(false); // a final document replaces every row
   });
 
   it('marks rows it never received as incomplete', () => {
-    const [data] = new LiveRows().merge(
+    const view = new LiveRun().update(
       {
         ...run([candidate({ index: 1 })], { finished: false }),
         delta: true,
         progress: { done: 1, total: 2 }
       },
       {}
-    ) as [{ candidates: { state?: string | null }[] }, unknown];
-    expect(data.candidates[0].state).toBe('incomplete');
+    );
+    const parsed = view.parsed as { ok: true; run: IRun };
+    expect(parsed.run.candidates[0].state).toBe('incomplete');
+  });
+
+  it('keeps a document it cannot read as it is, to show it raw', () => {
+    const view = new LiveRun().update({ schema: 'other' }, null);
+    expect(view.parsed.ok).toBe(false);
+    expect(view.data).toEqual({ schema: 'other' });
   });
 });
 

@@ -177,6 +177,30 @@ def test_a_run_of_200_candidates_sends_under_4_mb_of_messages(
     assert sent < 4_000_000
 
 
+def test_a_rerun_updates_the_cells_rows_live_and_ends_as_one_line(
+    z3kernel: tuple[KernelManager, BlockingKernelClient],
+) -> None:
+    """``NAME.rerun([1, 2])`` in a kernel: its live table starts as the cell's three rows (those
+    run again queued and marked), each report lands in its row of the cell, and the display ends
+    as one line (rerun()'s result is the merged table)."""
+    _, kc = z3kernel
+    cell = "".join(f"# %% candidate {name}\n{SAT}" for name in "abc")
+    execute(kc, f"%%z3sandbox --out rr {FAST}\n{cell}")
+    reply, messages = execute(kc, "again = rr.rerun([1, 2])", user_expressions={
+        "rows": "[(c.index, c.label, c.verdict.value) for c in again]"})
+    assert reply["content"]["status"] == "ok", reply["content"]
+    live = [document(m) for m in messages if document(m)]
+    assert [(c["index"], c["label"], c.get("state")) for c in live[0]["candidates"]] == [
+        (0, "a", None), (1, "b (rerun)", "queued"), (2, "c (rerun)", "queued")]
+    shown = [states(m) for m in messages if document(m)]
+    assert all(len(row) == 3 and row[0] == "sat" for row in shown)
+    assert any(row[1:] != ["queued", "queued"] for row in shown[1:])  # a report, in the cell's rows
+    last = of_type(messages, "update_display_data")[-1]["content"]["data"]
+    assert set(last) == {"text/plain"} and last["text/plain"].startswith("z3sandbox: ran #1 #2 again")
+    assert ast.literal_eval(expression(reply, "rows")) == [
+        (0, "a", "sat"), (1, "b (rerun)", "sat"), (2, "c (rerun)", "sat")]
+
+
 def test_one_display_per_run_with_three_mime_types_and_figures_only_in_metadata(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
 ) -> None:

@@ -93,6 +93,52 @@ def test_the_first_refresh_resends_no_row(published: list[dict[str, Any]]) -> No
     assert [c["index"] for c in refresh["data"][MIME_TYPE]["candidates"]] == [3]
 
 
+def test_a_row_reported_twice_between_refreshes_is_stored_once(published: list[dict[str, Any]]) -> None:
+    """What the engine reports is stored (annotated, tallied, encoded) at the next refresh, the
+    latest report of each row alone: a row that ran and ended in between costs one."""
+    annotated: list[tuple[int, str]] = []
+
+    def annotate(candidate: CandidateResult) -> CandidateResult:
+        annotated.append((candidate.index, candidate.state))
+        return candidate
+
+    view = LiveDisplay(updates_per_s=0.01, annotate=annotate)  # one refresh, then none till close
+    view.start(queued(50))
+    view.update(CandidateResult(index=3, verdict=None, state="running"))  # the first: sent at once
+    for index in (4, 5):
+        view.update(CandidateResult(index=index, verdict=None, state="running"))
+        view.update(CandidateResult(index=index, verdict=Verdict.TIMEOUT, reason="timeout 5 s"))
+    view.finish(None)  # the run failed: what is left is flushed
+    assert annotated == [(3, "running"), (4, "done"), (5, "done")]  # start's rows: as given
+    last = published[-2]["data"][MIME_TYPE]  # before "the run failed"
+    assert [(c["index"], c["verdict"]) for c in last["candidates"]] == [(4, "timeout"), (5, "timeout")]
+
+
+def test_a_reruns_live_table_shows_the_reports_in_the_cells_rows(published: list[dict[str, Any]]) -> None:
+    """A rerun's table starts as the cell's rows (those run again queued, marked); the engine
+    numbers the rerun's candidates from 0, and each report lands in its row of the cell."""
+    from z3sandbox_kernel.jupyter.outcome import rerun_rows, rerun_table
+
+    base = RunResult(candidates=[CandidateResult(index=i, verdict=Verdict.SAT, label=f"seed {i}")
+                                 for i in range(6)])
+    view = LiveDisplay(updates_per_s=1e9, annotate=rerun_rows([3, 5]))
+    view.start(RunResult(candidates=rerun_table(base, [3, 5])))
+    view.update(CandidateResult(index=0, verdict=None, state="running"))  # the cell's row 3
+    view.update(CandidateResult(index=1, verdict=Verdict.UNSAT))  # row 5
+    view.finish(None)
+    first = published[0]["data"][MIME_TYPE]
+    assert [(c["index"], c["label"], c["verdict"]) for c in first["candidates"]] == [
+        (0, "seed 0", "sat"), (1, "seed 1", "sat"), (2, "seed 2", "sat"), (3, "seed 3 (rerun)", None),
+        (4, "seed 4", "sat"), (5, "seed 5 (rerun)", None)]
+    running, done = (output["data"][MIME_TYPE]["candidates"] for output in published[1:3])  # whole
+    assert [(c["index"], c.get("state"), c["verdict"]) for c in running[3:]] == [
+        (3, "running", None), (4, None, "sat"), (5, "queued", None)]
+    assert [(c["index"], c.get("state"), c["verdict"]) for c in done[3:]] == [
+        (3, "running", None), (4, None, "sat"), (5, None, "unsat")]
+    assert set(published[2]["metadata"][MIME_TYPE]["timings"][-1]) == {"index", "running_s"}
+    assert published[2]["metadata"][MIME_TYPE]["timings"][-1]["index"] == 3  # the row running
+
+
 @pytest.fixture
 def published() -> Iterator[list[dict[str, Any]]]:
     """What display() and update_display() publish, captured from IPython's own shell."""
@@ -118,7 +164,8 @@ def test_live_display_is_one_display_updated_in_place(published: list[dict[str, 
     assert all(output["update"] for output in published[1:])
     first, live, last = published[0], published[-2], published[-1]
     assert first["data"][MIME_TYPE]["finished"] is False
-    assert [c["label"] for c in first["data"][MIME_TYPE]["candidates"]] == ["mine", "mine"]
+    assert [c["label"] for c in first["data"][MIME_TYPE]["candidates"]] == [None, None]  # as given
+    assert [c["label"] for c in live["data"][MIME_TYPE]["candidates"]] == ["mine", "mine"]  # reported
     assert live["data"][MIME_TYPE]["progress"] == {"done": 1, "total": 2}
     assert 'role="progressbar"' in live["data"]["text/html"]
     assert last["data"] == run_mimebundle(final)[0]  # the final output is the run's own bundle

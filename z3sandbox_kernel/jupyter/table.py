@@ -8,27 +8,27 @@ calls in the cell's own thread.  Two shapes, one interface (``start``, ``update`
   table, same columns, live and final, with a progress bar (done/total, elapsed) while it runs.
   ``finish`` replaces it with the final bundle, so a saved notebook holds exactly one output per
   run and no widget (no "model not found" on reopen, no placeholder in nbconvert HTML).
-  Refreshes are batched by a ``Throttle``: at most ``updates_per_s`` a second, so K = 1000 does
-  not flood the frontend.  A refresh is a delta (``live.live_mimebundle``): the rows that
-  changed since the last one (the labextension merges them into the table it holds), a full
-  document at least every ``KEYFRAME_S`` (what a notebook saved mid-run keeps), and HTML and
-  text of bounded size; the whole table is sent once, at the end.  A refresh due while the
-  engine has nothing to report (every candidate busy) is sent by a small timer thread that runs
-  in the cell's context (so its messages carry the cell's parent header); ``finish`` joins it
-  before the cell ends.
+  Refreshes are batched by a ``Throttle``: at most ``updates_per_s`` a second, and fewer for a
+  big run (``LIVE_ROWS_PER_S``), so K = 1000 does not flood the frontend.  A refresh is a delta
+  (``live.LiveTable``, which keeps each row's part between refreshes: a refresh costs the rows
+  that changed, not K): the rows that changed since the last one (the labextension merges them
+  into the table it holds), a full document at least every ``KEYFRAME_S`` (what a notebook saved
+  mid-run keeps), and HTML and text of bounded size; the whole table is sent once, at the end.
+  A refresh due while the engine has nothing to report (every candidate busy) is sent by a
+  small timer thread that runs in the cell's context (so its messages carry the cell's parent
+  header); ``finish`` joins it before the cell ends.
 * ``progress.ProgressLine`` (terminal IPython, the CLI): a one-line progress bar on stderr.
 """
 
 from __future__ import annotations
 
 import contextvars
-import dataclasses
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..presentation.live import LIVE_ROWS, live_mimebundle
+from ..presentation.live import LIVE_ROWS, LiveTable
 from ..presentation.render import MIME_TYPE, run_mimebundle
 from ..results import CandidateResult, RunResult
 from .typed_ipython import display
@@ -43,6 +43,11 @@ KEYFRAME_S = 2.0
 # ones go at updates_per_s.
 LIVE_BYTES_PER_S = 64_000
 SMALL_REFRESH_BYTES = 16_000
+# Each refresh has the labextension merge, sort and group all K rows again, and costs the kernel
+# a message (a millisecond or more of its CPU, whatever it holds): a big run's refreshes are
+# paced so that the rows redrawn stay under this many a second (K = 1000: 2 refreshes a second,
+# K <= 200: 10).
+LIVE_ROWS_PER_S = 2_000
 
 
 class LiveView(Protocol):
@@ -74,6 +79,7 @@ class Throttle:
         self._lock = threading.Lock()
         self._dirty = False
         self._last = 0.0  # the first poke flushes at once
+        self._quiet_since = time.monotonic()  # an idle flush is due ``idle`` after creation or a flush
         self._wait = interval  # before the next flush: the interval, or longer (defer)
         self._stop = threading.Event()
         context = contextvars.copy_context()
@@ -101,15 +107,15 @@ class Throttle:
     def _tick(self) -> None:
         while not self._stop.wait(self._interval):
             with self._lock:
-                quiet_for = time.monotonic() - self._last
-                due = (self._dirty and quiet_for >= self._wait) or (
-                    self._idle and quiet_for >= max(self._idle, self._wait))
+                now = time.monotonic()
+                due = (self._dirty and now - self._last >= self._wait) or (
+                    self._idle and now - self._quiet_since >= max(self._idle, self._wait))
                 if due and not self._stop.is_set():
                     self._flush_locked()
 
     def _flush_locked(self) -> None:
         self._dirty = False
-        self._last = time.monotonic()
+        self._last = self._quiet_since = time.monotonic()
         self._wait = self._interval
         self._flush()
 
@@ -125,6 +131,16 @@ class Throttle:
 
 # ------------------------------------------------------------------------------------ live display
 
+def _snapshot(candidate: CandidateResult) -> CandidateResult:
+    """A copy of what the engine reported (it may change its object later), as
+    ``dataclasses.replace`` would make it (``__post_init__``: a failed verdict's error), at a
+    tenth of its cost: the engine reports each candidate twice or more."""
+    snapshot = object.__new__(CandidateResult)  # copy.copy, less its generic dispatch
+    snapshot.__dict__.update(candidate.__dict__)
+    snapshot.__post_init__()
+    return snapshot
+
+
 class LiveDisplay:
     """The run's display, shown at ``start`` and updated in place until ``finish``."""
 
@@ -136,12 +152,15 @@ class LiveDisplay:
         self._interval = 1.0 / updates_per_s
         self._annotate = annotate
         self._final_note = final_note  # the display ends as this line, not the table (a rerun's)
-        self._rows: list[CandidateResult] = []
-        self._result = RunResult(candidates=self._rows)
+        self._table = LiveTable(RunResult(candidates=[]))
         self._started = 0.0
         self._handle: Any = None
         self._throttle: Throttle | None = None
         self._changed: set[int] = set()  # rows changed since the last refresh
+        # What the engine reported since the last refresh, the latest of each row (by the
+        # engine's index) and when: stored in the table (annotated) by the refresh, so a row that
+        # ran and ended between two refreshes is annotated and stored once.
+        self._reported: dict[int, tuple[CandidateResult, float]] = {}
         self._running_since: dict[int, float] = {}  # when each running row was first seen
         self._keyframe = 0.0
         self._verdict_seen = False
@@ -151,15 +170,19 @@ class LiveDisplay:
         return self._handle.display_id if self._handle is not None else None
 
     def start(self, result: RunResult) -> None:
+        """Show ``result``'s rows as they are (the caller annotated them: a rerun's are the
+        cell's rows, which the engine's indices do not name); ``update`` annotates each report."""
         self._started = time.monotonic()
-        self._result = RunResult(
-            candidates=self._rows, limits=result.limits, isolation=result.isolation,
-            language=result.language,
-        )
+        self._table = LiveTable(RunResult(
+            candidates=[], limits=result.limits, isolation=result.isolation, language=result.language,
+        ))
         for candidate in result.candidates:
-            self._store(dataclasses.replace(candidate))
+            self._changed.update(self._table.store(_snapshot(candidate)))
+            self._seen(candidate, self._started)
         self._keyframe = self._started
-        data, metadata = run_mimebundle(self._result)
+        # A keyframe, as later refreshes send: every row in the document (each row's entry made
+        # here is the one later keyframes send again), the HTML and text of a few.
+        data, metadata = self._table.mimebundle(None, {})
         self._handle = display(data, raw=True, metadata=metadata, display_id=True)
         # The display above holds every row, and each refresh carries the control: the first
         # refresh needs none of them again (all K would make it big, and deferred: see update).
@@ -169,12 +192,12 @@ class LiveDisplay:
     def update(self, candidate: CandidateResult) -> None:
         if self._throttle is None:
             raise RuntimeError("LiveDisplay.update() before start()")
-        snapshot = dataclasses.replace(candidate)  # the engine may mutate its object later
+        snapshot = _snapshot(candidate)
         # The first verdict is what the user waits for: it cancels the pause a big refresh bought
         # (K = 200's first refreshes), so it shows within one interval of the engine's report.
         urgent = candidate.verdict is not None and not self._verdict_seen
         self._verdict_seen = self._verdict_seen or candidate.verdict is not None
-        self._throttle.poke(lambda: self._store(snapshot), urgent=urgent)
+        self._throttle.poke(lambda: self._report(snapshot), urgent=urgent)
 
     def finish(self, result: RunResult | None) -> bool:
         if self._throttle is not None:
@@ -191,35 +214,44 @@ class LiveDisplay:
         self._handle.update(data, metadata=metadata, raw=True)
         return True
 
-    def _store(self, candidate: CandidateResult) -> None:
-        while len(self._rows) <= candidate.index:
-            self._rows.append(CandidateResult(index=len(self._rows), verdict=None, state="queued"))
-            self._changed.add(len(self._rows) - 1)
-        self._rows[candidate.index] = self._annotate(candidate)
-        self._changed.add(candidate.index)
+    def _report(self, candidate: CandidateResult) -> None:
+        self._reported[candidate.index] = (candidate, time.monotonic())
+
+    def _store_reported(self) -> None:
+        for candidate, when in self._reported.values():
+            shown = self._annotate(candidate)  # a rerun's: the cell's index
+            self._changed.update(self._table.store(shown))
+            self._seen(shown, when)
+        self._reported.clear()
+
+    def _seen(self, candidate: CandidateResult, when: float) -> None:
+        """Keep when each running row was first reported so (its time so far is shown)."""
         if candidate.verdict is None and candidate.state == "running":
-            self._running_since.setdefault(candidate.index, time.monotonic())
+            self._running_since.setdefault(candidate.index, when)
         else:
             self._running_since.pop(candidate.index, None)
 
     def _refresh(self) -> None:
+        self._store_reported()
         now = time.monotonic()
-        self._result.elapsed_s = now - self._started
+        self._table.result.elapsed_s = now - self._started
         running = {index: now - since for index, since in self._running_since.items()}
         # A small run is sent whole each time: its document is as small as a delta would be.
-        keyframe_s = max(KEYFRAME_S, len(self._rows) / 50)  # K = 1000: every 20 s
-        full = len(self._rows) <= LIVE_ROWS or now - self._keyframe >= keyframe_s
+        rows = len(self._table.result)
+        keyframe_s = max(KEYFRAME_S, rows / 50)  # K = 1000: every 20 s
+        full = rows <= LIVE_ROWS or now - self._keyframe >= keyframe_s
         if full:
             self._keyframe = now
         changed = None if full else sorted(self._changed)
         self._changed = set()
-        data, metadata = live_mimebundle(self._result, changed, running)
+        # The table keeps each row's part from one refresh to the next: this costs the rows
+        # that changed (a keyframe reuses the others' entries).
+        data, metadata = self._table.mimebundle(changed, running)
         # Where the labextension's Stop buttons send their requests (kernel.py): only in live
         # documents, so a saved final one has no control.
         data[MIME_TYPE]["control"] = self.display_id
         self._handle.update(data, raw=True, metadata=metadata)
         if self._throttle is not None:  # about 300 bytes a row in the document and metadata
-            rows = len(data[MIME_TYPE]["candidates"])
-            size = len(data["text/html"]) + len(data["text/plain"]) + 300 * rows
-            if size > SMALL_REFRESH_BYTES:
-                self._throttle.defer(size / LIVE_BYTES_PER_S)
+            size = len(data["text/html"]) + len(data["text/plain"]) + 300 * len(data[MIME_TYPE]["candidates"])
+            pause = size / LIVE_BYTES_PER_S if size > SMALL_REFRESH_BYTES else 0.0
+            self._throttle.defer(max(pause, rows / LIVE_ROWS_PER_S))

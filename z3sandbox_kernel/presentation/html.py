@@ -14,6 +14,7 @@ Everything a candidate produced is untrusted and goes through ``html.escape``.
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Collection
 from typing import TYPE_CHECKING
@@ -23,20 +24,16 @@ from .phrases import (
     SAVED_COLUMNS,
     TABLE_COLUMNS,
     Column,
-    counts_summary,
-    finished,
-    groups_summary,
     isolation_shortfall,
     limits_summary,
     model_text,
-    progress,
     progress_summary,
     shorten,
     shorten_tail,
     tie_summary,
 )
 from .printable import printable, printable_lines
-from .reasons import fit_reason, is_cut, row_reason, said_once, said_once_caption, unconfirmed_why
+from .reasons import REASONS_KEPT, fit_reason, is_cut, row_reason, unconfirmed_why
 from .row_details import (
     core_summary,
     further_models,
@@ -47,6 +44,7 @@ from .row_details import (
     shown_verdict,
     shows_output,
 )
+from .summary import Summary, summarize
 from .textview import candidate_alone_text
 
 if TYPE_CHECKING:
@@ -119,8 +117,12 @@ def _expander(short: str, text: str) -> str:
 def reason_cell(candidate: CandidateResult, shared: Collection[str] = ()) -> str:
     """The row's reason, its message whole (the room wraps it), its quoted source line cut to
     fit; the whole reason (a traceback too) one click away."""
-    row = row_reason(candidate, shared)
-    return _expander(fit_reason(row, _REASON_WIDTH), row)
+    return _reason_expander(row_reason(candidate, shared))
+
+
+@functools.lru_cache(maxsize=REASONS_KEPT)  # a run's rows mostly say the same few reasons
+def _reason_expander(reason: str) -> str:
+    return _expander(fit_reason(reason, _REASON_WIDTH), reason)
 
 
 def _name_cell(candidate: CandidateResult) -> str:
@@ -186,9 +188,9 @@ def _td(body: str, extra: str = "") -> str:
     return f'<td style="{_CELL}{";" + extra if extra else ""}">{body}</td>'
 
 
-def progress_bar(result: RunResult) -> str:
+def progress_bar(summary: Summary, elapsed_s: float) -> str:
     """A styled bar (no script): the share of candidates done, with done/total and elapsed."""
-    step = progress(result)
+    step = summary.progress
     share = 100 * step["done"] // max(step["total"], 1)
     fill = verdict_style("running")["light"]["background"]
     return (
@@ -196,27 +198,28 @@ def progress_bar(result: RunResult) -> str:
         f'border-radius:4px;background:rgba(128,128,128,.25)" role="progressbar" '
         f'aria-valuenow="{step["done"]}" aria-valuemax="{step["total"]}">'
         f'<span style="display:block;height:8px;border-radius:4px;width:{share}%;background:{fill}">'
-        f"</span></span> {html.escape(progress_summary(result))}"
+        f"</span></span> {html.escape(progress_summary(step, elapsed_s))}"
     )
 
 
-def caption(result: RunResult) -> str:
-    done = finished(result)
-    if len(result.candidates) == 1 and done:  # one candidate: its verdict, no vote or counts
+def caption(result: RunResult, summary: Summary) -> str:
+    """The table's caption: the vote and counts (or progress), tie, groups, limits, isolation."""
+    done = summary.finished
+    if summary.total == 1 and done:  # one candidate: its verdict, no vote or counts
         parts = [f"<b>z3sandbox</b> {verdict_badge(result.candidates[0])}"]
     else:
-        shown = result.vote if done else "pending"
+        shown = summary.vote if done else "pending"
         vote = badge(shown, "the vote over the candidates", style=shown_style(shown))
-        parts = [f"<b>z3sandbox</b> {vote} &nbsp;{html.escape(counts_summary(result))}"]
+        parts = [f"<b>z3sandbox</b> {vote} &nbsp;{html.escape(summary.states)}"]
     if not done:  # a live table: saved now, or its kernel gone, it stays as it is
-        parts.append(progress_bar(result))
+        parts.append(progress_bar(summary, result.elapsed_s))
         parts.append(badge("incomplete", "a live table: it is final only once the run ends"))
-    if result.tie is not None:
-        parts.append(f'{badge("tie")} {html.escape(tie_summary(result))}')
-    if groups_summary(result):
-        parts.append(html.escape(groups_summary(result)))
-    if said_once_caption(result.candidates):
-        parts.append(html.escape(said_once_caption(result.candidates)))
+    if summary.tie is not None:
+        parts.append(f'{badge("tie")} {html.escape(tie_summary(summary.tie))}')
+    if summary.groups:
+        parts.append(html.escape(summary.groups))
+    if summary.said_once_caption:
+        parts.append(html.escape(summary.said_once_caption))
     parts.append(f"limits: {html.escape(limits_summary(result.limits))}")
     if isolation_shortfall(result.isolation):
         parts.append(f"isolation {html.escape(isolation_shortfall(result.isolation))}")
@@ -227,15 +230,16 @@ def caption(result: RunResult) -> str:
     return " &middot; ".join(parts)
 
 
-def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
+def run_html(result: RunResult, max_rows: int = MAX_ROWS, summary: Summary | None = None) -> str:
     """The whole run as one ``<table>``: caption, header, one row per candidate (with its wall,
-    CPU and memory once the run is done), notes."""
-    columns = TABLE_COLUMNS if finished(result) else SAVED_COLUMNS
+    CPU and memory once the run is done), notes.  ``summary``: the run's, when the caller has it."""
+    summary = summary or summarize(result)
+    columns = TABLE_COLUMNS if summary.finished else SAVED_COLUMNS
     head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in columns)
     span = len(columns)
     alone = len(result.candidates) == 1
-    shared = said_once(result.candidates)
-    rows = [candidate_row(c, columns, alone=alone, shared=shared) for c in result.candidates[:max_rows]]
+    rows = [candidate_row(c, columns, alone=alone, shared=summary.said_once)
+            for c in result.candidates[:max_rows]]
     hidden = len(result.candidates) - max_rows
     if hidden > 0:
         rows.append(
@@ -247,21 +251,23 @@ def run_html(result: RunResult, max_rows: int = MAX_ROWS) -> str:
         for note in result.notes
     )
     return (
-        f'<table style="{_TABLE}"><caption style="{_CAPTION}">{caption(result)}</caption>'
+        f'<table style="{_TABLE}"><caption style="{_CAPTION}">{caption(result, summary)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
-def live_html(result: RunResult, rows: list[CandidateResult]) -> str:
-    """A live refresh: the caption (progress, counts) and only ``rows`` (``live.live_rows``)."""
+def live_html(result: RunResult, rows: list[CandidateResult], summary: Summary,
+              made: list[str] | None = None) -> str:
+    """A live refresh: the caption (progress, counts) and only ``rows`` (``live.LiveTable``);
+    ``made``: their ``candidate_row``, when the caller kept them."""
     head = "".join(f'<th style="{_HEAD}">{column.title}</th>' for column in SAVED_COLUMNS)
-    body = [candidate_row(c) for c in rows]
+    body = list(made) if made is not None else [candidate_row(c) for c in rows]
     hidden = len(result.candidates) - len(rows)
     if hidden > 0:
         body.append(f'<tr><td colspan="{len(SAVED_COLUMNS)}" style="{_CELL}">… {hidden} other '
                     f"candidates: the whole table is shown when the run ends</td></tr>")
     return (
-        f'<table style="{_TABLE}"><caption style="{_CAPTION}">{caption(result)}</caption>'
+        f'<table style="{_TABLE}"><caption style="{_CAPTION}">{caption(result, summary)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from .row_details import model_count, model_items, shown_verdict, state_label
 
 if TYPE_CHECKING:
     from ..protocol import IsolationReport
-    from ..protocol.document import DocumentProgress
+    from ..protocol.document import DocumentProgress, DocumentTie
     from ..results import CandidateResult, RunResult
 
 # The limits a one-line summary always shows; any other limit is shown when it is not the default.
@@ -141,8 +141,13 @@ def counts_summary(result: RunResult) -> str:
     """``2 sat, 1 timeout`` (most common first), plus candidates not done yet; in prove()'s
     words for a run of prove() calls (``1 proved, 1 counterexample``)."""
     words = answer_words(result)
-    counts = Counter(words.get(state_label(c), state_label(c)) for c in result.candidates)
-    return ", ".join(f"{n} {label}" for label, n in counts.most_common()) or "no candidates"
+    return counts_phrase(Counter(words.get(state_label(c), state_label(c)) for c in result.candidates
+                                 ).most_common())
+
+
+def counts_phrase(most_common: Iterable[tuple[str, int]]) -> str:
+    """``counts_summary`` of each label's number, most common first (ties: the earliest row's)."""
+    return ", ".join(f"{n} {label}" for label, n in most_common) or "no candidates"
 
 
 def limits_summary(limits: Limits) -> str:
@@ -203,21 +208,31 @@ def isolation_shortfall(report: IsolationReport | None) -> str:
     return f"{isolation_summary({**report, 'layers': active})}; missing: {printable(' '.join(absent))}"
 
 
-def groups_summary(result: RunResult, most: int = 4) -> str:
+# A caption names the biggest groups of identical models, and the first rows of each.
+SHOWN_GROUPS, SHOWN_MEMBERS = 4, 8
+
+
+def groups_summary(result: RunResult) -> str:
     """``identical models: x=2 (#0 #2 #5); x=3 (#1 #4)`` when some SAT candidates agree, else ''."""
     groups = result.model_groups()
-    if not groups or len(groups[0]) < 2:
+    return groups_phrase([(group[0], [c.index for c in group[:SHOWN_MEMBERS + 1]], len(group))
+                          for group in groups[:SHOWN_GROUPS]], len(groups))
+
+
+def groups_phrase(biggest: Sequence[tuple[CandidateResult, Sequence[int], int]], count: int) -> str:
+    """``groups_summary`` of the ``SHOWN_GROUPS`` biggest groups (earliest first among equals),
+    each as (its first candidate, its first rows' indices, its size), of ``count`` groups."""
+    if not biggest or biggest[0][2] < 2:
         return ""
-    parts = [f"{model_preview(group[0], 30) or 'empty model'} "
-             f"({' '.join(f'#{c.index}' for c in group[:8])}{' …' if len(group) > 8 else ''})"
-             for group in groups[:most]]
-    more = f"; {len(groups) - most} more" if len(groups) > most else ""
+    parts = [f"{model_preview(first, 30) or 'empty model'} "
+             f"({' '.join(f'#{index}' for index in rows[:SHOWN_MEMBERS])}{' …' * (size > SHOWN_MEMBERS)})"
+             for first, rows, size in biggest]
+    more = f"; {count - SHOWN_GROUPS} more" if count > SHOWN_GROUPS else ""
     return f"identical models: {'; '.join(parts)}{more}"
 
 
-def tie_summary(result: RunResult) -> str:
+def tie_summary(tie: DocumentTie | None) -> str:
     """``1 sat / 1 unsat → sat: RULE``; the caller says it is a tie (a badge, or "tie ")."""
-    tie = result.tie
     if tie is None:
         return ""
     words = tie.get("words") or {}
@@ -236,7 +251,6 @@ def finished(result: RunResult) -> bool:
     return all(c.verdict is not None for c in result.candidates)
 
 
-def progress_summary(result: RunResult) -> str:
+def progress_summary(step: DocumentProgress, elapsed_s: float) -> str:
     """``3/10 done, 1.2 s`` while a run goes."""
-    step = progress(result)
-    return f"{step['done']}/{step['total']} done, {result.elapsed_s:.1f} s"
+    return f"{step['done']}/{step['total']} done, {elapsed_s:.1f} s"

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import textwrap
 from typing import TYPE_CHECKING
@@ -101,6 +102,12 @@ def headline(text: str) -> str:
     return printable(" ".join(first.split()))
 
 
+# The reasons of a run's rows are mostly the same few (K seeds of one script): a row's reason is
+# fitted and wrapped once per distinct text, not once per row and view.
+REASONS_KEPT = 1024
+
+
+@functools.lru_cache(maxsize=REASONS_KEPT)
 def fit_reason(text: str, width: int) -> str:
     """The reason's first line in ``width`` characters if it can be: its quoted source line cut,
     or dropped (its place kept); never its message, whatever ``width`` says."""
@@ -117,12 +124,19 @@ def fit_reason(text: str, width: int) -> str:
 
 def wrap_reason(text: str, width: int) -> list[str]:
     """``fit_reason``, then wrapped at words in lines of ``width`` (``WRAP_LINES`` at most)."""
+    return list(_wrapped(text, width))
+
+
+@functools.lru_cache(maxsize=REASONS_KEPT)
+def _wrapped(text: str, width: int) -> tuple[str, ...]:
     fitted = fit_reason(text, width)
+    if len(fitted) <= max(width, 20):  # one line (its white space already folded): as textwrap says
+        return (fitted,)
     lines = textwrap.wrap(fitted, max(width, 20), break_on_hyphens=False) or [""]
     if len(lines) > WRAP_LINES:
         lines = lines[:WRAP_LINES]
         lines[-1] = lines[-1][:max(width, 20) - 1] + "…"
-    return lines
+    return tuple(lines)
 
 
 def is_cut(shown: str, text: str) -> bool:

@@ -15,6 +15,7 @@ from ..protocol.document import (
     DocumentCandidate,
     DocumentColumn,
     DocumentPayloadFile,
+    DocumentTiming,
     RunDocument,
     RunMetadata,
 )
@@ -24,15 +25,12 @@ from .phrases import (
     SAVED_COLUMNS,
     TABLE_COLUMNS,
     Column,
-    answer_words,
-    finished,
     isolation_shortfall,
     isolation_summary,
     limits_shown,
-    progress,
     progress_summary,
 )
-from .reasons import fit_reason, row_reason, said_once, said_once_caption, unconfirmed_why
+from .reasons import fit_reason, row_reason, unconfirmed_why
 from .row_details import (
     core_places,
     further_models,
@@ -41,6 +39,7 @@ from .row_details import (
     shows_output,
     smt2_core_answer,
 )
+from .summary import Summary, summarize
 from .textview import candidate_alone_text, run_text
 
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     K candidates' output, resent at every refresh, would be megabytes; the final one has them.
     ``alone``: the run's only candidate (its stdout is shown in its row); ``shared``: the reason's
     clauses the caption says once (``reasons.said_once``)."""
-    data = candidate.to_dict()
+    data = candidate._to_dict(whole=False)  # no limits nor isolation (once a run), checks if several
     document: DocumentCandidate = {
         "index": data["index"], "verdict": data["verdict"], "reason": data["reason"],
         "model": data["model"], "payload_hex": data["payload_hex"],
@@ -121,6 +120,15 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     return document
 
 
+def restated(entry: DocumentCandidate, candidate: CandidateResult) -> DocumentCandidate:
+    """``candidate_json(candidate, live=True)``, from the ``entry`` of a candidate not done that
+    differs from it in its ``state`` alone (queued, then running): the keys that say the state."""
+    state = candidate.state
+    if state == "done":
+        raise ValueError("restated: a candidate not done")
+    return {**entry, "shown": shown_verdict(candidate), "state": state}
+
+
 def _column(column: Column) -> DocumentColumn:
     document: DocumentColumn = {"key": column.key, "title": column.title}
     if column.unit:
@@ -128,41 +136,70 @@ def _column(column: Column) -> DocumentColumn:
     return document
 
 
-def run_json(result: RunResult, view: Literal["run", "candidate"] = "run") -> RunDocument:
-    shared = said_once(result.candidates)
+def run_json(result: RunResult, view: Literal["run", "candidate"] = "run",
+             summary: Summary | None = None) -> RunDocument:
+    """The run's document; ``summary``: the run's (``summary.summarize``), when the caller has it."""
+    summary = summary or summarize(result)
+    alone = len(result.candidates) == 1
+    document = run_document(result, summary, [
+        candidate_json(c, live=not summary.finished, alone=alone, shared=summary.said_once)
+        for c in result.candidates], view)
+    if summary.finished:
+        add_payload_files(result, document)
+    return document
+
+
+def run_document(result: RunResult, summary: Summary, candidates: list[DocumentCandidate],
+                 view: Literal["run", "candidate"] = "run", head: RunDocument | None = None) -> RunDocument:
+    """A run's document with these ``candidates`` (each ``candidate_json``): all of them, or
+    those of a live refresh (live.py), whose summary a live table kept as its run went;
+    ``head``: the run's ``document_head``, when the caller kept it."""
     document: RunDocument = {
+        **(head if head is not None else document_head(result, view)),
+        "verdict": summary.verdict.value,
+        "vote": summary.vote,  # in prove()'s words for a run of prove() calls
+        "counts": summary.counts,
+        "finished": summary.finished,
+        "progress": summary.progress,
+        "tie": summary.tie,
+        "candidates": candidates,
+    }
+    if summary.words:  # a run of prove() calls: its counts and filter in those words
+        document["words"] = summary.words
+    if summary.said_once:  # said once, in the caption, not on every row
+        document["said_once"] = summary.said_once_caption
+    return document
+
+
+def document_head(result: RunResult, view: Literal["run", "candidate"] = "run") -> RunDocument:
+    """A run's document less its summary and rows (``run_document`` fills them, in this order):
+    what does not change while the run goes."""
+    return {
         "schema": SCHEMA_NAME,
         "version": SCHEMA_VERSION,
-        "verdict": result.verdict.value,
-        "vote": result.vote,  # in prove()'s words for a run of prove() calls
-        "counts": result.counts,
+        "verdict": "unknown",
+        "vote": "",
+        "counts": {},
         "language": result.language,
         "limits": result.limits.to_dict(),
         "isolation": result.isolation,
         "notes": list(result.notes),
         "interrupted": result.interrupted,
-        "finished": finished(result),
-        "progress": progress(result),
-        "tie": result.tie,
+        "finished": False,
+        "progress": {"done": 0, "total": 0},
+        "tie": None,
         "view": view,
         "columns": [_column(column) for column in TABLE_COLUMNS],
         "isolation_summary": isolation_summary(result.isolation),
         "isolation_shortfall": isolation_shortfall(result.isolation),
         "limits_shown": limits_shown(result.limits),
-        "candidates": [candidate_json(c, live=not finished(result), alone=len(result.candidates) == 1,
-                                      shared=shared) for c in result.candidates],
+        "candidates": [],
     }
-    if answer_words(result):  # a run of prove() calls: its counts and filter in those words
-        document["words"] = answer_words(result)
-    if shared:  # said once, in the caption, not on every row
-        document["said_once"] = said_once_caption(result.candidates)
-    if finished(result):
-        _add_payload_files(result, document)
-    return document
 
 
-def _add_payload_files(result: RunResult, document: RunDocument) -> None:
-    """``payload_files``: each distinct payload of the run, where its bytes are in the document."""
+def add_payload_files(result: RunResult, document: RunDocument) -> None:
+    """``payload_files``: each distinct payload of the run, where its bytes are in the document
+    (a live refresh's has only some rows: live.py)."""
     files: list[DocumentPayloadFile] = []
     entries = {entry["index"]: entry for entry in document["candidates"]}
     candidates = {candidate.index: candidate for candidate in result.candidates}
@@ -172,8 +209,8 @@ def _add_payload_files(result: RunResult, document: RunDocument) -> None:
             at = f"more_models/{int(kind.removeprefix('model-')) - 2}"
         elif kind.startswith("check-"):
             at = f"checks/{int(kind.removeprefix('check-')) - 1}"
-            entry = entries[index]
-            if "checks" not in entry:  # one check, whose payload is not the candidate's own
+            entry = entries.get(index)
+            if entry is not None and "checks" not in entry:  # one check, not the candidate's payload
                 candidate = candidates[index]
                 entry["checks"] = [check.to_dict() for check in candidate.checks]
                 entry["checks_made"] = candidate.checks_made
@@ -183,23 +220,25 @@ def _add_payload_files(result: RunResult, document: RunDocument) -> None:
 
 
 def run_metadata(result: RunResult) -> RunMetadata:
-    return {
-        "elapsed_s": round(result.elapsed_s, 4),
-        "timings": [
-            {"index": c.index, "wall_s": round(c.wall_s, 4), "cpu_s": round(c.cpu_s, 4),
-             "peak_rss_mb": round(c.peak_rss_mb, 4)} for c in result.candidates
-        ],
-    }
+    return {"elapsed_s": round(result.elapsed_s, 4), "timings": [timing(c) for c in result.candidates]}
+
+
+def timing(candidate: CandidateResult) -> DocumentTiming:
+    """A candidate's volatile figures, as the output's metadata holds them."""
+    return {"index": candidate.index, "wall_s": round(candidate.wall_s, 4),
+            "cpu_s": round(candidate.cpu_s, 4), "peak_rss_mb": round(candidate.peak_rss_mb, 4)}
 
 
 # ---------------------------------------------------------------------------------- MIME bundles
 
 def run_mimebundle(result: RunResult) -> tuple[MimeData, MimeMetadata]:
     """The display of a run, live (some verdicts missing) or final: the same table either way."""
-    text = run_text(result)
-    if not finished(result):
-        text = f"{text}\nprogress: {progress_summary(result)} (incomplete)"
-    data: MimeData = {"text/plain": text, "text/html": run_html(result), MIME_TYPE: run_json(result)}
+    summary = summarize(result)
+    text = run_text(result, summary=summary)
+    if not summary.finished:
+        text = f"{text}\nprogress: {progress_summary(summary.progress, result.elapsed_s)} (incomplete)"
+    data: MimeData = {"text/plain": text, "text/html": run_html(result, summary=summary),
+                      MIME_TYPE: run_json(result, summary=summary)}
     return data, {MIME_TYPE: run_metadata(result)}
 
 

@@ -9,6 +9,7 @@ here changes a verdict or the vote.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Mapping
@@ -202,9 +203,10 @@ def inline_output(candidate: CandidateResult, lines: int = INLINE_LINES) -> tupl
     return shown, more
 
 
-def natural_key(name: str) -> list[Any]:
+@functools.lru_cache(maxsize=4096)  # a run's models mostly name the same few variables
+def natural_key(name: str) -> tuple[Any, ...]:
     """Sorts ``byte_2`` before ``byte_10``: digits compare as numbers."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
 def model_items(candidate: CandidateResult) -> list[tuple[str, Any]]:

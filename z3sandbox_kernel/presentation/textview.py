@@ -10,21 +10,18 @@ first, then wraps under its row: its message and a limit's value are never cut (
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .phrases import (
     REASON_WIDTH,
     SAVED_COLUMNS,
     Column,
-    counts_summary,
-    finished,
-    groups_summary,
     limits_summary,
     shorten,
     tie_summary,
 )
 from .printable import printable
-from .reasons import reason_text, row_reason, said_once, said_once_caption, wrap_reason
+from .reasons import reason_text, row_reason, wrap_reason
 from .row_details import (
     core_summary,
     further_models,
@@ -34,6 +31,7 @@ from .row_details import (
     shown_verdict,
     shows_output,
 )
+from .summary import Summary, summarize
 
 if TYPE_CHECKING:
     from ..results import CandidateResult, RunResult
@@ -60,32 +58,56 @@ def use_terminal_width(width: Callable[[], int] | None) -> None:
     _terminal_width = width
 
 
+class TextRow(NamedTuple):
+    """A row of the text table before its columns are lined up (``text_row``)."""
+
+    cells: list[str]  # each column's text; a last reason column's, the reason's first line
+    more: list[str]  # the reason's further lines
+    under: list[str]  # what the row shows under it (``_under_row``)
+
+
+def text_row(candidate: CandidateResult, columns: tuple[Column, ...] = SAVED_COLUMNS, *,
+             alone: bool = False, shared: Collection[str] = (), room: int = REASON_WIDTH) -> TextRow:
+    """A candidate's row of ``text_table``, its reason wrapped at ``room``: what a live table
+    keeps of a row it shows again (live.py)."""
+    if not columns or columns[-1].key != "reason":
+        return TextRow([column.text(candidate) for column in columns], [], _under_row(candidate, alone))
+    first, *more = wrap_reason(row_reason(candidate, shared), room)
+    return TextRow([*(column.text(candidate) for column in columns[:-1]), first], more,
+                   _under_row(candidate, alone))
+
+
 def text_table(candidates: list[CandidateResult], columns: tuple[Column, ...] = SAVED_COLUMNS,
-               *, alone: bool = False, width: int | None = None,
-               shared: Collection[str] = ()) -> list[str]:
+               *, alone: bool = False, width: int | None = None, shared: Collection[str] = (),
+               made: list[TextRow] | None = None) -> list[str]:
     """Header, rule and rows, each column as wide as its widest cell (every cell is already cut to
     its column's width), each row followed by what it shows without a click: its unsat core, and
     its stdout when ``alone`` (the run's only candidate) or when it failed.  The reason, last,
     is wrapped at ``width`` (the line's, which it may fill) or ``REASON_WIDTH``, its message
-    never cut; ``shared``: the clauses the caption says once (``reasons.said_once``)."""
-    rows = [[column.text(c) for column in columns] for c in candidates]
+    never cut; ``shared``: the clauses the caption says once (``reasons.said_once``); ``made``:
+    the rows' ``text_row``, when the caller kept them."""
+    rows = made if made is not None else [
+        text_row(c, columns, alone=alone, shared=shared) for c in candidates]
     widths = [max([len(column.title), column.width if column.key == "index" else 0]
-                  + [len(row[i]) for row in rows]) if column.width else 0
+                  + [len(row.cells[i]) for row in rows]) if column.width else 0
               for i, column in enumerate(columns)]
-    wrapped: list[list[str]] = [[] for _ in candidates]
-    if columns and columns[-1].key == "reason":
-        indent = sum(widths[:-1]) + 2 * (len(columns) - 1)
-        room = max(_NARROWEST, width - indent) if width is not None else REASON_WIDTH
-        for row, candidate, more in zip(rows, candidates, wrapped, strict=True):
-            row[-1], *rest = wrap_reason(row_reason(candidate, shared), room)
-            more.extend(" " * indent + line for line in rest)
+    indent = sum(widths[:-1]) + 2 * (len(columns) - 1)
+    if width is not None and columns and columns[-1].key == "reason":  # the reason fills the line
+        room = max(_NARROWEST, width - indent)
+        rows = [_rewrapped(row, row_reason(candidate, shared), room)
+                for row, candidate in zip(rows, candidates, strict=True)]
     header = _text_row([column.title for column in columns], columns, widths)
     lines = [header, "-" * len(header)]
-    for candidate, row, more in zip(candidates, rows, wrapped, strict=True):
-        lines.append(_text_row(row, columns, widths))
-        lines.extend(more)
-        lines.extend(_under_row(candidate, alone))
+    for row in rows:
+        lines.append(_text_row(row.cells, columns, widths))
+        lines.extend(" " * indent + line for line in row.more)
+        lines.extend(row.under)
     return lines
+
+
+def _rewrapped(row: TextRow, reason: str, room: int) -> TextRow:
+    first, *more = wrap_reason(reason, room)
+    return row._replace(cells=[*row.cells[:-1], first], more=more)
 
 
 def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
@@ -103,27 +125,28 @@ def _under_row(candidate: CandidateResult, alone: bool) -> list[str]:
     return lines
 
 
-def run_text(result: RunResult, width: int | None = None) -> str:
+def run_text(result: RunResult, width: int | None = None, summary: Summary | None = None) -> str:
     """A table with no volatile figures; unsat cores are under their rows, and so is the stdout
     ``text_table`` shows.  ``width``: a terminal's, which the reason column may fill (else
-    ``use_terminal_width``'s, else the fixed width)."""
-    vote = result.vote if finished(result) else "pending"
+    ``use_terminal_width``'s, else the fixed width); ``summary``: the run's, when the caller has it."""
+    summary = summary or summarize(result)
+    vote = summary.vote if summary.finished else "pending"
     if len(result.candidates) == 1:  # one candidate: its verdict, not a vote
         lines = [f"RunResult: {shown_verdict(result.candidates[0])}"]
     else:
-        lines = [f"RunResult: {vote} ({counts_summary(result)})"]
-    if result.tie is not None:
-        lines[0] += f" -- tie {tie_summary(result)}"
+        lines = [f"RunResult: {vote} ({summary.states})"]
+    if summary.tie is not None:
+        lines[0] += f" -- tie {tie_summary(summary.tie)}"
     if result.interrupted:
         lines[0] += " -- interrupted"
-    if groups_summary(result):
-        lines.append(groups_summary(result))
-    if said_once_caption(result.candidates):
-        lines.append(said_once_caption(result.candidates))
+    if summary.groups:
+        lines.append(summary.groups)
+    if summary.said_once_caption:
+        lines.append(summary.said_once_caption)
     if width is None and _terminal_width is not None:
         width = _terminal_width()
     lines += text_table(result.candidates, alone=len(result.candidates) == 1, width=width,
-                        shared=said_once(result.candidates))
+                        shared=summary.said_once)
     lines.extend(f"note: {printable(note)}" for note in result.notes)
     return "\n".join(lines)
 
