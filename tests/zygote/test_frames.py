@@ -9,6 +9,7 @@ import time
 import pytest
 
 from z3sandbox_kernel.protocol import (
+    MAX_ASSERTIONS_REPORT_BYTES,
     MAX_CHILD_FRAMES,
     MAX_CHILD_REPORT_BYTES,
     MAX_MODEL_REPORT_BYTES,
@@ -167,7 +168,9 @@ def test_verification_and_probe_frames():
 
 
 def test_the_budget_fits_a_legitimate_report_and_no_more():
-    assert report_budget(1 << 20) < 24 << 20  # was 64 MB for every candidate
+    # sized by the candidate's payload limit, not the 64 MB cap for every candidate
+    assert report_budget(1 << 20) < report_budget(4 << 20) < MAX_CHILD_REPORT_BYTES
+    assert report_budget(1 << 20) >= MAX_ASSERTIONS_REPORT_BYTES + MAX_MODEL_REPORT_BYTES
     assert report_budget(1 << 20) > MAX_MODEL_REPORT_BYTES + 2 * (1 << 20)
     assert report_budget(1 << 40) == MAX_CHILD_REPORT_BYTES
 
