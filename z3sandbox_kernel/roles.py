@@ -29,6 +29,7 @@ class Role(StrEnum):
 
     ZYGOTE = "zygote"  # the serving zygote (and its thin outer parent)
     FORK_SERVER = "fork server"  # forks every tree, holds no request (zygote/forker.py)
+    NEXT_FORK_SERVER = "next fork server"  # the fork server's fork, idle until it takes over
     RUN = "run"  # a candidate's tree: its init and the child that runs user code
     STANDBY = "standby"  # a candidate's tree forked before its request (zygote/standby.py)
     VERIFY = "verify"  # a verification of a candidate's model
@@ -49,6 +50,7 @@ class Role(StrEnum):
 PROCESS_NAMES = {
     Role.ZYGOTE: "z3sandbox-zyg",
     Role.FORK_SERVER: "z3sandbox-fork",
+    Role.NEXT_FORK_SERVER: "z3sandbox-fnext",
     Role.RUN: "z3sandbox-init",  # a candidate, from a cold fork or a standby
     Role.STANDBY: "z3sandbox-stby",  # a standby's init and child until handed a request
     Role.VERIFY: "z3sandbox-init",

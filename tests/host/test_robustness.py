@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LEVELS, all_processes, process_tree_of, stray_processes
+from tests.conftest import LEVELS, all_processes, ended_within, process_tree_of, stray_processes
 from z3sandbox_kernel import Limits, Sandbox, Verdict
 from z3sandbox_kernel.host.plan import Graces
 from z3sandbox_kernel.protocol import SHOWN_MODEL_MAX_ENTRIES
@@ -27,21 +26,6 @@ pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("zygote_is_clean"
 SAT = "x = Int('x'); s.add(x > 1); s.check()"
 LOOP = "while True: pass"
 SLOW = Limits(wall_s=30, cpu_s=30)
-
-
-def ended_within(pids: list[int], timeout_s: float) -> list[int]:
-    """Wait on pidfds (no sleep) for these processes to end; the pids still running."""
-    alive = []
-    for pid in pids:
-        try:
-            pidfd = os.pidfd_open(pid)
-        except ProcessLookupError:
-            continue
-        with os.fdopen(pidfd) as handle:
-            ready, _, _ = select.select([handle], [], [], timeout_s)
-        if not ready:
-            alive.append(pid)
-    return alive
 
 
 class Trigger:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import logging
 import os
 import socket
 import threading
@@ -37,6 +38,7 @@ from ..protocol import (
     CancelRequest,
     Done,
     Hello,
+    Restarted,
     RunRequest,
     Started,
     ZygoteEvent,
@@ -60,6 +62,7 @@ except ImportError:  # pragma: no cover - exercised in the test that hides distr
 # API: tests/host/test_distributed.py pins the behaviour (a cancelled candidate frees its worker).
 RUNNING_STATES = frozenset({"executing", "long-running"})
 LEAVING_STATES = frozenset({"released", "cancelled", "forgotten"})
+log = logging.getLogger("z3sandbox")
 STARTED_TOPIC = "z3sandbox-started"  # Dask event: a candidate began on a worker (for "running")
 # A Dask Worker.  distributed is optional, and this module also serves plain Executors without it,
 # so its classes are not types here.
@@ -100,7 +103,7 @@ class WorkerZygote(ZygoteOwner):
         self._ids = itertools.count(1)
         # Each zygote event's handler, keyed by its type (the gate decoded it: zygote_client.py).
         self._handlers: dict[str, Callable[[Any], None]] = {
-            "started": self._on_started_message, "done": self._on_done}
+            "started": self._on_started_message, "done": self._on_done, "restarted": self._on_restarted}
         self._waiting: dict[int, asyncio.Future[ZygoteResult]] = {}  # zygote id -> result
         self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "it started"
         self._lock = threading.Lock()  # guards the two token tables below
@@ -129,6 +132,12 @@ class WorkerZygote(ZygoteOwner):
         started = self._on_started.pop(msg["id"], None)
         if started is not None:
             started()
+
+    def _on_restarted(self, msg: Restarted) -> None:
+        """A process of this worker's zygote was replaced: its candidates say so in their results;
+        the worker's log says it too."""
+        log.warning("z3sandbox: the %s process of this worker's zygote %s and was restarted",
+                    msg["role"], msg["how"])
 
     def _on_done(self, msg: Done) -> None:
         waiter = self._waiting.get(msg["id"])

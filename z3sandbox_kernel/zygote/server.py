@@ -32,6 +32,7 @@ from ..protocol import (
     Hello,
     HostRequest,
     ProtocolError,
+    Restarted,
     RunRequest,
     ShutdownRequest,
     Started,
@@ -44,6 +45,7 @@ from ..protocol import (
 from ..roles import STOPS, Kill, Role
 from . import scratch
 from .classify import Observation, classify, failed
+from .fork_orders import ForkServerLost
 from .jobs import (
     NO_CANDIDATE,
     Candidate,
@@ -69,7 +71,7 @@ class Zygote:
         self.control_out = control_out
         self.selector = selectors.DefaultSelector()
         self.trees = Trees(plan, scratch_base, self.selector, self._job_ended_safely, self._verify_early,
-                           self._forget)
+                           self._forget, self._restarted)
         self.candidates: dict[int, Candidate] = {}
         self.verifiers = Verifiers(self._spawn_verifier, self.trees.kill, self._job_ended_safely,
                                    self._alone)
@@ -89,8 +91,16 @@ class Zygote:
 
     # ------------------------------------------------------------------------------ host messages
 
-    def send(self, msg: Hello | Started) -> None:
+    def send(self, msg: Hello | Started | Restarted) -> None:
         self._write(encode_frame(msg))
+
+    def _restarted(self, role: Role, how: str) -> None:
+        """One of our processes died and another took its place: the host says so."""
+        print(f"z3sandbox zygote: the {role} {how} and was replaced", file=sys.stderr)
+        try:
+            self.send(Restarted(v=PROTOCOL_VERSION, type="restarted", role=str(role), how=how))
+        except BrokenPipeError:  # the host is gone; nothing to tell
+            self.running = False
 
     def _write(self, frame: bytes) -> None:
         data = memoryview(frame)
@@ -117,6 +127,9 @@ class Zygote:
         try:
             while self.running or trees.jobs_by_pid:
                 self._dispatch(self.selector.select(trees.next_timeout()))
+                trees.forkers.settle()
+                if trees.forkers.broken:  # no process may fork a tree: the host starts a new zygote
+                    raise ForkServerLost(trees.forkers.broken)
                 self.verifiers.flush()
                 if self.refill_wanted:  # before a waiting request: a run finds its spare forked
                     self._refill_now()

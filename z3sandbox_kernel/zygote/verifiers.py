@@ -61,6 +61,7 @@ class Service:
     process: Job
     run: int
     current: Job | None = None  # the ticket whose request it was handed
+    checking: Queued | None = None  # that ticket, its request and limits
     queue: deque[Queued] = field(default_factory=deque)
     retired: bool = False  # its go pipe is closed: it exits once it has answered
 
@@ -160,7 +161,7 @@ class Verifiers:
         if service.current is not None or not service.queue or service.retired:
             return
         ticket, request, limits = service.queue.popleft()
-        service.current = ticket
+        service.current, service.checking = ticket, (ticket, request, limits)
         process.candidate_id = ticket.candidate_id  # busy (Trees.busy) while it checks
         ticket.started = time.monotonic()
         process.deadline = ticket.started + float(limits.verify_s)  # never waits past its budget
@@ -279,6 +280,9 @@ class Verifiers:
         reader = job.result
         setup = reader.setup if isinstance(reader, ServiceReader) else None
         queued, service.queue = list(service.queue), deque()
+        if service.checking and ticket is not None and job.kill is Kill.DIED and self.accepting:
+            queued.insert(0, service.checking)  # its fork server died under it: checked again
+            ticket = None
         for entry in queued:
             self._requeue(entry[0], service.run, entry[1], entry[2])
         if ticket is not None:
