@@ -18,7 +18,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..limits import Limits
 from ..protocol import (
@@ -41,6 +41,7 @@ _RUN_NUMBERS = itertools.count(1)
 log = logging.getLogger("z3sandbox")
 Send = Callable[[HostRequest], bool]  # False: the zygote is gone (its exit is being handled)
 Deliver = Callable[[ZygoteEvent], None]
+T = TypeVar("T")
 
 
 class Remote(Protocol):
@@ -78,6 +79,7 @@ class ScheduledRun:
         self._watchdogs: dict[int, asyncio.TimerHandle] = {}
         self.on_settled: Callable[[], None] | None = None  # once nothing is in flight, if no one awaits
         self.number = next(_RUN_NUMBERS)  # the zygote checks a run's answers in its own verifiers
+        self.local = False  # on the Sandbox's own zygote (not a cluster): its restarts are ours
 
     # ---------------------------------------------------------------------------------- driving
 
@@ -87,7 +89,7 @@ class ScheduledRun:
         while not self._complete():
             if self.queue and not self.cancelled and len(self.in_flight) < self.plan.jobs:
                 if self._send is None:
-                    self._send = await connect(self)
+                    self._send = await self.unless_cancelled(connect(self))
                     continue  # the run may have been cancelled while the zygote started
                 self._submit(self.queue.popleft(), next_id())
                 continue
@@ -97,6 +99,20 @@ class ScheduledRun:
                          language=self.plan.options.language, isolation=self.isolation, notes=self.notes,
                          interrupted=self.cancelled == Kill.INTERRUPT,
                          elapsed_s=time.monotonic() - self.started)
+
+    async def unless_cancelled(self, awaitable: Awaitable[T]) -> T | None:
+        """``awaitable``'s result, or None as soon as the run is cancelled (a zygote that is
+        starting goes on starting, for the next run; what it ends with is no one's)."""
+        task = asyncio.ensure_future(awaitable)
+        while not task.done():
+            if self.cancelled is not None:
+                task.add_done_callback(_retrieved)
+                return None
+            self.finished.clear()
+            woken = asyncio.ensure_future(self.finished.wait())
+            await asyncio.wait({task, woken}, return_when=asyncio.FIRST_COMPLETED)
+            woken.cancel()
+        return task.result()
 
     def _complete(self) -> bool:
         return not self.in_flight and (not self.queue or self.cancelled is not None)
@@ -163,17 +179,24 @@ class ScheduledRun:
             self.cancel(Kill.RACE)
         self._wake()
 
-    def on_zygote_died(self, how: str) -> None:
+    def on_zygote_died(self, how: str) -> bool:
         """Candidates in flight are lost with the zygote (internal_error, never cancelled: nobody
-        cancelled them); the rest run on a new one."""
+        cancelled them); the rest run on a new one.  False: none was in flight."""
         self._send = None
         if not self.in_flight:
-            return
+            return False
         self.notes.append(f"the zygote process {how} during this run and was restarted")
         for request_id in list(self.in_flight):
             self._fail(request_id, Verdict.INTERNAL_ERROR,
                        f"{SANDBOX_DIED} (the zygote {how}) while this candidate ran; it is restarted "
                        "for the next one", kill=Kill.DIED)
+        return True
+
+    def abandon(self, reason: str) -> None:
+        """End here what is still in flight: no result can come for it any more (the Sandbox is
+        closed, its zygote gone)."""
+        for request_id in list(self.in_flight):
+            self._fail(request_id, Verdict.CANCELLED, reason, kill=Kill.CANCEL)
 
     def _fail(self, request_id: int, verdict: Verdict, reason: str, kill: Kill | None = None) -> None:
         index = self._end(request_id)
@@ -243,6 +266,12 @@ class ScheduledRun:
                        f"{reason}; the sandbox process did not confirm within "
                        f"{self.graces.cancel_grace_s:g} s and is restarted")
         self._unresponsive()
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """A done callback: the task's exception is taken (no one awaits it), so none is logged."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _with_byte_constants(result: ZygoteResult, limits: Limits) -> ZygoteResult:

@@ -42,7 +42,12 @@ ZYGOTE_ENV = {"LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2", "GLIBC_TUNABLES": "gli
 
 
 class ZygoteError(RuntimeError):
-    """The zygote could not be started, or broke the protocol."""
+    """The zygote could not be started, or broke the protocol.  ``killed``: it died of a signal
+    while starting (something killed it: another start may work), ``how`` it ended."""
+
+    def __init__(self, message: str, killed: bool = False, how: str = "") -> None:
+        super().__init__(message)
+        self.killed, self.how = killed, how
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -110,12 +115,12 @@ class ZygoteProcess:
         try:
             self.hello = parse_hello(await asyncio.wait_for(self._read_frame(), START_TIMEOUT_S))
         except (asyncio.TimeoutError, asyncio.IncompleteReadError, ProtocolError) as exc:
+            ended = isinstance(exc, asyncio.IncompleteReadError)  # it closed its pipe: it died
             self.kill()
             await self.process.wait()
-            raise ZygoteError(
-                f"the zygote did not start ({describe_exit(self.process.returncode)}; {exc!r}); "
-                "its stderr above says why"
-            ) from None
+            how = describe_exit(self.process.returncode)
+            raise ZygoteError(f"the zygote did not start ({how}; {exc!r}); its stderr above says why",
+                              killed=ended and (self.process.returncode or 0) < 0, how=how) from None
         self._reader = asyncio.get_running_loop().create_task(self._read_forever())
         return self.hello
 

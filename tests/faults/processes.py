@@ -1,0 +1,139 @@
+"""The sandbox's processes by role, as the fault tests find them, and what a fault may not leave.
+
+A role is found by its process name (``roles.Role.process_name``) and its place under the process
+the host started, never through a module's internals: the tests then hold for any process layout
+that keeps the roles' names (issue 39 may fold a candidate's init into the candidate).  A role that
+a layout does not have is said so (``RoleAbsent``), never passed over in silence.
+
+Waits are on conditions read from /proc (a role appears, a process ends), with a deadline: the
+kernel gives no event to wait on for another process's child.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tests.conftest import Proc, all_processes, process_tree_of
+from z3sandbox_kernel import Sandbox
+from z3sandbox_kernel.roles import Role
+
+ZYGOTE = Role.ZYGOTE.process_name
+FORK_SERVER = Role.FORK_SERVER.process_name
+NEXT_FORK_SERVER = Role.NEXT_FORK_SERVER.process_name
+RUN = Role.RUN.process_name  # a candidate's init and the candidate
+STANDBY = Role.STANDBY.process_name
+SPARE = Role.SPARE.process_name  # a verifier: idle (a spare) or checking an answer
+TICKS = os.sysconf("SC_CLK_TCK")
+FOUND_WITHIN_S = 30.0
+
+
+class RoleAbsent(LookupError):
+    """This process layout has no process of that role (now)."""
+
+
+def outer(sandbox: Sandbox) -> int:
+    pid = sandbox.zygote_pid
+    if pid is None:
+        raise RoleAbsent("the Sandbox has no zygote")
+    return pid
+
+
+def serving(sandbox: Sandbox, tree: list[Proc] | None = None) -> int:
+    """The zygote that serves: the thin parent's one child at the kernel level (with a PID
+    namespace), else the zygote the host started."""
+    root = outer(sandbox)
+    tree = process_tree_of(root) if tree is None else tree
+    named = [p.pid for p in tree if p.ppid == root and p.name == ZYGOTE]
+    return named[0] if named else root
+
+
+def _leaf(proc: Proc, tree: list[Proc]) -> bool:
+    return not any(p.ppid == proc.pid and p.name == RUN for p in tree)
+
+
+def _busy(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "R"
+    except OSError:
+        return False
+
+
+FINDERS: dict[str, Callable[[Sandbox, list[Proc]], list[int]]] = {
+    "outer zygote": lambda sb, tree: [outer(sb)] if serving(sb, tree) != outer(sb) else [],
+    "serving zygote": lambda sb, tree: [serving(sb, tree)],
+    "fork server": lambda sb, tree: [p.pid for p in tree if p.name == FORK_SERVER],
+    "next fork server": lambda sb, tree: [p.pid for p in tree if p.name == NEXT_FORK_SERVER],
+    # a standby's tree: its top process (killing it takes the tree)
+    "standby": lambda sb, tree: [p.pid for p in tree if p.name == STANDBY
+                                 and not any(q.pid == p.ppid and q.name == STANDBY for q in tree)],
+    "candidate init": lambda sb, tree: [p.pid for p in tree if p.name == RUN and not _leaf(p, tree)],
+    "candidate": lambda sb, tree: [p.pid for p in tree if p.name == RUN and _leaf(p, tree)],
+    "verifier": lambda sb, tree: [p.pid for p in tree if p.name == SPARE and _busy(p.pid)],
+    "spare verifier": lambda sb, tree: [p.pid for p in tree if p.name == SPARE and not _busy(p.pid)],
+}
+
+
+def find(sandbox: Sandbox, role: str) -> list[int]:
+    """The live processes of ``role`` under the sandbox's zygote, now."""
+    return FINDERS[role](sandbox, process_tree_of(outer(sandbox)))
+
+
+def await_role(sandbox: Sandbox, role: str, timeout_s: float = FOUND_WITHIN_S) -> int:
+    """The first process of ``role`` to appear; ``RoleAbsent`` if none did within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        found = find(sandbox, role) if sandbox.zygote_pid is not None else []
+        if found:
+            return found[0]
+        if time.monotonic() > deadline:
+            raise RoleAbsent(f"no {role} process under the zygote within {timeout_s:g} s")
+        time.sleep(0.005)  # polling /proc: the kernel gives no event to wait on
+
+
+def descriptors(pid: int | str = "self") -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def _cpu_of(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+@dataclass(frozen=True)
+class Spent:
+    cpu_s: float
+    wall_s: float
+    by: dict[str, float]
+
+
+def idle_cpu(sandbox: Sandbox, window_s: float = 1.0) -> Spent:
+    """CPU seconds this process (every thread: the Sandbox's loop) and every process under the
+    zygote spend over ``window_s`` of wall time in which nothing is asked of them: a spinning
+    survivor spends about the window, an idle one next to nothing."""
+    pids = [outer(sandbox), *(p.pid for p in process_tree_of(outer(sandbox)))]
+    names = {proc.pid: proc.name for proc in all_processes().values() if proc.pid in pids}
+    before_host = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+    before = {pid: _cpu_of(pid) for pid in pids}
+    started = time.monotonic()
+    time.sleep(window_s)  # the window measured, not a wait for anything
+    wall = time.monotonic() - started
+    by = {f"{names.get(pid, '?')} {pid}": _cpu_of(pid) - before[pid] for pid in pids}
+    by["host"] = sum(resource.getrusage(resource.RUSAGE_SELF)[:2]) - before_host
+    return Spent(sum(by.values()), wall, by)
+
+
+def assert_no_busy_loop(sandbox: Sandbox) -> None:
+    """Nothing spins: over an idle window the sandbox's survivors spend far less CPU than wall
+    time (a loop on a dead pipe spent 96-100% of a core)."""
+    spent = idle_cpu(sandbox)
+    assert spent.cpu_s < 0.25 * spent.wall_s, (
+        f"{spent.cpu_s:.2f} s of CPU in {spent.wall_s:.2f} s idle: {spent.by}")
