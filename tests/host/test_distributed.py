@@ -253,6 +253,8 @@ def test_a_worker_killed_mid_run_is_retried_elsewhere(client: Any, sandbox: Sand
     (candidate,) = box["result"].candidates
     assert candidate.verdict is Verdict.SAT
     assert candidate.host != victim
+    assert box["result"].notes == [f"the Dask worker {victim} died (left the cluster) while candidate 0 "
+                                   "ran on it; candidate 0 ran again on another worker"]
     # The dead worker's zygote (and with it its candidate) followed it: parent-death signal.
     assert victim_zygotes and not _wait_gone(victim_zygotes | {victim_pid})
 
@@ -271,6 +273,11 @@ def test_a_candidate_that_kills_every_worker_ends_crashed(client: Any, sandbox: 
     assert candidate.verdict is Verdict.CRASHED
     assert "KilledWorker" in candidate.reason
     assert len(set(victims)) == 2
+    assert box["result"].notes == [  # which worker died, and what became of its candidate
+        f"the Dask worker {victims[0]} died (left the cluster) while candidate 0 ran on it; "
+        "candidate 0 ran again on another worker",
+        f"the Dask worker {victims[1]} died (left the cluster) while candidate 0 ran on it; "
+        "candidate 0 did not: Dask gave up after its allowed failures"]
 
 
 # -------------------------------------------------------------------------- other executors

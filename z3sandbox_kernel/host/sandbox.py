@@ -204,7 +204,10 @@ class Sandbox(ZygoteOwner):
             return await remote.connect(self._on_message)
 
         try:
-            return await run.execute(connect_remote if remote else self._connect, lambda: next(self._ids))
+            result = await run.execute(connect_remote if remote else self._connect, lambda: next(self._ids))
+            if remote is not None:
+                result.notes += remote.notes()
+            return result
         finally:
             if run.in_flight:  # its awaiting task was cancelled: the results of what it killed still
                 # come, and must reach it (else its unconfirmed cancel is taken for a wedged zygote)

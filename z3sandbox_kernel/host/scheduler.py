@@ -57,6 +57,10 @@ class Remote(Protocol):
 
     def default_jobs(self) -> int: ...
 
+    def notes(self) -> list[str]:
+        """What the run's notes say of the cluster once it has ended (a worker that died)."""
+        ...
+
 
 class ScheduledRun:
     """One run as the scheduler drives it: its candidates' states, the queue, those in flight."""
