@@ -239,6 +239,9 @@ class ForkServers:
         self._reaped, self._restarted = reaped, restarted
         self.current: ForkServer | None = None
         self.broken = ""  # why no fork server is left
+        # No request read yet (the zygote's start): the zygote itself may fork a fork server.
+        self.pristine = True
+        self._forget: Any = None
         self._late: list[tuple[int, int, Any]] = []  # a dead one's last records
         self._orphans: list[Job] = []  # its trees, to end once they are reaped (or cannot be)
 
@@ -248,6 +251,7 @@ class ForkServers:
         return self.current is not None or bool(self.broken)
 
     def start(self, forget: Any) -> None:
+        self._forget = forget
         self._use(ForkServer.start(self.plan, forget))
 
     def _use(self, forker: ForkServer) -> None:
@@ -297,6 +301,8 @@ class ForkServers:
         how = describe_death(old.reap_dead())  # reaped: its trees are the zygote's children now
         self._late += old.reaped()
         self.current = old.take_over()
+        if self.current is None and self.pristine:  # it died as the zygote started: a new one
+            self.current = ForkServer.start(self.plan, self._forget)
         restarted = "and was restarted" if self.current is not None else "and could not be restarted"
         for job in self.jobs.values():  # its trees die with it (their parent-death signal)
             if job.kill is None:

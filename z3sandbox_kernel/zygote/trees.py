@@ -24,11 +24,11 @@ from ..roles import Kill, Role
 from . import frames, scratch
 from .capture import Stream
 from .classify import signal_of
-from .fork_orders import ForkServers, Restarted
+from .fork_orders import ForkServers, Restarted, describe_death
 from .forker import Order, Usage, fork_tree
 from .jobs import NO_CANDIDATE, Job, close_go_pipe
 from .sandboxing import SandboxPlan
-from .spawn import ZYGOTE_NAME, kill_group, reap_ready
+from .spawn import ZYGOTE_NAME, decode_status, kill_group, reap_ready
 
 READ_CHUNK = 1 << 16
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
@@ -253,6 +253,12 @@ class Trees:
             if user_code and not self.forkers.started:
                 self.plan.kill_orphans(set(self.jobs_by_pid))  # (the fork server's trees: it does)
         self._drain(job)
+        status = job.streams.get("status")
+        if (job.kill is None and job.role is Role.RUN and status is not None
+                and signal_of(job.wait_status) is not None and decode_status(status.data) is None):
+            # its init died of a signal before it said how the candidate ended: from outside
+            # (PID 1 of its namespace takes no signal from the candidate), so not the candidate's
+            job.kill, job.kill_detail = Kill.DIED, f"its init {describe_death(job.wait_status or 0)}"
         if "status" not in job.streams and signal_of(job.wait_status) == signal.SIGXFSZ:
             job.scratch_largest = scratch.largest_file(job.scratch)  # the file-size rule's fact
         scratch.remove_soon(job.scratch, ZYGOTE_NAME)  # a small folder at once, a tree in a helper

@@ -37,6 +37,7 @@ from ..limits import Limits
 from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, ProtocolError, VerifyRequest, report_budget, split_bodies
 from ..roles import Kill, Role
 from . import frames
+from .fork_orders import Restarted, describe_death
 from .forker import Usage
 from .jobs import NO_CANDIDATE, Job, close_go_pipe, verification_report
 
@@ -93,11 +94,14 @@ class ServiceReader(frames.ResultReader):
 
 
 class Verifiers:
-    def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, alone: Alone) -> None:
+    def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, alone: Alone,
+                 restarted: Restarted) -> None:
         self._spawn = spawn
         self._alone = alone
         self._kill = kill
         self._ended = ended
+        self._restarted = restarted
+        self._again: set[Job] = set()  # tickets handed again once: their verifier died under them
         self.spare: Job | None = None  # forked ahead, waiting for a run
         self.wanted = False  # a request asked for verification: keep a spare from then on
         self.accepting = True  # False once the zygote is ending: nothing is re-checked then
@@ -171,8 +175,15 @@ class Verifiers:
             if process.go_fd is None:
                 raise BrokenPipeError("the verifier's go pipe is closed")
             os.write(process.go_fd, SPARE_GO)
-        except OSError:  # its ticket ends without a result; the rest moves on
-            self._kill(process, Kill.REPORT)
+        except OSError as exc:  # its answers, this one first, go to another (``ended``)
+            if ticket not in self._again:
+                self._again.add(ticket)
+                service.current, service.checking = None, None
+                service.queue.appendleft((ticket, request, limits))
+            if isinstance(exc, BrokenPipeError):  # it died: its death is told when it is reaped
+                self._retire(service)
+            else:  # it waits for a request it cannot be given
+                self._kill(process, Kill.REPORT)
             return
         if self._alone(service.run, ticket.candidate_id):  # the run's last answer: the verifier
             self._retire(service)  # exits once it has sent it, and the run ends with it
@@ -197,6 +208,7 @@ class Verifiers:
     def _end(self, ticket: Job, kill: Kill | None, body: bytes | None, setup: bytes | None = None) -> None:
         """The ticket as a reaped job: its result descriptor the verifier's setup frame and this
         answer's frame (when there is one), its kill (or none: a crash)."""
+        self._again.discard(ticket)
         reader = frames.ResultReader(0)
         reader.frames = [part for part in (setup, body) if part is not None]
         reader.whole = body is not None
@@ -268,20 +280,29 @@ class Verifiers:
 
     def ended(self, job: Job) -> None:
         """A verifier process was reaped (its pipes drained: every answer it wrote is taken): the
-        ticket it was checking ends without an answer, its queue goes to a fresh verifier."""
+        ticket it was checking ends without an answer, its queue goes to a fresh verifier.  One
+        that died under its check, by a signal from outside or with its fork server, is told to
+        the host, and the answer it was checking is checked again in a fresh one, once."""
+        died = job.kill is None and _died(job.wait_status)
         if job is self.spare:
             self.spare = None
+            if died:
+                self._restarted(Role.SPARE, describe_death(job.wait_status or 0))
         service = self._services.pop(job.pid, None)
         if service is None:
             return
+        if died:  # exiting or not, it was a process of ours killed from outside
+            self._restarted(Role.VERIFY, describe_death(job.wait_status or 0))
         job.candidate_id = NO_CANDIDATE
         service.retired = True
         ticket, service.current = service.current, None
         reader = job.result
         setup = reader.setup if isinstance(reader, ServiceReader) else None
         queued, service.queue = list(service.queue), deque()
-        if service.checking and ticket is not None and job.kill is Kill.DIED and self.accepting:
-            queued.insert(0, service.checking)  # its fork server died under it: checked again
+        cut = died or job.kill is Kill.DIED  # its fork server died under it
+        if service.checking and ticket is not None and cut and self.accepting and ticket not in self._again:
+            self._again.add(ticket)
+            queued.insert(0, service.checking)
             ticket = None
         for entry in queued:
             self._requeue(entry[0], service.run, entry[1], entry[2])
@@ -297,3 +318,10 @@ class Verifiers:
         self._services.clear()
         self._draining.clear()
         self._deferred.clear()
+        self._again.clear()
+
+
+def _died(status: int | None) -> bool:
+    """A wait status of a verifier that did not end as one does (exit 0 once told no request
+    will come): a signal, or a failure."""
+    return status is not None and (os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0)
