@@ -46,6 +46,11 @@ class Role(StrEnum):
         """Its name in ``ps`` and /proc/PID/comm (15 bytes at most)."""
         return PROCESS_NAMES[self]
 
+    @property
+    def noun(self) -> str:
+        """What a run's notes call it: "the verifier process was killed by SIGKILL ..."."""
+        return ROLE_NOUNS[self]
+
 
 PROCESS_NAMES = {
     Role.ZYGOTE: "z3sandbox-zyg",
@@ -56,6 +61,18 @@ PROCESS_NAMES = {
     Role.VERIFY: "z3sandbox-init",
     Role.SPARE: "z3sandbox-spare",
     Role.PROBE: "z3sandbox-init",
+}
+
+
+ROLE_NOUNS = {
+    Role.ZYGOTE: "zygote",
+    Role.FORK_SERVER: "fork server",
+    Role.NEXT_FORK_SERVER: "next fork server",
+    Role.RUN: "candidate's init",
+    Role.STANDBY: "standby candidate",
+    Role.VERIFY: "verifier",
+    Role.SPARE: "spare verifier",
+    Role.PROBE: "start-up probe",
 }
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from ..options import RunOptions, required_layers
 from ..protocol import Hello, IsolationReport, ZygoteEvent
 from ..results import CandidateResult, RunResult
-from ..roles import Kill
+from ..roles import Kill, Role
 from .plan import Graces, RunPlan, make_plan
 from .records import Recording
 from .scheduler import Remote, ScheduledRun, Send
@@ -48,6 +48,14 @@ class _Held:
     Sandbox itself)."""
 
     zygote: ZygoteProcess | None = None
+
+
+def noun(role: str) -> str:
+    """A role as the notes name it (one a later zygote names, as it is)."""
+    try:
+        return Role(role).noun
+    except ValueError:
+        return role
 
 
 def _weakly(method: Callable[..., None]) -> Callable[..., None]:
@@ -123,7 +131,7 @@ class Sandbox(ZygoteOwner):
 
     def _on_message(self, msg: ZygoteEvent) -> None:
         if msg["type"] == "restarted":
-            self._restarted(f"{msg['role']} process {msg['how']}")
+            self._restarted(f"{noun(msg['role'])} process {msg['how']}")
             return
         request_id = msg["id"]
         for run in list(self._runs):
@@ -145,7 +153,7 @@ class Sandbox(ZygoteOwner):
         zygote.closing = True  # its exit is handled here, not again by its reader
         zygote.kill()
         self.restarts += 1
-        for run in list(self._runs):
+        for run in [run for run in self._runs if run.local]:
             run.on_zygote_died("was unresponsive and was killed")
 
     def _on_zygote_exit(self, zygote: ZygoteProcess, how: str) -> None:
@@ -155,8 +163,10 @@ class Sandbox(ZygoteOwner):
         if zygote.closing:
             return
         self.restarts += 1
-        told = [run.on_zygote_died(how) for run in list(self._runs)]
-        if not any(told):  # nothing was running: the next run says so
+        local = [run for run in self._runs if run.local]
+        for run in local:
+            run.on_zygote_died(how)
+        if not local:  # no run was going: the next one says so
             self._later_notes.append(f"the zygote process {how} before this run and was restarted")
 
     def _restarted(self, what: str) -> None:

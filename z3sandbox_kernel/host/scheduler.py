@@ -73,6 +73,8 @@ class ScheduledRun:
         self.candidates = [CandidateResult(index=i, state="queued") for i in range(len(plan.scripts))]
         self.queue: deque[int] = deque(range(len(plan.scripts)))
         self.in_flight: dict[int, int] = {}  # request id -> candidate index
+        self._started: set[int] = set()  # request ids the zygote said it started
+        self._sent_again: set[int] = set()  # candidate indices sent again to a new zygote
         self.cancelled: Kill | None = None
         self.notes: list[str] = []
         self.isolation: IsolationReport | None = None
@@ -130,7 +132,7 @@ class ScheduledRun:
             limit = options.limits.wall_s + verify_s + self.graces.watchdog_grace_s
             self._watchdogs[request_id] = asyncio.get_running_loop().call_later(
                 limit, self._overdue, request_id, limit)
-        self._send(RunRequest(
+        sent = self._send(RunRequest(
             v=PROTOCOL_VERSION, type="run", id=request_id, index=index,
             script=plan.scripts[index], language=options.language,
             limits=options.limits.to_dict(), random_seed=plan.random_seeds[index],
@@ -139,6 +141,10 @@ class ScheduledRun:
             require=list(options.require), models=options.models, cross_check=options.cross_check,
             plain=options.plain, run=self.number, last=not self.queue,
         ))
+        if not sent:  # the zygote is gone, its end not yet handled: to its successor
+            self._end(request_id)
+            self.queue.appendleft(index)
+            self._send = None
 
     def _wake(self) -> None:
         self.finished.set()
@@ -154,6 +160,7 @@ class ScheduledRun:
 
     def on_started(self, request_id: int) -> None:
         index = self.in_flight.get(request_id)
+        self._started.add(request_id)
         if index is not None:
             self._update(index, dataclasses.replace(self.candidates[index], state="running"))
 
@@ -183,18 +190,22 @@ class ScheduledRun:
             self.cancel(Kill.RACE)
         self._wake()
 
-    def on_zygote_died(self, how: str) -> bool:
-        """Candidates in flight are lost with the zygote (internal_error, never cancelled: nobody
-        cancelled them); the rest run on a new one.  False: none was in flight."""
+    def on_zygote_died(self, how: str) -> None:
+        """Candidates the zygote had started are lost with it (internal_error, never cancelled:
+        nobody cancelled them); the ones it had not started (it says so before it forks) and the
+        rest run on a new one, each sent again once at most."""
         self._send = None
-        if not self.in_flight:
-            return False
         self.notes.append(f"the zygote process {how} during this run and was restarted")
-        for request_id in list(self.in_flight):
+        for request_id, index in list(self.in_flight.items()):
+            if request_id not in self._started and index not in self._sent_again and not self.cancelled:
+                self._end(request_id)
+                self._sent_again.add(index)
+                self.queue.appendleft(index)
+                continue
             self._fail(request_id, Verdict.INTERNAL_ERROR,
                        f"{SANDBOX_DIED} (the zygote {how}) while this candidate ran; it is restarted "
                        "for the next one", kill=Kill.DIED)
-        return True
+        self._wake()
 
     def abandon(self, reason: str) -> None:
         """End here what is still in flight: no result can come for it any more (the Sandbox is

@@ -89,6 +89,12 @@ class ZygoteOwner:
         async with self._starting:
             if self._closed:
                 raise RuntimeError(f"this {type(self).__name__} is closed")
+            if self._zygote is not None and self._zygote.gone:  # its end is told first (its runs'
+                with contextlib.suppress(asyncio.TimeoutError):  # candidates), then a new one
+                    await self._zygote.reader_done()
+                if self._zygote is not None and self._zygote.gone:
+                    self._detached.add(self._zygote)
+                    self._zygote = None
             if self._zygote is None:
                 self._zygote = await self._start_zygote()
             return self._zygote
