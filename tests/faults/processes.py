@@ -42,13 +42,19 @@ def outer(sandbox: Sandbox) -> int:
     return pid
 
 
-def serving(sandbox: Sandbox, tree: list[Proc] | None = None) -> int:
-    """The zygote that serves: the thin parent's one child at the kernel level (with a PID
-    namespace), else the zygote the host started."""
-    root = outer(sandbox)
-    tree = process_tree_of(root) if tree is None else tree
-    named = [p.pid for p in tree if p.ppid == root and p.name == ZYGOTE]
-    return named[0] if named else root
+def serving(root: int, tree: list[Proc]) -> int:
+    """The zygote that serves: PID 1 of the sandbox's PID namespace under the thin parent at the
+    kernel level, else the zygote the host started (``root``).  By its place, not its name: it
+    carries the fork server's name for the instant it forks it."""
+    for child in (p.pid for p in tree if p.ppid == root):
+        try:
+            with open(f"/proc/{child}/status") as status:
+                nspid = next((line.split()[1:] for line in status if line.startswith("NSpid:")), [])
+        except OSError:
+            continue
+        if len(nspid) > 1 and nspid[-1] == "1":
+            return child
+    return root
 
 
 def _leaf(proc: Proc, tree: list[Proc]) -> bool:
@@ -63,31 +69,67 @@ def _busy(pid: int) -> bool:
         return False
 
 
-FINDERS: dict[str, Callable[[Sandbox, list[Proc]], list[int]]] = {
-    "outer zygote": lambda sb, tree: [outer(sb)] if serving(sb, tree) != outer(sb) else [],
-    "serving zygote": lambda sb, tree: [serving(sb, tree)],
-    "fork server": lambda sb, tree: [p.pid for p in tree if p.name == FORK_SERVER],
-    "next fork server": lambda sb, tree: [p.pid for p in tree if p.name == NEXT_FORK_SERVER],
+def _under(name: str, parents: tuple[str, ...], tree: list[Proc]) -> list[Proc]:
+    """The processes called ``name`` whose parent is called one of ``parents``.  By place as well
+    as by name: a process forking carries its child's name for an instant (zygote/spawn.py)."""
+    named = {p.pid: p.name for p in tree}
+    return [p for p in tree if p.name == name and named.get(p.ppid) in parents]
+
+
+FINDERS: dict[str, Callable[[int, list[Proc]], list[int]]] = {
+    "outer zygote": lambda root, tree: [root] if serving(root, tree) != root else [],
+    "serving zygote": lambda root, tree: [serving(root, tree)],
+    "fork server": lambda root, tree: [p.pid for p in tree if p.name == FORK_SERVER
+                                       and p.ppid == serving(root, tree)],
+    "next fork server": lambda root, tree: [p.pid for p in _under(NEXT_FORK_SERVER, (FORK_SERVER,), tree)],
     # a standby's tree: its top process (killing it takes the tree)
-    "standby": lambda sb, tree: [p.pid for p in tree if p.name == STANDBY
-                                 and not any(q.pid == p.ppid and q.name == STANDBY for q in tree)],
-    "candidate init": lambda sb, tree: [p.pid for p in tree if p.name == RUN and not _leaf(p, tree)],
-    "candidate": lambda sb, tree: [p.pid for p in tree if p.name == RUN and _leaf(p, tree)],
-    "verifier": lambda sb, tree: [p.pid for p in tree if p.name == SPARE and _busy(p.pid)],
-    "spare verifier": lambda sb, tree: [p.pid for p in tree if p.name == SPARE and not _busy(p.pid)],
+    "standby": lambda root, tree: [p.pid for p in _under(STANDBY, (FORK_SERVER,), tree)],
+    "candidate init": lambda root, tree: [p.pid for p in _under(RUN, (FORK_SERVER,), tree)
+                                          if not _leaf(p, tree)],
+    # under its init where the zygote is PID 1 of a namespace (each candidate has one), else
+    # under the fork server
+    "candidate": lambda root, tree: [p.pid for p in _under(RUN, (RUN,), tree) if _leaf(p, tree) and p.ppid in
+                                     {q.pid for q in _under(RUN, (FORK_SERVER,), tree)}]
+    if serving(root, tree) != root else [p.pid for p in _under(RUN, (FORK_SERVER,), tree) if _leaf(p, tree)],
+    "verifier": lambda root, tree: [p.pid for p in _under(SPARE, (FORK_SERVER,), tree) if _busy(p.pid)],
+    "spare verifier": lambda root, tree: [p.pid for p in _under(SPARE, (FORK_SERVER,), tree)
+                                          if not _busy(p.pid)],
 }
 
 
-def find(sandbox: Sandbox, role: str) -> list[int]:
-    """The live processes of ``role`` under the sandbox's zygote, now."""
-    return FINDERS[role](sandbox, process_tree_of(outer(sandbox)))
+def find(sandbox: Sandbox | int, role: str) -> list[int]:
+    """The live processes of ``role`` under the sandbox's zygote (or the zygote ``sandbox``), now."""
+    root = sandbox if isinstance(sandbox, int) else outer(sandbox)
+    itself = all_processes().get(root)
+    tree = process_tree_of(root) + ([itself] if itself else [])
+    return FINDERS[role](root, [p for p in tree if p.state != "Z"])  # a zombie has ended already
 
 
-def await_role(sandbox: Sandbox, role: str, timeout_s: float = FOUND_WITHIN_S) -> int:
-    """The first process of ``role`` to appear; ``RoleAbsent`` if none did within ``timeout_s``."""
+def zygotes_of(host: int) -> set[int]:
+    """The zygotes ``host`` started (their command line names it), ended or not: one of a Sandbox
+    that is starting has no pid in the Sandbox yet."""
+    found = set()
+    for proc in all_processes().values():
+        if proc.ppid != host:
+            continue
+        try:
+            with open(f"/proc/{proc.pid}/cmdline", "rb") as handle:
+                argv = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if b"z3sandbox_kernel.zygote" in argv:
+            found.add(proc.pid)
+    return found
+
+
+def await_role(sandbox: Sandbox | Callable[[], int | None], role: str,
+               timeout_s: float = FOUND_WITHIN_S) -> int:
+    """The first process of ``role`` to appear under the sandbox's zygote (or under the zygote
+    that ``sandbox()`` names, once it names one); ``RoleAbsent`` if none did within ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     while True:
-        found = find(sandbox, role) if sandbox.zygote_pid is not None else []
+        root = sandbox.zygote_pid if isinstance(sandbox, Sandbox) else sandbox()
+        found = find(root, role) if root is not None else []
         if found:
             return found[0]
         if time.monotonic() > deadline:
@@ -115,7 +157,7 @@ class Spent:
     by: dict[str, float]
 
 
-def idle_cpu(sandbox: Sandbox, window_s: float = 1.0) -> Spent:
+def idle_cpu(sandbox: Sandbox, window_s: float = 0.5) -> Spent:
     """CPU seconds this process (every thread: the Sandbox's loop) and every process under the
     zygote spend over ``window_s`` of wall time in which nothing is asked of them: a spinning
     survivor spends about the window, an idle one next to nothing."""

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.conftest import LEVELS, ended_within
-from tests.faults.processes import assert_no_busy_loop, await_role, find
+from tests.faults.processes import assert_no_busy_loop, await_role
 from z3sandbox_kernel import CandidateResult, Sandbox, Verdict
 from z3sandbox_kernel.host.plan import Graces
 
@@ -72,7 +72,7 @@ def test_a_fork_server_killed_mid_run_is_replaced_and_its_successor_starts_the_r
     assert ended_within(killed, 10) == []
     after = sandbox.run(SAT, k=4)
     assert [c.verdict for c in after] == [Verdict.SAT] * 4 and after.notes == []
-    assert find(sandbox, "fork server") and find(sandbox, "fork server") != killed
+    assert await_role(sandbox, "fork server") not in killed
     assert_no_busy_loop(sandbox)
 
 

@@ -89,7 +89,8 @@ def test_zygote_killed_mid_run_ends_the_run_and_the_next_run_works(own_sandbox):
         victims.extend(proc.pid for proc in process_tree_of(first_zygote))
         os.kill(first_zygote, signal.SIGKILL)
 
-    trigger = Trigger(lambda t: "running" in t.states.values(), kill_zygote)
+    # both loops started: the zygote loses what it started (what it had not started runs again)
+    trigger = Trigger(lambda t: list(t.states.values()).count("running") == 2, kill_zygote)
     result = own_sandbox.run([LOOP, LOOP, SAT], jobs=2, limits=Limits(wall_s=10, cpu_s=10),
                              on_update=trigger)
     assert trigger.fired.is_set()
@@ -291,7 +292,8 @@ def test_a_wedged_zygote_ends_the_run_within_wall_plus_grace_and_the_next_run_wo
     grace) ends the run, kills the wedged zygote, and the next run starts a new one."""
     own_sandbox.run(SAT)
     wedged = own_sandbox.zygote_pid
-    trigger = Trigger(lambda t: "running" in t.states.values(), lambda: wedge(wedged))
+    # both started: what a wedged zygote had not started runs again on the next one
+    trigger = Trigger(lambda t: list(t.states.values()).count("running") == 2, lambda: wedge(wedged))
     limits = Limits(wall_s=3, cpu_s=3)  # the wedge comes first, however late its /proc scan
     result = own_sandbox.run([LOOP, LOOP], jobs=2, limits=limits, verify=False, on_update=trigger)
     assert trigger.fired.is_set()
