@@ -105,21 +105,27 @@ def find(sandbox: Sandbox | int, role: str) -> list[int]:
     return FINDERS[role](root, [p for p in tree if p.state != "Z"])  # a zombie has ended already
 
 
-def zygotes_of(host: int) -> set[int]:
-    """The zygotes ``host`` started (their command line names it), ended or not: one of a Sandbox
-    that is starting has no pid in the Sandbox yet."""
+def zygote_processes_of(parents: set[int]) -> set[int]:
+    """The live processes of the zygotes that ``parents`` started (their command line names the
+    parent): the zygotes, their thin parents and every fork of theirs, which share it."""
     found = set()
     for proc in all_processes().values():
-        if proc.ppid != host:
-            continue
         try:
             with open(f"/proc/{proc.pid}/cmdline", "rb") as handle:
                 argv = handle.read().split(b"\0")
         except OSError:
             continue
-        if b"z3sandbox_kernel.zygote" in argv:
-            found.add(proc.pid)
+        if b"z3sandbox_kernel.zygote" in argv and b"--parent" in argv and proc.state != "Z":
+            parent = argv[argv.index(b"--parent") + 1]
+            if parent.isdigit() and int(parent) in parents:
+                found.add(proc.pid)
     return found
+
+
+def zygotes_of(host: int) -> set[int]:
+    """The zygotes ``host`` started: one of a Sandbox that is starting has no pid in it yet."""
+    processes = all_processes()
+    return {pid for pid in zygote_processes_of({host}) if pid in processes and processes[pid].ppid == host}
 
 
 def await_role(sandbox: Sandbox | Callable[[], int | None], role: str,

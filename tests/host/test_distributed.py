@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import process_tree_of, require_extra
+from tests.faults.processes import zygote_processes_of
 
 distributed = require_extra("distributed", "dask")  # in CI a missing extra fails, never skips
 import dask  # noqa: E402
@@ -151,24 +152,6 @@ def _alive(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (FileNotFoundError, ProcessLookupError):
         return False
-
-
-def _zygote_processes_of(parents: set[int]) -> set[int]:
-    """Zygotes, their thin parents and candidate children (all share the zygote's command line)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                argv = handle.read().split(b"\0")
-        except OSError:
-            continue
-        if b"z3sandbox_kernel.zygote" in argv and b"--parent" in argv:
-            parent = argv[argv.index(b"--parent") + 1]
-            if parent.isdigit() and int(parent) in parents and _alive(int(entry)):
-                found.add(int(entry))
-    return found
 
 
 # ------------------------------------------------------------------------------------ verdicts
@@ -361,7 +344,7 @@ def test_nothing_is_left_after_the_client_and_cluster_close(sandbox: Sandbox) ->
                                           client=client)
     _await_updates(updates, (0, "running"), (1, "running"))
     workers = set(client.run(os.getpid).values())
-    zygotes = _zygote_processes_of(workers)
+    zygotes = zygote_processes_of(workers)
     # Each zygote has a candidate's child under it (the zygote says "started" just before it forks).
     outer = [pid for pids in client.run(zygote_pids).values() for pid in pids]
     assert len(outer) == 2
@@ -373,4 +356,4 @@ def test_nothing_is_left_after_the_client_and_cluster_close(sandbox: Sandbox) ->
     assert {c.verdict for c in box["result"]} <= {Verdict.CANCELLED, Verdict.CRASHED,
                                                   Verdict.INTERNAL_ERROR}
     assert not _wait_gone(workers | zygotes)
-    assert not _zygote_processes_of(workers)
+    assert not zygote_processes_of(workers)
