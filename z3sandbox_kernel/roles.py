@@ -126,9 +126,10 @@ KILL_DESCRIPTIONS: dict[Kill, str] = {
                   "own ABI fails with EPERM instead, and the verdict is blocked with no kill)",
     Kill.REPORT: "its report broke the protocol (too big, malformed): the sandbox stopped reading",
     Kill.RACE: "another candidate was decisive first (--race)",
-    Kill.CANCEL: "Sandbox.cancel() or the end of the run",
+    Kill.CANCEL: "Sandbox.cancel(), Sandbox.close() or the end of the run",
     Kill.INTERRUPT: "Jupyter's Interrupt (or Ctrl-C)",
-    Kill.DIED: "the zygote died under it (shown as internal_error; the run's notes say why)",
+    Kill.DIED: "a process of the sandbox died under it (the zygote, its fork server, the candidate's "
+               "init): shown as internal_error; the reason and the run's notes say which",
 }
 
 # The zygote kills a candidate for these; the rest are the operating system's.
