@@ -195,10 +195,12 @@ def settled(sandbox: Sandbox) -> RunResult:
     after = sandbox.run([SAT, SAT], limits=LIMITS, jobs=2)
     assert [c.verdict for c in after] == [Verdict.SAT] * 2, [c.reason for c in after]
     assert all(c.confirmed_by == ("z3",) for c in after), [c.reason for c in after]
-    for _ in range(3):
-        if not stray_processes(sandbox):
+    for _ in range(5):  # what a cancelled run left (its caller did not wait: the host thread) ends
+        strays = stray_processes(sandbox)
+        if not strays:
             return after
-        sandbox.run("print('barrier')", language="python", verify=False)
+        ended_within([p.pid for p in strays], 5)
+        sandbox.run("print('barrier')", language="python", verify=False)  # reaped by the next turn
     assert not stray_processes(sandbox), "the sandbox is not back to its idle shape"
     return after
 
