@@ -45,6 +45,7 @@ CORES = os.cpu_count() or 1
 # How long a verifier of a finished run may take to exit before it is killed; what it had to say is
 # said by then (every answer of the run was taken), so this bounds only its exit.
 DRAIN_S = 0.05
+AGAIN = 3  # how many times an answer is handed to another verifier when its verifier died
 
 # (candidate id, request, limits, spare) -> the forked process; (job, kill reason, grace) -> None;
 # an ended ticket -> None (the server finishes its candidate).
@@ -101,7 +102,8 @@ class Verifiers:
         self._kill = kill
         self._ended = ended
         self._restarted = restarted
-        self._again: set[Job] = set()  # tickets handed again once: their verifier died under them
+        # tickets handed again (at most AGAIN times): the verifiers they were handed to died
+        self._again: dict[Job, int] = {}
         self.spare: Job | None = None  # forked ahead, waiting for a run
         self.wanted = False  # a request asked for verification: keep a spare from then on
         self.accepting = True  # False once the zygote is ending: nothing is re-checked then
@@ -176,8 +178,7 @@ class Verifiers:
                 raise BrokenPipeError("the verifier's go pipe is closed")
             os.write(process.go_fd, SPARE_GO)
         except OSError as exc:  # its answers, this one first, go to another (``ended``)
-            if ticket not in self._again:
-                self._again.add(ticket)
+            if self._hand_again(ticket):
                 service.current, service.checking = None, None
                 service.queue.appendleft((ticket, request, limits))
             if isinstance(exc, BrokenPipeError):  # it died: its death is told when it is reaped
@@ -208,13 +209,20 @@ class Verifiers:
     def _end(self, ticket: Job, kill: Kill | None, body: bytes | None, setup: bytes | None = None) -> None:
         """The ticket as a reaped job: its result descriptor the verifier's setup frame and this
         answer's frame (when there is one), its kill (or none: a crash)."""
-        self._again.discard(ticket)
+        self._again.pop(ticket, None)
         reader = frames.ResultReader(0)
         reader.frames = [part for part in (setup, body) if part is not None]
         reader.whole = body is not None
         ticket.result, ticket.verification = reader, None
         ticket.kill = ticket.kill or kill
         ticket.wait_status, ticket.rusage, ticket.ended = 0, Usage(0.0, 0.0, 0), time.monotonic()
+
+    def _hand_again(self, ticket: Job) -> bool:
+        """The verifier its answer went to died: hand it to another, ``AGAIN`` times at most (one
+        death can take two: a fork server takes its verifiers along; a verifier that cannot start
+        must not make the zygote fork them for ever)."""
+        self._again[ticket] = self._again.get(ticket, 0) + 1
+        return self._again[ticket] <= AGAIN
 
     def _retire(self, service: Service) -> None:
         """No request more: its go pipe closed, it exits; what it had queued goes to another."""
@@ -282,7 +290,8 @@ class Verifiers:
         """A verifier process was reaped (its pipes drained: every answer it wrote is taken): the
         ticket it was checking ends without an answer, its queue goes to a fresh verifier.  One
         that died under its check, by a signal from outside or with its fork server, is told to
-        the host, and the answer it was checking is checked again in a fresh one, once."""
+        the host, and the answer it was checking is checked again in a fresh one (``AGAIN``
+        times at most)."""
         died = job.kill is None and _died(job.wait_status)
         if job is self.spare:
             self.spare = None
@@ -300,8 +309,7 @@ class Verifiers:
         setup = reader.setup if isinstance(reader, ServiceReader) else None
         queued, service.queue = list(service.queue), deque()
         cut = died or job.kill is Kill.DIED  # its fork server died under it
-        if service.checking and ticket is not None and cut and self.accepting and ticket not in self._again:
-            self._again.add(ticket)
+        if service.checking and ticket is not None and cut and self.accepting and self._hand_again(ticket):
             queued.insert(0, service.checking)
             ticket = None
         for entry in queued:
