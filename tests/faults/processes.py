@@ -147,6 +147,37 @@ def descriptors(pid: int | str = "self") -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def _links(pid: int) -> dict[int, str]:
+    links = {}
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                links[int(fd)] = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+    except OSError:
+        pass
+    return links
+
+
+def dead_ends(sandbox: Sandbox) -> list[str]:
+    """The pipes the serving zygote holds that nothing else holds the other end of, and not both
+    of its ends either: what a process that died left it (a dead tree's pipe, its fork server's
+    reaped pipe, which lives and dies with its socket).  A tree that has just ended leaves one
+    for an instant: call it once the sandbox is idle.  (A socket pair's two ends are two inodes:
+    not matched here.)"""
+    root = outer(sandbox)
+    itself = all_processes().get(root)
+    zygote = serving(root, process_tree_of(root) + ([itself] if itself else []))
+    held: dict[str, int] = {}
+    for pid in all_processes():
+        for link in _links(pid).values():
+            if link.startswith("pipe:"):
+                held[link] = held.get(link, 0) + 1
+    return sorted(f"{fd} {link}" for fd, link in _links(zygote).items()
+                  if link.startswith("pipe:") and held.get(link, 0) == 1)
+
+
 def _cpu_of(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/stat") as handle:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.conftest import LEVELS, ended_within
-from tests.faults.processes import assert_no_busy_loop, await_role
+from tests.faults.processes import assert_no_busy_loop, await_role, dead_ends
 from z3sandbox_kernel import CandidateResult, Sandbox, Verdict
 from z3sandbox_kernel.host.plan import Graces
 
@@ -73,6 +73,22 @@ def test_a_fork_server_killed_mid_run_is_replaced_and_its_successor_starts_the_r
     after = sandbox.run(SAT, k=4)
     assert [c.verdict for c in after] == [Verdict.SAT] * 4 and after.notes == []
     assert await_role(sandbox, "fork server") not in killed
+    assert_no_busy_loop(sandbox)
+
+
+def test_a_fork_server_replaced_again_and_again_leaves_the_zygote_nothing(sandbox: Sandbox) -> None:
+    """Each death closes the dead one's pipe (and socket): after any number of them the zygote
+    holds no pipe whose other end is gone."""
+    zygote = sandbox.zygote_pid
+    for times in range(1, 4):
+        killed, on_update = kill_on_first_running(sandbox, "fork server")
+        result = sandbox.run(SAT, k=6, jobs=2, on_update=on_update)
+        assert killed and ended_within(killed, 10) == []
+        assert_lost_say_why(result, "fork server", at_most=3)
+        assert sandbox.restarts == times
+    sandbox.run("print('barrier')", language="python", verify=False)
+    assert sandbox.zygote_pid == zygote
+    assert dead_ends(sandbox) == []
     assert_no_busy_loop(sandbox)
 
 
