@@ -53,7 +53,7 @@ LIMITS = Limits(wall_s=20, cpu_s=20, verify_s=2)
 GRACES = Graces(watchdog_grace_s=15.0, cancel_grace_s=15.0, shutdown_grace_s=5.0, exit_grace_s=2.0)
 
 HOST_THREAD = "host thread"
-QUICK_S = 1.0  # how long a standby or a spare is looked for at one update of a run
+QUICK_S = 2.0  # how long a standby or a spare is looked for at one update of a run
 HELPERS = ("outer zygote", "serving zygote", "fork server", "next fork server", "standby",
            "candidate init", "verifier", "spare verifier")  # a helper's death is in the notes
 ROLES = (HOST_THREAD, *HELPERS, "candidate")

@@ -195,16 +195,20 @@ class Sandbox(ZygoteOwner):
             self._later_notes.clear()
         if self._closed:
             run.cancel(Kill.CANCEL)
-        if recording is None:
-            return await self._scheduled(run, remote)
         try:
-            zygote = None if remote else await run.unless_cancelled(self._ensure_zygote())
-            recording.start(zygote.hello if zygote else None)
-            result = await self._scheduled(run, remote)
-            recording.finish(result)
-            return result
+            if recording is None:
+                return await self._scheduled(run, remote)
+            try:
+                zygote = None if remote else await run.unless_cancelled(self._ensure_zygote())
+                recording.start(zygote.hello if zygote else None)
+                result = await self._scheduled(run, remote)
+                recording.finish(result)
+                return result
+            finally:
+                recording.close()
         finally:
-            recording.close()
+            if not run.in_flight:  # (a zygote that did not start: the run never reached its loop)
+                self._runs.discard(run)
 
     async def _scheduled(self, run: ScheduledRun, remote: Remote | None) -> RunResult:
         self._runs.add(run)
