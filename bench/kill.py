@@ -22,7 +22,7 @@ from typing import Any
 from designs import BadAnswer, Engine
 
 from z3sandbox_kernel import Limits
-from z3sandbox_kernel.zygote.forker import FORKER_NAME, FORKER_NAMES
+from z3sandbox_kernel.zygote.forker import FORKER_NAME, FORKER_NAMES, NEXT_NAME
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME, ZYGOTE_NAME
 from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
 
@@ -51,9 +51,10 @@ def _describe(pid: int) -> tuple[str, str] | None:
 
 def leftovers(root: int, kernel: bool) -> list[str]:
     """Descendants of ``root`` beyond the idle shape, as "pid name state".  The idle shape, by
-    place and name: at the kernel level the serving zygote under ``root``, under it one spare and
-    one standby init whose only child is the standby; at the process level ``root`` serves, with
-    one spare under it.  A zombie is never idle."""
+    place and name: at the kernel level the serving zygote under ``root``, its fork server, under
+    that one spare, the next fork server and one standby init whose only child is the standby; at
+    the process level ``root`` serves, with the fork server, one spare and the next fork server
+    under it.  A zombie is never idle."""
     found: list[str] = []
     serving = [pid for pid in _children(root) if _is(pid, ZYGOTE_NAME)][:1] if kernel else [root]
     allowed: dict[int, str] = {pid: ZYGOTE_NAME for pid in serving}
@@ -65,6 +66,8 @@ def leftovers(root: int, kernel: bool) -> list[str]:
         below = _children(parent)
         for pid in [pid for pid in below if _is(pid, SPARE_NAME)][:1]:
             allowed[pid] = SPARE_NAME
+        for pid in [pid for pid in below if _is(pid, NEXT_NAME)][:1]:  # its successor (forker.py)
+            allowed[pid] = NEXT_NAME
         for init in [pid for pid in below if _is(pid, STANDBY_NAME)][:STANDBY_TARGET] if kernel else []:
             children = _children(init)
             if len(children) <= 1 and all(_is(child, STANDBY_NAME) for child in children):

@@ -2,7 +2,8 @@
 
 * ``sandbox``: one session-wide ``Sandbox`` per isolation level; tests that take it run at both
   ``kernel`` and ``process``.  ``kernel_sandbox`` / ``process_sandbox`` pin one level.
-* ``process_tree_of(pid)``: the live descendants of ``pid``, read from ``/proc`` (no psutil).
+* ``process_tree_of(pid)``: the live descendants of ``pid``, read from ``/proc`` (no psutil);
+  ``ended_within(pids, s)``: which of them still run after waiting on their pidfds.
 * ``zygote_is_clean``: after the test, the zygote has no children but the expected one.
 * ``loopback_listener``: a TCP listener on 127.0.0.1 that says whether anyone reached it.
 * ``require_feature(ok, why)``: a missing kernel feature is an expected failure on a developer's
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import select
 import socket
 import sys
 from collections.abc import Callable, Iterator
@@ -25,7 +27,7 @@ from types import ModuleType
 import pytest
 
 from z3sandbox_kernel import Sandbox
-from z3sandbox_kernel.zygote.forker import FORKER_NAMES
+from z3sandbox_kernel.zygote.forker import FORKER_NAMES, NEXT_NAME
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME
 from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
 
@@ -79,6 +81,21 @@ def process_tree_of(pid: int) -> list[Proc]:
     return tree
 
 
+def ended_within(pids: list[int], timeout_s: float) -> list[int]:
+    """Wait on pidfds (no sleep) for these processes to end; the pids still running."""
+    alive = []
+    for pid in pids:
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        with os.fdopen(pidfd) as handle:
+            ready, _, _ = select.select([handle], [], [], timeout_s)
+        if not ready:
+            alive.append(pid)
+    return alive
+
+
 @pytest.fixture(name="process_tree_of")
 def _process_tree_of() -> Callable[[int], list[Proc]]:
     return process_tree_of
@@ -111,6 +128,7 @@ def stray_processes(sandbox: Sandbox) -> list[Proc]:
     # (zygote/forker.py): spares and standbys are its children.
     forkers = [proc.pid for proc in tree if proc.ppid in serving and proc.name in FORKER_NAMES][:1]
     spares = 1  # the serving zygote keeps one idle verifier forked ahead (zygote/verifiers.py)
+    successors = 1  # and the fork server its successor, idle until it takes over (zygote/forker.py)
     # Standbys exist at the kernel level only (with PID namespaces: an init names one).
     standbys = idle_standbys(tree, forkers) if expected else set()
     strays = []
@@ -121,6 +139,8 @@ def stray_processes(sandbox: Sandbox) -> list[Proc]:
             continue
         elif proc.ppid in forkers and proc.name == SPARE_NAME and spares:
             spares -= 1
+        elif proc.ppid in forkers and proc.name == NEXT_NAME and successors:
+            successors -= 1
         elif proc.pid not in standbys:
             strays.append(proc)
     return strays

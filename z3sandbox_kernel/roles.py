@@ -29,6 +29,7 @@ class Role(StrEnum):
 
     ZYGOTE = "zygote"  # the serving zygote (and its thin outer parent)
     FORK_SERVER = "fork server"  # forks every tree, holds no request (zygote/forker.py)
+    NEXT_FORK_SERVER = "next fork server"  # the fork server's fork, idle until it takes over
     RUN = "run"  # a candidate's tree: its init and the child that runs user code
     STANDBY = "standby"  # a candidate's tree forked before its request (zygote/standby.py)
     VERIFY = "verify"  # a verification of a candidate's model
@@ -45,15 +46,33 @@ class Role(StrEnum):
         """Its name in ``ps`` and /proc/PID/comm (15 bytes at most)."""
         return PROCESS_NAMES[self]
 
+    @property
+    def noun(self) -> str:
+        """What a run's notes call it: "the verifier process was killed by SIGKILL ..."."""
+        return ROLE_NOUNS[self]
+
 
 PROCESS_NAMES = {
     Role.ZYGOTE: "z3sandbox-zyg",
     Role.FORK_SERVER: "z3sandbox-fork",
+    Role.NEXT_FORK_SERVER: "z3sandbox-fnext",
     Role.RUN: "z3sandbox-init",  # a candidate, from a cold fork or a standby
     Role.STANDBY: "z3sandbox-stby",  # a standby's init and child until handed a request
     Role.VERIFY: "z3sandbox-init",
     Role.SPARE: "z3sandbox-spare",
     Role.PROBE: "z3sandbox-init",
+}
+
+
+ROLE_NOUNS = {
+    Role.ZYGOTE: "zygote",
+    Role.FORK_SERVER: "fork server",
+    Role.NEXT_FORK_SERVER: "next fork server",
+    Role.RUN: "candidate's init",
+    Role.STANDBY: "standby candidate",
+    Role.VERIFY: "verifier",
+    Role.SPARE: "spare verifier",
+    Role.PROBE: "start-up probe",
 }
 
 
@@ -107,9 +126,10 @@ KILL_DESCRIPTIONS: dict[Kill, str] = {
                   "own ABI fails with EPERM instead, and the verdict is blocked with no kill)",
     Kill.REPORT: "its report broke the protocol (too big, malformed): the sandbox stopped reading",
     Kill.RACE: "another candidate was decisive first (--race)",
-    Kill.CANCEL: "Sandbox.cancel() or the end of the run",
+    Kill.CANCEL: "Sandbox.cancel(), Sandbox.close() or the end of the run",
     Kill.INTERRUPT: "Jupyter's Interrupt (or Ctrl-C)",
-    Kill.DIED: "the zygote died under it (shown as internal_error; the run's notes say why)",
+    Kill.DIED: "a process of the sandbox died under it (the zygote, its fork server, the candidate's "
+               "init): shown as internal_error; the reason and the run's notes say which",
 }
 
 # The zygote kills a candidate for these; the rest are the operating system's.

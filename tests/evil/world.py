@@ -36,7 +36,7 @@ from typing import Any
 import z3
 
 import z3sandbox_kernel
-from z3sandbox_kernel.zygote.forker import FORKER_NAMES
+from z3sandbox_kernel.zygote.forker import FORKER_NAMES, NEXT_NAME
 from z3sandbox_kernel.zygote.scratch import REMOVER_NAME
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME
 from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
@@ -427,6 +427,8 @@ def leftover_processes(zygote_pid: int, level: str) -> list[str]:
     forkers = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) in FORKER_NAMES][:1]
     # It keeps one idle verifier forked ahead, named SPARE_NAME: not a leftover.
     spares = [pid for pid, d in tree.items() if parent_of(pid) in forkers and _comm(pid) == SPARE_NAME][:1]
+    # Nor its successor, idle until it takes over (zygote/forker.py).
+    spares += [pid for pid in tree if parent_of(pid) in forkers and _comm(pid) == NEXT_NAME][:1]
     # Nor its standby candidates (zygote/standby.py, kernel level only): an init and its one
     # child, both named STANDBY_NAME until handed a request (both rename themselves then).
     inits = [pid for pid, d in tree.items() if parent_of(pid) in forkers and _comm(pid) == STANDBY_NAME]

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import process_tree_of, require_extra
+from tests.faults.processes import zygote_processes_of
 
 distributed = require_extra("distributed", "dask")  # in CI a missing extra fails, never skips
 import dask  # noqa: E402
@@ -153,24 +154,6 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _zygote_processes_of(parents: set[int]) -> set[int]:
-    """Zygotes, their thin parents and candidate children (all share the zygote's command line)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                argv = handle.read().split(b"\0")
-        except OSError:
-            continue
-        if b"z3sandbox_kernel.zygote" in argv and b"--parent" in argv:
-            parent = argv[argv.index(b"--parent") + 1]
-            if parent.isdigit() and int(parent) in parents and _alive(int(entry)):
-                found.add(int(entry))
-    return found
-
-
 # ------------------------------------------------------------------------------------ verdicts
 
 def test_verdicts_on_workers_match_local_verdicts(client: Any, sandbox: Sandbox) -> None:
@@ -253,6 +236,8 @@ def test_a_worker_killed_mid_run_is_retried_elsewhere(client: Any, sandbox: Sand
     (candidate,) = box["result"].candidates
     assert candidate.verdict is Verdict.SAT
     assert candidate.host != victim
+    assert box["result"].notes == [f"the Dask worker {victim} died (left the cluster) while candidate 0 "
+                                   "ran on it; candidate 0 ran again on another worker"]
     # The dead worker's zygote (and with it its candidate) followed it: parent-death signal.
     assert victim_zygotes and not _wait_gone(victim_zygotes | {victim_pid})
 
@@ -271,6 +256,11 @@ def test_a_candidate_that_kills_every_worker_ends_crashed(client: Any, sandbox: 
     assert candidate.verdict is Verdict.CRASHED
     assert "KilledWorker" in candidate.reason
     assert len(set(victims)) == 2
+    assert box["result"].notes == [  # which worker died, and what became of its candidate
+        f"the Dask worker {victims[0]} died (left the cluster) while candidate 0 ran on it; "
+        "candidate 0 ran again on another worker",
+        f"the Dask worker {victims[1]} died (left the cluster) while candidate 0 ran on it; "
+        "candidate 0 did not: Dask gave up after its allowed failures"]
 
 
 # -------------------------------------------------------------------------- other executors
@@ -354,7 +344,7 @@ def test_nothing_is_left_after_the_client_and_cluster_close(sandbox: Sandbox) ->
                                           client=client)
     _await_updates(updates, (0, "running"), (1, "running"))
     workers = set(client.run(os.getpid).values())
-    zygotes = _zygote_processes_of(workers)
+    zygotes = zygote_processes_of(workers)
     # Each zygote has a candidate's child under it (the zygote says "started" just before it forks).
     outer = [pid for pids in client.run(zygote_pids).values() for pid in pids]
     assert len(outer) == 2
@@ -366,4 +356,4 @@ def test_nothing_is_left_after_the_client_and_cluster_close(sandbox: Sandbox) ->
     assert {c.verdict for c in box["result"]} <= {Verdict.CANCELLED, Verdict.CRASHED,
                                                   Verdict.INTERNAL_ERROR}
     assert not _wait_gone(workers | zygotes)
-    assert not _zygote_processes_of(workers)
+    assert not zygote_processes_of(workers)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LEVELS, all_processes, process_tree_of, stray_processes
+from tests.conftest import LEVELS, all_processes, ended_within, process_tree_of, stray_processes
 from z3sandbox_kernel import Limits, Sandbox, Verdict
 from z3sandbox_kernel.host.plan import Graces
 from z3sandbox_kernel.protocol import SHOWN_MODEL_MAX_ENTRIES
@@ -27,21 +26,6 @@ pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("zygote_is_clean"
 SAT = "x = Int('x'); s.add(x > 1); s.check()"
 LOOP = "while True: pass"
 SLOW = Limits(wall_s=30, cpu_s=30)
-
-
-def ended_within(pids: list[int], timeout_s: float) -> list[int]:
-    """Wait on pidfds (no sleep) for these processes to end; the pids still running."""
-    alive = []
-    for pid in pids:
-        try:
-            pidfd = os.pidfd_open(pid)
-        except ProcessLookupError:
-            continue
-        with os.fdopen(pidfd) as handle:
-            ready, _, _ = select.select([handle], [], [], timeout_s)
-        if not ready:
-            alive.append(pid)
-    return alive
 
 
 class Trigger:
@@ -105,7 +89,8 @@ def test_zygote_killed_mid_run_ends_the_run_and_the_next_run_works(own_sandbox):
         victims.extend(proc.pid for proc in process_tree_of(first_zygote))
         os.kill(first_zygote, signal.SIGKILL)
 
-    trigger = Trigger(lambda t: "running" in t.states.values(), kill_zygote)
+    # both loops started: the zygote loses what it started (what it had not started runs again)
+    trigger = Trigger(lambda t: list(t.states.values()).count("running") == 2, kill_zygote)
     result = own_sandbox.run([LOOP, LOOP, SAT], jobs=2, limits=Limits(wall_s=10, cpu_s=10),
                              on_update=trigger)
     assert trigger.fired.is_set()
@@ -307,7 +292,8 @@ def test_a_wedged_zygote_ends_the_run_within_wall_plus_grace_and_the_next_run_wo
     grace) ends the run, kills the wedged zygote, and the next run starts a new one."""
     own_sandbox.run(SAT)
     wedged = own_sandbox.zygote_pid
-    trigger = Trigger(lambda t: "running" in t.states.values(), lambda: wedge(wedged))
+    # both started: what a wedged zygote had not started runs again on the next one
+    trigger = Trigger(lambda t: list(t.states.values()).count("running") == 2, lambda: wedge(wedged))
     limits = Limits(wall_s=3, cpu_s=3)  # the wedge comes first, however late its /proc scan
     result = own_sandbox.run([LOOP, LOOP], jobs=2, limits=limits, verify=False, on_update=trigger)
     assert trigger.fired.is_set()

@@ -170,6 +170,8 @@ class DaskRemote(TaskRemote):
         self._futures: dict[int, DaskFuture] = {}  # request id -> distributed.Future
         self._requests: dict[str, tuple[int, int]] = {}  # key -> (request id, candidate index)
         self._where: dict[int, str] = {}  # request id -> the worker it started on
+        self._left: dict[str, list[int]] = {}  # a worker that left -> the candidates it ran
+        self._gave_up: set[tuple[str, int]] = set()  # (worker, candidate) not run again: KilledWorker
         self._as_completed: Any = None  # a distributed.as_completed (distributed is optional)
         self._more: asyncio.Event | None = None  # on C: futures were added
         self._pump: asyncio.Task[None] | None = None
@@ -224,6 +226,9 @@ class DaskRemote(TaskRemote):
     def _on_started(self, key: str, worker: str) -> None:
         entry = self._requests.get(key)
         if entry is not None and self._sandbox_loop is not None and self._deliver is not None:
+            before = self._where.get(entry[0])
+            if before is not None and before != worker:  # started again: its worker left with it
+                self._left.setdefault(before, []).append(entry[1])
             self._where[entry[0]] = worker
             self._sandbox_loop.call_soon_threadsafe(
                 self._deliver, Started(v=PROTOCOL_VERSION, type="started", id=entry[0]))
@@ -249,10 +254,19 @@ class DaskRemote(TaskRemote):
         reason = self._cancelled.pop(request_id, None)
         try:
             candidate = _outcome(future.status, result, index, host, reason)
+            if host is not None and "(KilledWorker" in candidate.get("reason", ""):
+                self._left.setdefault(host, []).append(index)
+                self._gave_up.add((host, index))
         except Exception as exc:  # never leave the run waiting on a candidate
             candidate = synthesized(index, Verdict.INTERNAL_ERROR, f"bad task result: {exc!r}", host=host)
         self._sandbox_loop.call_soon_threadsafe(
             self._deliver, Done(v=PROTOCOL_VERSION, type="done", id=request_id, result=candidate))
+
+    def notes(self) -> list[str]:
+        """Each worker that left the cluster while it ran a candidate of this run (it died: a
+        candidate's task starts again only then), and what became of those candidates."""
+        return [_worker_left(worker, indices, {i for w, i in self._gave_up if w == worker})
+                for worker, indices in self._left.items()]
 
     async def close(self) -> None:
         """On S, after the run: stop the pump, cancel anything left (a run that raised)."""
@@ -272,6 +286,19 @@ class DaskRemote(TaskRemote):
         left = list(self._futures.values())
         if left:
             await self.client.cancel(left, asynchronous=True)
+
+
+def _worker_left(worker: str, indices: list[int], gave_up: set[int]) -> str:
+    """A run's note: the worker, the candidates it ran when it left, which Dask ran again."""
+    def named(group: list[int]) -> str:
+        return f"candidate{'s' if len(group) > 1 else ''} {', '.join(map(str, sorted(group)))}"
+
+    again = [index for index in indices if index not in gave_up]
+    told = [f"{named(again)} ran again on another worker"] if again else []
+    lost = [index for index in indices if index in gave_up]
+    told += [f"{named(lost)} did not: Dask gave up after its allowed failures"] if lost else []
+    return (f"the Dask worker {worker} died (left the cluster) while {named(indices)} ran on it; "
+            + "; ".join(told))
 
 
 def _outcome(status: str, result: object, index: int, host: str | None,

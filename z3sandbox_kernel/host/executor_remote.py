@@ -37,6 +37,10 @@ class TaskRemote:
         self._deliver: Deliver | None = None
         self._handlers: dict[str, Callable[[Any], None]] = {"run": self._submit, "cancel": self._on_cancel}
 
+    def notes(self) -> list[str]:
+        """Nothing to say of a plain executor (a Dask cluster says which worker died)."""
+        return []
+
     def send(self, msg: HostRequest) -> bool:
         """On the Sandbox's loop; never blocks (a task is queued, a cancel handed on)."""
         handler = self._handlers.get(msg["type"])

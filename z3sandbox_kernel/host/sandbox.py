@@ -8,6 +8,7 @@ in the calling thread, so widgets and prints land in the cell that started the r
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
 import itertools
@@ -15,14 +16,14 @@ import os
 import queue
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
 from ..options import RunOptions, required_layers
 from ..protocol import Hello, IsolationReport, ZygoteEvent
 from ..results import CandidateResult, RunResult
-from ..roles import Kill
+from ..roles import Kill, Role
 from .plan import Graces, RunPlan, make_plan
 from .records import Recording
 from .scheduler import Remote, ScheduledRun, Send
@@ -47,6 +48,14 @@ class _Held:
     Sandbox itself)."""
 
     zygote: ZygoteProcess | None = None
+
+
+def noun(role: str) -> str:
+    """A role as the notes name it (one a later zygote names, as it is)."""
+    try:
+        return Role(role).noun
+    except ValueError:
+        return role
 
 
 def _weakly(method: Callable[..., None]) -> Callable[..., None]:
@@ -96,8 +105,11 @@ class Sandbox(ZygoteOwner):
         self.require = required_layers(require)
         self.jobs = jobs
         self.record_dir = record_dir
-        self.restarts = 0
+        self.restarts = 0  # processes of this sandbox that died and were replaced
         self._runs: set[ScheduledRun] = set()
+        self._futures: set[concurrent.futures.Future[RunResult]] = set()  # every run not yet returned
+        self._admission = threading.Lock()  # a run is submitted before close(), or refused
+        self._later_notes: list[str] = []  # said by the next local run: no run was going
         self._ids = itertools.count(1)
         # A Sandbox dropped without close(): its zygote goes when it is collected, not at the
         # host's exit.  The zygote's callbacks hold it weakly (_weakly), so it can be collected.
@@ -118,6 +130,9 @@ class Sandbox(ZygoteOwner):
         return (await self._ensure_zygote()).send
 
     def _on_message(self, msg: ZygoteEvent) -> None:
+        if msg["type"] == "restarted":
+            self._restarted(f"{noun(msg['role'])} process {msg['how']}")
+            return
         request_id = msg["id"]
         for run in list(self._runs):
             if request_id in run.in_flight:
@@ -138,7 +153,7 @@ class Sandbox(ZygoteOwner):
         zygote.closing = True  # its exit is handled here, not again by its reader
         zygote.kill()
         self.restarts += 1
-        for run in list(self._runs):
+        for run in [run for run in self._runs if run.local]:
             run.on_zygote_died("was unresponsive and was killed")
 
     def _on_zygote_exit(self, zygote: ZygoteProcess, how: str) -> None:
@@ -148,8 +163,21 @@ class Sandbox(ZygoteOwner):
         if zygote.closing:
             return
         self.restarts += 1
-        for run in list(self._runs):
+        local = [run for run in self._runs if run.local]
+        for run in local:
             run.on_zygote_died(how)
+        if not local:  # no run was going: the next one says so
+            self._later_notes.append(f"the zygote process {how} before this run and was restarted")
+
+    def _restarted(self, what: str) -> None:
+        """A process of this sandbox died and another took its place: each local run going on
+        says so in its notes, or else the next one."""
+        self.restarts += 1
+        local = [run for run in self._runs if run.local]
+        for run in local:
+            run.notes.append(f"the {what} during this run and was restarted")
+        if not local:
+            self._later_notes.append(f"the {what} before this run and was restarted")
 
     # ------------------------------------------------------------------------------------ runs
 
@@ -157,28 +185,43 @@ class Sandbox(ZygoteOwner):
                        recording: Recording | None = None) -> RunResult:
         """Run on the local zygote, or on a cluster when ``remote`` is given (same scheduler);
         the run's record is started first (with the local zygote's isolation report) and ended
-        with the result."""
-        if recording is None:
-            return await self._scheduled(run, remote)
+        with the result.  The run is ours from its first step: ``close()`` cancels it wherever
+        it is, a zygote that is starting included."""
+        self._runs.add(run)
+        run.local = remote is None
+        if run.local:
+            run.on_unresponsive = self._kill_wedged_zygote
+            run.notes += self._later_notes
+            self._later_notes.clear()
+        if self._closed:
+            run.cancel(Kill.CANCEL)
         try:
-            recording.start(None if remote else (await self._ensure_zygote()).hello)
-            result = await self._scheduled(run, remote)
-            recording.finish(result)
-            return result
+            if recording is None:
+                return await self._scheduled(run, remote)
+            try:
+                zygote = None if remote else await run.unless_cancelled(self._ensure_zygote())
+                recording.start(zygote.hello if zygote else None)
+                result = await self._scheduled(run, remote)
+                recording.finish(result)
+                return result
+            finally:
+                recording.close()
         finally:
-            recording.close()
+            if not run.in_flight:  # (a zygote that did not start: the run never reached its loop)
+                self._runs.discard(run)
 
     async def _scheduled(self, run: ScheduledRun, remote: Remote | None) -> RunResult:
         self._runs.add(run)
-        if remote is None:
-            run.on_unresponsive = self._kill_wedged_zygote
 
         async def connect_remote(_: ScheduledRun) -> Send:
             assert remote is not None
             return await remote.connect(self._on_message)
 
         try:
-            return await run.execute(connect_remote if remote else self._connect, lambda: next(self._ids))
+            result = await run.execute(connect_remote if remote else self._connect, lambda: next(self._ids))
+            if remote is not None:
+                result.notes += remote.notes()
+            return result
         finally:
             if run.in_flight:  # its awaiting task was cancelled: the results of what it killed still
                 # come, and must reach it (else its unconfirmed cancel is taken for a wedged zygote)
@@ -226,7 +269,7 @@ class Sandbox(ZygoteOwner):
         updates: queue.Queue[CandidateResult | None] = queue.Queue()  # None: the run is over
         run, remote, recording = self._prepare(scripts, RunOptions.of(options, **changes), client,
                                                executor, updates.put)
-        future = self._loop.submit(self._execute(run, remote, recording))
+        future = self._submit(self._execute(run, remote, recording))
         future.add_done_callback(lambda _: updates.put(None))
         while True:
             try:
@@ -237,7 +280,22 @@ class Sandbox(ZygoteOwner):
                     on_update(item)
             except KeyboardInterrupt:
                 self._loop.call(run.cancel, Kill.INTERRUPT)
+            except BaseException:  # on_update raised: no one waits for the run any more
+                self._loop.call(run.cancel, Kill.CANCEL)
+                raise
         return _warned_about(future.result())
+
+    def _submit(self, execute: Coroutine[object, object, RunResult]) -> concurrent.futures.Future[RunResult]:
+        """A run on the loop, unless this Sandbox is closed (then ``execute`` never starts); every
+        run submitted before ``close()`` is one that ``close()`` ends."""
+        with self._admission:
+            if self._closed:
+                execute.close()
+                raise RuntimeError("this Sandbox is closed")
+            future = self._loop.submit(execute)
+            self._futures.add(future)
+        future.add_done_callback(self._futures.discard)
+        return future
 
     async def run_async(self, scripts: str | Sequence[str], options: RunOptions | None = None, *,
                         on_update: UpdateCallback | None = None, client: Any = None,
@@ -254,8 +312,8 @@ class Sandbox(ZygoteOwner):
         run, remote, recording = self._prepare(scripts, RunOptions.of(options, **changes), client,
                                                executor, emit)
         try:
-            return _warned_about(await asyncio.wrap_future(
-                self._loop.submit(self._execute(run, remote, recording))))
+            future = self._submit(self._execute(run, remote, recording))
+            return _warned_about(await asyncio.wrap_future(future))
         except asyncio.CancelledError:
             self._loop.call(run.cancel, Kill.CANCEL)
             raise
@@ -284,12 +342,26 @@ class Sandbox(ZygoteOwner):
         return self._zygote.pid if self._zygote else None
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
+        """Cancel every run, close the zygote and the loop.  Every ``run()`` it overlaps returns
+        (its candidates that had not ended ``cancelled``), whatever phase it was in."""
+        with self._admission:
+            if self._closed:
+                return
+            self._closed = True
         self._finalizer.detach()
-        self.cancel()
         self._close_zygote_and_loop()
+
+    def _stop_runs(self) -> None:
+        for run in list(self._runs):
+            run.cancel(Kill.CANCEL)
+
+    async def _end_runs(self) -> None:
+        """The zygote is closed: what it did not answer is answered here, and every run returns."""
+        for run in list(self._runs):
+            run.abandon(f"{Kill.CANCEL}: the Sandbox was closed")
+        pending = [asyncio.wrap_future(future) for future in list(self._futures)]
+        if pending:
+            await asyncio.wait(pending, timeout=self.graces.shutdown_grace_s)
 
     def __enter__(self) -> Sandbox:
         return self

@@ -18,7 +18,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..limits import Limits
 from ..protocol import (
@@ -41,6 +41,7 @@ _RUN_NUMBERS = itertools.count(1)
 log = logging.getLogger("z3sandbox")
 Send = Callable[[HostRequest], bool]  # False: the zygote is gone (its exit is being handled)
 Deliver = Callable[[ZygoteEvent], None]
+T = TypeVar("T")
 
 
 class Remote(Protocol):
@@ -56,6 +57,10 @@ class Remote(Protocol):
 
     def default_jobs(self) -> int: ...
 
+    def notes(self) -> list[str]:
+        """What the run's notes say of the cluster once it has ended (a worker that died)."""
+        ...
+
 
 class ScheduledRun:
     """One run as the scheduler drives it: its candidates' states, the queue, those in flight."""
@@ -68,6 +73,8 @@ class ScheduledRun:
         self.candidates = [CandidateResult(index=i, state="queued") for i in range(len(plan.scripts))]
         self.queue: deque[int] = deque(range(len(plan.scripts)))
         self.in_flight: dict[int, int] = {}  # request id -> candidate index
+        self._started: set[int] = set()  # request ids the zygote said it started
+        self._sent_again: set[int] = set()  # candidate indices sent again to a new zygote
         self.cancelled: Kill | None = None
         self.notes: list[str] = []
         self.isolation: IsolationReport | None = None
@@ -78,6 +85,7 @@ class ScheduledRun:
         self._watchdogs: dict[int, asyncio.TimerHandle] = {}
         self.on_settled: Callable[[], None] | None = None  # once nothing is in flight, if no one awaits
         self.number = next(_RUN_NUMBERS)  # the zygote checks a run's answers in its own verifiers
+        self.local = False  # on the Sandbox's own zygote (not a cluster): its restarts are ours
 
     # ---------------------------------------------------------------------------------- driving
 
@@ -87,7 +95,7 @@ class ScheduledRun:
         while not self._complete():
             if self.queue and not self.cancelled and len(self.in_flight) < self.plan.jobs:
                 if self._send is None:
-                    self._send = await connect(self)
+                    self._send = await self.unless_cancelled(connect(self))
                     continue  # the run may have been cancelled while the zygote started
                 self._submit(self.queue.popleft(), next_id())
                 continue
@@ -97,6 +105,20 @@ class ScheduledRun:
                          language=self.plan.options.language, isolation=self.isolation, notes=self.notes,
                          interrupted=self.cancelled == Kill.INTERRUPT,
                          elapsed_s=time.monotonic() - self.started)
+
+    async def unless_cancelled(self, awaitable: Awaitable[T]) -> T | None:
+        """``awaitable``'s result, or None as soon as the run is cancelled (a zygote that is
+        starting goes on starting, for the next run; what it ends with is no one's)."""
+        task = asyncio.ensure_future(awaitable)
+        while not task.done():
+            if self.cancelled is not None:
+                task.add_done_callback(_retrieved)
+                return None
+            self.finished.clear()
+            woken = asyncio.ensure_future(self.finished.wait())
+            await asyncio.wait({task, woken}, return_when=asyncio.FIRST_COMPLETED)
+            woken.cancel()
+        return task.result()
 
     def _complete(self) -> bool:
         return not self.in_flight and (not self.queue or self.cancelled is not None)
@@ -110,7 +132,7 @@ class ScheduledRun:
             limit = options.limits.wall_s + verify_s + self.graces.watchdog_grace_s
             self._watchdogs[request_id] = asyncio.get_running_loop().call_later(
                 limit, self._overdue, request_id, limit)
-        self._send(RunRequest(
+        sent = self._send(RunRequest(
             v=PROTOCOL_VERSION, type="run", id=request_id, index=index,
             script=plan.scripts[index], language=options.language,
             limits=options.limits.to_dict(), random_seed=plan.random_seeds[index],
@@ -119,6 +141,10 @@ class ScheduledRun:
             require=list(options.require), models=options.models, cross_check=options.cross_check,
             plain=options.plain, run=self.number, last=not self.queue,
         ))
+        if not sent:  # the zygote is gone, its end not yet handled: to its successor
+            self._end(request_id)
+            self.queue.appendleft(index)
+            self._send = None
 
     def _wake(self) -> None:
         self.finished.set()
@@ -134,6 +160,7 @@ class ScheduledRun:
 
     def on_started(self, request_id: int) -> None:
         index = self.in_flight.get(request_id)
+        self._started.add(request_id)
         if index is not None:
             self._update(index, dataclasses.replace(self.candidates[index], state="running"))
 
@@ -164,16 +191,27 @@ class ScheduledRun:
         self._wake()
 
     def on_zygote_died(self, how: str) -> None:
-        """Candidates in flight are lost with the zygote (internal_error, never cancelled: nobody
-        cancelled them); the rest run on a new one."""
+        """Candidates the zygote had started are lost with it (internal_error, never cancelled:
+        nobody cancelled them); the ones it had not started (it says so before it forks) and the
+        rest run on a new one, each sent again once at most."""
         self._send = None
-        if not self.in_flight:
-            return
         self.notes.append(f"the zygote process {how} during this run and was restarted")
-        for request_id in list(self.in_flight):
+        for request_id, index in list(self.in_flight.items()):
+            if request_id not in self._started and index not in self._sent_again and not self.cancelled:
+                self._end(request_id)
+                self._sent_again.add(index)
+                self.queue.appendleft(index)
+                continue
             self._fail(request_id, Verdict.INTERNAL_ERROR,
                        f"{SANDBOX_DIED} (the zygote {how}) while this candidate ran; it is restarted "
                        "for the next one", kill=Kill.DIED)
+        self._wake()
+
+    def abandon(self, reason: str) -> None:
+        """End here what is still in flight: no result can come for it any more (the Sandbox is
+        closed, its zygote gone)."""
+        for request_id in list(self.in_flight):
+            self._fail(request_id, Verdict.CANCELLED, reason, kill=Kill.CANCEL)
 
     def _fail(self, request_id: int, verdict: Verdict, reason: str, kill: Kill | None = None) -> None:
         index = self._end(request_id)
@@ -243,6 +281,12 @@ class ScheduledRun:
                        f"{reason}; the sandbox process did not confirm within "
                        f"{self.graces.cancel_grace_s:g} s and is restarted")
         self._unresponsive()
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """A done callback: the task's exception is taken (no one awaits it), so none is logged."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _with_byte_constants(result: ZygoteResult, limits: Limits) -> ZygoteResult:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import logging
 import os
 import socket
 import threading
@@ -37,6 +38,7 @@ from ..protocol import (
     CancelRequest,
     Done,
     Hello,
+    Restarted,
     RunRequest,
     Started,
     ZygoteEvent,
@@ -60,6 +62,7 @@ except ImportError:  # pragma: no cover - exercised in the test that hides distr
 # API: tests/host/test_distributed.py pins the behaviour (a cancelled candidate frees its worker).
 RUNNING_STATES = frozenset({"executing", "long-running"})
 LEAVING_STATES = frozenset({"released", "cancelled", "forgotten"})
+log = logging.getLogger("z3sandbox")
 STARTED_TOPIC = "z3sandbox-started"  # Dask event: a candidate began on a worker (for "running")
 # A Dask Worker.  distributed is optional, and this module also serves plain Executors without it,
 # so its classes are not types here.
@@ -100,9 +103,10 @@ class WorkerZygote(ZygoteOwner):
         self._ids = itertools.count(1)
         # Each zygote event's handler, keyed by its type (the gate decoded it: zygote_client.py).
         self._handlers: dict[str, Callable[[Any], None]] = {
-            "started": self._on_started_message, "done": self._on_done}
+            "started": self._on_started_message, "done": self._on_done, "restarted": self._on_restarted}
         self._waiting: dict[int, asyncio.Future[ZygoteResult]] = {}  # zygote id -> result
         self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "it started"
+        self._began: set[int] = set()  # zygote ids it said it started, until they end
         self._lock = threading.Lock()  # guards the two token tables below
         self._tokens: dict[str, int | None] = {}  # token -> zygote id (None: not yet sent)
         self._cancelled: dict[str, Kill] = {}  # token -> reason, for a cancel that came first
@@ -126,9 +130,17 @@ class WorkerZygote(ZygoteOwner):
         self._handlers[msg["type"]](msg)
 
     def _on_started_message(self, msg: Started) -> None:
+        if msg["id"] in self._waiting:
+            self._began.add(msg["id"])
         started = self._on_started.pop(msg["id"], None)
         if started is not None:
             started()
+
+    def _on_restarted(self, msg: Restarted) -> None:
+        """A process of this worker's zygote was replaced: its candidates say so in their results;
+        the worker's log says it too."""
+        log.warning("z3sandbox: a %s process of this worker's zygote %s and was restarted",
+                    msg["role"], msg["how"])
 
     def _on_done(self, msg: Done) -> None:
         waiter = self._waiting.get(msg["id"])
@@ -139,10 +151,11 @@ class WorkerZygote(ZygoteOwner):
         """Its candidates are lost with it; the next one starts a new zygote."""
         if self._zygote is zygote:
             self._zygote = None
-        for waiter in self._waiting.values():
+        for zygote_id, waiter in self._waiting.items():
             if not waiter.done():
                 waiter.set_exception(_ZygoteLost(f"the zygote on this worker {how} while this "
-                                                 "candidate ran; it was restarted"))
+                                                 "candidate ran; it was restarted",
+                                                 started=zygote_id in self._began))
 
     # ------------------------------------------------------------------------------------ runs
 
@@ -165,31 +178,44 @@ class WorkerZygote(ZygoteOwner):
 
     async def _run(self, request: RunRequest, token: str,
                    on_started: Callable[[], None] | None) -> ZygoteResult:
+        """One request on this process's zygote; one the zygote had not started when it died
+        (it says "started" before it forks) runs again on the next zygote, once."""
         index = int(request["index"])
-        try:
-            zygote = await self._ensure_zygote()
-        except Exception as exc:
-            return synthesized(index, Verdict.INTERNAL_ERROR, f"the worker's zygote did not start: {exc}")
-        zygote_id = next(self._ids)
-        with self._lock:  # a cancel either came before this (and is seen here) or sees the id
-            reason = self._cancelled.get(token)
-            if reason is None:
-                self._tokens[token] = zygote_id
-        if reason is not None:
-            return synthesized(index, Verdict.CANCELLED, f"{reason} before it started", kill=reason)
+        for attempt in range(2):
+            try:
+                zygote = await self._ensure_zygote()
+            except Exception as exc:
+                return synthesized(index, Verdict.INTERNAL_ERROR, f"the worker's zygote did not start: {exc}")
+            zygote_id = next(self._ids)
+            with self._lock:  # a cancel either came before this (and is seen here) or sees the id
+                reason = self._cancelled.get(token)
+                if reason is None:
+                    self._tokens[token] = zygote_id
+            if reason is not None:
+                return synthesized(index, Verdict.CANCELLED, f"{reason} before it started", kill=reason)
+            try:
+                return await self._sent(zygote, {**request, "id": zygote_id}, on_started)
+            except _ZygoteLost as exc:
+                if exc.started or attempt:
+                    return synthesized(index, Verdict.INTERNAL_ERROR, str(exc))
+        raise AssertionError("unreachable")
+
+    async def _sent(self, zygote: ZygoteProcess, request: RunRequest,
+                    on_started: Callable[[], None] | None) -> ZygoteResult:
+        """Its result; ``_ZygoteLost`` if the zygote ended first (or was gone)."""
+        zygote_id = request["id"]
         waiter: asyncio.Future[ZygoteResult] = asyncio.get_running_loop().create_future()
         self._waiting[zygote_id] = waiter
         if on_started is not None:
             self._on_started[zygote_id] = on_started
         try:
-            if not zygote.send({**request, "id": zygote_id}):  # this zygote's own id
-                return synthesized(index, Verdict.INTERNAL_ERROR, "the worker's zygote is gone")
+            if not zygote.send(request):  # this zygote's own id
+                raise _ZygoteLost("the worker's zygote is gone", started=False)
             return await waiter
-        except _ZygoteLost as exc:
-            return synthesized(index, Verdict.INTERNAL_ERROR, str(exc))
         finally:
             self._waiting.pop(zygote_id, None)
             self._on_started.pop(zygote_id, None)
+            self._began.discard(zygote_id)
 
     def knows(self, token: str) -> bool:
         return token in self._tokens
@@ -219,7 +245,9 @@ class WorkerZygote(ZygoteOwner):
 
 
 class _ZygoteLost(Exception):
-    pass
+    def __init__(self, message: str, started: bool) -> None:
+        super().__init__(message)
+        self.started = started  # the zygote said it started it: it is lost, not run again
 
 
 class ZygotePlugin(WorkerPlugin):

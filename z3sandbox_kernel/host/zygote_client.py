@@ -42,7 +42,12 @@ ZYGOTE_ENV = {"LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2", "GLIBC_TUNABLES": "gli
 
 
 class ZygoteError(RuntimeError):
-    """The zygote could not be started, or broke the protocol."""
+    """The zygote could not be started, or broke the protocol.  ``killed``: it died of a signal
+    while starting (something killed it: another start may work), ``how`` it ended."""
+
+    def __init__(self, message: str, killed: bool = False, how: str = "") -> None:
+        super().__init__(message)
+        self.killed, self.how = killed, how
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -110,12 +115,12 @@ class ZygoteProcess:
         try:
             self.hello = parse_hello(await asyncio.wait_for(self._read_frame(), START_TIMEOUT_S))
         except (asyncio.TimeoutError, asyncio.IncompleteReadError, ProtocolError) as exc:
+            ended = isinstance(exc, asyncio.IncompleteReadError)  # it closed its pipe: it died
             self.kill()
             await self.process.wait()
-            raise ZygoteError(
-                f"the zygote did not start ({describe_exit(self.process.returncode)}; {exc!r}); "
-                "its stderr above says why"
-            ) from None
+            how = describe_exit(self.process.returncode)
+            raise ZygoteError(f"the zygote did not start ({how}; {exc!r}); its stderr above says why",
+                              killed=ended and (self.process.returncode or 0) < 0, how=how) from None
         self._reader = asyncio.get_running_loop().create_task(self._read_forever())
         return self.hello
 
@@ -162,10 +167,11 @@ class ZygoteProcess:
         zygote's tree is often both), is in that group and goes too."""
         if self.process is None or self.process.returncode is not None:
             return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            self.process.kill()
+        # os.kill, not Process.kill: that polls first, and a poll that reaps an ended zygote leaves
+        # asyncio's own wait with no status ("exited with code 255", not its death).
+        for kill, target in ((os.killpg, self.process.pid), (os.kill, self.process.pid)):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                kill(target, signal.SIGKILL)
 
     async def _exit_within(self, seconds: float) -> None:
         """The zygote closed its pipe: it is ending.  Let it end as it does, so that the death
@@ -181,9 +187,16 @@ class ZygoteProcess:
         if os.path.basename(folder).startswith("z3sandbox-") and os.path.isabs(folder):
             scratch.remove(folder)
 
+    @property
+    def gone(self) -> bool:
+        """It can take no request any more (it ended, or its stdin closed under a write)."""
+        process = self.process
+        return (process is None or process.returncode is not None or process.stdin is None
+                or process.stdin.is_closing())
+
     def send(self, msg: HostRequest) -> bool:
         """Queue a request; False if the zygote is gone (its exit is being handled)."""
-        if not self.process or not self.process.stdin or self.process.stdin.is_closing():
+        if self.gone or not self.process or not self.process.stdin:
             return False
         try:
             self.process.stdin.write(encode_frame(msg))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import contextlib
 import sys
 import threading
@@ -20,10 +21,11 @@ from typing import Generic, TypeVar
 
 from ..protocol import Hello, IsolationReport
 from .plan import Graces
-from .zygote_client import ZygoteProcess
+from .zygote_client import START_TIMEOUT_S, ZygoteError, ZygoteProcess
 
 T = TypeVar("T")
 _warned: set[str] = set()
+CLOSE_MARGIN_S = 10.0  # past a start's and a shutdown's own bounds, before close() gives up
 
 
 def default_isolation() -> str:
@@ -80,21 +82,56 @@ class ZygoteOwner:
         """Called once ``zygote`` said ``hello``, before it serves anything."""
 
     async def _ensure_zygote(self) -> ZygoteProcess:
-        """The zygote, started on first use (one start at a time, on the loop thread)."""
+        """The zygote, started on first use (one start at a time, on the loop thread); none once
+        this owner is closed."""
         if self._starting is None:
             self._starting = asyncio.Lock()
         async with self._starting:
+            if self._closed:
+                raise RuntimeError(f"this {type(self).__name__} is closed")
+            if self._zygote is not None and self._zygote.gone:  # its end is told first (its runs'
+                with contextlib.suppress(asyncio.TimeoutError):  # candidates), then a new one
+                    await self._zygote.reader_done()
+                if self._zygote is not None and self._zygote.gone:
+                    self._detached.add(self._zygote)
+                    self._zygote = None
             if self._zygote is None:
-                zygote = self._new_zygote()
-                self._started(zygote, await zygote.start())
-                self._zygote = zygote
+                self._zygote = await self._start_zygote()
             return self._zygote
 
+    async def _start_zygote(self) -> ZygoteProcess:
+        """Start a zygote; one killed while it started (a signal, not its own error) is started
+        again, once, and ``_restarted`` says so."""
+        for attempt in range(2):
+            zygote = self._new_zygote()
+            try:
+                hello = await zygote.start()
+            except ZygoteError as exc:
+                if attempt or not exc.killed or self._closed:
+                    raise
+                self._restarted(f"zygote process {exc.how} while it started")
+                continue
+            self._started(zygote, hello)
+            return zygote
+        raise AssertionError("unreachable")
+
+    def _restarted(self, what: str) -> None:
+        """A process of the sandbox died and another took its place (``what`` it was and how it
+        died): a Sandbox says so in its runs' notes."""
+
+    def _stop_runs(self) -> None:
+        """On the loop, first thing in ``close()``: a Sandbox cancels its runs."""
+
+    async def _end_runs(self) -> None:
+        """On the loop, once the zygote is closed: a Sandbox ends what its runs still wait for."""
+
     def _close_zygote_and_loop(self) -> None:
-        """Close the zygote (after a start in progress, so that one is closed too) and the ones
-        killed as wedged, then stop the loop thread."""
+        """Stop the runs, close the zygote (after a start in progress, so that one is closed too)
+        and the ones killed as wedged, end what the runs still wait for, then stop the loop
+        thread.  Bounded: a start takes ``START_TIMEOUT_S`` at most, a shutdown its grace."""
 
         async def shutdown() -> None:
+            self._stop_runs()
             if self._starting is not None:
                 async with self._starting:
                     pass
@@ -103,9 +140,15 @@ class ZygoteOwner:
             for detached in list(self._detached):
                 with contextlib.suppress(asyncio.TimeoutError):
                     await detached.reader_done()
+            await self._end_runs()
 
+        bound = START_TIMEOUT_S + 3 * self.graces.shutdown_grace_s + CLOSE_MARGIN_S
         try:
-            self._loop.submit(shutdown()).result(timeout=10)
+            self._loop.submit(shutdown()).result(timeout=bound)
+        except concurrent.futures.TimeoutError:  # never leave a run waiting on a stopped loop
+            with contextlib.suppress(Exception):
+                self._loop.submit(self._end_runs()).result(timeout=CLOSE_MARGIN_S)
+            raise
         finally:
             self._loop.stop()
 

@@ -16,14 +16,17 @@ what a candidate wrote), into the type named here, and kept typed from there.
    is killed.  A cluster's ``Remote`` (host/distributed.py, host/executor_remote.py) takes the
    same requests, dispatched by the same table of handlers keyed by ``type``.
 2. The zygote's stdout (zygote writes, host reads): ``Hello`` once (``HELLO``), then per candidate
-   ``Started`` and ``Done`` (``ZYGOTE_EVENTS``).  ``Done.result`` is a finished ``ZygoteResult``:
+   ``Started`` and ``Done``, and a ``Restarted`` when one of its processes died and was replaced
+   (``ZYGOTE_EVENTS``).  ``Done.result`` is a finished ``ZygoteResult``:
    the zygote classifies, measures and validates, so the host never parses anything a candidate
    wrote.  A Dask worker's result comes back pickled instead, and is checked by
    ``zygote_result``.  The zygote's stderr is its log, for people.
 3. The fork server's socket (zygote/forker.py; zygote writes an order, the fork server answers):
    an order (role, scratch folder, limits, required layers: no candidate data), then a reply with
-   the new tree's pid and, by SCM_RIGHTS, the zygote's ends of its pipes (4 to 7 below).  Its reaped pipe
-   (fork server writes, zygote reads): ``forker.REAPED`` records, one per tree it reaped.
+   the new tree's pid and, by SCM_RIGHTS, the zygote's ends of its pipes (4 to 7 below); or, once
+   per fork server, an order for its successor that carries, by SCM_RIGHTS, the successor's own
+   socket and reaped pipe.  Its reaped pipe (fork server writes, zygote reads): ``forker.REAPED``
+   records, one per tree it reaped (its successor's too); EOF is its death.
 4. A candidate's stdout and stderr, descriptors 1 and 2 (child writes, zygote reads): the script's
    own output, bytes, kept up to ``Limits.output_kb``.  Its stdin is /dev/null.
 5. ``RESULT_FD`` (3; child writes, zygote reads under ``report_budget``): a ``SetupFrame`` (the

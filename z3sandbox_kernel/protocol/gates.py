@@ -19,6 +19,7 @@ from .messages import (
     Done,
     Hello,
     HostRequest,
+    Restarted,
     RunRequest,
     ShutdownRequest,
     Started,
@@ -82,7 +83,7 @@ class Gate(Generic[Message]):
 
 HOST_REQUESTS: Gate[HostRequest] = Gate(RunRequest, CancelRequest, ShutdownRequest)  # zygote's stdin
 HELLO: Gate[Hello] = Gate(Hello)  # the zygote's first frame on its stdout
-ZYGOTE_EVENTS: Gate[ZygoteEvent] = Gate(Started, Done)  # every later one
+ZYGOTE_EVENTS: Gate[ZygoteEvent] = Gate(Started, Done, Restarted)  # every later one
 CANDIDATE_REQUEST: Gate[RunRequest] = Gate(RunRequest)  # a candidate's GO_FD
 # A spare verifier's request file (SPARE_REQUEST_FILE): written by the zygote, read once.
 SPARE_REQUEST = msgspec.json.Decoder(VerifyRequest)

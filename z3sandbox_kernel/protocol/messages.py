@@ -368,7 +368,19 @@ class Done(TypedDict):
     result: ZygoteResult
 
 
+class Restarted(TypedDict):
+    """A process of the zygote's died and another took its place (zygote/fork_orders.py): the
+    host says so in the notes of the runs it overlapped, and counts it in ``Sandbox.restarts``.
+    Its candidates are told in their own results."""
+
+    v: int
+    type: Literal["restarted"]
+    role: str  # roles.Role's value: "fork server", "next fork server"
+    how: str  # how it died: "was killed by SIGKILL", "exited with code 1"
+
+
 # The same messages as unions, for the host's typing (a cluster Remote speaks them too).
 HostRequest = RunRequest | CancelRequest | ShutdownRequest  # what the host sends the zygote
-ZygoteEvent = Started | Done  # what the zygote sends the host after its Hello, per candidate
+# What the zygote sends the host after its Hello: per candidate, and when a process was replaced.
+ZygoteEvent = Started | Done | Restarted
 Language = Literal["python", "smt2"]  # RunRequest.language

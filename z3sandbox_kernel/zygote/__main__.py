@@ -16,8 +16,11 @@ import resource
 import signal
 import sys
 
+from ..limits import Limits
 from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from ..roles import Role
 from . import scratch
+from .jobs import NO_CANDIDATE, run_report
 from .namespaces import NamespaceState
 from .recipe import set_up_zygote
 from .sandboxing import SandboxPlan
@@ -127,9 +130,17 @@ class Launch:
             self.plan.enter_view(self.scratch_base)
 
     def probe_layers(self) -> None:
+        """Fork one child that applies every layer and runs nothing: the isolation report is what
+        really applied, not what the probes expected (a layer can probe fine and still fail)."""
         assert self.plan is not None
         self.server = Zygote(self.plan, self.scratch_base)
-        self.server.probe_layers()
+        trees = self.server.trees
+        job = trees.spawn(NO_CANDIDATE, Role.PROBE, Limits())
+        while job.pid in trees.jobs_by_pid:
+            self.server.selector.select(1.0)
+            trees.on_wake()
+        setup, _, _ = run_report(job)
+        self.plan.confirm(setup["layers"] if setup else None)
 
     def start_fork_server(self) -> None:
         assert self.server is not None

@@ -19,12 +19,25 @@ and nothing of another.
 The fork server is a child of the zygote, in its namespaces and filesystem view; the trees are its
 children (it reaps them and reports each one, and as a subreaper it kills what a tree without a PID
 namespace left behind).  It dies with the zygote (parent-death signal), and its trees with it.
+
+Its successor.  The zygote cannot fork a new fork server once it has read a request (the new one
+would hold what the zygote holds), so the fork server forks one ahead, before it is needed: the
+*next fork server*, a copy of a process that never held a request, idle on a socket and a reaped
+pipe of its own that the zygote made and sent with the order.  It has no parent-death signal (it
+must outlive its parent) and ends when the zygote does (the life pipe).  If the fork server dies,
+its trees die with it (their parent-death signal), the next one is re-parented to the zygote (PID
+1 of its namespace, or its subreaper) and takes over, and the zygote has it fork the next one in
+turn (trees.py).  A fork server with no successor to take over ends the zygote, which the host
+then restarts.
+
+This module is the fork server's side (its loop, ``serve``) and what both sides share (the order,
+the answer, the reaped record); fork_orders.py is the zygote's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import select
 import selectors
 import signal
 import socket
@@ -47,7 +60,6 @@ from .spawn import (
     CANDIDATE_NAME,
     SPARE_NAME,
     STANDBY_NAME,
-    ZYGOTE_NAME,
     Spawned,
     kill_group,
     reap_ready,
@@ -55,18 +67,22 @@ from .spawn import (
 )
 
 FORKER_NAME = Role.FORK_SERVER.process_name
+NEXT_NAME = Role.NEXT_FORK_SERVER.process_name  # its successor's, until it takes over
 # The names the fork server carries: its own, and for the instant of a fork the tree's (a name is
 # inherited at fork, spawn.py).  It is the serving zygote's one child of these names.
-FORKER_NAMES = frozenset({FORKER_NAME, SPARE_NAME, STANDBY_NAME, CANDIDATE_NAME})
+FORKER_NAMES = frozenset({FORKER_NAME, NEXT_NAME, SPARE_NAME, STANDBY_NAME, CANDIDATE_NAME})
 # One reaped tree: pid, wait status, user and system CPU seconds, peak RSS in KB.  Smaller than
 # PIPE_BUF, so each record is written whole.
 REAPED = struct.Struct(">iiddq")
-_ORDER_MAX_BYTES = 1 << 16
+ORDER_MAX_BYTES = 1 << 16
 # One order, one answer, each a message (macOS has no SOCK_SEQPACKET for AF_UNIX: datagrams there,
 # untested; the life pipe still ends the fork server).
-_SOCKET_TYPE = socket.SOCK_SEQPACKET if sys.platform == "linux" else socket.SOCK_DGRAM
-_MAX_FDS = 5
-_EXIT_WAIT_S = 5.0  # the fork server's own exit at the end, before it is killed
+SOCKET_TYPE = socket.SOCK_SEQPACKET if sys.platform == "linux" else socket.SOCK_DGRAM
+MAX_FDS = 5
+
+
+class ForkServerGone(OSError):
+    """The fork server's socket is closed: it died, and its trees with it (trees.py takes over)."""
 
 
 class Order(msgspec.Struct, frozen=True):
@@ -89,8 +105,8 @@ class Forked(msgspec.Struct, frozen=True):
     errno: int = 0
 
 
-_ORDERS = msgspec.json.Decoder(Order)
-_FORKED = msgspec.json.Decoder(Forked)
+ORDERS = msgspec.json.Decoder(Order)
+FORKED = msgspec.json.Decoder(Forked)
 
 
 @dataclass
@@ -138,107 +154,21 @@ def fork_tree(plan: SandboxPlan, order: Order, forget: Any, name: str) -> Spawne
                  forget=forget, name=name)
 
 
-class ForkServer:
-    """The zygote's side: start the fork server, send it orders, read what it reaped."""
+@dataclass
+class _Served:
+    """What one fork server's loop keeps: its live trees and its successor's pid (0: none)."""
 
-    def __init__(self, plan: SandboxPlan, forget: Any) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
-        reaped_r, reaped_w = os.pipe()
-        life_r, life_w = os.pipe()  # EOF when the zygote is gone (macOS has no death signal)
-        set_process_name(FORKER_NAME)  # from its first instant: a name is inherited at fork
-        try:
-            pid = os.fork()
-        except BaseException:
-            set_process_name(ZYGOTE_NAME)
-            raise
-        if pid == 0:
-            try:
-                ours.close()
-                os.close(reaped_r)
-                os.close(life_w)
-                forget()  # the zygote's selector, its wake pipe, its host pipes
-                _serve(plan, theirs, reaped_w, life_r)
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                os._exit(1)
-        set_process_name(ZYGOTE_NAME)
-        theirs.close()
-        os.close(reaped_w)
-        os.close(life_r)
-        os.set_blocking(reaped_r, False)
-        self.life_w = life_w  # never written: held, then closed with the zygote
-        self.pid, self.sock, self.reaped_fd = pid, ours, reaped_r
-        self.pending = bytearray()
-
-    def fork(self, order: Order) -> Spawned:
-        """One tree, forked by the fork server; its read ends (non-blocking) are ours."""
-        self.sock.send(msgspec.json.encode(order))
-        message, fds, _, _ = socket.recv_fds(self.sock, _ORDER_MAX_BYTES, _MAX_FDS)
-        if not message:
-            raise OSError("the fork server is gone")
-        reply = _FORKED.decode(message)
-        if reply.error is not None:
-            for fd in fds:
-                os.close(fd)
-            raise OSError(reply.errno, reply.error)
-        given = iter(fds)
-        out_r, err_r, res_r = next(given), next(given), next(given)
-        status_r = next(given) if reply.status else None
-        go_w = next(given) if reply.go else None
-        return Spawned(reply.pid, out_r, err_r, res_r, status_r, go_w)
-
-    def reaped(self) -> list[tuple[int, int, Usage]]:
-        """The trees the fork server reaped since the last call."""
-        try:
-            while chunk := os.read(self.reaped_fd, REAPED.size * 256):
-                self.pending += chunk
-        except BlockingIOError:
-            pass
-        whole = len(self.pending) - len(self.pending) % REAPED.size
-        records = [REAPED.unpack_from(self.pending, at) for at in range(0, whole, REAPED.size)]
-        del self.pending[:whole]
-        return [(pid, status, Usage(utime, stime, maxrss)) for pid, status, utime, stime, maxrss in records]
-
-    def wait_reaped(self, timeout_s: float) -> list[tuple[int, int, Usage]]:
-        select.select([self.reaped_fd], [], [], timeout_s)
-        return self.reaped()
-
-    def close(self) -> None:
-        """EOF: the fork server kills its trees and exits, and is reaped here, so that it never
-        outlives the zygote (the host's ``close()`` waits for the zygote's exit).  Idempotent: the
-        zygote's end kills everything twice (on the host's shutdown, then in its finally)."""
-        self.sock.close()
-        if self.life_w >= 0:
-            os.close(self.life_w)
-            self.life_w = -1
-        if self.pid:
-            _await_exit(self.pid, _EXIT_WAIT_S)
-            self.pid = 0
+    live: set[int]
+    successor: int = 0
+    serving: bool = False  # a successor has taken over (its first order came)
 
 
-def _await_exit(pid: int, timeout_s: float) -> None:
-    """Wait ``timeout_s`` at most for ``pid`` to exit (a pidfd where there is one), kill it if it
-    has not, and reap it."""
-    try:
-        pidfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):  # not Linux, or already reaped: waitpid says which
-        pidfd = -1
-    if pidfd >= 0:
-        try:
-            if not select.select([pidfd], [], [], timeout_s)[0]:
-                os.kill(pid, signal.SIGKILL)
-        finally:
-            os.close(pidfd)
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
-
-
-def _serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int, life_r: int) -> None:
-    """The fork server's loop: an order in, a tree out; a tree reaped, a record out."""
-    set_parent_death_signal(signal.SIGKILL)
+def serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int, life_r: int, first: bool) -> None:
+    """The fork server's loop: an order in, a tree out; a tree reaped, a record out.  ``first``:
+    forked by the zygote, it dies with it; a successor must outlive its parent (the fork server it
+    replaces), so only the life pipe ends it."""
+    if first:
+        set_parent_death_signal(signal.SIGKILL)
     if sys.platform == "linux":
         set_child_subreaper()  # what a tree without a PID namespace leaves is ours to kill
     for stream in (0, 1):  # the host's control pipes are the zygote's alone
@@ -255,36 +185,50 @@ def _serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int, life_r: int) -
     selector.register(sock, selectors.EVENT_READ, "order")
     selector.register(wake_r, selectors.EVENT_READ, "wake")
     selector.register(life_r, selectors.EVENT_READ, "life")
-    live: set[int] = set()
+    served = _Served(set(), serving=first)
 
-    def forget() -> None:  # first thing in every tree: none of the fork server's own descriptors
+    def forget(keep_life: bool = False) -> None:  # first thing in every fork: none of our descriptors
         selector.close()
         sock.close()
-        for fd in (reaped_w, wake_r, wake_w, life_r):
+        for fd in (reaped_w, wake_r, wake_w) if keep_life else (reaped_w, wake_r, wake_w, life_r):
             os.close(fd)
 
-    while True:
-        for key, _ in selector.select():
-            if key.data in ("order", "life"):
-                if key.data == "life" or not _take_order(plan, sock, live, forget):
-                    for pid in live:
-                        kill_group(pid)
+    try:
+        while True:
+            for key, _ in selector.select():
+                if key.data == "life" or (key.data == "order" and not _take_order(plan, sock, served, forget,
+                                                                                 life_r)):
                     return
-            else:
-                _reap(plan, wake_r, reaped_w, live)
+                if key.data == "wake":
+                    _reap(plan, wake_r, reaped_w, served)
+    finally:
+        for pid in served.live:
+            kill_group(pid)
+        if served.successor:  # ours to end: the zygote is closing us (a dead one cannot)
+            kill_group(served.successor)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(served.successor, 0)
 
 
-def _take_order(plan: SandboxPlan, sock: socket.socket, live: set[int], forget: Any) -> bool:
-    message = sock.recv(_ORDER_MAX_BYTES)
+def _take_order(plan: SandboxPlan, sock: socket.socket, served: _Served, forget: Any, life_r: int) -> bool:
+    message, fds, _, _ = socket.recv_fds(sock, ORDER_MAX_BYTES, 2)
     if not message:
         return False
-    order = _ORDERS.decode(message)
+    if not served.serving:  # a successor's first order: it has taken over
+        served.serving = True
+        set_process_name(FORKER_NAME)
+    order = ORDERS.decode(message)
+    if order.role is Role.NEXT_FORK_SERVER:
+        sock.send(msgspec.json.encode(_fork_successor(plan, fds, served, forget, life_r)))
+        return True
+    for fd in fds:  # a tree's order comes with none
+        os.close(fd)
     try:
         spawned = fork_tree(plan, order, forget, FORKER_NAME)
     except OSError as exc:
         sock.send(msgspec.json.encode(Forked(error=str(exc), errno=exc.errno or 0)))
         return True
-    live.add(spawned.pid)
+    served.live.add(spawned.pid)
     ends = [spawned.stdout_fd, spawned.stderr_fd, spawned.result_fd]
     ends += [fd for fd in (spawned.status_fd, spawned.go_fd) if fd is not None]
     reply = Forked(pid=spawned.pid, status=spawned.status_fd is not None, go=spawned.go_fd is not None)
@@ -296,11 +240,41 @@ def _take_order(plan: SandboxPlan, sock: socket.socket, live: set[int], forget: 
     return True
 
 
-def _reap(plan: SandboxPlan, wake_r: int, reaped_w: int, live: set[int]) -> None:
+def _fork_successor(plan: SandboxPlan, fds: list[int], served: _Served, forget: Any,
+                    life_r: int) -> Forked:
+    """Fork the next fork server: it serves on the socket and reaped pipe the zygote sent (``fds``)."""
+    try:
+        if len(fds) != 2 or served.successor:
+            return Forked(error="a successor is ordered once, with its socket and its reaped pipe")
+        set_process_name(NEXT_NAME)  # from its first instant: a name is inherited at fork
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            set_process_name(FORKER_NAME)
+            return Forked(error=str(exc), errno=exc.errno or 0)
+        if pid == 0:
+            try:
+                forget(keep_life=True)
+                serve(plan, socket.socket(fileno=fds[0]), fds[1], life_r, first=False)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(1)
+        set_process_name(FORKER_NAME)
+        served.successor = pid
+        return Forked(pid=pid)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _reap(plan: SandboxPlan, wake_r: int, reaped_w: int, served: _Served) -> None:
     for pid, status, rusage in reap_ready(wake_r):
-        if pid not in live:
+        if pid == served.successor:  # the zygote orders another
+            served.successor = 0
+        elif pid not in served.live:
             continue  # an orphan inherited as subreaper: now reaped
-        live.discard(pid)
+        served.live.discard(pid)
         os.write(reaped_w, REAPED.pack(pid, status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss))
         if plan.pid_ns_fd is None:  # no init took the tree down: its orphans are ours
-            plan.kill_orphans(live)
+            plan.kill_orphans(served.live | {served.successor})

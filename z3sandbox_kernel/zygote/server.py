@@ -28,7 +28,6 @@ from ..protocol import (
     HOST_REQUESTS,
     PROTOCOL_VERSION,
     CancelRequest,
-    Done,
     Hello,
     HostRequest,
     ProtocolError,
@@ -37,13 +36,14 @@ from ..protocol import (
     Started,
     UnknownMessage,
     VerifyRequest,
-    ZygoteResult,
     encode_frame,
     split_bodies,
 )
 from ..roles import STOPS, Kill, Role
 from . import scratch
 from .classify import Observation, classify, failed
+from .fork_orders import ForkServerLost
+from .host_link import HostLink, done_frame
 from .jobs import (
     NO_CANDIDATE,
     Candidate,
@@ -66,17 +66,18 @@ class Zygote:
                  control_out: int = 1) -> None:
         self.plan = plan
         self.control_in = control_in
-        self.control_out = control_out
+        self.host = HostLink(control_out)
         self.selector = selectors.DefaultSelector()
         self.trees = Trees(plan, scratch_base, self.selector, self._job_ended_safely, self._verify_early,
-                           self._forget)
+                           self._forget, self.host.restarted)
         self.candidates: dict[int, Candidate] = {}
         self.verifiers = Verifiers(self._spawn_verifier, self.trees.kill, self._job_ended_safely,
-                                   self._alone)
+                                   self._alone, self.host.restarted)
         self.last_sent: set[int] = set()  # runs whose last request came (``_alone``)
+        self.started_again: set[int] = set()  # candidates whose tree died before they began
         self.trees.kill_ticket = self.verifiers.kill
         self.standbys = Standbys(self._spawn_standby, self.trees.kill, self.trees.hand_off,
-                                 enabled=plan.pid_ns_fd is not None)
+                                 enabled=plan.pid_ns_fd is not None, restarted=self.host.restarted)
         self.control_buffer = bytearray()
         self.pending: deque[HostRequest] = deque()  # host messages read, not yet acted on
         # Each request type's handler, as ipykernel's shell_handlers: the gate decoded the type.
@@ -89,34 +90,19 @@ class Zygote:
 
     # ------------------------------------------------------------------------------ host messages
 
-    def send(self, msg: Hello | Started) -> None:
-        self._write(encode_frame(msg))
-
-    def _write(self, frame: bytes) -> None:
-        data = memoryview(frame)
-        while data:
-            written = os.write(self.control_out, data)
-            data = data[written:]
-
-    def probe_layers(self) -> None:
-        """Fork one child that applies every layer and runs nothing: the isolation report is what
-        really applied, not what the probes expected (a layer can probe fine and still fail)."""
-        job = self.trees.spawn(NO_CANDIDATE, Role.PROBE, Limits())
-        while job.pid in self.trees.jobs_by_pid:
-            self.selector.select(1.0)
-            self.trees.on_wake()
-        setup, _, _ = run_report(job)
-        self.plan.confirm(setup["layers"] if setup else None)
-
     def serve(self) -> None:
         """After the zygote's start-up steps (recipe.py: the probe, the fork server)."""
-        self.send(Hello(v=PROTOCOL_VERSION, type="hello", pid=os.getpid(), z3_version=self.plan.z3_version,
-                        isolation=self.plan.isolation_report(), scratch=self.scratch_base))
+        self.host.hello(Hello(v=PROTOCOL_VERSION, type="hello", pid=os.getpid(),
+                              z3_version=self.plan.z3_version, isolation=self.plan.isolation_report(),
+                              scratch=self.scratch_base))
         failure = ""
         trees = self.trees
         try:
             while self.running or trees.jobs_by_pid:
                 self._dispatch(self.selector.select(trees.next_timeout()))
+                trees.forkers.settle()
+                if trees.forkers.broken:  # no process may fork a tree: the host starts a new zygote
+                    raise ForkServerLost(trees.forkers.broken)
                 self.verifiers.flush()
                 if self.refill_wanted:  # before a waiting request: a run finds its spare forked
                     self._refill_now()
@@ -150,6 +136,7 @@ class Zygote:
             self.trees.enforce_deadlines()  # between events: one job's work delays no deadline
 
     def _on_control(self) -> None:
+        self.trees.forkers.pristine = False  # what we read is in our memory from now on
         chunk = os.read(self.control_in, READ_CHUNK)
         if not chunk:  # the host went away: nothing may outlive it
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # its death signal may follow: moot now
@@ -206,7 +193,7 @@ class Zygote:
             obs.report_error = missing
             self._finish(candidate)
             return
-        self.send(Started(v=PROTOCOL_VERSION, type="started", id=request["id"]))
+        self.host.send(Started(v=PROTOCOL_VERSION, type="started", id=request["id"]))
         try:
             candidate.job = (self.standbys.take(request["id"], request, limits)
                              or self._cold(request["id"], request, limits))
@@ -267,7 +254,7 @@ class Zygote:
                 candidate.job = None
                 result = failed(candidate.observation, f"the zygote could not handle its result: {exc!r}")
                 self.candidates.pop(job.candidate_id, None)
-                self._write_result(_done(job.candidate_id, result), _run_of(candidate.request))
+                self._write_result(done_frame(job.candidate_id, result), _run_of(candidate.request))
 
     def _job_ended(self, job: Job) -> None:
         self.trees.release(job)
@@ -287,7 +274,10 @@ class Zygote:
         self._finish(candidate)
 
     def _run_ended(self, candidate: Candidate, job: Job) -> None:
-        """Finish the candidate, or wait for its verifier (started early, or now)."""
+        """Finish the candidate, or wait for its verifier (started early, or now).  A tree that
+        died from outside (its init, its fork server) before the candidate began is replaced."""
+        if self._started_again(candidate, job):
+            return
         observe_run(candidate.observation, job, self.plan.baseline_rss_mb)
         verifier = candidate.verifier
         if self.running and wants_verification(candidate):
@@ -312,17 +302,36 @@ class Zygote:
                 return
         self._finish(candidate)
 
+    def _started_again(self, candidate: Candidate, job: Job) -> bool:
+        """Its tree died from outside before it wrote its setup frame (a standby killed as it was
+        handed the request, a tree its dead fork server took along): no line of it ran, so a
+        fresh tree runs it, once."""
+        candidate_id = candidate.request["id"]
+        if (job.kill is not Kill.DIED or not self.running or candidate_id in self.started_again
+                or run_report(job)[0] is not None):
+            return False
+        self.started_again.add(candidate_id)
+        try:
+            candidate.job = self._cold(candidate_id, candidate.request, candidate.observation.limits)
+        except OSError:
+            return False
+        if job.kill_detail.startswith("its init"):  # (a fork server's death is told on its own)
+            standby = os.path.basename(job.scratch).startswith(f"{Role.STANDBY}-")  # trees.spawn's label
+            self.host.restarted(Role.STANDBY if standby else Role.RUN, job.kill_detail[len("its init "):])
+        return True
+
     def _finish(self, candidate: Candidate) -> None:
         """Send the candidate's result.  Whatever its report held, this ends in one Done message
         for this candidate: a result that cannot be built or sent becomes its internal_error."""
         candidate_id = candidate.request["id"]
         self.candidates.pop(candidate_id, None)
+        self.started_again.discard(candidate_id)
         try:
-            frame = _done(candidate_id, classify(candidate.observation))
+            frame = done_frame(candidate_id, classify(candidate.observation))
         except (ProtocolError, ValueError, TypeError, MemoryError, RecursionError) as exc:
             fallback = failed(candidate.observation,
                                f"its result could not be sent: {type(exc).__name__}: {exc}")
-            frame = _done(candidate_id, fallback)
+            frame = done_frame(candidate_id, fallback)
         self._write_result(frame, _run_of(candidate.request))
         self.refill_wanted = True
 
@@ -333,7 +342,7 @@ class Zygote:
             self.last_sent.discard(run)
             self.verifiers.drain(run)
         try:
-            self._write(frame)
+            self.host.write(frame)
         except BrokenPipeError:  # the host is gone; nothing to tell
             self.running = False
 
@@ -347,8 +356,8 @@ class Zygote:
         """Fork the standby candidate and the spare verifier, from the loop's top (nothing of a
         candidate on the stack), unless a killed tree is still dying or a finished run's verifiers
         are exiting: a teardown takes CPU, and the fork server reaps at once rather than after a
-        fork (the next event refills).  A fork that
-        fails (no memory, no process slot) is tried again at the next event, never fatal."""
+        fork (the next event refills).  A fork that fails (no memory, no process slot) is tried
+        again at the next event, never fatal."""
         self.refill_wanted = False
         if self.trees.dying() or self.verifiers.draining():
             return
@@ -364,6 +373,7 @@ class Zygote:
         or through ``gc`` (it is a fork: this changes only the child's copy)."""
         self.candidates.clear()
         self.last_sent.clear()
+        self.started_again.clear()
         self.pending.clear()
         del self.control_buffer[:]
         self.verifiers.forget()
@@ -377,11 +387,6 @@ class Zygote:
 
 
 def _run_of(request: RunRequest) -> int:
-    """The run a request belongs to (the host's number; a request without one is a run of its
-    own): the one whose verifiers may check its answer (verifiers.py)."""
+    """The run a request belongs to (the host's number, or a run of its own): the one whose
+    verifiers may check its answer (verifiers.py)."""
     return int(request.get("run", -1 - request["id"]))
-
-
-def _done(candidate_id: int, result: ZygoteResult) -> bytes:
-    return encode_frame(Done(v=PROTOCOL_VERSION, type="done", id=candidate_id, result=result))
-

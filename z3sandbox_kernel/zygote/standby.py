@@ -28,10 +28,13 @@ from ..limits import Limits
 from ..protocol import STANDBY_TAKEN, RunRequest, encode_frame, report_budget
 from ..roles import Kill, Role
 from . import frames
+from .classify import signal_of
+from .fork_orders import Restarted, describe_death
 from .jobs import Job
 from .verifiers import CORES
 
 TARGET = 1  # standbys kept ready: each holds two processes and a mounted tmpfs while it waits
+MAX_KILLED = 2  # standbys killed in a row (none taken between) before standbys stop
 
 Spawner = Callable[[], Job]
 Killer = Callable[[Job, Kill], None]
@@ -39,13 +42,16 @@ HandOff = Callable[[Job, bytes], None]  # Trees.hand_off: the request frame into
 
 
 class Standbys:
-    def __init__(self, spawn: Spawner, kill: Killer, hand_off: HandOff, enabled: bool) -> None:
+    def __init__(self, spawn: Spawner, kill: Killer, hand_off: HandOff, enabled: bool,
+                 restarted: Restarted) -> None:
         self._spawn = spawn
         self._kill = kill
         self._hand_off = hand_off
+        self._restarted = restarted
         self.enabled = enabled
         self.wanted = False  # a run request came: keep standbys from then on
         self.ready: list[Job] = []
+        self.killed = 0  # standbys killed from outside since one was last handed a request
 
     def refill(self, running: bool, busy: int) -> int:
         """Fork standbys up to TARGET while fewer than CORES jobs run (they would wait for CPU);
@@ -64,6 +70,7 @@ class Standbys:
         job = self.ready.pop(0)
         if job.reaped or job.kill is not None or job.go_fd is None:
             return None
+        self.killed = 0
         hand(job, candidate_id, limits)
         self._hand_off(job, encode_frame(request))  # as the pipe drains: any size
         try:
@@ -73,11 +80,17 @@ class Standbys:
         return job
 
     def ended(self, job: Job) -> None:
-        """A standby that ended before its hand-off.  Killed by us, it is simply gone; otherwise
-        something in its set-up fails here, and standbys stop (every request gets a tree of its own)."""
+        """A standby that ended before its hand-off.  Killed by us, it is simply gone; killed by
+        a signal from outside, it is replaced (the loop's next refill) and the host told, twice in
+        a row at most; otherwise something in its set-up fails here, and standbys stop (every
+        request gets a tree of its own)."""
         if job not in self.ready:
             return
         self.ready.remove(job)
+        if job.kill is None and signal_of(job.wait_status) is not None and self.killed < MAX_KILLED:
+            self.killed += 1
+            self._restarted(Role.STANDBY, describe_death(job.wait_status or 0))
+            return
         if job.kill is None:
             self.enabled = False
             print(f"z3sandbox zygote: a standby candidate ended before its request "

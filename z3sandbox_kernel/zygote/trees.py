@@ -24,10 +24,11 @@ from ..roles import Kill, Role
 from . import frames, scratch
 from .capture import Stream
 from .classify import signal_of
-from .forker import ForkServer, Order, Usage, fork_tree
+from .fork_orders import ForkServers, Restarted, describe_death
+from .forker import Order, Usage, fork_tree
 from .jobs import NO_CANDIDATE, Job, close_go_pipe
 from .sandboxing import SandboxPlan
-from .spawn import ZYGOTE_NAME, kill_group, reap_ready
+from .spawn import ZYGOTE_NAME, decode_status, kill_group, reap_ready
 
 READ_CHUNK = 1 << 16
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
@@ -45,7 +46,7 @@ class Trees:
 
     def __init__(self, plan: SandboxPlan, scratch_base: str, selector: selectors.BaseSelector,
                  ended: Callable[[Job], None], report_whole: Callable[[Job], None],
-                 forget: Callable[[], None]) -> None:
+                 forget: Callable[[], None], restarted: Restarted) -> None:
         self.plan = plan
         self.scratch_base = scratch_base
         self.selector = selector
@@ -53,7 +54,7 @@ class Trees:
         self.report_whole = report_whole
         self.forget_all = forget
         self.jobs_by_pid: dict[int, Job] = {}
-        self.forker: ForkServer | None = None
+        self.forkers = ForkServers(plan, selector, self.jobs_by_pid, self._reaped, restarted)
         # A ticket is killed by the verifiers that serve it (verifiers.py), never as a process.
         self.kill_ticket: Callable[[Job, Kill], None] = lambda job, reason: None
         wake_r, wake_w = os.pipe()
@@ -72,8 +73,7 @@ class Trees:
     def start_forker(self) -> None:
         """From now on every tree is forked by the fork server (forker.py), a process that holds
         no request: call before the first request is read."""
-        self.forker = ForkServer(self.plan, self.forget_all)
-        self.selector.register(self.forker.reaped_fd, selectors.EVENT_READ, ("reaped", None))
+        self.forkers.start(self.forget_all)
 
     def spawn(self, candidate_id: int, role: Role, limits: Limits, ahead: bool = False,
               require: Sequence[str] = ()) -> Job:
@@ -86,10 +86,14 @@ class Trees:
         folder = scratch.make(self.scratch_base, label)
         order = Order(role=role, ahead=ahead, folder=folder, limits=limits.to_dict(), require=list(require))
         started = time.monotonic()
-        if self.forker is not None:
-            spawned = self.forker.fork(order)
-        else:  # the start-up probe, before any request: the zygote forks it itself
-            spawned = fork_tree(self.plan, order, self.forget_all, ZYGOTE_NAME)
+        try:
+            if self.forkers.started:
+                spawned = self.forkers.fork(order)
+            else:  # the start-up probe, before any request: the zygote forks it itself
+                spawned = fork_tree(self.plan, order, self.forget_all, ZYGOTE_NAME)
+        except OSError:
+            scratch.remove_soon(folder, ZYGOTE_NAME)
+            raise
         keep = int(limits.output_kb) * 1024
         streams = {
             "stdout": Stream("stdout", spawned.stdout_fd, keep),
@@ -195,16 +199,16 @@ class Trees:
             self._reaped(pid, status, rusage)
 
     def on_reaped(self) -> None:
-        """The fork server reaped trees: end their jobs as ``on_wake`` ends the zygote's own."""
-        assert self.forker is not None
-        for pid, status, usage in self.forker.reaped():
-            self._reaped(pid, status, usage)
+        """The fork server reaped trees (or died): end their jobs as ``on_wake`` ends the zygote's own."""
+        self.forkers.on_reaped()
 
     def _reaped(self, pid: int, status: int, usage: Any) -> None:
         job = self.jobs_by_pid.pop(pid, None)
-        if job is not None:
-            job.wait_status, job.rusage, job.ended = status, usage, time.monotonic()
-            self.ended(job)
+        if job is None:
+            self.forkers.on_child(pid, status)  # the fork server's death, if it was
+            return
+        job.wait_status, job.rusage, job.ended = status, usage, time.monotonic()
+        self.ended(job)
 
     # ----------------------------------------------------------------------------------- hand-off
 
@@ -246,9 +250,15 @@ class Trees:
         if "status" not in job.streams:  # no PID namespace took the tree down with its init
             kill_group(job.pid)
             user_code = job.role in (Role.RUN, Role.STANDBY)  # only user code can leave processes
-            if user_code and self.forker is None:
+            if user_code and not self.forkers.started:
                 self.plan.kill_orphans(set(self.jobs_by_pid))  # (the fork server's trees: it does)
         self._drain(job)
+        status = job.streams.get("status")
+        if (job.kill is None and job.role is Role.RUN and status is not None
+                and signal_of(job.wait_status) is not None and decode_status(status.data) is None):
+            # its init died of a signal before it said how the candidate ended: from outside
+            # (PID 1 of its namespace takes no signal from the candidate), so not the candidate's
+            job.kill, job.kill_detail = Kill.DIED, f"its init {describe_death(job.wait_status or 0)}"
         if "status" not in job.streams and signal_of(job.wait_status) == signal.SIGXFSZ:
             job.scratch_largest = scratch.largest_file(job.scratch)  # the file-size rule's fact
         scratch.remove_soon(job.scratch, ZYGOTE_NAME)  # a small folder at once, a tree in a helper
@@ -308,21 +318,20 @@ class Trees:
                 self.kill(job, reason, detail, grace=False)  # waited for below: no grace
         deadline = time.monotonic() + REAP_ALL_S
         while self.jobs_by_pid and time.monotonic() < deadline:
-            if self.forker is not None:  # its trees are the fork server's children
-                for pid, status, usage in self.forker.wait_reaped(0.05):
-                    self._reaped(pid, status, usage)
-            try:
-                pid, status, rusage = os.wait4(-1, os.WNOHANG if self.forker is not None else 0)
+            self.forkers.settle()
+            forking = self.forkers.current is not None
+            self.forkers.wait(0.05)  # its trees are the fork server's children
+            try:  # and a dead fork server's, ours
+                pid, status, rusage = os.wait4(-1, os.WNOHANG if forking else 0)
             except ChildProcessError:
-                if self.forker is None:
+                if not forking:
                     break
                 continue
             if pid:
                 self._reaped(pid, status, rusage)
         for job in list(self.jobs_by_pid.values()):  # the fork server did not answer: gone anyway
             self._reaped(job.pid, signal.SIGKILL, Usage(0.0, 0.0, 0))
-        if self.forker is not None:
-            self.forker.close()
+        self.forkers.close()
 
     def forget(self) -> None:
         """In a freshly forked child: drop the other trees (the selector's keys hold every job,

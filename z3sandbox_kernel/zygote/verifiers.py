@@ -40,6 +40,7 @@ from ..limits import Limits
 from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, ProtocolError, VerifyRequest, report_budget, split_bodies
 from ..roles import Kill, Role
 from . import frames
+from .fork_orders import Restarted, describe_death
 from .forker import Usage
 from .jobs import NO_CANDIDATE, Job, close_go_pipe, verification_report
 
@@ -47,6 +48,7 @@ CORES = os.cpu_count() or 1
 # How long a verifier of a finished run may take to exit before it is killed; what it had to say is
 # said by then (every answer of the run was taken), so this bounds only its exit.
 DRAIN_S = 0.05
+AGAIN = 3  # how many times an answer is handed to another verifier when its verifier died
 
 # (candidate id, request, limits, spare) -> the forked process; (job, kill reason, grace) -> None;
 # an ended ticket -> None (the server finishes its candidate).
@@ -64,7 +66,7 @@ class Service:
     process: Job
     run: int
     current: Job | None = None  # the ticket whose request it was handed
-    current_limits: Limits | None = None
+    checking: Queued | None = None  # that ticket, its request and limits
     # z3's word on the current ticket, sent before a second solver's (VerifyReport.partial): it
     # stands if the second solver's never comes.
     partial: bytes | None = None
@@ -115,11 +117,15 @@ class ServiceReader(frames.ResultReader):
 
 
 class Verifiers:
-    def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, alone: Alone) -> None:
+    def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, alone: Alone,
+                 restarted: Restarted) -> None:
         self._spawn = spawn
         self._alone = alone
         self._kill = kill
         self._ended = ended
+        self._restarted = restarted
+        # tickets handed again (at most AGAIN times): the verifiers they were handed to died
+        self._again: dict[Job, int] = {}
         self.spare: Job | None = None  # forked ahead, waiting for a run
         self.wanted = False  # a request asked for verification: keep a spare from then on
         self.accepting = True  # False once the zygote is ending: nothing is re-checked then
@@ -183,7 +189,8 @@ class Verifiers:
         if service.current is not None or not service.queue or service.retired:
             return
         ticket, request, limits = service.queue.popleft()
-        service.current, service.current_limits, service.partial = ticket, limits, None
+        service.current, service.checking = ticket, (ticket, request, limits)
+        service.partial = None
         process.candidate_id = ticket.candidate_id  # busy (Trees.busy) while it checks
         ticket.started = time.monotonic()
         process.deadline = ticket.started + float(limits.verify_s)  # never waits past its budget
@@ -193,8 +200,14 @@ class Verifiers:
             if process.go_fd is None:
                 raise BrokenPipeError("the verifier's go pipe is closed")
             os.write(process.go_fd, SPARE_GO)
-        except OSError:  # its ticket ends without a result; the rest moves on
-            self._kill(process, Kill.REPORT)
+        except OSError as exc:  # its answers, this one first, go to another (``ended``)
+            if self._hand_again(ticket):
+                service.current, service.checking = None, None
+                service.queue.appendleft((ticket, request, limits))
+            if isinstance(exc, BrokenPipeError):  # it died: its death is told when it is reaped
+                self._retire(service)
+            else:  # it waits for a request it cannot be given
+                self._kill(process, Kill.REPORT)
             return
         if self._alone(service.run, ticket.candidate_id):  # the run's last answer: the verifier
             self._retire(service)  # exits once it has sent it, and the run ends with it
@@ -206,10 +219,11 @@ class Verifiers:
         ``verify_s``."""
         if service.current is not None and _partial(body):
             service.partial = body
-            limits = service.current_limits or Limits()
+            limits = service.checking[2] if service.checking else Limits()
             service.process.deadline = time.monotonic() + float(limits.verify_s)
             return
         ticket, service.current, service.partial = service.current, None, None
+        service.checking = None
         process = service.process
         process.deadline, process.candidate_id = math.inf, NO_CANDIDATE
         if ticket is None:  # a result nobody asked for: this verifier is not used again
@@ -226,12 +240,20 @@ class Verifiers:
     def _end(self, ticket: Job, kill: Kill | None, body: bytes | None, setup: bytes | None = None) -> None:
         """The ticket as a reaped job: its result descriptor the verifier's setup frame and this
         answer's frame (when there is one), its kill (or none: a crash)."""
+        self._again.pop(ticket, None)
         reader = frames.ResultReader(0)
         reader.frames = [part for part in (setup, body) if part is not None]
         reader.whole = body is not None
         ticket.result, ticket.verification = reader, None
         ticket.kill = ticket.kill or kill
         ticket.wait_status, ticket.rusage, ticket.ended = 0, Usage(0.0, 0.0, 0), time.monotonic()
+
+    def _hand_again(self, ticket: Job) -> bool:
+        """The verifier its answer went to died: hand it to another, ``AGAIN`` times at most (one
+        death can take two: a fork server takes its verifiers along; a verifier that cannot start
+        must not make the zygote fork them for ever)."""
+        self._again[ticket] = self._again.get(ticket, 0) + 1
+        return self._again[ticket] <= AGAIN
 
     def _retire(self, service: Service) -> None:
         """No request more: its go pipe closed, it exits; what it had queued goes to another."""
@@ -297,18 +319,31 @@ class Verifiers:
 
     def ended(self, job: Job) -> None:
         """A verifier process was reaped (its pipes drained: every answer it wrote is taken): the
-        ticket it was checking ends without an answer, its queue goes to a fresh verifier."""
+        ticket it was checking ends without an answer, its queue goes to a fresh verifier.  One
+        that died under its check, by a signal from outside or with its fork server, is told to
+        the host, and the answer it was checking is checked again in a fresh one (``AGAIN``
+        times at most)."""
+        died = job.kill is None and _died(job.wait_status)
         if job is self.spare:
             self.spare = None
+            if died:
+                self._restarted(Role.SPARE, describe_death(job.wait_status or 0))
         service = self._services.pop(job.pid, None)
         if service is None:
             return
+        if died:  # exiting or not, it was a process of ours killed from outside
+            self._restarted(Role.VERIFY, describe_death(job.wait_status or 0))
         job.candidate_id = NO_CANDIDATE
         service.retired = True
         ticket, service.current = service.current, None
         reader = job.result
         setup = reader.setup if isinstance(reader, ServiceReader) else None
         queued, service.queue = list(service.queue), deque()
+        cut = died or job.kill is Kill.DIED  # its fork server died under it
+        checking = service.checking if service.partial is None else None  # z3's word stands
+        if checking and ticket is not None and cut and self.accepting and self._hand_again(ticket):
+            queued.insert(0, checking)
+            ticket = None
         for entry in queued:
             self._requeue(entry[0], service.run, entry[1], entry[2])
         if ticket is not None:
@@ -326,3 +361,10 @@ class Verifiers:
         self._services.clear()
         self._draining.clear()
         self._deferred.clear()
+        self._again.clear()
+
+
+def _died(status: int | None) -> bool:
+    """A wait status of a verifier that did not end as one does (exit 0 once told no request
+    will come): a signal, or a failure."""
+    return status is not None and (os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0)
