@@ -8,7 +8,14 @@ from collections.abc import Iterator
 import pytest
 import z3
 
-from z3sandbox_kernel.child import smt2_text, verify
+from z3sandbox_kernel.child import harness, smt2_text, verify
+
+
+@pytest.fixture(scope="module")
+def prepared() -> None:
+    """This process prepared as the zygote prepares itself before it forks a candidate (z3 loaded,
+    its main context not made): a test module that forks candidates uses it."""
+    harness.prepare()
 
 
 @pytest.fixture(autouse=True)

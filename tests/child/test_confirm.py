@@ -8,33 +8,23 @@ from typing import Any
 
 import pytest
 
-from z3sandbox_kernel.child import harness
-from z3sandbox_kernel.child.confirm import verify_request
-from z3sandbox_kernel.protocol import VerifyRequest, join_pairs
+from tests.verifying import candidate, verified
+from z3sandbox_kernel.protocol import join_pairs
 
-from .test_harness import run_child
+from .running import run_child
 
 needs_cvc5 = pytest.mark.skipif(importlib.util.find_spec("cvc5") is None, reason="the [cvc5] extra")
 UNSAT = "x = Int('x')\ns = Solver()\ns.add(x > 1)\ns.add(x < 0)\nprint(s.check())\n"
 SAT_TEXT = "(declare-fun x () Int)(assert (> x 1))(assert (< x 5))"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def prepared() -> None:
-    harness.prepare()
+pytestmark = pytest.mark.usefixtures("prepared")
 
 
-def confirm(report: dict[str, Any], **request: Any) -> dict[str, Any]:
-    """What a verifier says of ``report`` (a candidate's), asked as the zygote asks (jobs.py)."""
-    asked: dict[str, Any] = {"assertions_smt2": report.get("assertions_smt2", ""), "timeout_s": 5.0,
-                             "model_smt2": report.get("model_smt2") or "", **request}
-    if report["outcome"] == "unsat":
-        asked["outcome"] = "unsat"
-        if "core_smt2" in report:
-            asked["core_smt2"] = report["core_smt2"]
-    if report.get("objectives"):
-        asked["objectives"] = report["objectives"]
-    return dict(verify_request(VerifyRequest(**asked)))  # type: ignore[typeddict-item]
+def confirm(report: dict[str, Any], verify_s: float | None = None, **request: Any) -> dict[str, Any]:
+    """What a verifier says of ``report`` (a Python candidate's, cores asked), asked as the zygote
+    asks (jobs.verify_request)."""
+    return dict(verified(candidate(language="python", cores=True, **request), report, verify_s))
 
 
 def test_an_unsat_is_checked_again_from_the_assertions_the_candidate_checked() -> None:
@@ -100,17 +90,17 @@ def test_an_objective_is_shown_optimal_with_the_models_value() -> None:
 
 
 def test_an_objective_with_a_better_value_is_not_optimal() -> None:
-    said = confirm({"outcome": "sat", "assertions_smt2": SAT_TEXT},
-                   model_smt2=join_pairs([("x", "3")]),
-                   objectives=[{"term_smt2": "x", "direction": "maximize", "value": 3},
-                               {"term_smt2": "x)) (echo |", "direction": "maximize", "value": 3}])
+    said = confirm({"outcome": "sat", "assertions_smt2": SAT_TEXT,
+                    "model_smt2": join_pairs([("x", "3")]),
+                    "objectives": [{"term_smt2": "x", "direction": "maximize", "value": 3},
+                                   {"term_smt2": "x)) (echo |", "direction": "maximize", "value": 3}]})
     assert said["checked_objectives"] == [{"value": 3, "optimal": False, "checked": True},
                                           {"value": 3, "optimal": None, "checked": False}]
 
 
 def test_a_check_out_of_budget_is_not_confirmed() -> None:
     said = confirm({"outcome": "unsat", "assertions_smt2": "(declare-fun x () Int)(assert (< x 0))"},
-                   limits={"verify_s": 0.0})
+                   verify_s=0.0)
     assert "confirmed_by" not in said
     assert said["unconfirmed"].startswith("not confirmed: its check ran out of the verification budget")
 
@@ -126,7 +116,7 @@ def test_cvc5_confirms_both_answers_of_a_small_pair() -> None:
 @needs_cvc5
 def test_text_cvc5_cannot_parse_is_not_cross_checked_and_changes_nothing_else() -> None:
     text = "(declare-fun x () (_ BitVec 8))(assert (bvumul_noovfl x #x02))(assert (= x #x01))"
-    said = confirm({"outcome": "sat", "assertions_smt2": text}, model_smt2=join_pairs([("x", "#x01")]),
+    said = confirm({"outcome": "sat", "assertions_smt2": text, "model_smt2": join_pairs([("x", "#x01")])},
                    cross_check="cvc5")
     assert said["verified"] is True and said["confirmed_by"] == ["z3"] and "disputed" not in said
     assert said["unconfirmed"].startswith("not cross-checked: cvc5 could not parse it")
@@ -143,7 +133,5 @@ SMT2_CORE = ("(declare-const x Int)\n(assert (! (> x 1) :named a))\n(assert (! (
      "not confirmed: the unsat core names zz, which no assertion of the script is named"),
 ])
 def test_an_smt2_core_is_checked_by_itself_from_the_script(names, word, said) -> None:
-    request = {"outcome": "unsat", "assertions_smt2": "", "script_smt2": SMT2_CORE, "model_smt2": "",
-               "timeout_s": 5.0, "require": [], "core_names": names}
-    report = verify_request(request)  # type: ignore[arg-type]
+    report = verified(candidate(SMT2_CORE, cores=True), {"outcome": "unsat", "core_names": names})
     assert report.get(word) == said

@@ -7,79 +7,22 @@ sends the report back as one protocol frame; the parent reads all three pipes.
 from __future__ import annotations
 
 import json
-import os
-import selectors
-import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from z3sandbox_kernel.child import harness
-from z3sandbox_kernel.protocol import decode_value, encode_frame, join_pairs, split_bodies, split_pairs
+from z3sandbox_kernel.protocol import decode_value, join_pairs, split_pairs
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "smt2"
+from .running import DATA, ChildRun, run_child
+
 HARD = "a, b, c = Ints('a b c')\ns.add(a > 0, b > 0, c > 0, a*a*a + b*b*b == c*c*c)\n"
 
 
-@dataclass
-class ChildRun:
-    report: dict[str, Any]
-    stdout: str
-    stderr: str
-
-
-def _child(script: str, pipes: list[tuple[int, int]], options: dict[str, Any]) -> None:
-    os.dup2(pipes[0][1], 1)
-    os.dup2(pipes[1][1], 2)
-    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    report = harness.run_candidate(script, **options)
-    os.write(pipes[2][1], encode_frame(dict(report)))  # JSON, UTF-8, as the bootstrap sends it
-
-
-def run_child(script: str, language: str = "python", timeout_s: float = 5.0,
-              random_seed: int | None = None, cores: bool = False, model_count: int = 1) -> ChildRun:
-    """Run one candidate in a fresh fork of this (prepared) process, as the zygote does."""
-    options = {"language": language, "timeout_s": timeout_s, "random_seed": random_seed,
-               "cores": cores, "model_count": model_count}
-    pipes = [os.pipe() for _ in range(3)]
-    pid = os.fork()
-    if pid == 0:
-        try:
-            _child(script, pipes, options)
-        finally:
-            os._exit(0)
-    for _, write in pipes:
-        os.close(write)
-    data = {read: b"" for read, _ in pipes}
-    selector = selectors.DefaultSelector()
-    for read, _ in pipes:
-        selector.register(read, selectors.EVENT_READ)
-    deadline = time.monotonic() + 60
-    while selector.get_map() and time.monotonic() < deadline:
-        for key, _ in selector.select(1):
-            chunk = os.read(key.fd, 1 << 16)
-            data[key.fd] += chunk
-            if not chunk:
-                selector.unregister(key.fd)
-                os.close(key.fd)
-    if selector.get_map():
-        os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    frames = [json.loads(body) for body in split_bodies(bytearray(data[pipes[2][0]]))]
-    assert len(frames) == 1, "the child sent no report"
-    return ChildRun(frames[0], data[pipes[0][0]].decode(), data[pipes[1][0]].decode())
-
-
-@pytest.fixture(autouse=True, scope="module")
-def prepared() -> None:
-    harness.prepare()  # as the zygote does before forking
+pytestmark = pytest.mark.usefixtures("prepared")
 
 
 # ------------------------------------------------------------------------------------ check results
@@ -490,7 +433,7 @@ def run_child_in_a_fresh_zygote(script: str, random_seed: int | None = None) -> 
     did with it (the whole suite shares one process)."""
     driver = ("import json, sys\nfrom z3sandbox_kernel.child import harness\nharness.prepare()\n"
               "import z3\nassert z3.z3._main_ctx is None, 'prepare() made the main context'\n"
-              "from tests.child.test_harness import run_child\n"
+              "from tests.child.running import run_child\n"
               f"run = run_child(sys.stdin.read(), random_seed={random_seed!r})\n"
               "print(json.dumps([run.report, run.stdout, run.stderr]))\n")
     done = subprocess.run([sys.executable, "-c", driver], input=script, capture_output=True,

@@ -4,18 +4,14 @@ what z3 prints."""
 
 from __future__ import annotations
 
-import json
-import os
-import selectors
-import sys
 from typing import Any
 
 import pytest
 
-from z3sandbox_kernel.child import harness
-from z3sandbox_kernel.protocol import MAX_CHECKS, PROTOCOL_VERSION, encode_frame, join_pairs, split_bodies
+from z3sandbox_kernel.protocol import MAX_CHECKS, join_pairs
 
 from ..fidelity.test_smt2 import z3_prints
+from .running import run_child
 
 SAT_SAT_UNSAT = """(declare-const x Int)
 (assert (and (>= x 1) (<= x 2)))
@@ -31,43 +27,13 @@ MODEL_1 = "(\n  (define-fun x () Int\n    1)\n)\n"
 MODEL_2 = "(\n  (define-fun x () Int\n    2)\n)\n"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def prepared() -> None:
-    harness.prepare()
+pytestmark = pytest.mark.usefixtures("prepared")
 
 
 def run_smt2(script: str, timeout_s: float = 5.0) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
-    """The report, the check frames and the stdout of ``script`` run in a fork, as the zygote does,
-    with the frames sent as they happen."""
-    out_read, out_write = os.pipe()
-    frames_read, frames_write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.dup2(out_write, 1)
-            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-            report = harness.run_candidate(
-                script, language="smt2", timeout_s=timeout_s, random_seed=None, cores=False,
-                send=lambda frame: os.write(frames_write, encode_frame({**frame, "v": PROTOCOL_VERSION})))
-            os.write(frames_write, encode_frame(dict(report)))
-        finally:
-            os._exit(0)
-    os.close(out_write)
-    os.close(frames_write)
-    data = {out_read: bytearray(), frames_read: bytearray()}
-    selector = selectors.DefaultSelector()
-    for fd in data:
-        selector.register(fd, selectors.EVENT_READ)
-    while selector.get_map():
-        for key, _ in selector.select():
-            chunk = os.read(key.fd, 1 << 16)
-            data[key.fd] += chunk
-            if not chunk:
-                selector.unregister(key.fd)
-                os.close(key.fd)
-    os.waitpid(pid, 0)
-    frames = [json.loads(body) for body in split_bodies(data[frames_read])]
-    return frames[-1], frames[:-1], data[out_read].decode()
+    """The report, the check frames and the stdout of ``script``, its frames sent as they happen."""
+    run = run_child(script, language="smt2", timeout_s=timeout_s, live=True)
+    return run.report, run.frames, run.stdout
 
 
 def checks_of(frames: list[dict[str, Any]]) -> list[tuple[str, int | None, Any]]:

@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from z3sandbox_kernel.child import harness
-
 from ..fidelity.test_smt2 import z3_prints
-from .test_harness import run_child
+from .running import run_child
 
 SAT_BODY = "(declare-const x Int)\n(assert (> x 3))\n(assert (< x 10))\n"
 UNSAT_BODY = "(declare-const x Int)\n(assert (> x 3))\n(assert (< x 0))\n"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def prepared() -> None:
-    harness.prepare()
+pytestmark = pytest.mark.usefixtures("prepared")
 
 
 def test_a_dumped_model_with_a_name_holding_unsat_leaves_the_check_sat() -> None:

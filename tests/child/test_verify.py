@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from z3sandbox_kernel.child import harness
 from z3sandbox_kernel.child.confirm import verify_request
 from z3sandbox_kernel.child.verify import verify_model
 from z3sandbox_kernel.protocol import join_pairs
 
-from .test_harness import DATA, run_child
+from .running import DATA, run_child
 
 ASSERTIONS = (
     "(declare-fun x () Int)\n(declare-fun |odd name| () (_ BitVec 8))\n"
@@ -20,9 +19,7 @@ ASSERTIONS = (
 MODEL = [("x", "2"), ("|odd name|", "#x05"), ("w", '"a""b"'), ("r", "(/ 1.0 3.0)")]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def prepared() -> None:
-    harness.prepare()
+pytestmark = pytest.mark.usefixtures("prepared")
 
 
 def test_correct_model_verifies_and_the_report_holds_the_model_checked() -> None:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.verifying import candidate, verify_request
 from z3sandbox_kernel.zygote.checks import assemble
 from z3sandbox_kernel.zygote.jobs import verify_request as zygote_request
-
-from .test_smt2_verification import candidate, verify_request
 
 SCRIPT = """(declare-const x Int)
 (assert (and (>= x 1) (<= x 2)))

@@ -3,44 +3,14 @@ candidate's report says it asserted (zygote/jobs.py, child/verify.py)."""
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
 
-from z3sandbox_kernel.child import confirm
-from z3sandbox_kernel.limits import Limits
-from z3sandbox_kernel.zygote.classify import Observation
-from z3sandbox_kernel.zygote.jobs import Candidate, may_need_verification
+from tests.verifying import candidate, verify_request
+from z3sandbox_kernel.zygote.jobs import may_need_verification
 from z3sandbox_kernel.zygote.jobs import verify_request as zygote_request
 
 SCRIPT = ("(set-option :dump-models true)\n(declare-const x Int)\n(push)\n(assert (> x 100))\n"
           "(pop)\n(assert (> x 3))\n(assert (< x 10))\n(echo \"(assert true)\")\n(check-sat)\n")
-
-
-def verify_request(request: Any) -> Any:
-    """The verifier's report, from a fork, as the zygote runs one: z3's main context is made
-    there, not in this process (the harness tests expect none made before their forks)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.write(write, json.dumps(confirm.verify_request(request)).encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    chunks = []
-    while chunk := os.read(read, 1 << 16):
-        chunks.append(chunk)
-    os.close(read)
-    os.waitpid(pid, 0)
-    return json.loads(b"".join(chunks))
-
-
-def candidate(script: str, language: str = "smt2") -> Candidate:
-    request: Any = {"v": 1, "type": "run", "id": 1, "index": 0, "script": script,
-                    "language": language, "limits": {}, "random_seed": None, "cores": False,
-                    "verify": True, "seed_hex": None, "require": []}
-    return Candidate(request, Observation(index=0, limits=Limits(), level="process", seed=None))
 
 
 def forged(value: str) -> dict[str, Any]:

@@ -9,7 +9,6 @@ a signal (seccomp's SIGSYS, an alarm) comes back as ``Outcome.signal``.
 from __future__ import annotations
 
 import json
-import os
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import in_ci
+from tests.forked import Send, in_fork
 from z3sandbox_kernel.child.layers import LayerSetupError, Policy
 from z3sandbox_kernel.limits import Limits
 from z3sandbox_kernel.oscalls import prctl
@@ -66,7 +66,7 @@ def make_policy(scratch: str) -> Policy:
     return Policy(scratch_dir=scratch, limits=Limits(), self_pid=0)
 
 
-def _child(write_fd: int, action: Callable[[], Any], layers: Sequence[ModuleType], policy: Policy,
+def _child(send: Send, action: Callable[[], Any], layers: Sequence[ModuleType], policy: Policy,
            timeout_s: int, before: Callable[[], None] | None) -> None:
     signal.alarm(timeout_s)
     result: dict[str, Any] = {}
@@ -87,7 +87,7 @@ def _child(write_fd: int, action: Callable[[], Any], layers: Sequence[ModuleType
                           message=str(exc))
     except (LayerSetupError, OSError) as exc:  # OSError: ``before`` failed
         result["setup_error"] = str(exc)
-    os.write(write_fd, json.dumps(result).encode())
+    send(result)
 
 
 def run_sandboxed(action: Callable[[], Any], layers: Sequence[ModuleType], scratch: str,
@@ -95,26 +95,11 @@ def run_sandboxed(action: Callable[[], Any], layers: Sequence[ModuleType], scrat
     """Fork, run ``before`` (e.g. enter a user namespace), apply ``layers`` with ``scratch`` as the
     scratch directory, then run ``action``."""
     policy = make_policy(scratch)
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child never returns into pytest
-        code = 0
-        try:
-            os.close(read_fd)
-            _child(write_fd, action, layers, policy, timeout_s, before)
-        except BaseException:
-            code = 70
-        finally:
-            os._exit(code)
-    os.close(write_fd)
-    chunks = []
-    with os.fdopen(read_fd, "rb") as pipe:
-        while chunk := pipe.read(65536):
-            chunks.append(chunk)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        return Outcome(signal=os.WTERMSIG(status))
-    data = json.loads(b"".join(chunks) or b"{}")
+    forked = in_fork(lambda send: _child(send, action, layers, policy, timeout_s, before),
+                     capture=False)
+    if forked.signal is not None:
+        return Outcome(signal=forked.signal)
+    data = forked.frames[0] if forked.frames else {}
     return Outcome(
         value=data.get("value"), error=data.get("error", ""), errno=data.get("errno"),
         message=data.get("message", ""), setup_error=data.get("setup_error", ""),

@@ -23,6 +23,7 @@ import pytest
 import z3
 
 import z3sandbox_kernel
+from tests.forked import Send, in_fork
 from z3sandbox_kernel.readable import read_only_paths
 from z3sandbox_kernel.zygote import mounts, namespaces, scratch
 from z3sandbox_kernel.zygote.namespaces import (
@@ -40,7 +41,7 @@ PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(z3sandbox_kernel
 DISK_MB = 8
 
 
-def _candidate(folder: str, action: Callable[[], Any], write_fd: int) -> None:
+def _candidate(folder: str, action: Callable[[], Any], send: Send) -> None:
     """In the init: the candidate's namespaces and ids, then the child runs ``action``."""
     uid, gid = candidate_ids()
     mounts.enter_candidate_view(folder, DISK_MB, uid, gid, view=True)
@@ -53,56 +54,49 @@ def _candidate(folder: str, action: Callable[[], Any], write_fd: int) -> None:
             result: dict[str, Any] = {"value": action()}
         except OSError as exc:
             result = {"errno": exc.errno, "message": str(exc)}
-        os.write(write_fd, json.dumps(result).encode())
+        send(result)
         os._exit(0)
     os.waitpid(child, 0)
 
 
-def _serving_zygote(base: str, action: Callable[[], Any], write_fd: int) -> None:
+def _serving_zygote(base: str, action: Callable[[], Any], send: Send) -> None:
     """PID 1 of the sandbox's PID namespace: the view, then one candidate."""
     try:
         mounts.build_view(base)
     except OSError as exc:
-        os.write(write_fd, json.dumps({"setup_error": f"build_view: {exc}"}).encode())
+        send({"setup_error": f"build_view: {exc}"})
         return
     folder = scratch.make(base, "run-1")
     init = fork_in_new_pid_namespace(os.open("/proc/self/ns/pid", os.O_RDONLY))
     if init == 0:
         try:
-            _candidate(folder, action, write_fd)
+            _candidate(folder, action, send)
         except OSError as exc:
-            os.write(write_fd, json.dumps({"setup_error": f"candidate: {exc}"}).encode())
+            send({"setup_error": f"candidate: {exc}"})
         os._exit(0)
     os.waitpid(init, 0)
 
 
 def in_view(action: Callable[[], Any]) -> dict[str, Any]:
     """Run ``action`` as a candidate in its filesystem view; its value or its OSError's errno."""
-    read_fd, write_fd = os.pipe()
     base = tempfile.mkdtemp(prefix="z3sandbox-viewtest-")
-    launcher = os.fork()
-    if launcher == 0:
-        try:
-            os.close(read_fd)
-            state = enter_sandbox_namespaces()
-            if not (state.user and state.pid):
-                os.write(write_fd, json.dumps({"setup_error": str(state.errors)}).encode())
+
+    def launch(send: Send) -> None:
+        state = enter_sandbox_namespaces()
+        if not (state.user and state.pid):
+            send({"setup_error": str(state.errors)})
+            return
+        zygote = os.fork()
+        if zygote == 0:
+            try:
+                _serving_zygote(base, action, send)
+            finally:
                 os._exit(0)
-            zygote = os.fork()
-            if zygote == 0:
-                try:
-                    _serving_zygote(base, action, write_fd)
-                finally:
-                    os._exit(0)
-            os.waitpid(zygote, 0)
-        finally:
-            os._exit(0)
-    os.close(write_fd)
-    with os.fdopen(read_fd, "rb") as pipe:
-        data = pipe.read()
-    os.waitpid(launcher, 0)
+        os.waitpid(zygote, 0)
+
+    forked = in_fork(launch, capture=False)
     os.rmdir(base)  # empty on the host: everything lived on tmpfs mounts in the namespaces
-    result: dict[str, Any] = json.loads(data or b'{"setup_error": "no result"}')
+    result: dict[str, Any] = forked.frames[0] if forked.frames else {"setup_error": "no result"}
     if "setup_error" in result:
         missing_feature(result["setup_error"])
     return result
