@@ -23,6 +23,7 @@ from pathlib import Path
 
 from z3sandbox_kernel.limits import LIMIT_FIELDS
 from z3sandbox_kernel.options import fields_table, kills_table, options_table
+from z3sandbox_kernel.presentation.row_details import SHOWN_STYLES
 from z3sandbox_kernel.protocol.document import run_schema
 from z3sandbox_kernel.verdicts import VERDICT_DOCS
 from z3sandbox_kernel.zygote.recipe import recipe_table
@@ -68,7 +69,19 @@ SECTIONS: dict[str, Callable[[], str]] = {
 FILES: dict[Path, Callable[[], str]] = {
     ROOT / "labextension" / "src" / "run-schema.generated.json":
         lambda: json.dumps(run_schema(), indent=2, ensure_ascii=False) + "\n",
+    ROOT / "labextension" / "src" / "presentation.generated.json":
+        lambda: json.dumps(presentation_words(), indent=2, ensure_ascii=False) + "\n",
 }
+
+
+def presentation_words() -> dict[str, object]:
+    """What the labextension needs of the Python presentation to draw what the document does not
+    spell out: the badge style of each shown label, and (to upgrade a document older than
+    ``limits_shown``) each limit's name, shown name and unit, in the model's order."""
+    return {"$comment": "generated from z3sandbox_kernel/presentation by python tools/sync_docs.py",
+            "shown_styles": SHOWN_STYLES,
+            "limits": [[spec.name, spec.metadata["flag"].lstrip("-"), spec.metadata["unit"]]
+                       for spec in LIMIT_FIELDS]}
 
 
 def render(text: str) -> str:

@@ -28,47 +28,6 @@ import { verdictTable } from './table';
 import { verdictBadge, verdictRank } from './verdicts';
 import { IViewState, newViewState } from './view';
 
-const UNITS: [string, string][] = [
-  ['_s', 's'],
-  ['_mb', 'MB'],
-  ['_kb', 'KB'],
-  ['_bytes', 'bytes']
-];
-
-/** `timeout_s: 5` reads as `timeout: 5 s`. */
-export function limitLabel(name: string, value: unknown): [string, string] {
-  for (const [suffix, unit] of UNITS) {
-    if (name.endsWith(suffix)) {
-      return [
-        name.slice(0, -suffix.length).replace(/_/g, ' '),
-        formatNumber(value, unit)
-      ];
-    }
-  }
-  return [name.replace(/_/g, ' '), formatNumber(value)];
-}
-
-/**
- * One line, e.g. "kernel: userns netns seccomp; missing: landlock": the kernel's own summary
- * (render.isolation_summary); a document older than it gets the same words made here.
- */
-export function isolationSummary(run: IRun): string {
-  if (typeof run.isolation_summary === 'string') {
-    return run.isolation_summary;
-  }
-  const isolation: IIsolation | null = run.isolation;
-  if (!isolation || !Array.isArray(isolation.layers)) {
-    return 'unknown';
-  }
-  const active = isolation.layers.filter(l => l.active).map(l => l.name);
-  const missing = isolation.layers.filter(l => !l.active).map(l => l.name);
-  let text = `${isolation.level}: ${active.length ? active.join(' ') : 'no layers'}`;
-  if (missing.length) {
-    text += `; missing: ${missing.join(' ')}`;
-  }
-  return text;
-}
-
 /** The bytes a `payload_files` entry points at: its candidate's `payload_hex`, or a further
  * model's (`more_models/N`) or a check's (`checks/N`). */
 function payloadAt(run: IRun, file: IPayloadFile): Uint8Array | null {
@@ -267,7 +226,7 @@ function settings(run: IRun): HTMLElement {
   const details = el('details', 'jp-Z3Run-settings');
   // The isolation in the summary only when a layer of the best isolation is missing (the kernel
   // says which: isolation_shortfall); a document older than that field always names it.
-  const shortfall = run.isolation_shortfall ?? isolationSummary(run);
+  const shortfall = run.isolation_shortfall;
   details.appendChild(
     el(
       'summary',
@@ -275,11 +234,8 @@ function settings(run: IRun): HTMLElement {
       shortfall ? `Limits and isolation — ${shortfall}` : 'Limits and isolation'
     )
   );
-  // The kernel's names and units (render.limits_shown); an older document's are guessed.
-  const limits =
-    run.limits_shown ??
-    Object.entries(run.limits).map(([name, value]) => limitLabel(name, value));
-  details.appendChild(keyValueTable(limits, 'jp-Z3Run-limits'));
+  // The kernel's names and units (phrases.limits_shown; an older document's: upgrade.ts).
+  details.appendChild(keyValueTable(run.limits_shown ?? [], 'jp-Z3Run-limits'));
   details.appendChild(isolationDetail(run.isolation));
   return details;
 }

@@ -20,6 +20,9 @@ import type {
   IRunMetadata
 } from './run-schema.generated';
 import { printable } from './printable';
+import words from './presentation.generated.json';
+import { upgradeOlder } from './upgrade';
+import { VERDICT_ORDER } from './verdicts';
 
 export type {
   ICandidateError,
@@ -85,21 +88,79 @@ export function parseRun(data: unknown): ParseResult {
       message: `z3sandbox: unsupported result schema version ${describe(data.version)}; update z3sandbox-kernel`
     };
   }
-  const candidates = Array.isArray(data.candidates)
-    ? data.candidates.filter(isObject)
-    : [];
-  const run = {
-    ...data,
-    verdict: typeof data.verdict === 'string' ? data.verdict : 'unknown',
-    counts: isObject(data.counts) ? data.counts : {},
-    limits: isObject(data.limits) ? data.limits : {},
-    isolation: isObject(data.isolation) ? data.isolation : null,
-    notes: Array.isArray(data.notes) ? data.notes.map(String) : [],
+  return { ok: true, run: upgradeOlder(validRun(data)) };
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+function numbers(value: unknown): Record<string, number> {
+  return isObject(value)
+    ? Object.fromEntries(
+        Object.entries(value).filter(
+          (entry): entry is [string, number] => typeof entry[1] === 'number'
+        )
+      )
+    : {};
+}
+
+function stringPairs(value: unknown): [string, string][] | undefined {
+  return Array.isArray(value)
+    ? value.filter(
+        (pair): pair is [string, string] =>
+          Array.isArray(pair) &&
+          pair.length === 2 &&
+          pair.every(part => typeof part === 'string')
+      )
+    : undefined;
+}
+
+/** A candidate needs its index; its other fields are shown as they are. */
+function isCandidate(value: unknown): value is ICandidate {
+  return isObject(value) && typeof value.index === 'number';
+}
+
+function isIsolation(value: unknown): value is IIsolation {
+  return (
+    isObject(value) &&
+    typeof value.level === 'string' &&
+    Array.isArray(value.layers) &&
+    value.layers.every(isObject)
+  );
+}
+
+function isTie(value: unknown): value is ITie {
+  return isObject(value) && typeof value.rule === 'string';
+}
+
+function isVerdict(value: unknown): value is IRun['verdict'] {
+  return typeof value === 'string' && VERDICT_ORDER.includes(value);
+}
+
+/** The document's fields, each checked for the type the views rely on (a wrong one: its default). */
+function validRun(data: JSONish): IRun {
+  return {
+    schema: SCHEMA_NAME,
+    version: SCHEMA_VERSION,
+    verdict: isVerdict(data.verdict) ? data.verdict : 'unknown',
+    vote: typeof data.vote === 'string' ? data.vote : undefined,
+    language: typeof data.language === 'string' ? data.language : 'python',
+    counts: numbers(data.counts),
+    limits: numbers(data.limits),
+    isolation: isIsolation(data.isolation) ? data.isolation : null,
+    notes: strings(data.notes),
     interrupted: data.interrupted === true,
     finished: data.finished !== false,
+    delta: data.delta === true,
+    control: typeof data.control === 'string' ? data.control : undefined,
     progress: parseProgress(data.progress),
-    tie: isObject(data.tie) ? data.tie : null,
-    view: typeof data.view === 'string' ? data.view : 'run',
+    tie: isTie(data.tie) ? data.tie : null,
+    view: data.view === 'candidate' ? 'candidate' : 'run',
+    words: isObject(data.words)
+      ? (data.words as Record<string, string>)
+      : undefined,
+    said_once: typeof data.said_once === 'string' ? data.said_once : undefined,
     isolation_summary:
       typeof data.isolation_summary === 'string'
         ? data.isolation_summary
@@ -108,22 +169,24 @@ export function parseRun(data: unknown): ParseResult {
       typeof data.isolation_shortfall === 'string'
         ? data.isolation_shortfall
         : undefined,
-    limits_shown: Array.isArray(data.limits_shown)
-      ? data.limits_shown.filter(
-          (pair): pair is [string, string] =>
-            Array.isArray(pair) &&
-            pair.length === 2 &&
-            pair.every(part => typeof part === 'string')
-        )
-      : undefined,
+    limits_shown: stringPairs(data.limits_shown),
     columns: Array.isArray(data.columns)
       ? data.columns.filter(
-          (c): c is JSONish => isObject(c) && typeof c.key === 'string'
+          (c): c is IColumnSpec => isObject(c) && typeof c.key === 'string'
         )
       : undefined,
-    candidates
-  } as unknown as IRun;
-  return { ok: true, run };
+    payload_files: Array.isArray(data.payload_files)
+      ? data.payload_files.filter(
+          (f): f is IPayloadFile =>
+            isObject(f) &&
+            typeof f.name === 'string' &&
+            typeof f.at === 'string'
+        )
+      : undefined,
+    candidates: Array.isArray(data.candidates)
+      ? data.candidates.filter(isCandidate)
+      : []
+  };
 }
 
 function parseProgress(value: unknown): IProgress | undefined {
@@ -157,9 +220,9 @@ export function candidateLabel(candidate: ICandidate): string {
 
 /** The one-line source preview, when the document has one. */
 export function sourcePreview(candidate: ICandidate): string {
-  const raw = candidate as unknown as JSONish;
-  const text = candidate.source_preview ?? raw.preview;
-  return typeof text === 'string' ? printable(text) : '';
+  return typeof candidate.source_preview === 'string'
+    ? printable(candidate.source_preview)
+    : '';
 }
 
 /** A cancelled candidate with no figure (or 0): it never started, or never got to run. */
@@ -170,17 +233,11 @@ export function neverRan(candidate: ICandidate, value: unknown): boolean {
   );
 }
 
-/**
- * Where an unsat core entry is, as the kernel says it ("line 12 [candidate line 3]": the cell's
- * line, presentation/row_details.line_place); an older document's script line.
- */
+/** Where an unsat core entry is, as the kernel says it ("line 12 [candidate line 3]":
+ * presentation/row_details.line_place; an older document's: upgrade.ts). */
 export function corePlace(candidate: ICandidate, at: number): string {
   const place = candidate.core_places?.[at];
-  if (typeof place === 'string') {
-    return printable(place);
-  }
-  const entry = candidate.unsat_core?.[at];
-  return Array.isArray(entry) ? `line ${entry[0]}` : '';
+  return typeof place === 'string' ? printable(place) : '';
 }
 
 /** How the run says an answer: prove()'s word ("proved") for a run of prove() calls. */
@@ -206,13 +263,8 @@ export function shownLabel(candidate: ICandidate): string {
     : stateLabel(candidate);
 }
 
-/** The verdicts.json entry that colours a shown label (SHOWN_STYLES in presentation/row_details.py). */
-const SHOWN_STYLES: Record<string, string> = {
-  proved: 'unsat',
-  counterexample: 'sat',
-  'sat · no payload': 'no_payload',
-  disputed: 'invalid_model'
-};
+/** The verdicts.json entry that colours a shown label: row_details.SHOWN_STYLES, generated. */
+const SHOWN_STYLES: Record<string, string> = words.shown_styles;
 
 export function shownStyle(label: string): string {
   return SHOWN_STYLES[label] ?? label;
