@@ -16,8 +16,8 @@ model's symbol) is a line that reads sat, unsat or unknown, so the last such lin
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -233,14 +233,9 @@ def plain_smt2(texts: list[str], timeout_s: float = 30) -> list[Plain]:
     candidates are), not of this process, whose z3 other tests may have used."""
     with ThreadPoolExecutor(os.cpu_count() or 1) as threads:
         answers = list(threads.map(lambda text: _binary(text, timeout_s), texts))
-    with _PRISTINE.Pool(os.cpu_count() or 1, maxtasksperchild=1) as pool:
-        printed = pool.map(front_end, texts, chunksize=1)
+    printed = _front_ends(texts)
     return [Plain(_last_answer(output), output, front) for output, front in zip(answers, printed,
                                                                                     strict=True)]
-
-
-_PRISTINE = multiprocessing.get_context("forkserver")
-_PRISTINE.set_forkserver_preload(["z3"])
 
 
 def _binary(text: str, timeout_s: float) -> str:
@@ -252,16 +247,72 @@ def _binary(text: str, timeout_s: float) -> str:
     return done.stdout.decode("utf-8", "replace")
 
 
-def front_end(text: str) -> str:
-    """z3's SMT-LIB front end on ``text`` (``Z3_eval_smtlib2_string``), a NUL read as the binary
-    reads it (a character: the API would stop at it), in this process."""
-    import z3
+# z3's front end in a fresh process for each text: a fork of a server that did nothing but
+# ``import z3`` (as the zygote's candidates are), not of this process, whose z3 other tests may have
+# used.  Written here because multiprocessing's forkserver runs the parent's main module again in
+# every worker (a benchmark script's imports: 0.2 s a text).  Frames are a 4-byte length and UTF-8.
+_FRONT_END_SERVER = r"""
+import os, struct, sys
+import z3
 
+def front_end(text):
+    # A NUL is read as the binary reads it (a character): the API would stop at it.
     try:
         output = z3.Z3_eval_smtlib2_string(z3.main_ctx().ref(), text.replace("\x00", "\x01"))
     except z3.Z3Exception as exc:
         output = exc.value
     return output.decode("utf-8", "replace") if isinstance(output, bytes) else str(output)
+
+def read_exactly(fd, size):
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+while (header := read_exactly(0, 4)) is not None:
+    text = read_exactly(0, struct.unpack(">I", header)[0]).decode("utf-8")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        with os.fdopen(write, "wb") as out:
+            out.write(front_end(text).encode("utf-8"))
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as result:
+        printed = result.read()
+    os.waitpid(pid, 0)
+    os.write(1, struct.pack(">I", len(printed)) + printed)
+"""
+
+
+def _front_ends(texts: list[str]) -> list[str]:
+    """``texts`` through z3's front end, a fresh fork of the server for each, one server a CPU."""
+    def serve(share: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        server = subprocess.Popen([sys.executable, "-c", _FRONT_END_SERVER], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE)
+        assert server.stdin is not None and server.stdout is not None
+        printed = []
+        try:
+            for index, text in share:
+                body = text.encode("utf-8")
+                server.stdin.write(struct.pack(">I", len(body)) + body)
+                server.stdin.flush()
+                size = struct.unpack(">I", server.stdout.read(4))[0]
+                printed.append((index, server.stdout.read(size).decode("utf-8")))
+        finally:
+            server.stdin.close()
+            server.wait(timeout=60)
+        return printed
+
+    servers = max(1, min(os.cpu_count() or 1, len(texts)))
+    shares = [list(enumerate(texts))[start::servers] for start in range(servers)]
+    with ThreadPoolExecutor(servers) as threads:
+        done = dict(pair for share in threads.map(serve, shares) for pair in share)
+    return [done[index] for index in range(len(texts))]
 
 
 def plain_python(scripts: list[str], timeout_s: float = 60) -> list[Plain]:
