@@ -272,6 +272,10 @@ def read_exactly(fd, size):
         data += chunk
     return data
 
+# Answers go out on a copy of stdout; z3 itself may print to stdout ((set-option
+# :regular-output-channel "stdout")), which is pointed at /dev/null so it cannot break a frame.
+answers = os.dup(1)
+os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
 while (header := read_exactly(0, 4)) is not None:
     text = read_exactly(0, struct.unpack(">I", header)[0]).decode("utf-8")
     read, write = os.pipe()
@@ -285,7 +289,9 @@ while (header := read_exactly(0, 4)) is not None:
     with os.fdopen(read, "rb") as result:
         printed = result.read()
     os.waitpid(pid, 0)
-    os.write(1, struct.pack(">I", len(printed)) + printed)
+    frame = memoryview(struct.pack(">I", len(printed)) + printed)
+    while frame:
+        frame = frame[os.write(answers, frame):]
 """
 
 
