@@ -14,27 +14,27 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._version import __version__
     from .agents.repair import repair
+    from .contracts._version import __version__
+    from .contracts.limits import Limits
+    from .contracts.options import RunOptions
+    from .contracts.results import CandidateResult, RunResult
     from .host.plan import Graces
     from .host.records import load_runs
     from .host.run_diff import diff_runs
     from .host.sandbox import Sandbox, run
-    from .limits import Limits
-    from .options import RunOptions
-    from .results import CandidateResult, RunResult
-    from .verdicts import Verdict
+    from .protocol.verdicts import Verdict
 
 # public name -> the module that defines it, imported on first access
 _LAZY = {
-    "CandidateResult": ".results",
+    "CandidateResult": ".contracts.results",
     "Graces": ".host.plan",
-    "Limits": ".limits",
-    "RunOptions": ".options",
-    "RunResult": ".results",
+    "Limits": ".contracts.limits",
+    "RunOptions": ".contracts.options",
+    "RunResult": ".contracts.results",
     "Sandbox": ".host.sandbox",
-    "Verdict": ".verdicts",
-    "__version__": "._version",
+    "Verdict": ".protocol.verdicts",
+    "__version__": ".contracts._version",
     "diff_runs": ".host.run_diff",
     "load_runs": ".host.records",
     "repair": ".agents.repair",

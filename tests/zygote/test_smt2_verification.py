@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from z3sandbox_kernel.child import confirm
-from z3sandbox_kernel.limits import Limits
+from z3sandbox_kernel.contracts.limits import Limits
 from z3sandbox_kernel.zygote.classify import Observation
 from z3sandbox_kernel.zygote.jobs import Candidate, may_need_verification
 from z3sandbox_kernel.zygote.jobs import verify_request as zygote_request

@@ -32,8 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from ..limits import Limits
-from ..oscalls import keep_freed_memory, prefault_heap, set_parent_death_signal, set_process_name
+from ..contracts.limits import Limits
+from ..contracts.oscalls import keep_freed_memory, prefault_heap, set_parent_death_signal, set_process_name
 from ..protocol import (
     BOOTSTRAP_FAILED_EXIT,
     CANDIDATE_REQUEST,
@@ -54,7 +54,7 @@ from ..protocol import (
     encode_frame,
     frame_length,
 )
-from ..roles import Role
+from ..protocol.roles import Role
 from . import stack
 from .layers import Layer, LayerSetupError, Policy, When
 

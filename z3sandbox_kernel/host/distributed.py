@@ -39,8 +39,8 @@ from ..protocol import (
     ZygoteResult,
     zygote_result,
 )
-from ..roles import Kill
-from ..verdicts import Verdict
+from ..protocol.roles import Kill
+from ..protocol.verdicts import Verdict
 from .executor_remote import KEY_PREFIX, ExecutorRemote, TaskRemote
 from .scheduler import Deliver, Remote, Send
 from .worker import STARTED_TOPIC, ZygotePlugin, run_candidate, synthesized, task_failure

@@ -17,8 +17,8 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 from ..protocol import PROTOCOL_VERSION, CancelRequest, Done, HostRequest, RunRequest, Started, ZygoteResult
-from ..roles import Kill
-from ..verdicts import Verdict
+from ..protocol.roles import Kill
+from ..protocol.verdicts import Verdict
 from .scheduler import Deliver, Send
 from .worker import ZygotePlugin, process_zygote, run_candidate, synthesized, task_failure
 

@@ -20,10 +20,10 @@ from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from ..options import RunOptions, required_layers
+from ..contracts.options import RunOptions, required_layers
+from ..contracts.results import CandidateResult, RunResult
 from ..protocol import Hello, IsolationReport, ZygoteEvent
-from ..results import CandidateResult, RunResult
-from ..roles import Kill, Role
+from ..protocol.roles import Kill, Role
 from .plan import Graces, RunPlan, make_plan
 from .records import Recording
 from .scheduler import Remote, ScheduledRun, Send

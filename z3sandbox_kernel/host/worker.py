@@ -33,6 +33,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from ..contracts.results import CandidateResult
 from ..protocol import (
     PROTOCOL_VERSION,
     CancelRequest,
@@ -45,9 +46,8 @@ from ..protocol import (
     ZygoteResult,
     zygote_result,
 )
-from ..results import CandidateResult
-from ..roles import Kill
-from ..verdicts import Verdict
+from ..protocol.roles import Kill
+from ..protocol.verdicts import Verdict
 from .zygote_client import ZygoteProcess
 from .zygote_owner import PerLevel, ZygoteOwner, default_isolation, warn_degraded
 

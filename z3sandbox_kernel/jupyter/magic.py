@@ -41,11 +41,19 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from ..limits import LIMIT_FIELDS, Limits
-from ..options import RunOptions, argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
+from ..contracts.limits import LIMIT_FIELDS, Limits
+from ..contracts.options import (
+    RunOptions,
+    argparse_specs,
+    chosen,
+    did_you_mean,
+    limit_error,
+    limit_specs,
+    resolve,
+)
+from ..contracts.results import CandidateResult, RunResult
 from ..presentation.progress import ProgressLine
 from ..presentation.textview import use_terminal_width
-from ..results import CandidateResult, RunResult
 from .config import Z3Sandbox
 from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun, rerun_rows, rerun_table, then
 from .scripts import Script, annotated, annotator, empty_body_as_line_magic, scripts_from, split_cell

@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..contracts.results import CandidateResult, RunResult
 from ..presentation.live import LIVE_ROWS, LiveTable
 from ..presentation.render import MIME_TYPE, run_mimebundle
-from ..results import CandidateResult, RunResult
 from .typed_ipython import display
 
 # With nothing new to show, the elapsed time in a live display still moves this often.

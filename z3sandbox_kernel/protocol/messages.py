@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
-from ..roles import Kill
+from .roles import Kill
 from .wire import JsonValue, LimitValues
 
 # ------------------------------------------------------------------------------------ child -> zygote

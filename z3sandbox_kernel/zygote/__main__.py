@@ -16,9 +16,9 @@ import resource
 import signal
 import sys
 
-from ..limits import Limits
-from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
-from ..roles import Role
+from ..contracts.limits import Limits
+from ..contracts.oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from ..protocol.roles import Role
 from . import scratch
 from .jobs import NO_CANDIDATE, run_report
 from .namespaces import NamespaceState

@@ -11,7 +11,7 @@ import os
 import signal
 from dataclasses import dataclass, field
 
-from ..limits import Limits
+from ..contracts.limits import Limits
 from ..protocol import (
     SHOWN_MODEL_MAX_ENTRIES,
     UNVERIFIED_REASON,
@@ -22,8 +22,8 @@ from ..protocol import (
     SetupFrame,
     ZygoteResult,
 )
-from ..roles import STOPS, ZYGOTE_KILLS, Kill
-from ..verdicts import Verdict
+from ..protocol.roles import STOPS, ZYGOTE_KILLS, Kill
+from ..protocol.verdicts import Verdict
 from .checks import Checks, results, summary
 from .confirmed import Confirmation, add_confirmation
 from .failures import error_of, stack_note

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..protocol import SHOWN_CORE_TEXT_CHARS, CheckedObjective, Objective, VerifyReport, ZygoteResult
-from ..verdicts import Verdict
+from ..protocol.verdicts import Verdict
 
 if TYPE_CHECKING:
     from .classify import Observation

@@ -34,7 +34,7 @@ from typing import Generic, Protocol, TypeVar
 from ..child.bootstrap import BEFORE_LAYERS
 from ..child.layers import LayerSetupError, Policy, When
 from ..child.steps import CHILD_LAYERS
-from ..roles import StrEnum
+from ..protocol.roles import StrEnum
 from .mounts import enter_candidate_view
 from .namespaces import (
     NamespaceState,

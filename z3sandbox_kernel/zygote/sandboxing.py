@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from ..child.layers import Layer, Policy, report
 from ..child.steps import layers_at
-from ..limits import Limits
+from ..contracts.limits import Limits
+from ..contracts.readable import read_only_paths
 from ..protocol import KNOWN_LAYERS, IsolationReport, LayerReport
-from ..readable import read_only_paths
 from . import scratch
 from .namespaces import NamespaceState, candidate_ids
 from .recipe import NAMESPACE_LAYERS

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..child.bootstrap import ChildJob, become_child
 from ..child.layers import report
-from ..oscalls import set_parent_death_signal, set_process_name
+from ..contracts.oscalls import set_parent_death_signal, set_process_name
 from ..protocol import (
     BOOTSTRAP_FAILED_EXIT,
     INIT_STATUS,
@@ -36,7 +36,7 @@ from ..protocol import (
     STACK_REQUEST,
     STANDBY_TAKEN,
 )
-from ..roles import Role
+from ..protocol.roles import Role
 from . import scratch
 from .namespaces import fork_in_new_pid_namespace
 from .recipe import set_up_init

@@ -18,9 +18,9 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..limits import Limits
+from ..contracts.limits import Limits
 from ..protocol import KILL_REQUEST, STACK_REQUEST, STANDBY_TAKEN, report_budget
-from ..roles import Kill, Role
+from ..protocol.roles import Kill, Role
 from . import frames, scratch
 from .capture import Stream
 from .classify import signal_of

@@ -21,9 +21,9 @@ import os
 from dataclasses import dataclass
 from typing import Protocol
 
-from ...limits import Limits
+from ...contracts.limits import Limits
 from ...protocol import LayerReport
-from ...roles import StrEnum
+from ...protocol.roles import StrEnum
 
 
 class When(StrEnum):

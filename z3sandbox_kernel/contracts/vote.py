@@ -17,9 +17,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from .protocol import UNVERIFIED_REASON
-from .protocol.document import DocumentTie
-from .verdicts import Verdict
+from ..protocol import UNVERIFIED_REASON
+from ..protocol.document import DocumentTie
+from ..protocol.verdicts import Verdict
 
 if TYPE_CHECKING:
     from .results import CandidateResult

@@ -10,10 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from . import vote as voting
-from .found import CheckResult, ModelResult
-from .limits import Limits
-from .protocol import (
+from ..protocol import (
     CandidateError,
     CandidateFields,
     IsolationReport,
@@ -21,9 +18,12 @@ from .protocol import (
     decode_value,
     encode_value,
 )
-from .protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie
-from .roles import Kill
-from .verdicts import Verdict
+from ..protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie
+from ..protocol.roles import Kill
+from ..protocol.verdicts import Verdict
+from . import vote as voting
+from .found import CheckResult, ModelResult
+from .limits import Limits
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is protocol.document's
 
@@ -186,13 +186,13 @@ class CandidateResult:
         return [(name, payload) for payload, name in kept.items()]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        from .presentation import render
+        from ..presentation import render
 
         alone = RunResult(candidates=[self], limits=self.limits or Limits())
         return render.candidate_mimebundle(self, alone)
 
     def __repr__(self) -> str:
-        from .presentation import render
+        from ..presentation import render
 
         return render.candidate_alone_text(self)
 
@@ -311,7 +311,7 @@ class RunResult:
 
     def table_rows(self) -> list[dict[str, object]]:
         """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
-        from .presentation import render
+        from ..presentation import render
 
         return render.table_rows(self)
 
@@ -357,12 +357,12 @@ class RunResult:
         return pd.DataFrame(self.table_rows()).set_index("index")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        from .presentation import render
+        from ..presentation import render
 
         return render.run_mimebundle(self)
 
     def __repr__(self) -> str:
-        from .presentation import render
+        from ..presentation import render
 
         return render.run_text(self)
 
