@@ -255,3 +255,13 @@ class LiveDisplay:
             size = len(data["text/html"]) + len(data["text/plain"]) + 300 * len(data[MIME_TYPE]["candidates"])
             pause = size / LIVE_BYTES_PER_S if size > SMALL_REFRESH_BYTES else 0.0
             self._throttle.defer(max(pause, rows / LIVE_ROWS_PER_S))
+
+
+def has_display_frontend(shell: Any) -> bool:
+    """A frontend that renders rich displays and their updates: ipykernel's shell.  Terminal
+    IPython gets a progress line on stderr."""
+    try:
+        from ipykernel.zmqshell import ZMQInteractiveShell
+    except ImportError:  # pragma: no cover - ipykernel is a dependency
+        return False
+    return isinstance(shell, ZMQInteractiveShell)
