@@ -2,9 +2,11 @@
 folders), no import of a name built at run time, nothing of the host or the faces loaded where
 untrusted code runs, and no module over the size budget (STYLE.md, 12).
 
-The layers, bottom up: the contracts (the top-level modules and ``protocol/``); ``child/`` (what
-runs in a sandboxed process); ``zygote/`` (what forks it); ``host/`` (the engine); and the faces
-(``presentation/``, ``jupyter/``, ``agents/``, ``cli``, and the package's own lazy public names).
+The layers, bottom up: ``protocol/`` (what crosses a process boundary, and the words it is said
+in: verdicts, roles); ``contracts/`` (the types and tables the layers above share: limits, options,
+results, the vote); ``child/`` (what runs in a sandboxed process); ``zygote/`` (what forks it);
+``host/`` (the engine); and the faces (``presentation/``, ``jupyter/``, ``agents/``, ``cli``, and
+the package's root with its lazy public names).
 ``ALLOWED`` says which layer may import which, as an allow-list.
 
 The import graph is read from the source with ``ast``: every ``import`` anywhere in a module, a
@@ -26,25 +28,21 @@ NAME = "z3sandbox_kernel"
 MAX_LINES = 400
 KNOWN_CIRCLES: list[set[str]] = []  # none: every import goes one way
 KNOWN_LARGE: set[str] = set()  # none over MAX_LINES
-CONTRACTS = "contracts"
-FACES = ("presentation", "jupyter", "agents", "cli", "package")
+PROTOCOL, CONTRACTS = "protocol", "contracts"
+BELOW = frozenset({PROTOCOL, CONTRACTS})  # what every layer above the contracts may import
 # layer -> the layers it may import (its own included)
 ALLOWED: dict[str, frozenset[str]] = {
-    CONTRACTS: frozenset({CONTRACTS}),
-    "child": frozenset({CONTRACTS, "child"}),
-    "zygote": frozenset({CONTRACTS, "child", "zygote"}),
-    "host": frozenset({CONTRACTS, "zygote", "host"}),  # the zygote's pure helpers (payload overlay, scratch)
-    "presentation": frozenset({CONTRACTS, "presentation"}),
-    "jupyter": frozenset({CONTRACTS, "host", "presentation", "jupyter"}),
-    "agents": frozenset({CONTRACTS, "host", "presentation", "agents"}),
-    "cli": frozenset({CONTRACTS, "host", "presentation", "jupyter", "agents", "cli"}),
-    "package": frozenset({CONTRACTS, "host", "presentation", "jupyter", "agents", "cli", "package"}),
+    PROTOCOL: frozenset({PROTOCOL}),
+    CONTRACTS: frozenset({PROTOCOL, CONTRACTS}),
+    "child": BELOW | {"child"},
+    "zygote": BELOW | {"child", "zygote"},
+    "host": BELOW | {"zygote", "host"},  # the zygote's pure helpers (payload overlay, scratch)
+    "presentation": BELOW | {"presentation"},
+    "jupyter": BELOW | {"host", "presentation", "jupyter"},
+    "agents": BELOW | {"host", "presentation", "agents"},
+    "cli": BELOW | {"host", "presentation", "jupyter", "agents", "cli"},
+    "package": BELOW | {"host", "presentation", "jupyter", "agents", "cli", "package"},
 }
-# Imports that go against ALLOWED on purpose, each with its reason.  A result prints through the
-# presentation whatever was imported before it (results.py says why): its display methods import the
-# renderer lazily, so importing results.py loads no presentation, and the sandbox never loads it
-# (test_a_running_zygote_and_candidate_load_nothing_of_the_host_or_the_faces).
-EXCEPTIONS = frozenset({(f"{NAME}.contracts.results", f"{NAME}.presentation.render")})
 # Where untrusted code runs (the zygote and every child it forks), none of these may be loaded.
 NEVER_IN_A_SANDBOX = ("host", "presentation", "jupyter", "agents", "cli")
 
@@ -60,14 +58,11 @@ def _modules() -> dict[str, Path]:
 
 
 def layer_of(module: str) -> str:
-    """The layer a module belongs to: its folder, or the contracts for a top-level module."""
+    """The layer a module belongs to: its folder; the package's root and ``__main__`` are the
+    package's own face, and ``cli`` is a face of its own."""
     parts = module.split(".")[1:]
-    if not parts or parts[0] in ("__main__",):
+    if not parts or parts[0] == "__main__":
         return "package"
-    if parts[0] == "cli":
-        return "cli"
-    if len(parts) == 1 or parts[0] == "protocol":
-        return CONTRACTS
     return parts[0]
 
 
@@ -201,7 +196,7 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
     """Every import that goes against ``ALLOWED``."""
     return sorted(f"{module} -> {imported}" for module, imports in graph.items() for imported in imports
                   if layer_of(imported) not in ALLOWED[layer_of(module)]
-                  and (module, imported) not in EXCEPTIONS)
+                 )
 
 
 def folder_circles(graph: dict[str, set[str]]) -> list[set[str]]:
@@ -209,7 +204,7 @@ def folder_circles(graph: dict[str, set[str]]) -> list[set[str]]:
     for module, imports in graph.items():
         folders.setdefault(layer_of(module), set()).update(
             layer_of(imported) for imported in imports
-            if layer_of(imported) != layer_of(module) and (module, imported) not in EXCEPTIONS)
+            if layer_of(imported) != layer_of(module))
     return circles(folders)
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .contracts import display as _display
+
 if TYPE_CHECKING:
     from .agents.repair import repair
     from .contracts._version import __version__
@@ -70,6 +72,16 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+def _presentation() -> _display.Shows[Any, Any]:
+    """How the results show themselves (contracts/display.py): imported when one is first shown."""
+    from .presentation import render
+
+    return render
+
+
+_display.fill(_presentation)
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:
