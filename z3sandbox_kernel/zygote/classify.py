@@ -312,11 +312,7 @@ def classify(obs: Observation) -> ZygoteResult:
     stack_line, where = stack_note(kill, obs.stack)
     if where:
         reason = f"{reason} ({where})"
-    report: ChildReport = obs.report.copy() if obs.report else {"outcome": "internal_error"}
-    if obs.checked is not None and obs.verified is not None:  # the model the verifier checked
-        report["model"] = obs.checked.get("model", {})
-        report["byte_constants"] = obs.checked.get("byte_constants", [])
-        report["byte_runs"] = obs.checked.get("byte_runs", [])
+    report = _report_of(obs)
     model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
     model, omitted = cap_model(model) if model is not None else (None, 0)
     if model is not None:  # the constants the harness did not list (models.ModelFields.show)
@@ -357,6 +353,23 @@ def classify(obs: Observation) -> ZygoteResult:
         if model is not None and len(model) < SHOWN_MODEL_MAX_ENTRIES and not omitted else [],
         "model_omitted": omitted,
     }
+    _add_found(result, obs, report, verdict)
+    add_confirmation(result, obs, verdict)
+    return result
+
+
+def _report_of(obs: Observation) -> ChildReport:
+    """The child's report, with the model the verifier checked in place of its own."""
+    report: ChildReport = obs.report.copy() if obs.report else {"outcome": "internal_error"}
+    if obs.checked is not None and obs.verified is not None:
+        report["model"] = obs.checked.get("model", {})
+        report["byte_constants"] = obs.checked.get("byte_constants", [])
+        report["byte_runs"] = obs.checked.get("byte_runs", [])
+    return report
+
+
+def _add_found(result: ZygoteResult, obs: Observation, report: ChildReport, verdict: Verdict) -> None:
+    """A sat result's objectives and further models, and every check the script made."""
     if verdict is Verdict.SAT and report.get("objectives"):
         result["objectives"] = kept_objectives(report["objectives"])
     if verdict is Verdict.SAT and report.get("more_models"):
@@ -371,8 +384,6 @@ def classify(obs: Observation) -> ZygoteResult:
             result["checks"])
         found = "" if verdict is Verdict.SAT else summary(result["checks"], made)
         result["reason"] = cap("; ".join(filter(None, (result["reason"], found))))
-    add_confirmation(result, obs, verdict)
-    return result
 
 
 def failed(obs: Observation, reason: str) -> ZygoteResult:
