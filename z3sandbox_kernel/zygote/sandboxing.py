@@ -14,10 +14,9 @@ from ..child.layers import Layer, Policy, report
 from ..child.steps import layers_at
 from ..contracts.limits import Limits
 from ..contracts.readable import read_only_paths
-from ..protocol import KNOWN_LAYERS, IsolationReport, LayerReport
+from ..protocol import KNOWN_LAYERS, NAMESPACE_LAYERS, IsolationReport, LayerReport
 from . import scratch
 from .namespaces import NamespaceState, candidate_ids
-from .recipe import NAMESPACE_LAYERS
 
 MAX_ORPHAN_ROUNDS = 64
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
