@@ -8,14 +8,15 @@ from z3sandbox_kernel.child import steps
 from z3sandbox_kernel.child.bootstrap import BEFORE_LAYERS
 from z3sandbox_kernel.child.layers import Layer, Step, When
 from z3sandbox_kernel.protocol import KERNEL_LAYERS, NAMESPACE_LAYERS
+from z3sandbox_kernel.protocol.roles import Level
 from z3sandbox_kernel.zygote import recipe
 from z3sandbox_kernel.zygote.recipe import RECIPE, Where
 
 
 def test_the_report_lists_the_recipes_steps_in_order() -> None:
     assert tuple(name for row in RECIPE if not row.layer for name in row.reports) == NAMESPACE_LAYERS
-    assert tuple(layer.NAME for layer in steps.layers_at("kernel")) == KERNEL_LAYERS
-    assert tuple(layer.NAME for layer in steps.layers_at("process")) == ("environment", "rlimits")
+    assert tuple(layer.NAME for layer in steps.layers_at(Level.KERNEL)) == KERNEL_LAYERS
+    assert tuple(layer.NAME for layer in steps.layers_at(Level.PROCESS)) == ("environment", "rlimits")
 
 
 def test_every_step_of_every_side_is_one_step_type() -> None:

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict, get_args
 
 from ..protocol import KNOWN_LAYERS, Language
+from ..protocol.roles import Level
 from ..protocol.verdicts import Verdict
 from .limits import DEFAULT_LIMITS, Limits
 
 Kind = Literal["switch", "negated", "count", "choice", "verdicts"]
 Place = Literal["magic", "config", "cli"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)
-ISOLATION_LEVELS = ("kernel", "process")
+ISOLATION_LEVELS = tuple(level.value for level in Level)
 CROSS_CHECKERS = ("cvc5",)
 _LIMIT_ERROR = re.compile(r"^(\w+)=(\S+) is not allowed: ")
 

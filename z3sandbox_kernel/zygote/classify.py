@@ -22,7 +22,7 @@ from ..protocol import (
     SetupFrame,
     ZygoteResult,
 )
-from ..protocol.roles import STOPS, ZYGOTE_KILLS, Kill
+from ..protocol.roles import STOPS, ZYGOTE_KILLS, Kill, Level
 from ..protocol.verdicts import Verdict
 from .checks import Checks, results, summary
 from .confirmed import Confirmation, add_confirmation
@@ -56,7 +56,7 @@ class Observation:
 
     index: int
     limits: Limits
-    level: str
+    level: Level
     seed: bytes | None
     kill: Kill | None = None  # the zygote's own (roles.ZYGOTE_KILLS)
     kill_detail: str = ""
@@ -111,7 +111,7 @@ def _signal_name(signum: int) -> str:
 
 def _isolation(obs: Observation) -> IsolationReport:
     layers = list(obs.setup["layers"]) if obs.setup else list(obs.planned_layers)
-    return {"level": "kernel" if obs.level == "kernel" else "process", "layers": layers}
+    return {"level": "kernel" if obs.level == Level.KERNEL else "process", "layers": layers}
 
 
 def _active_layers(obs: Observation) -> str:

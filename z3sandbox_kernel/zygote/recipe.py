@@ -34,7 +34,7 @@ from typing import Protocol
 from ..child.bootstrap import BEFORE_LAYERS
 from ..child.layers import LayerSetupError, Policy, Step, When
 from ..child.steps import CHILD_LAYERS
-from ..protocol.roles import StrEnum
+from ..protocol.roles import Level, StrEnum
 from .mounts import enter_candidate_view
 from .namespaces import (
     NamespaceState,
@@ -55,7 +55,7 @@ class Where(StrEnum):
 class ZygoteSide(Protocol):
     """What the zygote's start-up steps act on (``zygote/__main__.py``, ``Launch``)."""
 
-    level: str
+    level: Level
     namespaces: NamespaceState
 
     def become_serving(self) -> None: ...
@@ -148,7 +148,7 @@ RECIPE: tuple[Row, ...] = (
 def set_up_zygote(side: ZygoteSide) -> None:
     """The zygote's start-up: its steps, in order."""
     for step in ZYGOTE_STEPS:
-        if side.level == "kernel" or step.process_level:
+        if side.level == Level.KERNEL or step.process_level:
             step.apply(side)
 
 
