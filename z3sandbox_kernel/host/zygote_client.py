@@ -85,7 +85,7 @@ def parse_event(body: bytes) -> ZygoteEvent | None:
 def zygote_command(level: Level) -> list[str]:
     """The zygote's command line: isolated Python (no user site, no PYTHONPATH), dying with us."""
     return [sys.executable, "-I", "-m", "z3sandbox_kernel.zygote",
-            "--isolation", level.value, "--parent", str(os.getpid())]
+            "--isolation", Level(level).value, "--parent", str(os.getpid())]
 
 
 class ZygoteProcess:
