@@ -55,9 +55,10 @@ from .jobs import (
     verify_request,
     wants_verification,
 )
+from .pipes import READ_CHUNK
 from .sandboxing import SandboxPlan
 from .standby import Standbys, hand
-from .trees import READ_CHUNK, Trees
+from .trees import Trees
 from .verifiers import Verifiers
 
 
