@@ -6,7 +6,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const source = join(here, '..', '..', 'z3sandbox_kernel', 'protocol', 'verdicts.json');
+const source = join(
+  here,
+  '..',
+  '..',
+  'z3sandbox_kernel',
+  'protocol',
+  'verdicts.json'
+);
 const target = join(here, '..', 'src', 'verdicts.generated.json');
 
 if (!existsSync(source)) {
