@@ -51,7 +51,7 @@ from z3sandbox_kernel.agents.repair import (
     settled,
     unexpected_unsat_cores,
 )
-from z3sandbox_kernel.options import RunOptions
+from z3sandbox_kernel.contracts.options import RunOptions
 
 LIMITS = Limits(timeout_s=2, wall_s=3, cpu_s=2, output_max_mb=1)
 ROUNDS = 4  # the broken script's run, then at most three rounds of feedback

@@ -34,7 +34,7 @@ sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).re
 import distributed  # noqa: E402
 
 from z3sandbox_kernel import Limits, Sandbox  # noqa: E402
-from z3sandbox_kernel.results import CandidateResult  # noqa: E402
+from z3sandbox_kernel.contracts.results import CandidateResult  # noqa: E402
 
 TRIVIAL = "x = Int('x')\ns.add(x > 1)\n"
 FOREVER = "while True:\n    pass\n"

@@ -198,7 +198,7 @@ def _frame(original: Callable[..., Any]) -> Callable[..., Any]:
 
 def instrument() -> None:
     from z3sandbox_kernel.child import bootstrap, confirm, harness, service
-    from z3sandbox_kernel.roles import Role
+    from z3sandbox_kernel.protocol.roles import Role
     from z3sandbox_kernel.zygote import sandboxing, server, spawn, trees, verifiers
 
     zygote: Any = server.Zygote  # methods are replaced on the class, before it is instantiated

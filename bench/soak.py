@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from z3sandbox_kernel import CandidateResult, Limits, Sandbox, Verdict
-from z3sandbox_kernel.roles import Role
+from z3sandbox_kernel.protocol.roles import Role
 from z3sandbox_kernel.zygote.forker import FORKER_NAMES, NEXT_NAME
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -60,7 +60,7 @@ def test_readme_links_reach_files_that_exist() -> None:
 
 
 def test_run_options_and_kill_reasons_come_from_their_models() -> None:
-    from z3sandbox_kernel.options import kills_table, options_table
+    from z3sandbox_kernel.contracts.options import kills_table, options_table
 
     for name, table in (("options", options_table()), ("kills", kills_table())):
         assert generated_part(name) == table + "\n", name

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
-from z3sandbox_kernel.found import CheckResult, ModelResult
+from z3sandbox_kernel.contracts.found import CheckResult, ModelResult
 from z3sandbox_kernel.presentation import live
 from z3sandbox_kernel.presentation.html import live_html
 from z3sandbox_kernel.presentation.live import LIVE_ROWS, LiveTable

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from z3sandbox_kernel import Limits, RunOptions, Sandbox, Verdict
-from z3sandbox_kernel.options import RUN_OPTION_FIELDS, RUN_OPTIONS, argparse_specs, resolve
+from z3sandbox_kernel.contracts.options import RUN_OPTION_FIELDS, RUN_OPTIONS, argparse_specs, resolve
 
 QUICK = Limits(timeout_s=2, wall_s=30, cpu_s=10)
 SAT = "x = Int('x')\ns.add(x > 1)\n"

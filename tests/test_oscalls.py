@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from z3sandbox_kernel import oscalls
+from z3sandbox_kernel.contracts import oscalls
 
 _PR_GET_DUMPABLE = 3
 
@@ -69,18 +69,18 @@ def test_set_process_name_names_the_calling_thread_in_15_bytes() -> None:
 def test_the_import_loads_nothing_heavy() -> None:
     """The zygote and every candidate import it: no subprocess (ctypes.util), nothing else of ours."""
     code = ("import sys, json, z3sandbox_kernel; before = set(sys.modules)\n"
-            "import z3sandbox_kernel.oscalls\n"
+            "import z3sandbox_kernel.contracts.oscalls\n"
             "print(json.dumps(sorted(set(sys.modules) - before)))")
     loaded = set(json.loads(subprocess.run([sys.executable, "-c", code], check=True,
                                            capture_output=True, text=True).stdout))
-    assert loaded <= {"z3sandbox_kernel.oscalls", "ctypes", "ctypes._endian", "_ctypes", "errno",
-                      "struct", "_struct"}, loaded
+    assert loaded <= {"z3sandbox_kernel.contracts", "z3sandbox_kernel.contracts.oscalls", "ctypes",
+                      "ctypes._endian", "_ctypes", "errno", "struct", "_struct"}, loaded
 
 
 def test_flush_c_stdio_writes_what_c_buffered_before_os_exit() -> None:
     """z3 prints some output through C stdio; a candidate ends with os._exit, which flushes none."""
     code = ("import ctypes, os, sys\n"
-            "from z3sandbox_kernel.oscalls import flush_c_stdio\n"
+            "from z3sandbox_kernel.contracts.oscalls import flush_c_stdio\n"
             "ctypes.CDLL(None).printf(b'from C stdio')\n"
             "if sys.argv[1] == 'flush':\n"
             "    flush_c_stdio()\n"

@@ -38,7 +38,7 @@ EVIL = "a\u202edesrever\u2066\x1b]52;c;ZXZpbA==\x07\u200b\x85\u2028\x0bz\r"
 
 def _evil_run() -> Any:
     from z3sandbox_kernel import CandidateResult, RunResult, Verdict
-    from z3sandbox_kernel.found import ModelResult
+    from z3sandbox_kernel.contracts.found import ModelResult
 
     return RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.RUNTIME_ERROR, label=EVIL, source_preview=EVIL,

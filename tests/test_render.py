@@ -26,7 +26,7 @@ from z3sandbox_kernel.presentation.reasons import fit_reason
 from z3sandbox_kernel.presentation.render import MIME_TYPE, SCHEMA_VERSION, run_json, run_mimebundle
 from z3sandbox_kernel.presentation.textview import run_text
 from z3sandbox_kernel.protocol.messages import KNOWN_LAYERS
-from z3sandbox_kernel.verdicts import style_table
+from z3sandbox_kernel.protocol.verdicts import style_table
 
 ISOLATION = {
     "level": "kernel",
@@ -460,7 +460,7 @@ def test_a_live_refresh_sends_only_changed_rows_and_running_times() -> None:
 
 
 def test_payloads_are_saved_once_each_and_atomically(tmp_path) -> None:
-    from z3sandbox_kernel.payload_files import afl_sync
+    from z3sandbox_kernel.contracts.payload_files import afl_sync
 
     result = RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.SAT, payload=b"AB", label="first"),
@@ -501,8 +501,8 @@ def test_results_import_no_presentation_until_shown_and_the_presentation_has_no_
 
     probe = (
         "import sys\n"
-        "from z3sandbox_kernel.results import RunResult, CandidateResult\n"
-        "from z3sandbox_kernel.verdicts import Verdict\n"
+        "from z3sandbox_kernel.contracts.results import RunResult, CandidateResult\n"
+        "from z3sandbox_kernel.protocol.verdicts import Verdict\n"
         "assert not any(m.startswith('z3sandbox_kernel.presentation') for m in sys.modules),"
         " 'results imported presentation'\n"
         "import z3sandbox_kernel.presentation.html, z3sandbox_kernel.presentation.textview\n"
@@ -569,7 +569,7 @@ def test_a_run_of_prove_calls_counts_in_their_words() -> None:
 
 
 def test_further_models_of_an_optimize_check_say_they_need_not_be_optimal() -> None:
-    from z3sandbox_kernel.results import ModelResult
+    from z3sandbox_kernel.contracts.results import ModelResult
 
     result = RunResult(candidates=[CandidateResult(
         index=0, verdict=Verdict.SAT, model={"x": 9, "y": 1}, confirmed_by=("z3",),

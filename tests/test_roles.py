@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from z3sandbox_kernel.roles import STOPS, ZYGOTE_KILLS, Kill, Role
+from z3sandbox_kernel.protocol.roles import STOPS, ZYGOTE_KILLS, Kill, Role
 
 
 def test_every_kill_reason_says_what_it_means() -> None:

@@ -112,7 +112,7 @@ def test_every_saved_notebooks_document_validates() -> None:
 SHOW = """
 import json, sys
 {imports}
-from z3sandbox_kernel.results import RunResult
+from z3sandbox_kernel.contracts.results import RunResult
 result = RunResult.from_json(sys.stdin.read())
 loaded = "z3sandbox_kernel.presentation" in sys.modules
 shown = [repr(result), result._repr_mimebundle_(), repr(result[0]), result[0]._repr_mimebundle_(),

@@ -65,7 +65,7 @@ printf "x = Int('x')\ns.add(x > 1)\n" >candidate.py
 # The fidelity suite and what a candidate sees, against this regular install (make test's other
 # stages use the editable one): pytest appends the checkout to sys.path, after site-packages, so the
 # tests import the installed package (checked first) and only the tests themselves from the checkout.
-"$bin/python" -c 'import sys, z3sandbox_kernel.readable as r; sys.exit(r.project_root() is not None)' ||
+"$bin/python" -c 'import sys, z3sandbox_kernel.contracts.readable as r; sys.exit(r.project_root() is not None)' ||
   fail "the fresh virtualenv's z3sandbox_kernel is not a regular install"
 "$bin/python" -m pip install --quiet pytest pytest-timeout hypothesis
 corpus=$(cd "$root/.." && pwd)/shared/corpus/z3py

@@ -21,11 +21,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from z3sandbox_kernel.limits import LIMIT_FIELDS
-from z3sandbox_kernel.options import fields_table, kills_table, options_table
+from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS
+from z3sandbox_kernel.contracts.options import fields_table, kills_table, options_table
 from z3sandbox_kernel.presentation.row_details import SHOWN_STYLES
 from z3sandbox_kernel.protocol.document import run_schema
-from z3sandbox_kernel.verdicts import VERDICT_DOCS
+from z3sandbox_kernel.protocol.verdicts import VERDICT_DOCS
 from z3sandbox_kernel.zygote.recipe import recipe_table
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,34 +11,39 @@ the host side (asyncio, ssl, the scheduler) nor load it into a process that runs
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from .contracts import display as _display
+
 if TYPE_CHECKING:
-    from ._version import __version__
     from .agents.repair import repair
+    from .contracts._version import __version__
+    from .contracts.limits import Limits
+    from .contracts.options import RunOptions
+    from .contracts.results import CandidateResult, RunResult
     from .host.plan import Graces
     from .host.records import load_runs
     from .host.run_diff import diff_runs
     from .host.sandbox import Sandbox, run
-    from .limits import Limits
-    from .options import RunOptions
-    from .results import CandidateResult, RunResult
-    from .verdicts import Verdict
+    from .protocol.verdicts import Verdict
 
-# public name -> the module that defines it, imported on first access
-_LAZY = {
-    "CandidateResult": ".results",
-    "Graces": ".host.plan",
-    "Limits": ".limits",
-    "RunOptions": ".options",
-    "RunResult": ".results",
-    "Sandbox": ".host.sandbox",
-    "Verdict": ".verdicts",
-    "__version__": "._version",
-    "diff_runs": ".host.run_diff",
-    "load_runs": ".host.records",
-    "repair": ".agents.repair",
-    "run": ".host.sandbox",
+# public name -> a loader of the module that defines it, imported on first access (each name a
+# literal, so that tests/test_architecture.py sees every import this package makes)
+_LAZY: dict[str, Callable[[], ModuleType]] = {
+    "CandidateResult": lambda: importlib.import_module(".contracts.results", __name__),
+    "Graces": lambda: importlib.import_module(".host.plan", __name__),
+    "Limits": lambda: importlib.import_module(".contracts.limits", __name__),
+    "RunOptions": lambda: importlib.import_module(".contracts.options", __name__),
+    "RunResult": lambda: importlib.import_module(".contracts.results", __name__),
+    "Sandbox": lambda: importlib.import_module(".host.sandbox", __name__),
+    "Verdict": lambda: importlib.import_module(".protocol.verdicts", __name__),
+    "__version__": lambda: importlib.import_module(".contracts._version", __name__),
+    "diff_runs": lambda: importlib.import_module(".host.run_diff", __name__),
+    "load_runs": lambda: importlib.import_module(".host.records", __name__),
+    "repair": lambda: importlib.import_module(".agents.repair", __name__),
+    "run": lambda: importlib.import_module(".host.sandbox", __name__),
 }
 
 __all__ = [
@@ -60,16 +65,26 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Import a public name's module on first use and cache the name in this module."""
-    module = _LAZY.get(name)
-    if module is None:
+    load = _LAZY.get(name)
+    if load is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
+    value = getattr(load(), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+def _presentation() -> _display.Shows[Any, Any]:
+    """How the results show themselves (contracts/display.py): imported when one is first shown."""
+    from .presentation import render
+
+    return render
+
+
+_display.fill(_presentation)
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:

@@ -20,12 +20,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .limits import LIMIT_FIELDS, Limits
-from .options import argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
+from .contracts.limits import LIMIT_FIELDS, Limits
+from .contracts.options import argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
+from .contracts.results import CandidateResult, RunResult
 from .presentation.phrases import source_preview
 from .presentation.printable import printable, printable_lines
 from .presentation.textview import candidate_alone_text, run_text
-from .results import CandidateResult, RunResult
 
 DESCRIPTION = "z3sandbox (or python -m z3sandbox_kernel): run candidates from files, manage the kernelspec."
 RUN_EPILOG = ("Exit status: 0 when the candidates ran, whatever their verdicts; 2 for a usage error or a "
@@ -101,7 +101,7 @@ def _check_payload_dir(folder: Path | None) -> None:
     """Before the run: the payload folder exists (made here if missing), is no link, takes files."""
     if folder is None:
         return
-    from .hostfiles import Folder
+    from .contracts.hostfiles import Folder
 
     try:
         Folder.open(folder).close()
@@ -116,7 +116,7 @@ def _check_payload_dir(folder: Path | None) -> None:
 def _write_payloads(folder: Path, result: RunResult) -> list[str]:
     """candidate-<i>.bin, -model-<n>.bin (--models) and -check-<n>.bin, each a new file (no link
     followed, nothing there replaced); returns the errors, one line each."""
-    from .hostfiles import Folder
+    from .contracts.hostfiles import Folder
 
     errors = []
     try:

@@ -1,6 +1,6 @@
 /**
  * How each verdict and live state looks.  Names, descriptions and badge colours come from
- * `z3sandbox_kernel/verdicts.json`, the one source the Python HTML reads too (copied next to
+ * `z3sandbox_kernel/protocol/verdicts.json`, the one source the Python HTML reads too (copied next to
  * the sources by `scripts/sync-verdicts.mjs`).  Each badge is the verdict's name as text on its
  * colour, at >= 4.5:1 contrast in the light and the dark theme; the colour only repeats the text.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 import { renderRun } from '../src/render';
-import verdicts from '../../z3sandbox_kernel/verdicts.json';
+import verdicts from '../../z3sandbox_kernel/protocol/verdicts.json';
 import { candidate, expand, run, texts } from './fixtures';
 
 describe('renderRun', () => {

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import all_processes, process_tree_of, require_extra
 from z3sandbox_kernel.agents.mcp_operator import Operator, ceiling_flag, parse_address
-from z3sandbox_kernel.limits import LIMIT_FIELDS, Limits
+from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS, Limits
 from z3sandbox_kernel.zygote.spawn import ZYGOTE_NAME
 
 require_extra("mcp", "mcp")

@@ -62,7 +62,7 @@ MIME_TYPE = "application/vnd.z3sandbox.run+json"
 WIDGET_MIME_TYPE = "application/vnd.jupyter.widget-view+json"
 VERDICTS = [verdict.value for verdict in Verdict]
 DECIDED = re.compile(rf"^\s*({'|'.join(VERDICTS)})\s*$")  # a verdict, not "queued"/"running"
-COLOURS = json.loads((REPO / "z3sandbox_kernel" / "verdicts.json").read_text())["verdicts"]
+COLOURS = json.loads((REPO / "z3sandbox_kernel" / "protocol" / "verdicts.json").read_text())["verdicts"]
 NOTEBOOK = "z3sandbox-live.ipynb"
 PAYLOAD_HEX = "5a3373616e64626f780a00ff414243444546474849"
 STDERR = "\n".join(f"stderr line {n}" for n in range(1, 31))
@@ -190,7 +190,7 @@ def rows_that_show_what_matters() -> list[dict[str, Any]]:
     """Outputs made by the renderer itself: a proof alone (its stdout inline), then a run whose
     rows show a core, an SMT-LIB core answer, a payload warning, and a long name and reason."""
     from z3sandbox_kernel import CandidateResult, RunResult
-    from z3sandbox_kernel.results import ModelResult
+    from z3sandbox_kernel.contracts.results import ModelResult
 
     proof = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n")])
     several = RunResult(candidates=[

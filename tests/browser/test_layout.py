@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from z3sandbox_kernel import CandidateResult, RunResult, Verdict
-from z3sandbox_kernel.results import ModelResult
+from z3sandbox_kernel.contracts.results import ModelResult
 
 from .conftest import LabServer
 from .pages import expect, open_without_kernel, screenshot, use_theme

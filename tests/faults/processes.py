@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from tests.conftest import Proc, all_processes, process_tree_of
 from z3sandbox_kernel import Sandbox
-from z3sandbox_kernel.roles import Role
+from z3sandbox_kernel.protocol.roles import Role
 
 ZYGOTE = Role.ZYGOTE.process_name
 FORK_SERVER = Role.FORK_SERVER.process_name

@@ -120,8 +120,8 @@ print(s.check())
 
 
 def test_an_unsat_candidates_check_payloads_reach_the_afl_queue(tmp_path):
+    from z3sandbox_kernel.contracts.results import CandidateResult
     from z3sandbox_kernel.jupyter.outcome import afl_writer
-    from z3sandbox_kernel.results import CandidateResult
 
     check = {"verdict": "sat", "line": 3, "model": {"byte_0": 65}, "payload_hex": "41",
              "payload_error": None, "verified": True}

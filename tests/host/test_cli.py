@@ -245,7 +245,7 @@ def test_record_writes_the_run_with_each_file_name(files):
 
 
 def test_mcp_help_lists_a_ceiling_per_limit(tmp_path):
-    from z3sandbox_kernel.limits import LIMIT_FIELDS
+    from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS
 
     done = subprocess.run([sys.executable, "-m", "z3sandbox_kernel", "mcp", "--help"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=100)
@@ -318,8 +318,8 @@ def test_help_is_plain_text_and_typos_get_the_right_usage_and_a_suggestion(files
 
 
 def test_progress_is_a_line_now_and_then_when_stderr_is_not_a_terminal():
+    from z3sandbox_kernel.contracts.results import RunResult
     from z3sandbox_kernel.presentation.progress import ProgressLine
-    from z3sandbox_kernel.results import RunResult
 
     stream = io.StringIO()
     line = ProgressLine(stream, lines_s=0.01)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from z3sandbox_kernel import Limits, Sandbox, Verdict
+from z3sandbox_kernel.contracts.results import CandidateResult
 from z3sandbox_kernel.jupyter.scripts import notebook_name_hint
-from z3sandbox_kernel.results import CandidateResult
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("zygote_is_clean")]
 

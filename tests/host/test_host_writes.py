@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from z3sandbox_kernel import CandidateResult, RunResult, Sandbox, Verdict
-from z3sandbox_kernel.hostfiles import Folder, LinkedTarget
-from z3sandbox_kernel.payload_files import afl_sync, digest
+from z3sandbox_kernel.contracts.hostfiles import Folder, LinkedTarget
+from z3sandbox_kernel.contracts.payload_files import afl_sync, digest
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -45,7 +45,7 @@ def test_the_harness_says_when_it_checked_for_the_script(sandbox: Sandbox):
 
 
 def test_the_plain_option_is_a_run_option_of_every_face():
-    from z3sandbox_kernel.options import RUN_OPTIONS, options_for
+    from z3sandbox_kernel.contracts.options import RUN_OPTIONS, options_for
 
     (plain,) = [option for option in RUN_OPTIONS if option.name == "plain"]
     assert plain.flag == "--plain" and plain.default is False

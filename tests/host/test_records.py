@@ -9,11 +9,11 @@ import pytest
 
 from tests.conftest import require_extra
 from z3sandbox_kernel import Limits, RunResult, Sandbox, Verdict, diff_runs, load_runs
+from z3sandbox_kernel.contracts.results import CandidateResult
 from z3sandbox_kernel.host.plan import MAX_LABEL_CHARS
 from z3sandbox_kernel.host.records import new_run_id, read_record, sha256
 from z3sandbox_kernel.host.run_diff import VERDICT_RANK
 from z3sandbox_kernel.presentation.render import run_mimebundle
-from z3sandbox_kernel.results import CandidateResult
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("zygote_is_clean")]
 

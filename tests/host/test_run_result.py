@@ -93,8 +93,8 @@ def test_every_field_of_a_candidate_survives_its_dict():
     """to_dict names each field by hand (it is typed): one it forgot would be lost here."""
     import dataclasses
 
-    from z3sandbox_kernel.found import CheckResult, ModelResult
-    from z3sandbox_kernel.roles import Kill
+    from z3sandbox_kernel.contracts.found import CheckResult, ModelResult
+    from z3sandbox_kernel.protocol.roles import Kill
 
     found = ModelResult({"x": 2}, payload=b"\x02", verified=True)
     candidate = CandidateResult(

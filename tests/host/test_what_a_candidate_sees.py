@@ -16,7 +16,7 @@ import z3
 
 import z3sandbox_kernel
 from z3sandbox_kernel import Limits, Sandbox
-from z3sandbox_kernel.readable import project_root, read_only_paths
+from z3sandbox_kernel.contracts.readable import project_root, read_only_paths
 
 pytestmark = pytest.mark.timeout(120)
 LIMITS = Limits(timeout_s=10, wall_s=30, cpu_s=20)

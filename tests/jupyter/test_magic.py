@@ -216,7 +216,7 @@ def test_line_magic_without_candidates_says_what_it_needs(
 
 
 def test_help_lists_every_limit_option_with_its_config_default(shell: InteractiveShell) -> None:
-    from z3sandbox_kernel.limits import LIMIT_FIELDS
+    from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS
 
     doc = shell.find_cell_magic("z3sandbox").__doc__
     for spec in LIMIT_FIELDS:
@@ -267,7 +267,7 @@ def test_config_lists_the_grace_periods_apart_from_everyday_options(
 
 
 def test_config_traits_are_made_from_the_limits_model(shell: InteractiveShell) -> None:
-    from z3sandbox_kernel.limits import LIMIT_FIELDS
+    from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS
 
     options = magics_of(shell).options  # type: ignore[union-attr]
     traits = options.traits(config=True)
@@ -501,7 +501,7 @@ def test_a_candidate_alone_prints_as_the_candidate(shell: InteractiveShell) -> N
 
 def test_run_options_come_from_one_model(shell: InteractiveShell) -> None:
     from z3sandbox_kernel.cli import build_parser
-    from z3sandbox_kernel.options import options_for
+    from z3sandbox_kernel.contracts.options import options_for
 
     doc = " ".join(shell.find_cell_magic("z3sandbox").__doc__.split())
     traits = magics_of(shell).options.traits(config=True)  # type: ignore[union-attr]

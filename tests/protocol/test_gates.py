@@ -20,7 +20,7 @@ from z3sandbox_kernel.protocol import (
     split_bodies,
     zygote_result,
 )
-from z3sandbox_kernel.roles import Kill
+from z3sandbox_kernel.protocol.roles import Kill
 
 RUN = {"v": 1, "type": "run", "id": 7, "index": 0, "script": "print(1)", "language": "python",
        "limits": {"timeout_s": 5, "memory_mb": 512.0}, "random_seed": None, "cores": False,
@@ -86,8 +86,8 @@ def test_hello_and_a_spare_request_decode_into_their_types() -> None:
 
 
 def test_a_cluster_result_is_checked_into_its_type() -> None:
-    from z3sandbox_kernel.results import CandidateResult
-    from z3sandbox_kernel.verdicts import Verdict
+    from z3sandbox_kernel.contracts.results import CandidateResult
+    from z3sandbox_kernel.protocol.verdicts import Verdict
 
     sent = CandidateResult(index=3, verdict=Verdict.CANCELLED, reason="race", kill=Kill.RACE).to_dict()
     result = zygote_result(sent)

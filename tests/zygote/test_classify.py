@@ -7,7 +7,7 @@ import signal
 import pytest
 
 from z3sandbox_kernel import Limits, Verdict
-from z3sandbox_kernel.roles import Kill
+from z3sandbox_kernel.protocol.roles import Kill
 from z3sandbox_kernel.zygote.classify import Observation, classify, failed
 
 LIMITS = Limits(timeout_s=2, wall_s=5, cpu_s=3, memory_mb=256)

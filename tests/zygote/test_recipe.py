@@ -6,16 +6,23 @@ import inspect
 
 from z3sandbox_kernel.child import steps
 from z3sandbox_kernel.child.bootstrap import BEFORE_LAYERS
-from z3sandbox_kernel.child.layers import Layer, When
-from z3sandbox_kernel.protocol import KERNEL_LAYERS, NAMESPACE_LAYERS, PROCESS_LAYERS
+from z3sandbox_kernel.child.layers import Layer, Step, When
+from z3sandbox_kernel.protocol import KERNEL_LAYERS, NAMESPACE_LAYERS
+from z3sandbox_kernel.protocol.roles import Level
 from z3sandbox_kernel.zygote import recipe
 from z3sandbox_kernel.zygote.recipe import RECIPE, Where
 
 
 def test_the_report_lists_the_recipes_steps_in_order() -> None:
-    assert recipe.NAMESPACE_LAYERS == NAMESPACE_LAYERS
-    assert tuple(layer.NAME for layer in steps.layers_at("kernel")) == KERNEL_LAYERS
-    assert tuple(layer.NAME for layer in steps.layers_at("process")) == PROCESS_LAYERS
+    assert tuple(name for row in RECIPE if not row.layer for name in row.reports) == NAMESPACE_LAYERS
+    assert tuple(layer.NAME for layer in steps.layers_at(Level.KERNEL)) == KERNEL_LAYERS
+    assert tuple(layer.NAME for layer in steps.layers_at(Level.PROCESS)) == ("environment", "rlimits")
+
+
+def test_every_step_of_every_side_is_one_step_type() -> None:
+    sides = (recipe.ZYGOTE_STEPS, recipe.INIT_STEPS, BEFORE_LAYERS)
+    assert all(type(step) is Step for side in sides for step in side)
+    assert [row.name for row in RECIPE if not row.layer] == [step.name for side in sides for step in side]
 
 
 def test_steps_run_zygote_then_init_then_child() -> None:

@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from ..found import CheckResult
+from ..contracts.found import CheckResult
+from ..contracts.limits import LIMIT_FIELDS, Limits, number
+from ..contracts.results import CandidateResult, RunResult
 from ..host.claims import unchecked
-from ..limits import LIMIT_FIELDS, Limits, number
 from ..protocol import CandidateError
-from ..results import CandidateResult, RunResult
-from ..roles import Kill
-from ..verdicts import Verdict
+from ..protocol.roles import Kill
+from ..protocol.verdicts import Verdict
 from . import untrusted
 
 FEEDBACK_BYTES = 2048  # of each candidate's feedback text (about 2 KB)

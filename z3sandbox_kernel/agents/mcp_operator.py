@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits, number
-from ..options import argparse_specs
+from ..contracts.limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits, number
+from ..contracts.options import argparse_specs
 
 DEFAULT_MAX_CANDIDATES = 64
 DEFAULT_MAX_MODELS = 100

@@ -31,8 +31,8 @@ from . import untrusted
 from .feedback import compact_repeats, says_more
 
 if TYPE_CHECKING:
-    from ..found import CheckResult
-    from ..results import CandidateResult, RunResult
+    from ..contracts.found import CheckResult
+    from ..contracts.results import CandidateResult, RunResult
 
 OUTPUT_CAP_CHARS = 4096  # of each of stdout and stderr in the tool's result: head and tail
 TIMING_DIGITS = 3  # seconds to the millisecond: more is noise in a context window

@@ -27,8 +27,8 @@ def output_model() -> Any:
     neither pydantic nor mcp until it serves."""
     from pydantic import BaseModel, Field
 
-    from ..roles import Kill
-    from ..verdicts import Verdict
+    from ..protocol.roles import Kill
+    from ..protocol.verdicts import Verdict
 
     def described(text: str, default: Any = None) -> Any:
         return Field(default, description=text)

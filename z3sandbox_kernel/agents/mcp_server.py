@@ -30,9 +30,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from ..contracts.limits import DEFAULT_LIMITS, LIMIT_FIELDS, number
+from ..contracts.options import RunOptions
 from ..host.plan import MAX_LABEL_CHARS
-from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, number
-from ..options import RunOptions
 from . import untrusted
 from .mcp_operator import (
     Operator,
@@ -49,8 +49,8 @@ from .mcp_text import output_text
 if TYPE_CHECKING:
     from pydantic.config import JsonDict
 
+    from ..contracts.results import CandidateResult, RunResult
     from ..host.sandbox import Sandbox
-    from ..results import CandidateResult, RunResult
 
 _RUN_ID = re.compile(r"\d{8}T\d{6}(\.\d{6})?Z-[0-9a-f]{6}")
 Progress = Callable[[float, float, str], Awaitable[None]]
@@ -241,7 +241,7 @@ def _option_help(name: str) -> str:
 def _tool_parameters(operator: Operator, context: type) -> list[inspect.Parameter]:
     from pydantic import Field
 
-    from ..verdicts import Verdict
+    from ..protocol.verdicts import Verdict
 
     def keyword(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
         return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
@@ -281,7 +281,7 @@ def build_server(operator: Operator) -> tuple[Any, Service]:
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
     from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
-    from .._version import __version__
+    from ..contracts._version import __version__
 
     service = Service(operator)
     server = MCPServer("z3sandbox", version=__version__,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..results import RunResult
+from ..contracts.results import RunResult
 from . import untrusted
 from .feedback import UNTRUSTED, candidate_feedback, one_or_each
 

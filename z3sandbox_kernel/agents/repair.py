@@ -27,11 +27,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits, number
-from ..options import RepairRound, RunOptions
-from ..results import CandidateResult, RunResult
-from ..roles import Kill
-from ..verdicts import Verdict
+from ..contracts.limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits, number
+from ..contracts.options import RepairRound, RunOptions
+from ..contracts.results import CandidateResult, RunResult
+from ..protocol.roles import Kill
+from ..protocol.verdicts import Verdict
 from .feedback import (
     FEEDBACK_BYTES,
     CandidateFeedback,

@@ -2,22 +2,20 @@
 
 Runs in the process that will run user code.  Before it, its init has walked the recipe's init
 steps (zygote/recipe.py: its mount, IPC and UTS namespaces, its uid, its own user namespace).
-``become_child`` then, each step's position an ordering constraint:
-
-1-5. ``BEFORE_LAYERS``, in order: the zygote's signal handling undone, its own session, its
-   descriptors, its parent-death signal, its scratch folder (each step says why it stands there).
-6. The layers, in ``child/steps.py``'s order (environment, rlimits, capabilities, Landlock, seccomp
-   last): ``_apply_layers``.
-7. The setup frame on RESULT_FD: which layers are active.  Written *before* user code, so user code
-   cannot change what the zygote reports about isolation.
+``become_child`` then walks the child's part of the recipe (zygote/recipe.py's ``RECIPE`` shows
+the whole, each step with why it stands where it stands): its own steps, ``BEFORE_LAYERS``; the
+layers, in ``child/steps.py``'s order (``_apply_layers``); then the setup frame on RESULT_FD, which
+says which layers are active.  It is written *before* user code, so user code cannot change what
+the zygote reports about isolation.
 
 A standby (zygote/standby.py) applies the steps of ``When.PER_CANDIDATE`` before any request
 exists, then blocks on its go pipe; handed a request, it applies those of ``When.WITH_REQUEST``
 (rlimits: they can only be lowered once set) and checks the layers the request requires, then
-step 7: the same steps in the same order as a cold candidate.  A spare verifier does the same,
-its request coming after the setup frame (``_await_request``).
+writes the setup frame: the same steps in the same order as a cold candidate.  A spare verifier
+does the same, its request coming after the setup frame (``_await_request``).
 
-After step 7 user code runs (the harness).  Its report is the second frame.  We never return.
+After the setup frame user code runs (the harness).  Its report is the second frame.  We never
+return.
 """
 
 from __future__ import annotations
@@ -32,8 +30,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from ..limits import Limits
-from ..oscalls import keep_freed_memory, prefault_heap, set_parent_death_signal, set_process_name
+from ..contracts.limits import Limits
+from ..contracts.oscalls import keep_freed_memory, prefault_heap, set_parent_death_signal, set_process_name
 from ..protocol import (
     BOOTSTRAP_FAILED_EXIT,
     CANDIDATE_REQUEST,
@@ -54,9 +52,9 @@ from ..protocol import (
     encode_frame,
     frame_length,
 )
-from ..roles import Role
+from ..protocol.roles import Role
 from . import stack
-from .layers import Layer, LayerSetupError, Policy, When
+from .layers import Layer, LayerSetupError, Policy, Step, When
 
 # glibc's malloc: keep freed memory (trim) and serve big blocks from the heap (mmap) instead of
 # giving them back to the kernel, whose fresh pages the first check in a new fork would fault in
@@ -144,27 +142,23 @@ def _scratch_folder(job: ChildJob) -> None:
     os.chdir(job.policy.scratch_dir)
 
 
-@dataclass(frozen=True)
-class JobStep:
-    """One of the child's own steps before its layers (zygote/recipe.py shows them in the recipe)."""
-
-    name: str
-    why: str  # the ordering constraint, said once
-    apply: Callable[[ChildJob], None]
+def _own(name: str, why: str, apply: Callable[[ChildJob], None]) -> Step[ChildJob]:
+    """A step of the child's own, before its layers: in every candidate, at both levels."""
+    return Step(name, When.PER_CANDIDATE, why, apply, process_level=True)
 
 
-BEFORE_LAYERS: tuple[JobStep, ...] = (
-    JobStep("signals", "the zygote's handlers, wake-up descriptor and blocked signals are not the "
-            "candidate's: back to Python's defaults first", _undo_zygote_signals),
-    JobStep("session", "its own session and process group: a kill of the group reaches everything "
-            "the candidate starts", _own_session),
-    JobStep("descriptors", "stdin from /dev/null, 1 and 2 to the capture pipes, the result pipe on "
-            "its number, every other inherited descriptor closed (the zygote's control pipe above all)",
-            _redirect_descriptors),
-    JobStep("parent-death signal", "if the zygote dies, so does the child (inside a PID namespace "
-            "the kernel does it)", _parent_death_signal),
-    JobStep("scratch folder", "the working directory; the environment layer needs its path",
-            _scratch_folder),
+BEFORE_LAYERS: tuple[Step[ChildJob], ...] = (
+    _own("signals", "the zygote's handlers, wake-up descriptor and blocked signals are not the "
+         "candidate's: back to Python's defaults first", _undo_zygote_signals),
+    _own("session", "its own session and process group: a kill of the group reaches everything "
+         "the candidate starts", _own_session),
+    _own("descriptors", "stdin from /dev/null, 1 and 2 to the capture pipes, the result pipe on "
+         "its number, every other inherited descriptor closed (the zygote's control pipe above all)",
+         _redirect_descriptors),
+    _own("parent-death signal", "if the zygote dies, so does the child (inside a PID namespace "
+         "the kernel does it)", _parent_death_signal),
+    _own("scratch folder", "the working directory; the environment layer needs its path",
+         _scratch_folder),
 )
 
 _EVERY = frozenset(When)
@@ -261,16 +255,16 @@ def _prepare_heap() -> None:
 def become_child(job: ChildJob) -> NoReturn:
     """Turn this fresh fork into a sandboxed candidate (or verifier), run it, report, exit."""
     try:
-        for step in BEFORE_LAYERS:  # 1-5
+        for step in BEFORE_LAYERS:
             step.apply(job)
         _keep_freed_memory()
         if job.role is Role.STANDBY:
-            job, reports, failure = _stand_by(job)  # 6, blocked until handed a request
+            job, reports, failure = _stand_by(job)  # blocked until handed a request
         else:  # a spare verifier's request, and so its limits, come after its setup frame
-            reports, failure = _apply_layers(job, when=_AHEAD if job.role is Role.SPARE else _EVERY)  # 6
+            reports, failure = _apply_layers(job, when=_AHEAD if job.role is Role.SPARE else _EVERY)
         if job.supervisor_fd is not None:  # its listener handed over (seccomp) or never: ours goes
             os.close(SUPERVISOR_FD)
-        _write_frame({"type": "setup", "layers": reports, "error": failure})  # 7
+        _write_frame({"type": "setup", "layers": reports, "error": failure})
         if failure or job.role is Role.PROBE:  # a probe only proves the layers apply
             os._exit(0)
     except BaseException:

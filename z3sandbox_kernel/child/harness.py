@@ -32,7 +32,7 @@ import types
 
 import z3
 
-from ..oscalls import flush_c_stdio
+from ..contracts.oscalls import flush_c_stdio
 from ..protocol import PROTOCOL_VERSION, ChildReport, split_pairs
 from . import (
     afterwards,

@@ -9,6 +9,7 @@ own list; tests/zygote/test_recipe.py keeps the two in step.
 
 from __future__ import annotations
 
+from ..protocol.roles import Level
 from .layers import Layer, When, capabilities, environment, landlock, rlimits, seccomp
 
 # Seccomp stands last: its filter refuses calls the layers before it still make.
@@ -18,6 +19,6 @@ CHILD_LAYERS: tuple[Layer, ...] = (environment, rlimits, capabilities, landlock,
 WITH_REQUEST = frozenset(layer.NAME for layer in CHILD_LAYERS if layer.WHEN is When.WITH_REQUEST)
 
 
-def layers_at(level: str) -> tuple[Layer, ...]:
-    """The child layers applied at an isolation level ("kernel" or "process"), in order."""
-    return tuple(layer for layer in CHILD_LAYERS if level == "kernel" or layer.PROCESS_LEVEL)
+def layers_at(level: Level) -> tuple[Layer, ...]:
+    """The child layers applied at an isolation level, in order."""
+    return tuple(layer for layer in CHILD_LAYERS if level == Level.KERNEL or layer.PROCESS_LEVEL)

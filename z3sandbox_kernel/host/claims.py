@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
+from ..contracts.results import CandidateResult
 from ..protocol import Objective
-from ..results import CandidateResult
-from ..verdicts import Verdict
+from ..protocol.verdicts import Verdict
 
 _NOT_CONFIRMED = re.compile(r"not confirmed: ([^;]*)")
 NOT_VERIFIED = "the run did not verify answers (verify=False)"

@@ -39,8 +39,8 @@ from ..protocol import (
     ZygoteResult,
     zygote_result,
 )
-from ..roles import Kill
-from ..verdicts import Verdict
+from ..protocol.roles import Kill, Level
+from ..protocol.verdicts import Verdict
 from .executor_remote import KEY_PREFIX, ExecutorRemote, TaskRemote
 from .scheduler import Deliver, Remote, Send
 from .worker import STARTED_TOPIC, ZygotePlugin, run_candidate, synthesized, task_failure
@@ -109,7 +109,7 @@ def make_remote(client: object = None, executor: object = None, isolation: str |
     """The Remote for ``run(client=...)`` or ``run(executor=...)``."""
     if client is not None and executor is not None:
         raise ValueError("pass client= or executor=, not both")
-    level = isolation or default_isolation()
+    level = Level(isolation or default_isolation())
     if client is not None:
         return DaskRemote(resolve_client(client), level)
     if not isinstance(executor, Executor):
@@ -164,7 +164,7 @@ async def _subscribed_for_sure(client: DaskClient) -> None:
 class DaskRemote(TaskRemote):
     """Candidates as Dask tasks, one zygote per worker (``ZygotePlugin``)."""
 
-    def __init__(self, client: DaskClient, isolation: str) -> None:
+    def __init__(self, client: DaskClient, isolation: Level) -> None:
         super().__init__(isolation)
         self.client = client
         self._futures: dict[int, DaskFuture] = {}  # request id -> distributed.Future

@@ -17,8 +17,8 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 from ..protocol import PROTOCOL_VERSION, CancelRequest, Done, HostRequest, RunRequest, Started, ZygoteResult
-from ..roles import Kill
-from ..verdicts import Verdict
+from ..protocol.roles import Kill, Level
+from ..protocol.verdicts import Verdict
 from .scheduler import Deliver, Send
 from .worker import ZygotePlugin, process_zygote, run_candidate, synthesized, task_failure
 
@@ -30,7 +30,7 @@ class TaskRemote:
     """What both task remotes share (this one and distributed.py's ``DaskRemote``): the Sandbox's
     loop and ``deliver``, and a request's handler by its type (a shutdown is the Sandbox's)."""
 
-    def __init__(self, isolation: str) -> None:
+    def __init__(self, isolation: Level) -> None:
         self.level = isolation
         self._cancelled: dict[int, Kill] = {}  # request id -> reason
         self._sandbox_loop: asyncio.AbstractEventLoop | None = None
@@ -65,7 +65,7 @@ class ExecutorRemote(TaskRemote):
     reported cancelled at once and runs on, in its worker, until its wall limit.
     """
 
-    def __init__(self, executor: Executor, isolation: str) -> None:
+    def __init__(self, executor: Executor, isolation: Level) -> None:
         super().__init__(isolation)
         self.executor = executor
         self._local = isinstance(executor, ThreadPoolExecutor)

@@ -10,9 +10,9 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..limits import Limits
-from ..options import RunOptions
-from ..verdicts import Verdict
+from ..contracts.limits import Limits
+from ..contracts.options import RunOptions
+from ..protocol.verdicts import Verdict
 
 MAX_CANDIDATES = 100_000
 # A label names a candidate in a table, a record and an agent's context: a name, not a document.

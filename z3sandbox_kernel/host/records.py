@@ -39,9 +39,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
-from ..hostfiles import Folder
+from ..contracts.hostfiles import Folder
+from ..contracts.results import CandidateResult, PlannedCandidate, RunResult
 from ..protocol import Hello, IsolationReport
-from ..results import CandidateResult, PlannedCandidate, RunResult
 from .claims import unchecked
 from .plan import RunPlan
 from .records_read import (
@@ -91,7 +91,7 @@ class RunRecorder:
         self._verify = True
 
     def start(self, plan: RunPlan, isolation: IsolationReport | None, z3_version: str | None) -> None:
-        from .._version import __version__
+        from ..contracts._version import __version__
 
         options = plan.options
 

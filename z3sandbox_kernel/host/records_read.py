@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..contracts.results import CandidateResult, RunResult
 from ..protocol import IsolationReport
-from ..results import CandidateResult, RunResult
 
 RECORD_SCHEMA = "z3sandbox.record"
 RECORD_VERSION = 1
@@ -189,7 +189,7 @@ def _files_with_roots(path: Paths) -> list[tuple[Path | None, Path]]:
 
 def run_from_record(path: str | os.PathLike[str], records: list[dict[str, Any]] | None = None) -> RunResult:
     """The ``RunResult`` a record file holds (candidates not recorded yet are left out)."""
-    from ..limits import Limits
+    from ..contracts.limits import Limits
 
     header, *rest = records if records is not None else read_record(path)
     candidates = {}

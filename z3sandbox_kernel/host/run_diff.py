@@ -20,8 +20,8 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..results import CandidateResult, RunResult
-from ..verdicts import Verdict
+from ..contracts.results import CandidateResult, RunResult
+from ..protocol.verdicts import Verdict
 from .records_read import read_record, record_files, run_from_record
 
 # How good a verdict is, for diff_runs: an answer, then no answer for want of resources, then a

@@ -20,10 +20,10 @@ from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from ..options import RunOptions, required_layers
+from ..contracts.options import RunOptions, required_layers
+from ..contracts.results import CandidateResult, RunResult
 from ..protocol import Hello, IsolationReport, ZygoteEvent
-from ..results import CandidateResult, RunResult
-from ..roles import Kill, Role
+from ..protocol.roles import Kill, Level, Role
 from .plan import Graces, RunPlan, make_plan
 from .records import Recording
 from .scheduler import Remote, ScheduledRun, Send
@@ -98,9 +98,10 @@ class Sandbox(ZygoteOwner):
         """``record_dir``: write every run's record there (``<run_id>.jsonl``, host/records.py);
         a run's own ``record_dir=`` overrides it.  ``graces``: how long to wait on a zygote
         before acting (host/plan.py); ``self.graces`` may be changed, for the next runs."""
-        level = isolation or default_isolation()
-        if level not in ("kernel", "process"):
-            raise ValueError(f"isolation must be 'kernel' or 'process', not {isolation!r}")
+        try:
+            level = Level(isolation or default_isolation())
+        except ValueError:
+            raise ValueError(f"isolation must be 'kernel' or 'process', not {isolation!r}") from None
         super().__init__(level, graces)
         self.require = required_layers(require)
         self.jobs = jobs
@@ -244,7 +245,7 @@ class Sandbox(ZygoteOwner):
         if self._closed:
             raise RuntimeError("this Sandbox is closed")
         if options.isolation not in (None, self.level):
-            raise ValueError(f"this Sandbox runs at isolation {self.level!r}; make another for "
+            raise ValueError(f"this Sandbox runs at isolation {self.level.value!r}; make another for "
                              f"{options.isolation!r}")
         options = options.replace(require=options.require + self.require,
                                   record_dir=options.record_dir or self.record_dir)

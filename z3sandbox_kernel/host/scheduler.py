@@ -20,7 +20,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
-from ..limits import Limits
+from ..contracts.limits import Limits
+from ..contracts.results import CandidateResult, RunResult
 from ..protocol import (
     PROTOCOL_VERSION,
     CancelRequest,
@@ -30,9 +31,8 @@ from ..protocol import (
     ZygoteEvent,
     ZygoteResult,
 )
-from ..results import CandidateResult, RunResult
-from ..roles import Kill
-from ..verdicts import Verdict
+from ..protocol.roles import Kill
+from ..protocol.verdicts import Verdict
 from ..zygote.payload import expand_model
 from .plan import Graces, RunPlan
 

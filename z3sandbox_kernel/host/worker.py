@@ -33,6 +33,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from ..contracts.results import CandidateResult
 from ..protocol import (
     PROTOCOL_VERSION,
     CancelRequest,
@@ -45,9 +46,8 @@ from ..protocol import (
     ZygoteResult,
     zygote_result,
 )
-from ..results import CandidateResult
-from ..roles import Kill
-from ..verdicts import Verdict
+from ..protocol.roles import Kill, Level
+from ..protocol.verdicts import Verdict
 from .zygote_client import ZygoteProcess
 from .zygote_owner import PerLevel, ZygoteOwner, default_isolation, warn_degraded
 
@@ -69,7 +69,7 @@ STARTED_TOPIC = "z3sandbox-started"  # Dask event: a candidate began on a worker
 DaskWorker = Any
 
 
-def plugin_name(isolation: str) -> str:
+def plugin_name(isolation: Level) -> str:
     return f"z3sandbox-zygote-{isolation}"
 
 
@@ -98,7 +98,7 @@ class WorkerZygote(ZygoteOwner):
     hosts may share a worker.
     """
 
-    def __init__(self, isolation: str) -> None:
+    def __init__(self, isolation: Level) -> None:
         super().__init__(isolation)
         self._ids = itertools.count(1)
         # Each zygote event's handler, keyed by its type (the gate decoded it: zygote_client.py).
@@ -256,7 +256,7 @@ class ZygotePlugin(WorkerPlugin):
     idempotent = True  # every run registers it; workers that have it keep their zygote
 
     def __init__(self, isolation: str | None = None) -> None:
-        self.isolation = isolation or default_isolation()
+        self.isolation = Level(isolation or default_isolation())
         self.name = plugin_name(self.isolation)
         self.zygote: WorkerZygote | None = None
 
@@ -302,7 +302,7 @@ def _task_state(worker: DaskWorker, key: str) -> str | None:
     return getattr(task, "state", None)
 
 
-def run_candidate(request: RunRequest, isolation: str, token: str,
+def run_candidate(request: RunRequest, isolation: Level, token: str,
                   announce: bool = False) -> ZygoteResult:
     """The task: run one "run" request here; its ``CandidateDict`` with ``host`` set.
 

@@ -29,6 +29,7 @@ from ..protocol import (
     encode_frame,
     frame_length,
 )
+from ..protocol.roles import Level
 from ..zygote import scratch
 from .plan import Graces
 
@@ -81,14 +82,14 @@ def parse_event(body: bytes) -> ZygoteEvent | None:
         return None
 
 
-def zygote_command(level: str) -> list[str]:
+def zygote_command(level: Level) -> list[str]:
     """The zygote's command line: isolated Python (no user site, no PYTHONPATH), dying with us."""
     return [sys.executable, "-I", "-m", "z3sandbox_kernel.zygote",
-            "--isolation", level, "--parent", str(os.getpid())]
+            "--isolation", Level(level).value, "--parent", str(os.getpid())]
 
 
 class ZygoteProcess:
-    def __init__(self, level: str, on_message: Callable[[ZygoteEvent], None],
+    def __init__(self, level: Level, on_message: Callable[[ZygoteEvent], None],
                  on_exit: Callable[[ZygoteProcess, str], None], graces: Graces | None = None) -> None:
         self.level = level
         self.graces = graces or Graces()

@@ -20,6 +20,7 @@ from concurrent.futures import Future
 from typing import Generic, TypeVar
 
 from ..protocol import Hello, IsolationReport
+from ..protocol.roles import Level
 from .plan import Graces
 from .zygote_client import START_TIMEOUT_S, ZygoteError, ZygoteProcess
 
@@ -29,7 +30,7 @@ CLOSE_MARGIN_S = 10.0  # past a start's and a shutdown's own bounds, before clos
 
 
 def default_isolation() -> str:
-    return "kernel" if sys.platform == "linux" else "process"
+    return Level.KERNEL if sys.platform == "linux" else Level.PROCESS
 
 
 def warn_degraded(report: IsolationReport, stacklevel: int = 3) -> None:
@@ -66,7 +67,7 @@ class ZygoteOwner:
     """A loop thread and the zygote started from it.  Subclasses say how a zygote is made (its
     callbacks) and what is done once it said hello."""
 
-    def __init__(self, level: str, graces: Graces | None = None) -> None:
+    def __init__(self, level: Level, graces: Graces | None = None) -> None:
         self.level = level
         self.graces = graces or Graces()  # read when a zygote or a run starts
         self._loop = LoopThread()
@@ -160,14 +161,14 @@ class PerLevel(Generic[Owner]):
     """One owner per isolation level in this process, made on first use (again once closed), and
     closed at the process's exit: the shared Sandbox behind ``run()``, a worker's zygote."""
 
-    def __init__(self, make: Callable[[str], Owner], close: Callable[[Owner], None]) -> None:
+    def __init__(self, make: Callable[[Level], Owner], close: Callable[[Owner], None]) -> None:
         self._make, self._close = make, close
-        self._owners: dict[str, Owner] = {}
+        self._owners: dict[Level, Owner] = {}
         self._lock = threading.Lock()
         atexit.register(self.close_all)
 
-    def get(self, level: str | None) -> Owner:
-        level = level or default_isolation()
+    def get(self, isolation: str | None) -> Owner:
+        level = Level(isolation or default_isolation())
         with self._lock:
             owner = self._owners.get(level)
             if owner is None or owner._closed:

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from traitlets import Bool, CaselessStrEnum, Float, HasTraits, Int, List, TraitType, Unicode
 from traitlets.config import Configurable
 
+from ..contracts.limits import LIMIT_FIELDS, Limits
+from ..contracts.options import RunOption, options_for
 from ..host.plan import Graces
-from ..limits import LIMIT_FIELDS, Limits
-from ..options import RunOption, options_for
 
 
 def _limit_trait(spec: dataclasses.Field[Any]) -> TraitType[Any, Any]:

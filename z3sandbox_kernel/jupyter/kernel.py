@@ -33,7 +33,7 @@ from ipykernel.ipkernel import IPythonKernel
 from ipykernel.kernelapp import IPKernelApp
 from traitlets import Type
 
-from .._version import __version__
+from ..contracts._version import __version__
 from ..presentation.phrases import isolation_summary
 from ..protocol import LayerReport
 from .config import Z3Sandbox

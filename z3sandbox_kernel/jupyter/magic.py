@@ -41,15 +41,23 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from ..limits import LIMIT_FIELDS, Limits
-from ..options import RunOptions, argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
+from ..contracts.limits import LIMIT_FIELDS, Limits
+from ..contracts.options import (
+    RunOptions,
+    argparse_specs,
+    chosen,
+    did_you_mean,
+    limit_error,
+    limit_specs,
+    resolve,
+)
+from ..contracts.results import CandidateResult, RunResult
 from ..presentation.progress import ProgressLine
 from ..presentation.textview import use_terminal_width
-from ..results import CandidateResult, RunResult
 from .config import Z3Sandbox
 from .outcome import RunInterrupted, afl_writer, interrupted_line, merged_rerun, rerun_rows, rerun_table, then
 from .scripts import Script, annotated, annotator, empty_body_as_line_magic, scripts_from, split_cell
-from .table import LiveDisplay, LiveView
+from .table import LiveDisplay, LiveView, has_display_frontend
 from .typed_ipython import Method, argument, argument_group, display, magic_arguments, parser_of
 
 if TYPE_CHECKING:
@@ -75,16 +83,6 @@ def _read_variable(namespace: dict[str, object], name: str, option: str) -> Any:
     if name not in namespace:
         raise UsageError(f"{option} {name}: no variable of that name in the namespace")
     return namespace[name]
-
-
-def _has_display_frontend(shell: Any) -> bool:
-    """A frontend that renders rich displays and their updates: ipykernel's shell.  Terminal
-    IPython gets a progress line on stderr."""
-    try:
-        from ipykernel.zmqshell import ZMQInteractiveShell
-    except ImportError:  # pragma: no cover - ipykernel is a dependency
-        return False
-    return isinstance(shell, ZMQInteractiveShell)
 
 
 # -------------------------------------------------------------------------------------------- magic
@@ -297,7 +295,7 @@ class Z3SandboxMagics(Magics):
               rerun_of: tuple[RunResult, list[int]] | None) -> LiveView | None:
         if quiet:
             return None
-        if _has_display_frontend(self.shell):
+        if has_display_frontend(self.shell):
             # A rerun's table ends as one line: the merged result NAME.rerun() returns is the table.
             note = (f"z3sandbox: ran {' '.join(f'#{i}' for i in rerun_of[1])} again "
                     "(marked (rerun)): the merged table is rerun()'s result") if rerun_of else None
@@ -379,7 +377,7 @@ def load_ipython_extension(ipython: Any) -> None:
         ipython.register_magics(Z3SandboxMagics(ipython))
     if empty_body_as_line_magic not in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.append(empty_body_as_line_magic)
-    if not _has_display_frontend(ipython):  # terminal IPython: the table's reason fills the width
+    if not has_display_frontend(ipython):  # terminal IPython: the table's reason fills the width
         use_terminal_width(lambda: shutil.get_terminal_size().columns)
 
 

@@ -7,7 +7,7 @@ import dataclasses
 import textwrap
 from collections.abc import Callable
 
-from ..results import CandidateResult, RunResult
+from ..contracts.results import CandidateResult, RunResult
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -29,7 +29,7 @@ def interrupted_line(result: RunResult, name: str, rerun: bool = True) -> str:
     never started: _z3.rerun() runs them`` (a count of none is left out).  ``rerun`` False (one
     script, ``-k``: rerun() cannot run those seeds alone): "run the cell again" instead."""
     from ..presentation.phrases import counts_summary
-    from ..verdicts import Verdict
+    from ..protocol.verdicts import Verdict
 
     cancelled = [c for c in result.candidates if c.verdict is Verdict.CANCELLED]
     stopped = sum(1 for c in cancelled if c.kill is not None)
@@ -100,7 +100,7 @@ def afl_writer(
 
     from IPython.core.error import UsageError
 
-    from ..payload_files import afl_queue, afl_sync
+    from ..contracts.payload_files import afl_queue, afl_sync
 
     try:
         afl_queue(sync_dir).close()

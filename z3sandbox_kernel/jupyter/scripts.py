@@ -11,9 +11,9 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..contracts.results import CandidateResult, RunResult
 from ..presentation.phrases import source_preview
-from ..results import CandidateResult, RunResult
-from ..verdicts import Verdict
+from ..protocol.verdicts import Verdict
 
 # A line of its own that starts a new candidate in the cell body, with an optional name.
 CANDIDATE_SEPARATOR = re.compile(

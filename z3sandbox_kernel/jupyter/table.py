@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..contracts.results import CandidateResult, RunResult
 from ..presentation.live import LIVE_ROWS, LiveTable
 from ..presentation.render import MIME_TYPE, run_mimebundle
-from ..results import CandidateResult, RunResult
 from .typed_ipython import display
 
 # With nothing new to show, the elapsed time in a live display still moves this often.
@@ -255,3 +255,13 @@ class LiveDisplay:
             size = len(data["text/html"]) + len(data["text/plain"]) + 300 * len(data[MIME_TYPE]["candidates"])
             pause = size / LIVE_BYTES_PER_S if size > SMALL_REFRESH_BYTES else 0.0
             self._throttle.defer(max(pause, rows / LIVE_ROWS_PER_S))
+
+
+def has_display_frontend(shell: Any) -> bool:
+    """A frontend that renders rich displays and their updates: ipykernel's shell.  Terminal
+    IPython gets a progress line on stderr."""
+    try:
+        from ipykernel.zmqshell import ZMQInteractiveShell
+    except ImportError:  # pragma: no cover - ipykernel is a dependency
+        return False
+    return isinstance(shell, ZMQInteractiveShell)

@@ -19,7 +19,7 @@ import html
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from ..verdicts import VERDICT_DOCS, verdict_style
+from ..protocol.verdicts import VERDICT_DOCS, verdict_style
 from .phrases import (
     SAVED_COLUMNS,
     TABLE_COLUMNS,
@@ -48,7 +48,7 @@ from .summary import Summary, summarize
 from .textview import candidate_alone_text
 
 if TYPE_CHECKING:
-    from ..results import CandidateResult, RunResult
+    from ..contracts.results import CandidateResult, RunResult
 
 # Badge colours come from verdicts.json (shared with the labextension): the light-theme pair,
 # a solid background with white text, which reads at >= 4.5:1 on light and dark pages alike.

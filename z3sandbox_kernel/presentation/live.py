@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..results import RunResult
+from ..contracts.results import RunResult
 from .html import candidate_row, live_html
 from .phrases import progress_summary
 from .render import (
@@ -37,8 +37,8 @@ from .tally import Tally
 from .textview import TextRow, text_row, text_table
 
 if TYPE_CHECKING:
+    from ..contracts.results import CandidateResult
     from ..protocol.document import DocumentCandidate, DocumentTiming, RunDocument, RunMetadata
-    from ..results import CandidateResult
 
 
 # A live refresh's HTML and text show at most this many rows (running ones first).

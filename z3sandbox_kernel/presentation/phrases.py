@@ -13,17 +13,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..limits import LIMIT_FIELDS, Limits, number
+from ..contracts.limits import LIMIT_FIELDS, Limits, number
+from ..contracts.vote import PROVE_WORDS, proves
 from ..protocol.messages import KERNEL_LAYERS, NAMESPACE_LAYERS
-from ..vote import PROVE_WORDS, proves
 from .printable import printable
 from .reasons import fit_reason, reason_text
 from .row_details import model_count, model_items, shown_verdict, state_label
 
 if TYPE_CHECKING:
+    from ..contracts.results import CandidateResult, RunResult
     from ..protocol import IsolationReport
     from ..protocol.document import DocumentProgress, DocumentTie
-    from ..results import CandidateResult, RunResult
 
 # The limits a one-line summary always shows; any other limit is shown when it is not the default.
 HEADLINE_LIMITS = ("timeout_s", "wall_s", "cpu_s", "memory_mb")

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import TextIO
 
-from ..results import CandidateResult, RunResult
+from ..contracts.results import CandidateResult, RunResult
 from .phrases import counts_summary, progress
 
 BAR_WIDTH = 24

@@ -18,14 +18,14 @@ import re
 import textwrap
 from typing import TYPE_CHECKING
 
-from ..verdicts import Verdict
-from ..vote import confirmed
+from ..contracts.vote import confirmed
+from ..protocol.verdicts import Verdict
 from .printable import printable
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 
-    from ..results import CandidateResult
+    from ..contracts.results import CandidateResult
 
 # A verifier's words on an answer it could not confirm (child/confirm.py, zygote/jobs.py).
 _NOT_CONFIRMED = ("not confirmed: ", "not confirmed (")

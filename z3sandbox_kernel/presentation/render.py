@@ -43,7 +43,7 @@ from .summary import Summary, summarize
 from .textview import candidate_alone_text, run_text
 
 if TYPE_CHECKING:
-    from ..results import CandidateResult, RunResult
+    from ..contracts.results import CandidateResult, RunResult
 
 # A display's data and metadata, keyed by MIME type (the run document's key is ``MIME_TYPE``).
 MimeData = TypedDict("MimeData", {"text/plain": str, "text/html": str,

@@ -15,11 +15,11 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..vote import DISPUTED, prove_word
+from ..contracts.vote import DISPUTED, prove_word
 from .printable import printable, printable_lines
 
 if TYPE_CHECKING:
-    from ..results import CandidateResult
+    from ..contracts.results import CandidateResult
 
 
 def state_label(candidate: CandidateResult) -> str:

@@ -16,9 +16,9 @@ from .phrases import answer_words, counts_summary, groups_summary
 from .reasons import said_once, said_once_caption
 
 if TYPE_CHECKING:
+    from ..contracts.results import RunResult
     from ..protocol.document import DocumentProgress, DocumentTie
-    from ..results import RunResult
-    from ..verdicts import Verdict
+    from ..protocol.verdicts import Verdict
 
 
 @dataclass(frozen=True)

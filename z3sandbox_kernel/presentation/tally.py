@@ -18,9 +18,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .. import vote as voting
-from ..results import CandidateResult, model_group_key
-from ..verdicts import Verdict
+from ..contracts import vote as voting
+from ..contracts.results import CandidateResult, model_group_key
+from ..protocol.verdicts import Verdict
 from .phrases import SHOWN_GROUPS, SHOWN_MEMBERS, counts_phrase, groups_phrase
 from .reasons import said_once, said_once_caption
 from .row_details import state_label

@@ -34,7 +34,7 @@ from .row_details import (
 from .summary import Summary, summarize
 
 if TYPE_CHECKING:
-    from ..results import CandidateResult, RunResult
+    from ..contracts.results import CandidateResult, RunResult
 
 
 def _text_row(cells: list[str], columns: tuple[Column, ...], widths: list[int] | None = None) -> str:

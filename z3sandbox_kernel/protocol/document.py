@@ -26,9 +26,9 @@ from typing import Annotated, Final, Literal, TypedDict
 
 import msgspec
 
-from ..roles import Kill
-from ..verdicts import Verdict
 from .messages import CandidateError, CheckDict, IsolationReport, ModelDict, Objective
+from .roles import Kill
+from .verdicts import Verdict
 from .wire import JsonValue
 
 MIME_TYPE: Final = "application/vnd.z3sandbox.run+json"

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
-from ..roles import Kill
+from .roles import Kill
 from .wire import JsonValue, LimitValues
 
 # ------------------------------------------------------------------------------------ child -> zygote
@@ -198,9 +198,9 @@ UNVERIFIED_REASON = "the model is not verified"
 
 # ------------------------------------------------------------------------------------ host <-> zygote
 
-# The layers an isolation report names, in application order (child/bootstrap.py says why this
-# order): the names ``require`` accepts.
-PROCESS_LAYERS = ("environment", "rlimits")
+# The layers an isolation report names, in application order (zygote/recipe.py says why this
+# order): the names ``require`` accepts.  The one list: the recipe's steps and the child's layer
+# modules report these names (tests/zygote/test_recipe.py).
 KERNEL_LAYERS = ("environment", "rlimits", "capabilities", "landlock", "seccomp")
 NAMESPACE_LAYERS = ("userns", "netns", "pidns", "mountns", "ipcns", "utsns")
 KNOWN_LAYERS = frozenset(KERNEL_LAYERS + NAMESPACE_LAYERS)

@@ -16,9 +16,9 @@ import resource
 import signal
 import sys
 
-from ..limits import Limits
-from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
-from ..roles import Role
+from ..contracts.limits import Limits
+from ..contracts.oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from ..protocol.roles import Level, Role
 from . import scratch
 from .jobs import NO_CANDIDATE, run_report
 from .namespaces import NamespaceState
@@ -102,7 +102,7 @@ class Mirrored(Exception):
 class Launch:
     """The zygote's side of the recipe (``recipe.ZygoteSide``): what its start-up steps act on."""
 
-    def __init__(self, level: str, z3_version: str) -> None:
+    def __init__(self, level: Level, z3_version: str) -> None:
         self.level = level
         self.z3_version = z3_version
         self.namespaces = NamespaceState()
@@ -149,13 +149,13 @@ class Launch:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="z3sandbox-zygote")
-    parser.add_argument("--isolation", choices=("kernel", "process"), default="kernel")
+    parser.add_argument("--isolation", type=Level, choices=list(Level), default=Level.KERNEL)
     parser.add_argument("--parent", type=int, default=0)
     args = parser.parse_args(argv)
     _die_with(args.parent)
     if sys.platform == "linux":
         set_process_name(ZYGOTE_NAME)
-    launch = Launch(args.isolation if sys.platform == "linux" else "process", _preload())
+    launch = Launch(args.isolation if sys.platform == "linux" else Level.PROCESS, _preload())
     try:
         set_up_zygote(launch)
         assert launch.server is not None

@@ -11,7 +11,7 @@ import os
 import signal
 from dataclasses import dataclass, field
 
-from ..limits import Limits
+from ..contracts.limits import Limits
 from ..protocol import (
     SHOWN_MODEL_MAX_ENTRIES,
     UNVERIFIED_REASON,
@@ -22,8 +22,8 @@ from ..protocol import (
     SetupFrame,
     ZygoteResult,
 )
-from ..roles import STOPS, ZYGOTE_KILLS, Kill
-from ..verdicts import Verdict
+from ..protocol.roles import STOPS, ZYGOTE_KILLS, Kill, Level
+from ..protocol.verdicts import Verdict
 from .checks import Checks, results, summary
 from .confirmed import Confirmation, add_confirmation
 from .failures import error_of, stack_note
@@ -56,7 +56,7 @@ class Observation:
 
     index: int
     limits: Limits
-    level: str
+    level: Level
     seed: bytes | None
     kill: Kill | None = None  # the zygote's own (roles.ZYGOTE_KILLS)
     kill_detail: str = ""
@@ -111,7 +111,7 @@ def _signal_name(signum: int) -> str:
 
 def _isolation(obs: Observation) -> IsolationReport:
     layers = list(obs.setup["layers"]) if obs.setup else list(obs.planned_layers)
-    return {"level": "kernel" if obs.level == "kernel" else "process", "layers": layers}
+    return {"level": "kernel" if obs.level == Level.KERNEL else "process", "layers": layers}
 
 
 def _active_layers(obs: Observation) -> str:
@@ -312,11 +312,7 @@ def classify(obs: Observation) -> ZygoteResult:
     stack_line, where = stack_note(kill, obs.stack)
     if where:
         reason = f"{reason} ({where})"
-    report: ChildReport = obs.report.copy() if obs.report else {"outcome": "internal_error"}
-    if obs.checked is not None and obs.verified is not None:  # the model the verifier checked
-        report["model"] = obs.checked.get("model", {})
-        report["byte_constants"] = obs.checked.get("byte_constants", [])
-        report["byte_runs"] = obs.checked.get("byte_runs", [])
+    report = _report_of(obs)
     model = report.get("model") if verdict in (Verdict.SAT, Verdict.INVALID_MODEL) else None
     model, omitted = cap_model(model) if model is not None else (None, 0)
     if model is not None:  # the constants the harness did not list (models.ModelFields.show)
@@ -357,6 +353,23 @@ def classify(obs: Observation) -> ZygoteResult:
         if model is not None and len(model) < SHOWN_MODEL_MAX_ENTRIES and not omitted else [],
         "model_omitted": omitted,
     }
+    _add_found(result, obs, report, verdict)
+    add_confirmation(result, obs, verdict)
+    return result
+
+
+def _report_of(obs: Observation) -> ChildReport:
+    """The child's report, with the model the verifier checked in place of its own."""
+    report: ChildReport = obs.report.copy() if obs.report else {"outcome": "internal_error"}
+    if obs.checked is not None and obs.verified is not None:
+        report["model"] = obs.checked.get("model", {})
+        report["byte_constants"] = obs.checked.get("byte_constants", [])
+        report["byte_runs"] = obs.checked.get("byte_runs", [])
+    return report
+
+
+def _add_found(result: ZygoteResult, obs: Observation, report: ChildReport, verdict: Verdict) -> None:
+    """A sat result's objectives and further models, and every check the script made."""
     if verdict is Verdict.SAT and report.get("objectives"):
         result["objectives"] = kept_objectives(report["objectives"])
     if verdict is Verdict.SAT and report.get("more_models"):
@@ -371,8 +384,6 @@ def classify(obs: Observation) -> ZygoteResult:
             result["checks"])
         found = "" if verdict is Verdict.SAT else summary(result["checks"], made)
         result["reason"] = cap("; ".join(filter(None, (result["reason"], found))))
-    add_confirmation(result, obs, verdict)
-    return result
 
 
 def failed(obs: Observation, reason: str) -> ZygoteResult:

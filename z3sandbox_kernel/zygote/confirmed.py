@@ -8,13 +8,17 @@ value is the checked model's value of its term, and ``optimal`` the verifier's w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, Protocol, TypedDict
 
-from ..protocol import SHOWN_CORE_TEXT_CHARS, CheckedObjective, Objective, VerifyReport, ZygoteResult
-from ..verdicts import Verdict
-
-if TYPE_CHECKING:
-    from .classify import Observation
+from ..protocol import (
+    SHOWN_CORE_TEXT_CHARS,
+    CheckedObjective,
+    ChildReport,
+    Objective,
+    VerifyReport,
+    ZygoteResult,
+)
+from ..protocol.verdicts import Verdict
 
 SOLVERS = ("z3", "cvc5")
 NOTE_CHARS = 500
@@ -29,7 +33,17 @@ class Confirmation(TypedDict, total=False):
     objectives: list[CheckedObjective]
 
 
-def confirm_report(obs: Observation, report: VerifyReport) -> None:
+class Observed(Protocol):
+    """What this module reads and keeps of a candidate's observation (classify.Observation is one),
+    so that it and classify.py do not import each other."""
+
+    report: ChildReport | None
+    verify_requested: bool
+    verified: bool | None
+    confirmation: Confirmation
+
+
+def confirm_report(obs: Observed, report: VerifyReport) -> None:
     """Keep a verifier's words on the answer (its report is checked by frames.py, bounded here)."""
     confirmed = report.get("confirmed_by") or []
     obs.confirmation = {
@@ -44,7 +58,7 @@ def _note(text: Any) -> str:
     return str(text)[:NOTE_CHARS] if text else ""
 
 
-def add_confirmation(result: ZygoteResult, obs: Observation, verdict: Verdict) -> None:
+def add_confirmation(result: ZygoteResult, obs: Observed, verdict: Verdict) -> None:
     """``confirmed_by``, ``disputed``, the reason's note and the checked objectives of a sat or
     unsat result."""
     if verdict not in (Verdict.SAT, Verdict.UNSAT):

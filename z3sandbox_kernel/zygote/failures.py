@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..protocol import CandidateError, ChildReport
-from ..verdicts import Verdict
+from ..protocol.verdicts import Verdict
 
 MESSAGE_CAP = 2000
 _CRASHES = frozenset({Verdict.CRASHED, Verdict.CPU_LIMIT, Verdict.MEMORY_LIMIT})  # line: faulthandler

@@ -21,9 +21,9 @@ from typing import Any
 
 import msgspec
 
-from ..limits import Limits
-from ..oscalls import set_process_name
-from ..roles import Kill, Role
+from ..contracts.limits import Limits
+from ..contracts.oscalls import set_process_name
+from ..protocol.roles import Kill, Role
 from .forker import (
     FORKED,
     FORKER_NAME,

@@ -51,10 +51,10 @@ import msgspec
 
 from ..child.bootstrap import ChildJob
 from ..child.steps import WITH_REQUEST
-from ..limits import Limits
-from ..oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
+from ..contracts.limits import Limits
+from ..contracts.oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
 from ..protocol import LimitValues, VerifyRequest
-from ..roles import Role
+from ..protocol.roles import Role
 from .sandboxing import SandboxPlan
 from .spawn import (
     CANDIDATE_NAME,

@@ -9,7 +9,7 @@ import os
 import sys
 
 from ..protocol import PROTOCOL_VERSION, Done, Hello, Restarted, Started, ZygoteResult, encode_frame
-from ..roles import Role
+from ..protocol.roles import Role
 
 
 class HostLink:

@@ -20,7 +20,7 @@ from ..protocol import (
     VerifyReport,
     VerifyRequest,
 )
-from ..roles import STOPS, Kill, Role
+from ..protocol.roles import STOPS, Kill, Role
 from . import frames
 from .capture import Stream
 from .checks import Checks, assemble, verify_part

@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..oscalls import (
+from ..contracts.oscalls import (
     CLONE_NEWIPC,
     CLONE_NEWNS,
     CLONE_NEWUTS,
@@ -55,7 +55,7 @@ from ..oscalls import (
     umount2,
     unshare,
 )
-from ..readable import DEVICES, read_only_paths
+from ..contracts.readable import DEVICES, read_only_paths
 
 SHM_FOLDER = ".dev-shm"  # beside the candidate's folder on its tmpfs, bound on /dev/shm
 ZYGOTE_SCRATCH_MB = 64  # the zygote's own tmpfs: verifiers' and the probe's folders only

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..child.layers import report
-from ..oscalls import (
+from ..contracts.oscalls import (
     CLONE_NEWIPC,
     CLONE_NEWNET,
     CLONE_NEWPID,

@@ -1,14 +1,15 @@
 """The isolation recipe: every isolation step between a fresh zygote and user code, in order.
 
-Each side walks a typed sequence of its own: the zygote ``ZYGOTE_STEPS`` at start-up
-(``zygote/__main__.py``, over its ``ZygoteSide``), a candidate's init ``INIT_STEPS``
-(``spawn._run_init``, over the candidate's ``Policy``), and its child ``child/bootstrap.py``'s
-``BEFORE_LAYERS`` (over its ``ChildJob``) then ``child/steps.py``'s ``CHILD_LAYERS`` (layer modules
-that declare when they run and at which level).  ``RECIPE`` joins the four, in order, read top to
-bottom like nsjail's ``containProc``: where each step runs, when (once at start-up, per candidate,
-or with the request), why it stands where it stands, and which lines of the isolation report it
-answers for (the docs' table is generated from it).  A step that fails
-is reported inactive with the reason (a zygote step records it, an init or child step raises
+Each side walks a sequence of its own, all of one ``Step`` type (child/layers/__init__.py): the
+zygote ``ZYGOTE_STEPS`` at start-up (``zygote/__main__.py``, over its ``ZygoteSide``), a
+candidate's init ``INIT_STEPS`` (``spawn._run_init``, over the candidate's ``Policy``), and its
+child ``child/bootstrap.py``'s ``BEFORE_LAYERS`` (over its ``ChildJob``) then ``child/steps.py``'s
+``CHILD_LAYERS`` (layer modules that declare when they run and at which level).  ``RECIPE`` joins
+the four, in order, read top to bottom like nsjail's ``containProc``: where each step runs, when
+(once at start-up, per candidate, or with the request), why it stands where it stands, and which
+lines of the isolation report it answers for (the docs' table is generated from it; the names are
+the protocol's one list, ``NAMESPACE_LAYERS`` and ``KERNEL_LAYERS``).  A step that fails is
+reported inactive with the reason (a zygote step records it, an init or child step raises
 ``LayerSetupError``), and a candidate that required one of its layers does not run (fail closed
 where asked, degrade loudly otherwise).
 
@@ -27,14 +28,13 @@ The zygote imports this module; the child side imports nothing of it (child/ imp
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Protocol
 
 from ..child.bootstrap import BEFORE_LAYERS
-from ..child.layers import LayerSetupError, Policy, When
+from ..child.layers import LayerSetupError, Policy, Step, When
 from ..child.steps import CHILD_LAYERS
-from ..roles import StrEnum
+from ..protocol.roles import Level, StrEnum
 from .mounts import enter_candidate_view
 from .namespaces import (
     NamespaceState,
@@ -44,8 +44,6 @@ from .namespaces import (
     enter_pid,
     enter_user,
 )
-
-Side = TypeVar("Side")
 
 
 class Where(StrEnum):
@@ -57,7 +55,7 @@ class Where(StrEnum):
 class ZygoteSide(Protocol):
     """What the zygote's start-up steps act on (``zygote/__main__.py``, ``Launch``)."""
 
-    level: str
+    level: Level
     namespaces: NamespaceState
 
     def become_serving(self) -> None: ...
@@ -69,18 +67,6 @@ class ZygoteSide(Protocol):
     def probe_layers(self) -> None: ...
 
     def start_fork_server(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class Step(Generic[Side]):
-    """One step of the zygote or of a candidate's init: ``apply`` acts on that process's side."""
-
-    name: str
-    when: When
-    why: str  # the ordering constraint, said once
-    apply: Callable[[Side], None]
-    reports: tuple[str, ...] = ()  # the isolation report's lines it answers for
-    process_level: bool = False  # also at the "process" isolation level (no namespaces, no kernel layers)
 
 
 @dataclass(frozen=True)
@@ -153,17 +139,16 @@ INIT_STEPS: tuple[Step[Policy], ...] = (
 RECIPE: tuple[Row, ...] = (
     *(Row(step.name, Where.ZYGOTE, step.when, step.why, step.reports, False) for step in ZYGOTE_STEPS),
     *(Row(step.name, Where.INIT, step.when, step.why, step.reports, False) for step in INIT_STEPS),
-    *(Row(step.name, Where.CHILD, When.PER_CANDIDATE, step.why, (), False) for step in BEFORE_LAYERS),
+    *(Row(step.name, Where.CHILD, step.when, step.why, step.reports, False) for step in BEFORE_LAYERS),
     *(Row(layer.NAME, Where.CHILD, layer.WHEN, layer.WHY, (layer.NAME,), True) for layer in CHILD_LAYERS),
     # ---- then the setup frame (which layers are active, written before user code), and user code
 )
-NAMESPACE_LAYERS = tuple(name for row in RECIPE if not row.layer for name in row.reports)
 
 
 def set_up_zygote(side: ZygoteSide) -> None:
     """The zygote's start-up: its steps, in order."""
     for step in ZYGOTE_STEPS:
-        if side.level == "kernel" or step.process_level:
+        if side.level == Level.KERNEL or step.process_level:
             step.apply(side)
 
 

@@ -9,6 +9,7 @@ Only the candidate's init sees a seccomp refusal from outside the candidate (sup
 from __future__ import annotations
 
 from ..child.layers import seccomp
+from ..protocol.roles import Level
 
 
 def refused_reason(refused: int, first: int, then: str) -> str:
@@ -19,12 +20,12 @@ def refused_reason(refused: int, first: int, then: str) -> str:
             f"init observed; then {then}")
 
 
-def unobserved_note(refused: int, level: str, seccomp_active: bool, active_layers: str) -> str:
+def unobserved_note(refused: int, level: Level, seccomp_active: bool, active_layers: str) -> str:
     """Why a PermissionError is not ``blocked``: what the sandbox could observe, and which layers
     were on (Landlock and file modes refuse too, unobserved)."""
     if refused == 0:
         seen = "the sandbox observed no refused system call"
-    elif level != "kernel":
+    elif level != Level.KERNEL:
         seen = "no refusal was observed: the process isolation level has no observer"
     elif not seccomp_active:
         seen = "no refusal was observed: seccomp is not active"

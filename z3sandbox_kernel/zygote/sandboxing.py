@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 from ..child.layers import Layer, Policy, report
 from ..child.steps import layers_at
-from ..limits import Limits
-from ..protocol import KNOWN_LAYERS, IsolationReport, LayerReport
-from ..readable import read_only_paths
+from ..contracts.limits import Limits
+from ..contracts.readable import read_only_paths
+from ..protocol import KNOWN_LAYERS, NAMESPACE_LAYERS, IsolationReport, LayerReport
+from ..protocol.roles import Level
 from . import scratch
 from .namespaces import NamespaceState, candidate_ids
-from .recipe import NAMESPACE_LAYERS
 
 MAX_ORPHAN_ROUNDS = 64
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -25,7 +25,7 @@ PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 @dataclass
 class SandboxPlan:
-    level: str  # "kernel" or "process"
+    level: Level
     namespaces: NamespaceState
     z3_version: str
     pid_ns_fd: int | None = None  # the zygote's own PID namespace, to return to after each fork
@@ -35,7 +35,7 @@ class SandboxPlan:
     baseline_rss_mb: float = 0.0
 
     @classmethod
-    def build(cls, level: str, namespaces: NamespaceState, z3_version: str) -> SandboxPlan:
+    def build(cls, level: Level, namespaces: NamespaceState, z3_version: str) -> SandboxPlan:
         plan = cls(level, namespaces, z3_version, readable=read_only_paths())
         for layer in layers_at(level):  # the child's layers, in order (child/steps.py)
             probe = layer.probe()
@@ -57,7 +57,7 @@ class SandboxPlan:
 
     @property
     def namespace_reports(self) -> list[LayerReport]:
-        if self.level != "kernel":
+        if self.level != Level.KERNEL:
             return []
         missing = "it is set up per candidate under a PID namespace, which is not active here"
         return [self.namespaces.reports.get(name) or report(name, False, error=missing)
@@ -76,7 +76,7 @@ class SandboxPlan:
                        if layer.NAME not in by_name or by_name[layer.NAME]["active"]]
 
     def isolation_report(self) -> IsolationReport:
-        return {"level": "kernel" if self.level == "kernel" else "process",
+        return {"level": "kernel" if self.level == Level.KERNEL else "process",
                 "layers": self.namespace_reports + list(self.layer_reports)}
 
     def missing_required(self, required: list[str]) -> str | None:
@@ -88,7 +88,7 @@ class SandboxPlan:
         for name in required:
             layer = layers.get(name)
             if layer is None:
-                return f"required layer {name} is not applied at isolation level {self.level!r}"
+                return f"required layer {name} is not applied at isolation level {self.level.value!r}"
             if not layer.get("active"):
                 return f"required layer {name} is not available: {layer.get('error', 'unknown reason')}"
         return None

@@ -19,7 +19,7 @@ import stat
 import sys
 import tempfile
 
-from ..oscalls import set_process_name
+from ..contracts.oscalls import set_process_name
 
 REMOVER_NAME = "z3sandbox-rm"
 SMALL = 16  # a folder of up to this many files (and no subfolder) is removed on the spot

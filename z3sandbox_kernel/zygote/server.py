@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ..limits import Limits
+from ..contracts.limits import Limits
 from ..protocol import (
     HOST_REQUESTS,
     PROTOCOL_VERSION,
@@ -39,7 +39,7 @@ from ..protocol import (
     encode_frame,
     split_bodies,
 )
-from ..roles import STOPS, Kill, Role
+from ..protocol.roles import STOPS, Kill, Role
 from . import scratch
 from .classify import Observation, classify, failed
 from .fork_orders import ForkServerLost
@@ -55,9 +55,10 @@ from .jobs import (
     verify_request,
     wants_verification,
 )
+from .pipes import READ_CHUNK
 from .sandboxing import SandboxPlan
 from .standby import Standbys, hand
-from .trees import READ_CHUNK, Trees
+from .trees import Trees
 from .verifiers import Verifiers
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..child.bootstrap import ChildJob, become_child
 from ..child.layers import report
-from ..oscalls import set_parent_death_signal, set_process_name
+from ..contracts.oscalls import set_parent_death_signal, set_process_name
 from ..protocol import (
     BOOTSTRAP_FAILED_EXIT,
     INIT_STATUS,
@@ -36,7 +36,7 @@ from ..protocol import (
     STACK_REQUEST,
     STANDBY_TAKEN,
 )
-from ..roles import Role
+from ..protocol.roles import Role
 from . import scratch
 from .namespaces import fork_in_new_pid_namespace
 from .recipe import set_up_init
@@ -134,6 +134,39 @@ def _run_init(job: ChildJob, status_w: int) -> None:
 
     Its steps and their order are the recipe's (recipe.py, ``Where.INIT``).
     """
+    child_box = _init_signals(job, status_w)
+    for step, failure in set_up_init(job.policy):  # the init's steps of the recipe
+        # reported (the layers show inactive with the reason); fails the candidate only if it
+        # required one of them (bootstrap)
+        job.preset_reports = [report(r["name"], False, error=failure.message) if r["name"] in step.reports
+                              else r for r in job.preset_reports]
+    supervisor = Supervisor.start() if any(layer.NAME == "seccomp" for layer in job.layers) else None
+    if supervisor is not None:  # the filter's refusals come to us (supervisor.py)
+        job.policy = dataclasses.replace(job.policy, supervised=True)
+        job.supervisor_fd = supervisor.theirs.fileno()
+    child = os.fork()
+    if child == 0:
+        signal.signal(KILL_REQUEST, signal.SIG_DFL)
+        signal.signal(STACK_REQUEST, signal.SIG_IGN)
+        os.close(status_w)
+        if supervisor is not None:
+            supervisor.in_child()
+        become_child(job)
+    child_box.append(child)
+    # init holds no pipe but its status pipe: EOF on the others means the child tree closed them.
+    for fd in (job.stdout_fd, job.stderr_fd, job.result_fd, job.go_fd):
+        if fd is not None:
+            os.close(fd)
+    ended = _reap(child, supervisor)
+    measured = scratch.usage(job.policy.scratch_dir) if job.policy.ipc_uts else (-1, -1, -1)
+    refusals = (supervisor.refused, supervisor.first) if supervisor else (REFUSALS_NOT_SUPERVISED, -1)
+    os.write(status_w, INIT_STATUS.pack(*ended, *measured, *refusals))
+    os._exit(0)
+
+
+def _init_signals(job: ChildJob, status_w: int) -> list[int]:
+    """The init's signals, descriptors and name; its handlers pass the zygote's requests on to the
+    child, whose pid goes into the list returned once it is forked."""
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -159,28 +192,12 @@ def _run_init(job: ChildJob, status_w: int) -> None:
 
     signal.signal(KILL_REQUEST, kill_request)
     signal.signal(STACK_REQUEST, stack_request)
-    for step, failure in set_up_init(job.policy):  # the init's steps of the recipe
-        # reported (the layers show inactive with the reason); fails the candidate only if it
-        # required one of them (bootstrap)
-        job.preset_reports = [report(r["name"], False, error=failure.message) if r["name"] in step.reports
-                              else r for r in job.preset_reports]
-    supervisor = Supervisor.start() if any(layer.NAME == "seccomp" for layer in job.layers) else None
-    if supervisor is not None:  # the filter's refusals come to us (supervisor.py)
-        job.policy = dataclasses.replace(job.policy, supervised=True)
-        job.supervisor_fd = supervisor.theirs.fileno()
-    child = os.fork()
-    if child == 0:
-        signal.signal(KILL_REQUEST, signal.SIG_DFL)
-        signal.signal(STACK_REQUEST, signal.SIG_IGN)
-        os.close(status_w)
-        if supervisor is not None:
-            supervisor.in_child()
-        become_child(job)
-    child_box.append(child)
-    # init holds no pipe but its status pipe: EOF on the others means the child tree closed them.
-    for fd in (job.stdout_fd, job.stderr_fd, job.result_fd, job.go_fd):
-        if fd is not None:
-            os.close(fd)
+    return child_box
+
+
+def _reap(child: int, supervisor: Supervisor | None) -> tuple[int, float, float, int]:
+    """Wait for the child (its wait status, user and system CPU, peak RSS), then kill and reap
+    everything else in the namespace: nothing writes to scratch any more."""
     ended = None
     # Supervised, no orphans need reaping meanwhile: the filter refuses new processes.
     waited = supervisor.wait(child) if supervisor is not None else None
@@ -190,16 +207,13 @@ def _run_init(job: ChildJob, status_w: int) -> None:
         pid, wait_status, rusage = os.wait4(-1, 0)
         if pid == child:
             ended = (wait_status, rusage.ru_utime, rusage.ru_stime, rusage.ru_maxrss)
-    _kill_quietly(-1)  # everything else in this namespace: nothing writes to scratch any more
+    _kill_quietly(-1)
     try:
         while True:
             os.waitpid(-1, 0)
     except ChildProcessError:
         pass
-    measured = scratch.usage(job.policy.scratch_dir) if job.policy.ipc_uts else (-1, -1, -1)
-    refusals = (supervisor.refused, supervisor.first) if supervisor else (REFUSALS_NOT_SUPERVISED, -1)
-    os.write(status_w, INIT_STATUS.pack(*ended, *measured, *refusals))
-    os._exit(0)
+    return ended
 
 
 def _close_all_but(keep: set[int | None]) -> None:

@@ -24,9 +24,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..limits import Limits
+from ..contracts.limits import Limits
 from ..protocol import STANDBY_TAKEN, RunRequest, encode_frame, report_budget
-from ..roles import Kill, Role
+from ..protocol.roles import Kill, Role
 from . import frames
 from .classify import signal_of
 from .fork_orders import Restarted, describe_death

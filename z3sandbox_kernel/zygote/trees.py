@@ -8,29 +8,27 @@ runs on the zygote's one thread: a forked copy of a threaded process can deadloc
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import selectors
 import signal
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..limits import Limits
+from ..contracts.limits import Limits
 from ..protocol import KILL_REQUEST, STACK_REQUEST, STANDBY_TAKEN, report_budget
-from ..roles import Kill, Role
+from ..protocol.roles import Kill, Role
 from . import frames, scratch
 from .capture import Stream
 from .classify import signal_of
 from .fork_orders import ForkServers, Restarted, describe_death
 from .forker import Order, Usage, fork_tree
-from .jobs import NO_CANDIDATE, Job, close_go_pipe
+from .jobs import NO_CANDIDATE, Job
+from .pipes import HandOffs, Pipes
 from .sandboxing import SandboxPlan
 from .spawn import ZYGOTE_NAME, decode_status, kill_group, reap_ready
 
-READ_CHUNK = 1 << 16
 KILL_GRACE_S = 0.25  # an init asked to kill its candidate gets this long before it is SIGKILLed
 # A candidate asked for its stack before a wall or output kill gets this long to write it; the kill
 # comes as soon as it has (a Python script answers between two bytecodes: child/stack.py).
@@ -57,16 +55,12 @@ class Trees:
         self.forkers = ForkServers(plan, selector, self.jobs_by_pid, self._reaped, restarted)
         # A ticket is killed by the verifiers that serve it (verifiers.py), never as a process.
         self.kill_ticket: Callable[[Job, Kill], None] = lambda job, reason: None
-        wake_r, wake_w = os.pipe()
-        os.set_blocking(wake_r, False)
-        os.set_blocking(wake_w, False)
-        self.wake_r = wake_r
-        signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
-        signal.signal(signal.SIGCHLD, lambda *_: None)
-        # For a standby's init only (standby.py), which unblocks it once its handler is set: a
-        # blocked signal waits, where an ignored one sent before that would be lost.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {STANDBY_TAKEN})
-        selector.register(wake_r, selectors.EVENT_READ, ("wake", None))
+        self.wake_r = _wake_on_signals(selector)
+        self.pipes = Pipes(selector, self.kill, report_whole)
+        self.hand_offs = HandOffs(selector)
+        # the event loop's entry points (server.py): a job's pipe readable, its go pipe writable
+        self.on_stream, self.hand_off, self.on_writable = (
+            self.pipes.on_stream, self.hand_offs.hand_off, self.hand_offs.on_writable)
 
     # ------------------------------------------------------------------------------------ forking
 
@@ -114,82 +108,6 @@ class Trees:
         self.jobs_by_pid[spawned.pid] = job
         return job
 
-    # ------------------------------------------------------------------------------------- pipes
-
-    def on_stream(self, job: Job, stream: Stream) -> None:
-        """A failure while taking one job's bytes ends that job, not the zygote."""
-        try:
-            self._on_stream(job, stream)
-        except Exception as exc:
-            traceback.print_exc()
-            self._close(stream)
-            if job.kill is None:
-                self.kill(job, Kill.REPORT, f"the zygote could not read its {stream.name}: {exc!r}")
-
-    def _on_stream(self, job: Job, stream: Stream) -> None:
-        assert stream.fd is not None
-        try:
-            chunk = os.read(stream.fd, READ_CHUNK)
-        except BlockingIOError:
-            return
-        if chunk:
-            self._take(job, stream, chunk)
-        else:
-            self._close(stream)
-
-    def _take(self, job: Job, stream: Stream, chunk: bytes) -> None:
-        """Bounded work per chunk: the result descriptor's budget and frame count, the output's
-        hard cap are checked as bytes arrive (frames.py); parsing waits until the report is whole."""
-        if stream.name == "result":
-            assert job.result is not None
-            job.parsed = None
-            stacks = len(job.result.stacks)
-            violation = job.result.feed(chunk)
-            if violation and job.kill is None:
-                self.kill(job, Kill.REPORT, violation)
-            elif len(job.result.stacks) > stacks:
-                self._stack_came(job)
-            if not violation and job.result.whole and job.role is Role.RUN:
-                self.report_whole(job)
-            return
-        stream.take(chunk)
-        if stream.name == "status":
-            return
-        out, err = job.streams["stdout"].total, job.streams["stderr"].total
-        if out + err > job.output_cap and job.kill is None:
-            self.kill(job, Kill.OUTPUT, f"stdout and stderr passed the hard cap of {job.output_cap >> 20} "
-                                     f"MB together ({out} bytes on stdout, {err} on stderr)")
-
-    def _stack_came(self, job: Job) -> None:
-        """The candidate wrote its stack: asked for before a kill, the kill comes now; on the CPU
-        limit's SIGXCPU (it says so: its word, which classify.py checks against its CPU time),
-        the kill the hard limit would make a second later comes now."""
-        assert job.result is not None
-        if job.stack_wait:
-            self.kill(job, job.kill or Kill.WALL, job.kill_detail)
-        elif job.kill is None and job.result.stacks[-1]["signal"] == signal.SIGXCPU:
-            self.kill(job, Kill.CPU, "its CPU-time limit's SIGXCPU")
-
-    def _close(self, stream: Stream) -> None:
-        if stream.fd is not None:
-            self.selector.unregister(stream.fd)
-            os.close(stream.fd)
-            stream.fd = None
-
-    def _drain(self, job: Job) -> None:
-        """After the job's process ended: take what is buffered, then close, without waiting for
-        EOF (a grandchild that called setsid may still hold the pipes)."""
-        for stream in job.streams.values():
-            while stream.fd is not None:
-                try:
-                    chunk = os.read(stream.fd, READ_CHUNK)
-                except BlockingIOError:
-                    break
-                if not chunk:
-                    break
-                self._take(job, stream, chunk)
-            self._close(stream)
-
     # ------------------------------------------------------------------------------------ reaping
 
     def on_wake(self) -> None:
@@ -210,49 +128,19 @@ class Trees:
         job.wait_status, job.rusage, job.ended = status, usage, time.monotonic()
         self.ended(job)
 
-    # ----------------------------------------------------------------------------------- hand-off
-
-    def hand_off(self, job: Job, frame: bytes) -> None:
-        """Write a request frame into the job's go pipe, as much as the pipe takes now and the rest
-        as it drains (``on_writable``): a request of any size, and the loop never blocks on it.
-        A tree that died meanwhile ends as any candidate does (its bootstrap read no request)."""
-        assert job.go_fd is not None
-        job.handing = memoryview(frame)
-        self.selector.register(job.go_fd, selectors.EVENT_WRITE, ("handoff", (job, None)))
-        self.on_writable(job)
-
-    def on_writable(self, job: Job) -> None:
-        try:
-            while job.handing and job.go_fd is not None:
-                written = os.write(job.go_fd, job.handing)
-                job.handing = job.handing[written:]
-        except BlockingIOError:
-            return
-        except OSError:  # EPIPE: the tree is gone; its end is handled when it is reaped
-            job.handing = None
-        self.end_hand_off(job)
-
-    def end_hand_off(self, job: Job) -> None:
-        """Stop writing and close the go pipe (EOF: a cut frame is read as none)."""
-        if job.go_fd is not None:
-            with contextlib.suppress(KeyError, ValueError):
-                self.selector.unregister(job.go_fd)
-        job.handing = None
-        close_go_pipe(job)
-
     def release(self, job: Job) -> None:
         """What a reaped job leaves: its go pipe, its process group and (without a PID namespace)
         the orphans of user code, the bytes still in its pipes, its scratch folder.  A ticket
         (verifiers.py) is no process: nothing to release."""
         if job.ticket:
             return
-        self.end_hand_off(job)
+        self.hand_offs.end(job)
         if "status" not in job.streams:  # no PID namespace took the tree down with its init
             kill_group(job.pid)
             user_code = job.role in (Role.RUN, Role.STANDBY)  # only user code can leave processes
             if user_code and not self.forkers.started:
                 self.plan.kill_orphans(set(self.jobs_by_pid))  # (the fork server's trees: it does)
-        self._drain(job)
+        self.pipes.drain(job)
         status = job.streams.get("status")
         if (job.kill is None and job.role is Role.RUN and status is not None
                 and signal_of(job.wait_status) is not None and decode_status(status.data) is None):
@@ -288,7 +176,7 @@ class Trees:
         report the candidate's own status and rusage, and SIGKILL the tree ``KILL_GRACE_S`` later
         whatever it did; otherwise SIGKILL its process group now.  A candidate's wall or output
         kill first asks it for its stack (``STACK_REQUEST``) and waits ``STACK_WAIT_S`` for it
-        at most (``_stack_came``): where the script was is then known."""
+        at most (``Pipes.stack_came``): where the script was is then known."""
         if job.ticket:
             self.kill_ticket(job, reason)
             return
@@ -346,3 +234,17 @@ class Trees:
     def busy(self) -> int:
         """Trees that serve a candidate (not an idle spare or standby, not the probe)."""
         return sum(1 for job in self.jobs_by_pid.values() if job.candidate_id != NO_CANDIDATE)
+
+
+def _wake_on_signals(selector: selectors.BaseSelector) -> int:
+    """The read end of the pipe a signal (SIGCHLD above all) writes to, registered as "wake"."""
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    # For a standby's init only (standby.py), which unblocks it once its handler is set: a
+    # blocked signal waits, where an ignored one sent before that would be lost.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {STANDBY_TAKEN})
+    selector.register(wake_r, selectors.EVENT_READ, ("wake", None))
+    return wake_r

@@ -36,9 +36,9 @@ from typing import TypedDict
 
 import msgspec
 
-from ..limits import Limits
+from ..contracts.limits import Limits
 from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, ProtocolError, VerifyRequest, report_budget, split_bodies
-from ..roles import Kill, Role
+from ..protocol.roles import Kill, Role
 from . import frames
 from .fork_orders import Restarted, describe_death
 from .forker import Usage

@@ -20,8 +20,8 @@ import pytest
 from tests.conftest import in_ci
 from tests.forked import Send, in_fork
 from z3sandbox_kernel.child.layers import LayerSetupError, Policy
-from z3sandbox_kernel.limits import Limits
-from z3sandbox_kernel.oscalls import prctl
+from z3sandbox_kernel.contracts.limits import Limits
+from z3sandbox_kernel.contracts.oscalls import prctl
 from z3sandbox_kernel.protocol import LayerReport
 
 _PR_SET_NO_NEW_PRIVS = 38

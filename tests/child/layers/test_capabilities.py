@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from z3sandbox_kernel.child.layers import capabilities
-from z3sandbox_kernel.oscalls import CLONE_NEWUSER, unshare
+from z3sandbox_kernel.contracts.oscalls import CLONE_NEWUSER, unshare
 
 from . import missing_feature, run_sandboxed
 

@@ -19,7 +19,7 @@ import pytest
 import z3
 
 from z3sandbox_kernel.child.layers import seccomp
-from z3sandbox_kernel.oscalls import syscall
+from z3sandbox_kernel.contracts.oscalls import syscall
 
 from . import Outcome, require, run_sandboxed
 

@@ -24,7 +24,7 @@ import z3
 
 import z3sandbox_kernel
 from tests.forked import Send, in_fork
-from z3sandbox_kernel.readable import read_only_paths
+from z3sandbox_kernel.contracts.readable import read_only_paths
 from z3sandbox_kernel.zygote import mounts, namespaces, scratch
 from z3sandbox_kernel.zygote.namespaces import (
     CANDIDATE_UID,

@@ -18,12 +18,13 @@ or skipping a layer is one line; zygote/recipe.py shows it as part of the whole 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
-from ...limits import Limits
+from ...contracts.limits import Limits
 from ...protocol import LayerReport
-from ...roles import StrEnum
+from ...protocol.roles import StrEnum
 
 
 class When(StrEnum):
@@ -32,6 +33,23 @@ class When(StrEnum):
     ONCE = "once"  # at the zygote's start-up, before any request
     PER_CANDIDATE = "per candidate"  # in every tree, possibly before its request exists (a standby)
     WITH_REQUEST = "with the request"  # only once the request is known: its limits
+
+
+Side = TypeVar("Side")
+
+
+@dataclass(frozen=True)
+class Step(Generic[Side]):
+    """One step of the isolation recipe that is not a layer module: the zygote's at start-up, a
+    candidate's init's, or the child's before its layers (zygote/recipe.py shows them all, in
+    order).  ``apply`` acts on that process's side."""
+
+    name: str
+    when: When
+    why: str  # the ordering constraint, said once
+    apply: Callable[[Side], None]
+    reports: tuple[str, ...] = ()  # the isolation report's lines it answers for
+    process_level: bool = False  # also at the "process" isolation level (no namespaces, no kernel layers)
 
 
 class LayerSetupError(Exception):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import errno
 
-from ...oscalls import capget, capset_empty, prctl
+from ...contracts.oscalls import capget, capset_empty, prctl
 from ...protocol import LayerReport
 from . import LayerSetupError, Policy, When, report
 

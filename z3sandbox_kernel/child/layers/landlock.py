@@ -34,8 +34,8 @@ import os
 import stat
 from dataclasses import dataclass
 
-from ... import readable
-from ...oscalls import syscall
+from ...contracts import readable
+from ...contracts.oscalls import syscall
 from ...protocol import LayerReport
 from . import LayerSetupError, Policy, When, report
 

@@ -50,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...oscalls import prctl
+from ...contracts.oscalls import prctl
 from ...protocol import LayerReport
 from . import LayerSetupError, Policy, When, report, seccomp_notify
 from .seccomp_rules import (

@@ -23,7 +23,7 @@ import socket
 import struct
 import sys
 
-from ...oscalls import syscall
+from ...contracts.oscalls import syscall
 from ...protocol import SUPERVISOR_FD
 
 RET_USER_NOTIF = 0x7FC00000

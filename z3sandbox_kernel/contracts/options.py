@@ -20,14 +20,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict, get_args
 
+from ..protocol import KNOWN_LAYERS, Language
+from ..protocol.roles import Level
+from ..protocol.verdicts import Verdict
 from .limits import DEFAULT_LIMITS, Limits
-from .protocol import KNOWN_LAYERS, Language
-from .verdicts import Verdict
 
 Kind = Literal["switch", "negated", "count", "choice", "verdicts"]
 Place = Literal["magic", "config", "cli"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)
-ISOLATION_LEVELS = ("kernel", "process")
+ISOLATION_LEVELS = tuple(level.value for level in Level)
 CROSS_CHECKERS = ("cvc5",)
 _LIMIT_ERROR = re.compile(r"^(\w+)=(\S+) is not allowed: ")
 
@@ -383,7 +384,7 @@ def fields_table() -> str:
 
 def kills_table() -> str:
     """The docs' kill reasons table (markdown), from ``roles.Kill.description``."""
-    from .roles import KILL_DESCRIPTIONS
+    from ..protocol.roles import KILL_DESCRIPTIONS
 
     rows = ["| `kill` | what ended the candidate |", "|---|---|"]
     rows += [f"| `{kill.value}` | {kill.description} |" for kill in KILL_DESCRIPTIONS]

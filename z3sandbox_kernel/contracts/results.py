@@ -10,10 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from . import vote as voting
-from .found import CheckResult, ModelResult
-from .limits import Limits
-from .protocol import (
+from ..protocol import (
     CandidateError,
     CandidateFields,
     IsolationReport,
@@ -21,17 +18,20 @@ from .protocol import (
     decode_value,
     encode_value,
 )
-from .protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie
-from .roles import Kill
-from .verdicts import Verdict
+from ..protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie
+from ..protocol.roles import Kill
+from ..protocol.verdicts import Verdict
+from . import vote as voting
+from .display import shows
+from .found import CheckResult, ModelResult
+from .limits import Limits
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is protocol.document's
 
-# How a result prints: the presentation (presentation/render.py), imported when a result is first
-# shown.  A result always prints the same, whatever was imported before: its display methods name
-# the renderer themselves, rather than wait for one to register.  This is the one import of a face
-# by a contract (tests/test_architecture.py lists it): lazy, so importing this module loads no
-# presentation, and the zygote and the child, which never show a result, never load it.
+# How a result prints: through the presentation (presentation/render.py), which contracts/display.py
+# names for it (the package's root fills it before any result exists, so a result always prints
+# the same, whatever was imported before).  render is imported when a result is first shown: the
+# zygote and the child, which never show a result, never load it, and no contract imports a face.
 
 
 class _PlannedRequired(TypedDict):
@@ -186,15 +186,11 @@ class CandidateResult:
         return [(name, payload) for payload, name in kept.items()]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        from .presentation import render
-
         alone = RunResult(candidates=[self], limits=self.limits or Limits())
-        return render.candidate_mimebundle(self, alone)
+        return shows().candidate_mimebundle(self, alone)
 
     def __repr__(self) -> str:
-        from .presentation import render
-
-        return render.candidate_alone_text(self)
+        return shows().candidate_alone_text(self)
 
 
 @dataclass
@@ -311,9 +307,7 @@ class RunResult:
 
     def table_rows(self) -> list[dict[str, object]]:
         """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
-        from .presentation import render
-
-        return render.table_rows(self)
+        return shows().table_rows(self)
 
     def payload_files(self) -> list[tuple[str, int, str, bytes]]:
         """``(file name, index, payload name, payload)`` of each distinct payload: what ``save_payloads``
@@ -357,14 +351,10 @@ class RunResult:
         return pd.DataFrame(self.table_rows()).set_index("index")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        from .presentation import render
-
-        return render.run_mimebundle(self)
+        return shows().run_mimebundle(self)
 
     def __repr__(self) -> str:
-        from .presentation import render
-
-        return render.run_text(self)
+        return shows().run_text(self)
 
 
 def model_group_key(candidate: CandidateResult) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .protocol import CheckDict, ModelDict, decode_value, encode_value
+from ..protocol import CheckDict, ModelDict, decode_value, encode_value
 
 
 @dataclass

@@ -15,21 +15,44 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol, TypeVar
 
-from .protocol import UNVERIFIED_REASON
-from .protocol.document import DocumentTie
-from .verdicts import Verdict
+from ..protocol import UNVERIFIED_REASON
+from ..protocol.document import DocumentTie
+from ..protocol.verdicts import Verdict
 
-if TYPE_CHECKING:
-    from .results import CandidateResult
+
+class Ballot(Protocol):
+    """What the vote reads of a candidate (``CandidateResult`` is one): the vote needs no more,
+    so this module and results.py do not import each other."""
+
+    @property
+    def verdict(self) -> Verdict | None: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def stdout(self) -> str: ...
+
+    @property
+    def verified(self) -> bool | None: ...
+
+    @property
+    def confirmed_by(self) -> tuple[str, ...]: ...
+
+    @property
+    def disputed(self) -> str | None: ...
+
+
+Cast = TypeVar("Cast", bound=Ballot)  # a candidate type, kept through voting() and best()
 
 # What prove() prints for each answer of its solver (it checks the claim's negation).
 PROVE_WORDS = {"unsat": "proved", "sat": "counterexample"}
 DISPUTED = "disputed"
 
 
-def counts(candidate: CandidateResult) -> bool:
+def counts(candidate: Ballot) -> bool:
     """Whether its answer counts in the vote: decisive, not disputed, and (sat) not a model whose
     verification was asked for and could not decide."""
     if candidate.verdict not in (Verdict.SAT, Verdict.UNSAT) or candidate.disputed:
@@ -38,17 +61,17 @@ def counts(candidate: CandidateResult) -> bool:
                 and candidate.reason.startswith(UNVERIFIED_REASON))
 
 
-def confirmed(candidate: CandidateResult) -> bool:
+def confirmed(candidate: Ballot) -> bool:
     """A solver confirmed its answer in a process that ran no user code (a verified model is, in
     a document saved before ``confirmed_by`` existed)."""
     return bool(candidate.confirmed_by) or (candidate.verdict is Verdict.SAT and candidate.verified is True)
 
 
-def voting(candidates: Sequence[CandidateResult], verdict: Verdict) -> list[CandidateResult]:
+def voting(candidates: Sequence[Cast], verdict: Verdict) -> list[Cast]:
     return [c for c in candidates if c.verdict is verdict and counts(c)]
 
 
-def tie(candidates: Sequence[CandidateResult]) -> DocumentTie | None:
+def tie(candidates: Sequence[Ballot]) -> DocumentTie | None:
     """When as many counted answers said sat as unsat: the counts, the winner and the rule used
     (in prove()'s words too, for a run of prove() calls: ``words``)."""
     sat, unsat = voting(candidates, Verdict.SAT), voting(candidates, Verdict.UNSAT)
@@ -80,7 +103,7 @@ def tie_of(sat: int, unsat: int, sat_confirmed: bool, unsat_confirmed: bool,
     return found
 
 
-def verdict(candidates: Sequence[CandidateResult]) -> Verdict:
+def verdict(candidates: Sequence[Ballot]) -> Verdict:
     if not candidates:
         return Verdict.UNKNOWN
     sat, unsat = len(voting(candidates, Verdict.SAT)), len(voting(candidates, Verdict.UNSAT))
@@ -105,14 +128,14 @@ def verdict_of(sat: int, unsat: int, decided_tie: DocumentTie | None,
     return next(v for v in others if others[v] == most)
 
 
-def best(candidates: Sequence[CandidateResult]) -> CandidateResult | None:
+def best(candidates: Sequence[Cast]) -> Cast | None:
     """The sat candidate whose model and payload stand for the run: the first verified one."""
     sat = voting(candidates, Verdict.SAT)
     chosen = [c for c in sat if c.verified] or sat
     return chosen[0] if chosen else None
 
 
-def prove_word(candidate: CandidateResult) -> str | None:
+def prove_word(candidate: Ballot) -> str | None:
     """"proved" / "counterexample" for a prove() call (its stdout says so), "disputed" for one a
     checker contradicts, else None."""
     if candidate.verdict is None or candidate.verdict.value not in PROVE_WORDS:
@@ -123,13 +146,13 @@ def prove_word(candidate: CandidateResult) -> str | None:
     return DISPUTED if candidate.disputed else word
 
 
-def proves(candidates: Sequence[CandidateResult]) -> bool:
+def proves(candidates: Sequence[Ballot]) -> bool:
     """Every decisive candidate (there is one at least) called prove()."""
     decisive = [c for c in candidates if c.verdict is not None and c.verdict.decisive]
     return bool(decisive) and all(prove_word(c) is not None for c in decisive)
 
 
-def vote_word(candidates: Sequence[CandidateResult]) -> str:
+def vote_word(candidates: Sequence[Ballot]) -> str:
     """The vote as it is said: prove()'s words for a run of prove() calls, else the verdict."""
     return vote_word_of(verdict(candidates), proves(candidates), any(counts(c) for c in candidates))
 

@@ -1,6 +1,7 @@
-"""Process roles and kill reasons: one enum each, shared by the zygote, the child side and the host.
+"""Process roles, kill reasons and isolation levels: one enum each, shared by the zygote, the
+child side and the host.
 
-Both are ``StrEnum``s (written out on Python 3.10) whose values are the strings the wire, the saved
+All are ``StrEnum``s (written out on Python 3.10) whose values are the strings the wire, the saved
 run documents and the labextension already use: a member compares equal to its value and
 serialises as it.
 """
@@ -22,6 +23,13 @@ else:  # Python 3.10 (requires-python): the same behaviour, written out
 
         def __format__(self, spec: str) -> str:
             return str(self.value).__format__(spec)
+
+
+class Level(StrEnum):
+    """An isolation level: each member is its wire and JSON string ("kernel", "process")."""
+
+    KERNEL = "kernel"  # namespaces, the filesystem view, capabilities, Landlock, seccomp, rlimits
+    PROCESS = "process"  # the environment and rlimits only (no namespaces, no kernel layers)
 
 
 class Role(StrEnum):

@@ -28,7 +28,7 @@ import os
 import sys
 import sysconfig
 
-PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # above contracts/
 _FILES = ("/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo")
 _PACKAGE_FOLDERS = ("site-packages", "dist-packages")
 # Device files a candidate may open: (path, writable).  /dev/shm is its own (see mounts.py).
