@@ -24,7 +24,7 @@ def prepared() -> None:
     harness.prepare()
 
 
-def confirm(report: dict[str, Any], **request: Any) -> dict[str, Any]:
+def confirm(report: dict[str, Any], **request: object) -> dict[str, Any]:
     """What a verifier says of ``report`` (a candidate's), asked as the zygote asks (jobs.py)."""
     asked: dict[str, Any] = {"assertions_smt2": report.get("assertions_smt2", ""), "timeout_s": 5.0,
                              "model_smt2": report.get("model_smt2") or "", **request}

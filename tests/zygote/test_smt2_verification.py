@@ -17,7 +17,7 @@ SCRIPT = ("(set-option :dump-models true)\n(declare-const x Int)\n(push)\n(asser
           "(pop)\n(assert (> x 3))\n(assert (< x 10))\n(echo \"(assert true)\")\n(check-sat)\n")
 
 
-def verify_request(request: Any) -> Any:
+def verify_request(request: object) -> object:
     """The verifier's report, from a fork, as the zygote runs one: z3's main context is made
     there, not in this process (the harness tests expect none made before their forks)."""
     read, write = os.pipe()
