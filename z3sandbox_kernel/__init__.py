@@ -14,6 +14,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from ._version import __version__
     from .agents.repair import repair
     from .host.plan import Graces
@@ -58,7 +60,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # noqa: ANN401  # any public name, imported on first use
     """Import a public name's module on first use and cache the name in this module."""
     module = _LAZY.get(name)
     if module is None:
@@ -77,7 +79,7 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
     return [{"src": "labextension", "dest": "z3sandbox-kernel"}]
 
 
-def load_ipython_extension(ipython: Any) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     """``%load_ext z3sandbox_kernel``: register the ``%%z3sandbox`` magic (imported lazily)."""
     from .jupyter.magic import load_ipython_extension as _load
 

@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from . import vote as voting
 from .found import CheckResult, ModelResult
@@ -21,9 +21,15 @@ from .protocol import (
     decode_value,
     encode_value,
 )
-from .protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie
+from .protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie, MimeBundle
 from .roles import Kill
 from .verdicts import Verdict
+
+if TYPE_CHECKING:
+    import os
+    from pathlib import Path
+
+    import pandas
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is protocol.document's
 
@@ -185,7 +191,7 @@ class CandidateResult:
                 kept.setdefault(payload, name)
         return [(name, payload) for payload, name in kept.items()]
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> MimeBundle:
         from .presentation import render
 
         alone = RunResult(candidates=[self], limits=self.limits or Limits())
@@ -193,7 +199,6 @@ class CandidateResult:
 
     def __repr__(self) -> str:
         from .presentation import render
-
         return render.candidate_alone_text(self)
 
 
@@ -277,7 +282,7 @@ class RunResult:
 
     # -- saving and comparing runs
 
-    def to_json(self, **dumps: Any) -> str:
+    def to_json(self, **dumps: Any) -> str:  # noqa: ANN401  # json.dumps's keywords, handed on
         """The whole run, figures included, as JSON text; ``RunResult.from_json`` reads it back."""
         return json.dumps({
             "schema": RESULT_SCHEMA, "version": 1, "language": self.language,
@@ -304,9 +309,8 @@ class RunResult:
         candidates = [CandidateResult.from_dict(c) for c in data["candidates"]]
         for candidate, raw in zip(candidates, data["candidates"], strict=True):
             candidate.limits = Limits.from_dict(raw["limits"]) if raw.get("limits") else None
-        return cls(candidates=candidates, limits=limits, language=data["language"],
-                   isolation=data["isolation"], notes=data["notes"],
-                   interrupted=data["interrupted"], elapsed_s=data["elapsed_s"],
+        return cls(candidates=candidates, limits=limits, language=data["language"], notes=data["notes"],
+                   isolation=data["isolation"], interrupted=data["interrupted"], elapsed_s=data["elapsed_s"],
                    run_id=data.get("run_id") or "")
 
     def table_rows(self) -> list[dict[str, object]]:
@@ -322,7 +326,7 @@ class RunResult:
 
         return run_files(self.candidates)
 
-    def save_payloads(self, folder: Any) -> list[Any]:
+    def save_payloads(self, folder: str | os.PathLike[str]) -> list[Path]:
         """Write each of ``payload_files`` into ``folder`` (created if need be), atomically, unless its
         hash is there: ``payload-LABEL-NAME-sha256:HASH.bin``.  Returns the new files."""
         from .payload_files import save_payloads
@@ -345,25 +349,21 @@ class RunResult:
             raise ValueError("this result cannot rerun its candidates: run the scripts again")
         return self._rerun(self, self.unfinished if which is None else list(which))
 
-    def to_dataframe(self) -> Any:
+    def to_dataframe(self) -> pandas.DataFrame:
         """``table_rows()`` as a pandas DataFrame indexed by candidate (pandas is optional)."""
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError(
-                "RunResult.to_dataframe() needs pandas, which is not installed: pip install pandas "
-                "(table_rows() and to_json() need nothing)"
-            ) from None
+            raise ImportError("RunResult.to_dataframe() needs pandas, which is not installed: pip install "
+                              "pandas (table_rows() and to_json() need nothing)") from None
         return pd.DataFrame(self.table_rows()).set_index("index")
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> MimeBundle:
         from .presentation import render
-
         return render.run_mimebundle(self)
 
     def __repr__(self) -> str:
         from .presentation import render
-
         return render.run_text(self)
 
 

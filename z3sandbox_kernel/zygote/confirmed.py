@@ -8,7 +8,7 @@ value is the checked model's value of its term, and ``optimal`` the verifier's w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from ..protocol import SHOWN_CORE_TEXT_CHARS, CheckedObjective, Objective, VerifyReport, ZygoteResult
 from ..verdicts import Verdict
@@ -40,7 +40,7 @@ def confirm_report(obs: Observation, report: VerifyReport) -> None:
     }
 
 
-def _note(text: Any) -> str:
+def _note(text: object) -> str:
     return str(text)[:NOTE_CHARS] if text else ""
 
 
