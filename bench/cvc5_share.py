@@ -32,7 +32,7 @@ CANDIDATE_WALL_S = 60
 VERIFY_S = 10.0
 
 
-def in_fork(work: Any, wall_s: float) -> Any:
+def in_fork(work: object, wall_s: float) -> object:
     """``work()``'s JSON-able answer, computed in a fork of this prepared process (None if it
     died or ran out of ``wall_s``)."""
     read, write = os.pipe()
@@ -68,12 +68,12 @@ def in_fork(work: Any, wall_s: float) -> Any:
     return json.loads(data) if data else None
 
 
-def candidate_report(script: str) -> Any:
+def candidate_report(script: str) -> object:
     return in_fork(lambda: harness.run_candidate(script, language="python", timeout_s=VERIFY_S,
                                                  random_seed=None, cores=False), CANDIDATE_WALL_S)
 
 
-def verifier_costs(report: dict[str, Any]) -> Any:
+def verifier_costs(report: dict[str, Any]) -> object:
     def work() -> dict[str, Any]:
         outcome = report["outcome"]
         request: VerifyRequest = {"assertions_smt2": report["assertions_smt2"], "timeout_s": VERIFY_S,

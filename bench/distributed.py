@@ -42,7 +42,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 WORKERS, THREADS = 2, 1
 
 
-def timed_run(sandbox: Sandbox, scripts: list[str], **kwargs: Any) -> dict[str, Any]:
+def timed_run(sandbox: Sandbox, scripts: list[str], **kwargs: object) -> dict[str, Any]:
     first: list[float] = []
     started = time.monotonic()
 
@@ -63,13 +63,13 @@ def timed_run(sandbox: Sandbox, scripts: list[str], **kwargs: Any) -> dict[str, 
     }
 
 
-def pinned_ms(client: Any, worker: str) -> float:
+def pinned_ms(client: object, worker: str) -> float:
     started = time.monotonic()
     client.submit(os.getpid, workers=[worker], allow_other_workers=False, pure=False).result(timeout=120)
     return (time.monotonic() - started) * 1000
 
 
-def cancel_to_free(sandbox: Sandbox, client: Any) -> dict[str, Any]:
+def cancel_to_free(sandbox: Sandbox, client: object) -> dict[str, Any]:
     """One never-ending candidate, cancelled once a worker announced it; ms until its worker is free."""
     updates: queue.Queue[CandidateResult] = queue.Queue()
     box: dict[str, Any] = {}

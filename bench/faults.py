@@ -98,7 +98,7 @@ def _usage() -> tuple[float, int]:
     return time.process_time() * 1000, resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
-def _in_child(work: Callable[[], Any]) -> Any:
+def _in_child(work: Callable[[], Any]) -> object:
     """Run ``work`` in a fresh fork with stdout on /dev/null; its JSON-able result comes back."""
     read_end, write_end = os.pipe()
     pid = os.fork()

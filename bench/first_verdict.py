@@ -31,7 +31,7 @@ def has_verdict(message: dict[str, Any]) -> bool:
     return any(c.get("verdict") for c in document.get("candidates", ()))
 
 
-def measure(kc: Any, k: int, jobs: int) -> tuple[float, float]:
+def measure(kc: object, k: int, jobs: int) -> tuple[float, float]:
     """Seconds from the request to the first verdict shown, and to the cell's end."""
     started = time.monotonic()
     msg_id = kc.execute(f"%%z3sandbox -k {k} --jobs {jobs} --timeout 5 --wall 10 --cpu 8\n{SAT}")

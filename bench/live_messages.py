@@ -15,7 +15,6 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from jupyter_client.manager import KernelManager
 
@@ -24,7 +23,7 @@ from z3sandbox_kernel.jupyter.kernelspec import install_kernelspec
 SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
 
 
-def measure(kc: Any, k: int) -> tuple[int, int, int]:
+def measure(kc: object, k: int) -> tuple[int, int, int]:
     msg_id = kc.execute(f"%%z3sandbox -k {k} --no-verify --timeout 2 --wall 5 --cpu 4\n{SAT}")
     sent = refreshes = last = 0
     while True:

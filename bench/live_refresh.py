@@ -22,7 +22,6 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
 LIMITS = "--timeout 5 --wall 10 --cpu 8"
@@ -65,7 +64,7 @@ def _kernel_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _execute(kc: Any, code: str) -> None:
+def _execute(kc: object, code: str) -> None:
     msg_id = kc.execute(code)
     while True:
         message = kc.get_iopub_msg(timeout=900)

@@ -45,7 +45,7 @@ def _patch_host(clock_path: str) -> None:
     """Start profile_zygote.py in place of the zygote module; stamp the host's own steps."""
     create = asyncio.create_subprocess_exec
 
-    async def create_instrumented(*command: str, **kwargs: Any) -> Any:
+    async def create_instrumented(*command: str, **kwargs: object) -> object:
         words = list(command)
         if "z3sandbox_kernel.zygote" in words:
             at = words.index("-m")
@@ -55,7 +55,7 @@ def _patch_host(clock_path: str) -> None:
     asyncio.create_subprocess_exec = create_instrumented  # type: ignore[assignment]
     send = zygote_client.ZygoteProcess.send
 
-    def sent(self: Any, msg: dict[str, Any]) -> bool:
+    def sent(self: object, msg: dict[str, Any]) -> bool:
         result = send(self, msg)
         if msg.get("type") == "run":
             pz.put("host: request frame written")
@@ -64,7 +64,7 @@ def _patch_host(clock_path: str) -> None:
     zygote_client.ZygoteProcess.send = sent  # type: ignore[method-assign]
     on_message: Callable[..., None] = host_sandbox.Sandbox._on_message
 
-    def received(self: Any, msg: dict[str, Any]) -> None:
+    def received(self: object, msg: dict[str, Any]) -> None:
         if msg.get("type") == "done":
             pz.put("host: done frame read")
         on_message(self, msg)

@@ -23,7 +23,11 @@ import struct
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from z3sandbox_kernel.zygote.capture import Stream
+    from z3sandbox_kernel.zygote.jobs import Job
 
 EVENTS = (
     "host: run() called",
@@ -80,7 +84,7 @@ def put(name: str, value: float | None = None) -> None:
 
 
 def _after(function: Callable[..., Any], name: Callable[..., str]) -> Callable[..., Any]:
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
+    def wrapped(*args: object, **kwargs: object) -> object:
         result = function(*args, **kwargs)
         put(name(*args, **kwargs))
         return result
@@ -88,14 +92,14 @@ def _after(function: Callable[..., Any], name: Callable[..., str]) -> Callable[.
 
 
 def _before(function: Callable[..., Any], name: Callable[..., str]) -> Callable[..., Any]:
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
+    def wrapped(*args: object, **kwargs: object) -> object:
         put(name(*args, **kwargs))
         return function(*args, **kwargs)
     return wrapped
 
 
 def _become_child(original: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapped(job: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapped(job: Job, *args: object, **kwargs: object) -> object:
         global _phase
         _phase = "candidate" if job.role == "run" else str(job.role)  # "standby", "spare" included
         put(f"{_phase}: forked")
@@ -105,7 +109,7 @@ def _become_child(original: Callable[..., Any]) -> Callable[..., Any]:
 
 def _woke(original: Callable[..., Any], phase: str, event: str) -> Callable[..., Any]:
     """A process forked ahead (spare, standby) got its request: from now on it is ``phase``."""
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
+    def wrapped(*args: object, **kwargs: object) -> object:
         global _phase
         result = original(*args, **kwargs)
         _phase = phase
@@ -116,7 +120,7 @@ def _woke(original: Callable[..., Any], phase: str, event: str) -> Callable[...,
 
 def _handed(original: Callable[..., Any], phase: str, event: str) -> Callable[..., Any]:
     """A verifier got an answer to check: from now on it is ``phase``."""
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
+    def wrapped(*args: object, **kwargs: object) -> object:
         global _phase
         _phase = phase
         put(event)
@@ -125,7 +129,7 @@ def _handed(original: Callable[..., Any], phase: str, event: str) -> Callable[..
 
 
 def _job_ended(original: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapped(self: Any, job: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapped(self: object, job: Job, *args: object, **kwargs: object) -> object:
         phase = "candidate" if job.role == "run" else str(job.role)
         put(f"zygote: {job.role} tree reaped")
         faults = getattr(job.rusage, "ru_minflt", None)  # the fork server reports no faults
@@ -138,7 +142,7 @@ def _job_ended(original: Callable[..., Any]) -> Callable[..., Any]:
 def _on_stream(original: Callable[..., Any]) -> Callable[..., Any]:
     """Stamps when the zygote first sees a candidate's status (init reaped the child) and the EOF
     of its result pipe: the two things a finish from the status pipe would wait for."""
-    def wrapped(self: Any, job: Any, stream: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapped(self: object, job: Job, stream: Stream, *args: object, **kwargs: object) -> object:
         result = original(self, job, stream, *args, **kwargs)
         if job.role == "run" and stream.name == "status" and stream.data:
             put("zygote: run status read (init reaped the child)")
@@ -149,7 +153,7 @@ def _on_stream(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _serve(original: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapped(self: object, *args: object, **kwargs: object) -> object:
         samples = []
         for _ in range(50):
             started = time.perf_counter()
@@ -166,7 +170,7 @@ def _serve(original: Callable[..., Any]) -> Callable[..., Any]:
 def _user_code(original: Callable[..., Any]) -> Callable[..., Any]:
     """The harness's own share: its minor faults and CPU, from the child's getrusage (load moves
     these far less than wall times)."""
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
+    def wrapped(*args: object, **kwargs: object) -> object:
         before = resource.getrusage(resource.RUSAGE_SELF)
         result = original(*args, **kwargs)
         after = resource.getrusage(resource.RUSAGE_SELF)
@@ -179,7 +183,7 @@ def _user_code(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _plan_built(original: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
+    def wrapped(*args: object, **kwargs: object) -> object:
         plan = original(*args, **kwargs)
         for layer in plan.layers:  # modules: wrapping their apply reaches every caller
             layer.apply = _after(layer.apply, lambda *_, n=layer.NAME, **__: f"{_phase}: layer {n}")
@@ -188,7 +192,7 @@ def _plan_built(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _frame(original: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapped(message: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+    def wrapped(message: dict[str, Any], *args: object, **kwargs: object) -> object:
         result = original(message, *args, **kwargs)
         kind = "setup" if message.get("type") == "setup" else "report"
         put(f"{_phase}: {kind} frame written")

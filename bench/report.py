@@ -178,7 +178,7 @@ def targets(rows: dict[str, dict[str, Any]], kill: dict[str, Any] | None,
     return lines
 
 
-def publish(name: str, title: str, setting: str, body: str, data: dict[str, Any], out: Any, quick: bool,
+def publish(name: str, title: str, setting: str, body: str, data: dict[str, Any], out: object, quick: bool,
             load: tuple[float, float]) -> str:
     """``out/name.md`` (the title, the machine and load, ``setting``, ``body``) and ``out/name.json``
     (``data`` and the load); a --quick run writes under the temporary folder, never a result.

@@ -139,7 +139,7 @@ def encoded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     made: list[int] = []
     real = live.candidate_json
 
-    def counted(candidate: CandidateResult, *args: Any, **kwargs: Any) -> Any:
+    def counted(candidate: CandidateResult, *args: object, **kwargs: object) -> object:
         made.append(candidate.index)
         return real(candidate, *args, **kwargs)
 
@@ -171,7 +171,7 @@ def lines_run() -> Iterator[list[int]]:
     work done, whatever the machine's load."""
     count = [0]
 
-    def trace(frame: FrameType, event: str, arg: object) -> Any:
+    def trace(frame: FrameType, event: str, arg: object) -> object:
         if event == "line":
             count[0] += 1
         return trace

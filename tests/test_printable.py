@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from z3sandbox_kernel.agents import untrusted
 from z3sandbox_kernel.presentation.printable import printable
+
+if TYPE_CHECKING:
+    from z3sandbox_kernel import RunResult
 
 CASES = json.loads((Path(__file__).parent / "data" / "printable_cases.json").read_text())["cases"]
 
@@ -36,7 +39,7 @@ def test_the_agents_rule_is_the_printable_rule_for_every_case() -> None:
 EVIL = "a\u202edesrever\u2066\x1b]52;c;ZXZpbA==\x07\u200b\x85\u2028\x0bz\r"
 
 
-def _evil_run() -> Any:
+def _evil_run() -> RunResult:
     from z3sandbox_kernel import CandidateResult, RunResult, Verdict
     from z3sandbox_kernel.contracts.found import ModelResult
 

@@ -38,7 +38,7 @@ SCRIPTS = [
 ]
 
 
-def invalid(document: Any, validator: jsonschema.Draft202012Validator = VALIDATOR) -> list[str]:
+def invalid(document: object, validator: jsonschema.Draft202012Validator = VALIDATOR) -> list[str]:
     return [f"{'/'.join(map(str, error.absolute_path))}: {error.message}"
             for error in validator.iter_errors(json.loads(json.dumps(document)))]
 

@@ -16,7 +16,7 @@ from z3sandbox_kernel.zygote.jobs import verify_request as zygote_request
 
 
 def candidate(script: str = "", language: str = "smt2", limits: Limits | None = None,
-              **request: Any) -> Candidate:
+              **request: object) -> Candidate:
     """A candidate as the zygote holds it once its run request arrived (``request``: more of it,
     e.g. ``cores=True``, ``cross_check="cvc5"``)."""
     run: Any = {"v": 1, "type": "run", "id": 1, "index": 0, "script": script,
@@ -25,14 +25,15 @@ def candidate(script: str = "", language: str = "smt2", limits: Limits | None = 
     return Candidate(run, Observation(index=0, limits=limits or Limits(), level="process", seed=None))
 
 
-def verify_request(request: Any) -> Any:
+def verify_request(request: object) -> dict[str, Any]:
     """The verifier's report on ``request``, from a fork, as the zygote runs one."""
     forked = in_fork(lambda send: send(confirm.verify_request(request)), capture=False)
     assert forked.frames, f"the verifier sent nothing (exit {forked.exit_code}, signal {forked.signal})"
     return forked.frames[0]
 
 
-def verified(asked: Candidate, report: Any, verify_s: float | None = None) -> Any:
+def verified(asked: Candidate, report: dict[str, Any],
+             verify_s: float | None = None) -> dict[str, Any]:
     """What a verifier says of ``report`` from ``asked``: the zygote's request, with the budget the
     zygote adds when it starts the verifier (verifiers.py); ``verify_s``: another budget (0: none,
     which ``Limits`` would refuse)."""

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from .contracts import display as _display
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from .agents.repair import repair
     from .contracts._version import __version__
     from .contracts.limits import Limits
@@ -63,7 +65,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # noqa: ANN401  # any public name, imported on first use
     """Import a public name's module on first use and cache the name in this module."""
     load = _LAZY.get(name)
     if load is None:
@@ -92,7 +94,7 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
     return [{"src": "labextension", "dest": "z3sandbox-kernel"}]
 
 
-def load_ipython_extension(ipython: Any) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     """``%load_ext z3sandbox_kernel``: register the ``%%z3sandbox`` magic (imported lazily)."""
     from .jupyter.magic import load_ipython_extension as _load
 

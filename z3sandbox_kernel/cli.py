@@ -18,7 +18,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from .contracts.limits import LIMIT_FIELDS, Limits
 from .contracts.options import argparse_specs, chosen, did_you_mean, limit_error, limit_specs, resolve
@@ -45,7 +44,7 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
         group.add_argument(*flags, **keywords)
 
 
-def _add_run_command(subparsers: Any) -> None:
+def _add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = subparsers.add_parser("run", help="run candidate scripts in the sandbox",
                                 description="Run candidate scripts in the sandbox.", epilog=RUN_EPILOG)
     run.add_argument("scripts", nargs="+", metavar="FILE",

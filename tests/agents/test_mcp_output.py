@@ -9,8 +9,7 @@ import asyncio
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Iterator
 
 import pytest
 
@@ -19,6 +18,7 @@ from tests.conftest import require_extra
 
 require_extra("mcp", "mcp")
 from mcp import Client  # noqa: E402
+from mcp.types import CallToolResult  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -45,7 +45,7 @@ SCRIPTS = {
 LABELS = [f"label-{name}{NASTY[:40]}" for name in SCRIPTS]
 
 
-def strings(value: Any) -> Iterator[str]:
+def strings(value: object) -> Iterator[str]:
     """Every string in a JSON value, keys included."""
     if isinstance(value, str):
         yield value
@@ -64,7 +64,7 @@ def raw(text: str) -> set[str]:
             if ch not in "\n\t" and unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Co")}
 
 
-def assert_safe(result: Any) -> None:
+def assert_safe(result: CallToolResult) -> None:
     out = result.structured_content
     for text in strings(out):
         assert not raw(text), (text, raw(text))
@@ -79,7 +79,7 @@ def assert_safe(result: Any) -> None:
     assert "IGNORE PREVIOUS INSTRUCTIONS" in block
 
 
-def call_all(client: Any) -> Any:
+def call_all(client: Client) -> Awaitable[CallToolResult]:
     return client.call_tool("run_candidates", {"scripts": list(SCRIPTS.values()), "labels": LABELS,
                                                "timeout_s": 2})
 
@@ -87,7 +87,7 @@ def call_all(client: Any) -> Any:
 def test_no_candidate_text_reaches_the_agent_raw_over_stdio():
     messages: list[str] = []
 
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> CallToolResult:
         async def progress(done: float, total: float | None, message: str | None) -> None:
             messages.append(message or "")
         return await client.call_tool("run_candidates", {"scripts": list(SCRIPTS.values()), "labels": LABELS,
@@ -110,7 +110,7 @@ def test_no_candidate_text_reaches_the_agent_raw_over_http():
     port = free_port("127.0.0.1")
     server, base = start_http(f"127.0.0.1:{port}")
     try:
-        async def main() -> Any:
+        async def main() -> CallToolResult:
             async with Client(f"{base}/mcp") as client:
                 return await call_all(client)
 
@@ -145,7 +145,7 @@ def test_the_output_is_compact_where_it_repeats():
     distinct = ("x = Int('x')\ns.add(x >= 0, x < 150)\nwhile s.check() == sat:\n    m = s.model()\n"
                 "    print('x:', m[x])\n    s.add(x != m[x])\n")
 
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> tuple[object, ...]:
         labelled = await client.call_tool("run_candidates", {"scripts": [SAT] * 16,
                                                              "labels": [f"case-{n}" for n in range(16)]})
         repeated = await client.call_tool("run_candidates", {"scripts": [same]})
@@ -173,7 +173,7 @@ def test_the_output_is_compact_where_it_repeats():
 def test_what_no_verifier_checked_is_said_in_words():
     optimize = "x = Int('x')\no = Optimize()\no.add(x < 10)\no.maximize(x)\no.check()\n"
 
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> CallToolResult:
         return await client.call_tool("run_candidates", {"scripts": [optimize, SAT], "verify": False})
 
     result = drive([], session)
@@ -201,7 +201,7 @@ def test_a_loopback_bind_accepts_loopbacks_names_with_its_port():
             assert post(Host=f"{name}:{port + 1}") == 421
         assert post(Host=f"evil.example:{port}") == 421
 
-        async def main() -> Any:
+        async def main() -> CallToolResult:
             async with Client(f"http://localhost:{port}/mcp") as client:
                 return await client.call_tool("run_candidates", {"scripts": [SAT]})
 

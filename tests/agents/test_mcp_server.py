@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import pytest
 
@@ -20,6 +21,9 @@ from z3sandbox_kernel.zygote.spawn import ZYGOTE_NAME
 require_extra("mcp", "mcp")
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp.types import CallToolResult  # noqa: E402
+
+Result = TypeVar("Result")
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -28,11 +32,11 @@ UNSAT = "x = Int('x')\ns.add(x > 1, x < 0)\ns.check()\n"
 HARD = "x, y, z = Ints('x y z')\ns.add(x > 0, y > 0, z > 0)\ns.add(x**3 + y**3 == z**3)\nr = s.check()\n"
 
 
-def drive(args: list[str], session: Callable[[Any], Awaitable[Any]]) -> Any:
+def drive(args: list[str], session: Callable[[Client], Awaitable[Result]]) -> Result:
     """Start ``z3sandbox mcp ARGS`` and run ``session(client)`` against it."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "z3sandbox_kernel", "mcp", *args])
 
-    async def main() -> Any:
+    async def main() -> Result:
         async with Client(params) as client:
             return await session(client)
 
@@ -42,7 +46,7 @@ def drive(args: list[str], session: Callable[[Any], Awaitable[Any]]) -> Any:
 def test_run_candidates_returns_verdicts_errors_and_progress(tmp_path: Path):
     progress: list[tuple[float, float | None, str | None]] = []
 
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> tuple[object, ...]:
         tools = (await client.list_tools()).tools
         async def on_progress(done: float, total: float | None, message: str | None) -> None:
             progress.append((done, total, message))
@@ -81,7 +85,7 @@ def test_run_candidates_returns_verdicts_errors_and_progress(tmp_path: Path):
 
 
 def test_a_client_may_ask_for_less_never_for_more():
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> tuple[object, ...]:
         over_wall = await client.call_tool("run_candidates", {"scripts": [SAT], "wall_s": 30})
         over_count = await client.call_tool("run_candidates", {"scripts": [SAT], "k": 3})
         under = await client.call_tool("run_candidates", {"scripts": [SAT], "wall_s": 2, "k": 2})
@@ -95,7 +99,7 @@ def test_a_client_may_ask_for_less_never_for_more():
 
 
 def test_runs_are_not_served_without_a_record_folder():
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> str:
         try:
             await client.read_resource("z3sandbox://runs/20260101T000000Z-abcdef")
         except Exception as exc:
@@ -140,7 +144,7 @@ def test_http_serves_the_same_tool_on_loopback():
                 assert f"http://127.0.0.1:{port}" in line
                 break
 
-        async def main() -> Any:
+        async def main() -> CallToolResult:
             async with Client(f"http://127.0.0.1:{port}/mcp") as client:
                 return await client.call_tool("run_candidates", {"scripts": [SAT, UNSAT]})
 
@@ -167,7 +171,7 @@ def server_process() -> int:
 
 
 def test_the_sandbox_is_started_before_the_first_call():
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> tuple[object, ...]:
         started = [proc.name for proc in process_tree_of(server_process())]  # right after initialize
         result = await client.call_tool("run_candidates", {"scripts": [SAT]})
         return started, result
@@ -178,7 +182,7 @@ def test_the_sandbox_is_started_before_the_first_call():
 
 
 def test_identical_candidates_are_one_entry_and_the_output_is_compact():
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> tuple[object, ...]:
         tools = (await client.list_tools()).tools
         copies = await client.call_tool("run_candidates", {"scripts": [SAT] * 16})
         seeds = await client.call_tool("run_candidates", {"scripts": [SAT], "k": 16})
@@ -205,7 +209,7 @@ def test_identical_candidates_are_one_entry_and_the_output_is_compact():
 
 
 def test_distinct_outcomes_stay_apart_with_their_errors():
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> CallToolResult:
         return await client.call_tool("run_candidates", {"scripts": [SAT, "x = Int('x'\n", SAT, UNSAT]})
 
     out = drive([], session).structured_content
@@ -214,7 +218,7 @@ def test_distinct_outcomes_stay_apart_with_their_errors():
 
 
 def test_raising_the_wall_ceiling_raises_cpu_and_timeout_with_it():
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> tuple[object, ...]:
         fits = await client.call_tool("run_candidates", {"scripts": [SAT], "wall_s": 15, "cpu_s": 12,
                                                          "timeout_s": 10})
         over = await client.call_tool("run_candidates", {"scripts": [SAT], "wall_s": 600})
@@ -242,10 +246,8 @@ def test_cpu_and_timeout_ceilings_set_by_the_operator_stay_as_set():
     assert ceilings_from({}) == Limits()
 
 
-def start_http(*flags: str) -> tuple[Any, str]:
+def start_http(*flags: str) -> tuple[subprocess.Popen[str], str]:
     """``z3sandbox mcp --http FLAGS`` until uvicorn listens; the process and its base URL."""
-    import subprocess
-
     server = subprocess.Popen([sys.executable, "-m", "z3sandbox_kernel", "mcp", "--http", *flags],
                               stderr=subprocess.PIPE, text=True)
     assert server.stderr is not None
@@ -291,7 +293,7 @@ def test_http_off_the_default_bind_refuses_a_foreign_host_and_origin():
         assert post(Origin=f"http://localhost:{port + 1}") == 403
         assert post() == 200 and post(Origin=base) == 200
 
-        async def main() -> Any:
+        async def main() -> CallToolResult:
             async with Client(f"{base}/mcp") as client:
                 return await client.call_tool("run_candidates", {"scripts": [SAT]})
 
@@ -331,7 +333,7 @@ def test_a_bind_beyond_loopback_needs_allow_remote():
 def test_expected_verdicts_are_recorded_and_labels_are_capped(tmp_path: Path):
     from z3sandbox_kernel.host.plan import MAX_LABEL_CHARS
 
-    async def session(client: Any) -> Any:
+    async def session(client: Client) -> tuple[object, ...]:
         ran = await client.call_tool("run_candidates", {"scripts": [SAT, UNSAT], "expected": ["sat", "sat"]})
         record = await client.read_resource(f"z3sandbox://runs/{ran.structured_content['run_id']}")
         long_label = await client.call_tool("run_candidates", {"scripts": [SAT],

@@ -22,10 +22,10 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -79,7 +79,7 @@ class LabServer:
     runtime: Path  # the kernels' connection files
     log: Path
 
-    def api(self, path: str, method: str = "GET") -> Any:
+    def api(self, path: str, method: str = "GET") -> object:
         request = urllib.request.Request(
             f"{self.url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
         )
@@ -201,7 +201,8 @@ def output_dir() -> Path:
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     item.stash.setdefault(_REPORTS, {})[report.when] = report
     return report

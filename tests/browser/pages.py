@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .conftest import LabServer, unavailable
 
@@ -21,7 +21,7 @@ NO_KERNELS = """async () => {
 }"""
 
 
-def expect() -> Any:
+def expect() -> object:
     from playwright.sync_api import expect as playwright_expect
 
     return playwright_expect

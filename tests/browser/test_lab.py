@@ -174,7 +174,7 @@ def saved_output(version: int) -> dict[str, Any]:
     }
 
 
-def rendered_output(result: Any) -> dict[str, Any]:
+def rendered_output(result: object) -> dict[str, Any]:
     """A display_data output as the kernel writes it (render.run_mimebundle)."""
     from z3sandbox_kernel.presentation.render import run_mimebundle
 

@@ -21,7 +21,7 @@ import re
 import threading
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -62,7 +62,7 @@ def stopped_run(sandbox: Sandbox) -> RunResult:
     scripts = [Script(ONE_MODEL, "finishes"), Script(LOOPER, "looper")]
     stopped: set[int] = set()
 
-    def stop_the_looper(candidate: Any) -> None:
+    def stop_the_looper(candidate: object) -> None:
         if candidate.index == 1 and candidate.state == "running" and not stopped:
             stopped.add(1)
             threading.Thread(target=sandbox.stop_candidate, args=(1,)).start()

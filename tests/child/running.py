@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.forked import in_fork
+from tests.forked import Send, in_fork
 from z3sandbox_kernel.child import harness
 from z3sandbox_kernel.protocol import PROTOCOL_VERSION
 
@@ -28,7 +28,7 @@ def run_child(script: str, language: str = "python", timeout_s: float = 5.0,
     """Run one candidate in a fresh fork of this (prepared) process, as the zygote does; ``live``:
     its check frames are sent as they happen, as the zygote asks, and kept in ``frames``."""
 
-    def work(send: Any) -> None:
+    def work(send: Send) -> None:
         frames = (lambda frame: send({**frame, "v": PROTOCOL_VERSION})) if live else None
         send(harness.run_candidate(script, language=language, timeout_s=timeout_s,
                                    random_seed=random_seed, cores=cores, model_count=model_count,

@@ -21,7 +21,8 @@ SAT_TEXT = "(declare-fun x () Int)(assert (> x 1))(assert (< x 5))"
 pytestmark = pytest.mark.usefixtures("prepared")
 
 
-def confirm(report: dict[str, Any], verify_s: float | None = None, **request: Any) -> dict[str, Any]:
+def confirm(report: dict[str, Any], verify_s: float | None = None,
+            **request: object) -> dict[str, Any]:
     """What a verifier says of ``report`` (a Python candidate's, cores asked), asked as the zygote
     asks (jobs.verify_request)."""
     return dict(verified(candidate(language="python", cores=True, **request), report, verify_s))

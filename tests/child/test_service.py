@@ -4,7 +4,7 @@ state, and nothing one answer sends reaches the next check (real z3, in this pro
 from __future__ import annotations
 
 import resource
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 import z3
@@ -25,7 +25,7 @@ def serve(text: str, model: list[list[str]]) -> VerifyReport:
 
 
 @pytest.fixture(autouse=True)
-def cpu_limit_restored() -> Any:
+def cpu_limit_restored() -> Iterator[None]:
     saved = resource.getrlimit(resource.RLIMIT_CPU)
     yield
     resource.setrlimit(resource.RLIMIT_CPU, saved)

@@ -115,7 +115,7 @@ def _check_extras(case: Case, level: str, evil: CandidateResult,
         revealed.append(match.group(1))
         assert not os.path.exists(match.group(1)), "the scratch folder outlived its candidate"
     if case.extra.get("forged"):
-        def layers(r: CandidateResult) -> Any:
+        def layers(r: CandidateResult) -> object:
             return [(layer["name"], layer.get("active")) for layer in (r.isolation or {}).get("layers", [])]
         assert layers(evil) == layers(sibling), "user code changed the isolation report"
         assert evil.verified is not True, "a forged result got a verified model"

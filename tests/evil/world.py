@@ -130,7 +130,7 @@ class _Listener:
         self.sock.close()
 
 
-def _bound(family: int, kind: int, address: Any) -> socket.socket:
+def _bound(family: int, kind: int, address: object) -> socket.socket:
     sock = socket.socket(family, kind)
     sock.bind(address)
     return sock

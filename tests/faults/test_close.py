@@ -38,7 +38,7 @@ class Hooked(Sandbox):
         super().__init__(isolation=level)
         self.point, self.hook = point, hook
 
-    async def _execute(self, *args: Any, **kwargs: Any) -> RunResult:
+    async def _execute(self, *args: object, **kwargs: object) -> RunResult:
         if self.point == "run submitted":
             self.hook()
         return await super()._execute(*args, **kwargs)

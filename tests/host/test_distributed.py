@@ -18,9 +18,9 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -33,6 +33,9 @@ import dask  # noqa: E402
 from z3sandbox_kernel import CandidateResult, Limits, Sandbox, Verdict  # noqa: E402
 from z3sandbox_kernel.host.distributed import KEY_PREFIX, resolve_client  # noqa: E402
 from z3sandbox_kernel.host.worker import close_process_zygotes, process_zygote, zygote_pids  # noqa: E402
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
 
 SAT = "x, y = Ints('x y')\ns.add(x > 2, y == x + 1)\nprint('model ahead')\n"
 UNSAT = "x = Int('x')\ns.add(x > 3, x < 2)\n"
@@ -59,7 +62,7 @@ SCRATCH_PATH = re.compile(r"/\S+/candidate\.py")
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
+def cluster() -> Iterator[Client]:
     # One retry after a worker death, so that a second death ends in KilledWorker.
     with dask.config.set({"distributed.scheduler.allowed-failures": 1, **ONE_TASK_PER_THREAD}):
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -69,7 +72,7 @@ def cluster() -> Iterator[Any]:
 
 
 @pytest.fixture
-def client(cluster: Any) -> Iterator[Any]:
+def client(cluster: LocalCluster) -> Iterator[Client]:
     with distributed.Client(cluster) as client:
         client.wait_for_workers(2, timeout=60)  # after a test that killed one
         yield client
@@ -91,7 +94,7 @@ def _comparable(candidate: CandidateResult) -> dict[str, Any]:
     return data
 
 
-def _pinned_task_time(client: Any, worker: str) -> float:
+def _pinned_task_time(client: Client, worker: str) -> float:
     """Seconds until a trivial task runs on ``worker`` (one thread: it waits for a free thread)."""
     started = time.monotonic()
     client.submit(os.getpid, workers=[worker], allow_other_workers=False, pure=False).result(
@@ -99,7 +102,7 @@ def _pinned_task_time(client: Any, worker: str) -> float:
     return time.monotonic() - started
 
 
-def _run_in_thread(sandbox: Sandbox, scripts: list[str], **kwargs: Any) -> tuple[
+def _run_in_thread(sandbox: Sandbox, scripts: list[str], **kwargs: object) -> tuple[
         threading.Thread, queue.Queue[CandidateResult], dict[str, Any]]:
     updates: queue.Queue[CandidateResult] = queue.Queue()
     box: dict[str, Any] = {}
@@ -125,7 +128,7 @@ def _await_updates(updates: queue.Queue[CandidateResult], *wanted: tuple[int, st
         seen.append((update.index, update.state, update.verdict, update.reason))
 
 
-def _worker_running_our_task(client: Any) -> str:
+def _worker_running_our_task(client: Client) -> str:
     (worker,) = [w for w, keys in client.processing().items()
                  if any(str(k).startswith(KEY_PREFIX) for k in keys)]
     return str(worker)
@@ -137,7 +140,7 @@ def _wait_gone(pids: set[int], timeout_s: float = 20.0) -> set[int]:
     return {pid for pid in pids if _alive(pid)}
 
 
-def _wait_until(condition: Any, timeout_s: float = 20.0) -> bool:
+def _wait_until(condition: Callable[[], bool], timeout_s: float = 20.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while not condition():
         if time.monotonic() > deadline:
@@ -156,7 +159,7 @@ def _alive(pid: int) -> bool:
 
 # ------------------------------------------------------------------------------------ verdicts
 
-def test_verdicts_on_workers_match_local_verdicts(client: Any, sandbox: Sandbox) -> None:
+def test_verdicts_on_workers_match_local_verdicts(client: Client, sandbox: Sandbox) -> None:
     local = sandbox.run(CANDIDATES, seed=b"\x00\x01", jobs=2)
     remote = sandbox.run(CANDIDATES, seed=b"\x00\x01", jobs=2, client=client)
     workers = set(client.scheduler_info()["workers"])
@@ -167,7 +170,7 @@ def test_verdicts_on_workers_match_local_verdicts(client: Any, sandbox: Sandbox)
     assert remote[5].payload == b"A\x01"
 
 
-def test_smt2_and_k_seeds_match_local_runs(client: Any, sandbox: Sandbox) -> None:
+def test_smt2_and_k_seeds_match_local_runs(client: Client, sandbox: Sandbox) -> None:
     smt2 = "(declare-const x Int)\n(assert (> x 5))\n(check-sat)\n"
     assert [_comparable(c) for c in sandbox.run(smt2, language="smt2", client=client)] == \
            [_comparable(c) for c in sandbox.run(smt2, language="smt2")]
@@ -176,7 +179,7 @@ def test_smt2_and_k_seeds_match_local_runs(client: Any, sandbox: Sandbox) -> Non
     assert len({c.host for c in remote}) >= 1
 
 
-def test_updates_stream_as_each_candidate_completes(client: Any, sandbox: Sandbox) -> None:
+def test_updates_stream_as_each_candidate_completes(client: Client, sandbox: Sandbox) -> None:
     slow = HARD  # runs into its 8 s solver timeout, long after four quick ones one by one
     seen: list[tuple[int, str]] = []
     result = sandbox.run([slow, SAT, UNSAT, SAT, UNSAT], jobs=2, client=client,
@@ -193,7 +196,7 @@ def test_updates_stream_as_each_candidate_completes(client: Any, sandbox: Sandbo
 
 # --------------------------------------------------------------------------------- cancelling
 
-def test_race_kills_a_candidate_running_on_a_worker(client: Any, sandbox: Sandbox) -> None:
+def test_race_kills_a_candidate_running_on_a_worker(client: Client, sandbox: Sandbox) -> None:
     winner = SPIN.format(seconds=5) + SAT  # sat after the other one surely started
     result = sandbox.run([FOREVER, winner], race=True, jobs=2, limits=LONG, client=client)
     loser = result[0]
@@ -207,7 +210,7 @@ def test_race_kills_a_candidate_running_on_a_worker(client: Any, sandbox: Sandbo
     assert freed_s < FREED_WITHIN_S
 
 
-def test_sandbox_cancel_kills_a_candidate_running_on_a_worker(client: Any, sandbox: Sandbox) -> None:
+def test_sandbox_cancel_kills_a_candidate_running_on_a_worker(client: Client, sandbox: Sandbox) -> None:
     thread, updates, box = _run_in_thread(sandbox, [FOREVER], limits=LONG, client=client)
     _await_updates(updates, (0, "running"))  # a worker announced it started
     cancelled_at = time.monotonic()
@@ -223,7 +226,7 @@ def test_sandbox_cancel_kills_a_candidate_running_on_a_worker(client: Any, sandb
 
 # ------------------------------------------------------------------------------ worker deaths
 
-def test_a_worker_killed_mid_run_is_retried_elsewhere(client: Any, sandbox: Sandbox) -> None:
+def test_a_worker_killed_mid_run_is_retried_elsewhere(client: Client, sandbox: Sandbox) -> None:
     # It must outlast three round trips to the cluster before the kill.
     thread, updates, box = _run_in_thread(sandbox, [SPIN.format(seconds=5) + SAT], limits=LONG,
                                           client=client)
@@ -242,7 +245,7 @@ def test_a_worker_killed_mid_run_is_retried_elsewhere(client: Any, sandbox: Sand
     assert victim_zygotes and not _wait_gone(victim_zygotes | {victim_pid})
 
 
-def test_a_candidate_that_kills_every_worker_ends_crashed(client: Any, sandbox: Sandbox) -> None:
+def test_a_candidate_that_kills_every_worker_ends_crashed(client: Client, sandbox: Sandbox) -> None:
     thread, updates, box = _run_in_thread(sandbox, [FOREVER], limits=LONG, client=client)
     victims = []
     for _ in range(2):  # allowed-failures is 1: the second death is KilledWorker
@@ -281,7 +284,7 @@ def test_a_thread_pool_executor_gives_the_same_verdicts_and_kills_on_race(sandbo
     assert not _wait_gone(ours)
 
 
-def test_dask_executor_runs_on_workers_and_cancels_running_candidates(client: Any,
+def test_dask_executor_runs_on_workers_and_cancels_running_candidates(client: Client,
                                                                       sandbox: Sandbox) -> None:
     executor = client.get_executor()
     result = sandbox.run([SAT, UNSAT], executor=executor, jobs=2)
@@ -294,7 +297,7 @@ def test_dask_executor_runs_on_workers_and_cancels_running_candidates(client: An
         assert _pinned_task_time(client, worker) < FREED_WITHIN_S
 
 
-def test_an_asynchronous_client_works_from_its_own_loop(cluster: Any, sandbox: Sandbox) -> None:
+def test_an_asynchronous_client_works_from_its_own_loop(cluster: LocalCluster, sandbox: Sandbox) -> None:
     async def main() -> tuple[Any, Any]:
         async with distributed.Client(cluster.scheduler_address, asynchronous=True) as client:
             private = resolve_client(client)
@@ -307,7 +310,7 @@ def test_an_asynchronous_client_works_from_its_own_loop(cluster: Any, sandbox: S
     assert [c.verdict for c in result] == [Verdict.SAT, Verdict.UNSAT]
 
 
-def test_a_scheduler_address_is_resolved_to_a_client(cluster: Any) -> None:
+def test_a_scheduler_address_is_resolved_to_a_client(cluster: LocalCluster) -> None:
     client = resolve_client(cluster.scheduler_address)
     assert client.scheduler.address == cluster.scheduler_address
     assert resolve_client(cluster.scheduler_address) is client

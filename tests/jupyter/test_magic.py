@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
@@ -60,7 +59,7 @@ def fresh(shell: InteractiveShell) -> Iterator[Z3SandboxMagics]:
         shell.register_magics(previous)
 
 
-def run_cell(shell: InteractiveShell, line: str, body: str) -> Any:
+def run_cell(shell: InteractiveShell, line: str, body: str) -> object:
     return shell.run_cell_magic("z3sandbox", line, body)
 
 

@@ -19,10 +19,13 @@ import argparse
 import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contracts.limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits, number
 from ..contracts.options import argparse_specs
+
+if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
 
 DEFAULT_MAX_CANDIDATES = 64
 DEFAULT_MAX_MODELS = 100
@@ -160,7 +163,7 @@ def host_port(host: str, port: int) -> str:
 
 
 def transport_security(address: tuple[str, int], allow_hosts: list[str],
-                       allow_origins: list[str]) -> Any:
+                       allow_origins: list[str]) -> TransportSecuritySettings:
     """The SDK's Host/Origin check, on for every bind: the bound HOST:PORT and http://HOST:PORT,
     and for a loopback bind the names of loopback with the bound port too (a client told
     ``localhost`` reaches a server bound to 127.0.0.1; a page rebound by DNS sends its own name),

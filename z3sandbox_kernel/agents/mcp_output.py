@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..host.claims import CLAIM, objective_claimed, unchecked
 from ..protocol import encode_value
-from ..protocol.wire import JsonValue
 from . import untrusted
 from .feedback import compact_repeats, says_more
 
@@ -49,7 +48,7 @@ def capped(text: str, limit: int = OUTPUT_CAP_CHARS) -> str:
     return f"{text[:head]}\n… [{len(text) - head - tail} characters dropped] …\n{text[-tail:]}"
 
 
-def shown_value(value: Any) -> Any:
+def shown_value(value: object) -> object:
     """An encoded model value with its strings shown safely (z3's text of a value can hold what a
     candidate chose: a string constant, a datatype's constructor name)."""
     if isinstance(value, str):
@@ -69,7 +68,7 @@ def _b64(payload: bytes | None) -> str | None:
     return None if payload is None else base64.b64encode(payload).decode()
 
 
-def _encoded(model: Mapping[str, object] | None) -> dict[str, JsonValue] | None:
+def _encoded(model: Mapping[str, object] | None) -> dict[str, object] | None:
     return None if model is None else {untrusted.shown(name): shown_value(encode_value(value))
                                        for name, value in model.items()}
 

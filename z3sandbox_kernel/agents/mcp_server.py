@@ -47,6 +47,7 @@ from .mcp_schema import output_model
 from .mcp_text import output_text
 
 if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
     from pydantic.config import JsonDict
 
     from ..contracts.results import CandidateResult, RunResult
@@ -66,7 +67,7 @@ log = logging.getLogger("z3sandbox")
 
 # --------------------------------------------------------------------------------- command line
 
-def add_cli_command(subparsers: Any) -> None:
+def add_cli_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``z3sandbox mcp``: its flags, one ceiling per limit from the limits model."""
     parser = subparsers.add_parser("mcp", help="serve run_candidates to agents over MCP (stdio or HTTP)",
                                    description=__doc__.splitlines()[0] if __doc__ else None)
@@ -243,7 +244,8 @@ def _tool_parameters(operator: Operator, context: type) -> list[inspect.Paramete
 
     from ..protocol.verdicts import Verdict
 
-    def keyword(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
+    def keyword(name: str, annotation: object,
+                default: object = inspect.Parameter.empty) -> inspect.Parameter:
         return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
 
     return [
@@ -293,7 +295,7 @@ def build_server(operator: Operator) -> tuple[Any, Service]:
     # by the SDK against the output model.
     returns = Annotated[CallToolResult, model]
 
-    async def run_candidates(ctx: Context, **arguments: Any) -> Any:
+    async def run_candidates(ctx: Context, **arguments: object) -> CallToolResult:
         try:
             output, text = await service.run_candidates(arguments, ctx.report_progress)
         except ValueError as exc:
@@ -324,7 +326,8 @@ def build_server(operator: Operator) -> tuple[Any, Service]:
     return server, service
 
 
-def serve(operator: Operator, address: tuple[str, int] | None = None, security: Any = None) -> None:
+def serve(operator: Operator, address: tuple[str, int] | None = None,
+          security: TransportSecuritySettings | None = None) -> None:
     """Serve until the client goes (stdio) or the process is interrupted (HTTP).  The sandbox
     starts first, so that a client's first call finds it ready.  ``security``: the HTTP
     transport's Host/Origin check (mcp_operator.transport_security; the bound address by default)."""

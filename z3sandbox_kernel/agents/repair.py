@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..contracts.limits import DEFAULT_LIMITS, LIMIT_FIELDS, Limits, number
 from ..contracts.options import RepairRound, RunOptions
@@ -177,7 +177,7 @@ def unexpected_unsat_cores(result: RunResult, scripts: list[str], expected: Sequ
 
 def repair(generate: Callable[[Feedback | None], Scripts | Attempt], rounds: int = 3, k: int = 1,
            options: RunOptions | None = None, *, sandbox: Sandbox | None = None, until: Until | None = None,
-           ceilings: Limits | None = None, **changes: Any) -> RunResult:
+           ceilings: Limits | None = None, **changes: object) -> RunResult:
     """Run ``generate(feedback)``'s scripts, feed back what failed, and repeat, at most ``rounds``
     times, until the round settles (``until``: "clean" by default, "expected" when ``expected=``
     is given, "any_model", or a callable of the result).  ``generate`` gets ``None`` first, then

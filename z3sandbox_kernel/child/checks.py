@@ -17,13 +17,14 @@ frame touches nothing of z3's: the script runs as it would plainly.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Literal
 
 from ..protocol import CHECKS_REPORT_BYTES, MAX_CHECKS, CheckFrame, CheckModelFrame, Ranges, join_pairs
 from . import models
 
 Send = Callable[[dict[str, Any]], None]
-VERDICTS = {1: "sat", -1: "unsat"}  # z3's Z3_L_TRUE, Z3_L_FALSE; anything else "unknown"
+# z3's Z3_L_TRUE, Z3_L_FALSE; anything else "unknown"
+VERDICTS: dict[int, Literal["sat", "unsat"]] = {1: "sat", -1: "unsat"}
 
 
 def ranges(indices: Iterable[int]) -> Ranges:
@@ -88,7 +89,7 @@ class CheckLog:
         self.send(dict(frame))
 
 
-def _verdict(result: int) -> Any:
+def _verdict(result: int) -> Literal["sat", "unsat", "unknown"]:
     return VERDICTS.get(result, "unknown")
 
 

@@ -223,7 +223,7 @@ def _objectives(first: ModelCheck, goals: list[ObjectiveToCheck], budget: Budget
     return checked
 
 
-def _term(text: Any, decls: dict[str, z3.FuncDeclRef]) -> z3.ArithRef | None:
+def _term(text: object, decls: dict[str, z3.FuncDeclRef]) -> z3.ArithRef | None:
     """An objective's term, parsed with the assertions' declarations (an arithmetic one only)."""
     if not isinstance(text, str) or not text:
         return None

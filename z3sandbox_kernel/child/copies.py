@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Iterable
-from typing import Any
 
 import z3
 
 from . import models
+from .handles import Pointer
 
 
-def address(pointer: Any) -> int:
+def address(pointer: Pointer | int | None) -> int:
     value = pointer.value if isinstance(pointer, ctypes.c_void_p) else pointer
     return int(value or 0)
 
@@ -27,7 +27,7 @@ class BorrowedContext(z3.Context):  # type: ignore[misc, unused-ignore]  # z3 de
     script's own ``Context`` object is not reachable from a C call, and keeping it would keep it
     alive).  It owns nothing: it never deletes the context."""
 
-    def __init__(self, raw: Any) -> None:  # no z3.Context.__init__: the context exists
+    def __init__(self, raw: Pointer) -> None:  # no z3.Context.__init__: the context exists
         self.ctx = raw
         self.eh = None
 
@@ -46,7 +46,7 @@ def reader_context() -> z3.Context:
     return READER[0]
 
 
-def read_model(ctx: Any, model: Any, skip: Iterable[z3.ExprRef] = ()) -> models.ModelFields:
+def read_model(ctx: Pointer, model: Pointer | int, skip: Iterable[z3.ExprRef] = ()) -> models.ModelFields:
     """The fields of ``model`` (a raw model of context ``ctx``), in its own order, without the
     constants ``skip`` (the harness's core literals)."""
     reader = reader_context()

@@ -27,6 +27,7 @@ from typing import Any
 import z3
 
 from . import copies, observer
+from .handles import Pointer
 
 # CPython audit events for process creation, exec and network access (the audit events table).
 DENIED_EVENTS = frozenset({
@@ -71,7 +72,7 @@ class Watchdog:
         # thread switches a check (bench/PROFILE.md, step 9).
         self._sleeping_until = math.inf
 
-    def start(self, ctx: Any, timeout_s: float) -> int:
+    def start(self, ctx: z3.Context | Pointer, timeout_s: float) -> int:
         """Watch a check in ``ctx`` (a z3 ``Context`` or its raw pointer)."""
         with self._condition:
             self._tokens += 1
@@ -149,19 +150,21 @@ def adopt_spare_contexts(spares: list[z3.Context]) -> None:
                                                 "Z3_global_param_set", "Z3_global_param_reset_all")}
     configured: set[int] = set()  # configs given parameters: their context is not a plain one
 
-    def set_param_value(config: Any, key: Any, value: Any) -> None:
+    def set_param_value(config: Pointer, key: str, value: str) -> None:
         configured.add(copies.address(config))
         original["Z3_set_param_value"](config, key, value)
 
-    def mk_context_rc(config: Any) -> Any:
+    def mk_context_rc(config: Pointer) -> Pointer:
         plain = copies.address(config) not in configured
         configured.discard(copies.address(config))
         if plain and spares:
             _ADOPTED.append(spares.pop())
-            return _ADOPTED[-1].ctx
-        return original["Z3_mk_context_rc"](config)
+            adopted: Pointer = _ADOPTED[-1].ctx
+            return adopted
+        made: Pointer = original["Z3_mk_context_rc"](config)
+        return made
 
-    def global_param_set(key: Any, value: Any) -> None:
+    def global_param_set(key: str, value: str) -> None:
         spares.clear()
         original["Z3_global_param_set"](key, value)
 
@@ -182,7 +185,7 @@ class LazySolver(z3.Solver):  # type: ignore[misc, unused-ignore]  # z3 declares
     def __init__(self) -> None:  # nothing in z3 yet
         pass
 
-    def __getattr__(self, name: str) -> Any:  # only for attributes not set yet
+    def __getattr__(self, name: str) -> Any:  # noqa: ANN401  # z3.Solver's, made on first use
         if name in ("ctx", "solver", "backtrack_level"):
             z3.Solver.__init__(self)
             return getattr(self, name)

@@ -28,6 +28,7 @@ from ..protocol import (
     encode_value,
     join_pairs,
 )
+from .handles import Pointer
 
 # Stop reading a model after this many constants: the work (and the report) must stay bounded.
 MAX_MODEL_CONSTANTS = 2_000_000
@@ -125,7 +126,7 @@ def _numeral(text: str) -> int | str:
     return int(text) if len(text) <= MAX_INT_DIGITS else text
 
 
-def python_value(value: z3.ExprRef) -> Any:
+def python_value(value: z3.ExprRef) -> bool | int | Fraction | str:
     """The Python value of a model value: int, bool, Fraction, str; other sorts as their z3 text."""
     try:
         if z3.is_true(value):
@@ -150,7 +151,7 @@ def python_value(value: z3.ExprRef) -> Any:
     return value_text(value)
 
 
-def value_text(value: Any) -> str:
+def value_text(value: object) -> str:
     """z3's own text for a value, capped; never raises."""
     try:
         return clean_text(str(value), MAX_VALUE_TEXT)
@@ -188,7 +189,7 @@ class _Value:
 _BASIC_SORTS = {z3.Z3_BOOL_SORT: "bool", z3.Z3_INT_SORT: "int", z3.Z3_REAL_SORT: "real", z3.Z3_BV_SORT: "bv"}
 
 
-def _basic_value(ctx: Any, raw: Any) -> _Value | None:
+def _basic_value(ctx: Pointer, raw: Pointer) -> _Value | None:
     """A true/false, integer, rational or bit-vector numeral read with z3's C calls alone; None for
     any other value (then z3py reads it: ``_value``).  A script that enumerates solutions has every
     model it reads read here, and z3py's objects cost about 56 C calls a constant against 6
@@ -323,7 +324,7 @@ def _read_constant(model: z3.ModelRef, decl_at: Callable[[int], z3.FuncDeclRef],
         return
 
 
-def benchmark(ctx: Any, formulas: list[int], limit: int = MAX_ASSERTIONS_SMT2) -> str | None:
+def benchmark(ctx: Pointer, formulas: list[int], limit: int = MAX_ASSERTIONS_SMT2) -> str | None:
     """Formulas (raw pointers of ``ctx``) as an SMT-LIB 2 script of declarations and one assert
     each, no (check-sat); None when larger than ``limit`` or not printable.  The last
     formula is z3's "formula" argument, so no ``true`` term is asked for."""

@@ -19,13 +19,13 @@ the check's model (smt2.py), never read from the front end's ``(get-objectives)`
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import z3
 
 from ..protocol import Objective, encode_value
 from . import models, observer
 from .check_record import Record
+from .handles import Pointer
 
 MAX_OBJECTIVES = 100  # a report carries at most this many objectives
 TERM_CHARS = models.TERM_CHARS
@@ -58,7 +58,7 @@ def read(record: Record) -> list[Objective]:
     return found
 
 
-def _term_smt2(ctx: Any, term: int) -> str | None:
+def _term_smt2(ctx: Pointer, term: int) -> str | None:
     """The objective's term as SMT-LIB, for the verifier: z3's benchmark printer puts a term that
     is not a formula, as is, after the declarations (printing makes no term)."""
     text = models.benchmark(ctx, [term])
@@ -73,7 +73,7 @@ def _term_smt2(ctx: Any, term: int) -> str | None:
 # ---------------------------------------------------------------------------------------- SMT-LIB
 
 
-def smt2_objectives(optimize: Any, model: z3.ModelRef, commands: list[list[str]]) -> list[Objective]:
+def smt2_objectives(optimize: z3.Optimize, model: z3.ModelRef, commands: list[list[str]]) -> list[Objective]:
     """The objectives of an SMT-LIB script's last check: the terms of the Optimize the harness
     loaded from its text (``Z3_optimize_get_objectives``, every one as a term to minimize: a
     maximized ``t`` as ``-1 * t``, a soft group as its penalty sum), each valued in the check's

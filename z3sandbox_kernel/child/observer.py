@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import z3
 
@@ -42,6 +42,7 @@ from . import copies, models
 from .check_record import PROPAGATED, Goal, Record
 from .checks import CheckLog
 from .copies import BorrowedContext, address
+from .handles import Pointer, Pointers
 from .mirror import Mirror
 
 SAT, UNSAT = z3.Z3_L_TRUE, z3.Z3_L_FALSE
@@ -55,7 +56,7 @@ class Observer:
         self.script_line = script_line
         self.mirrors: dict[int, Mirror] = {}
         self.last: Record | None = None
-        self.last_asserted: tuple[Any, int, str] | None = None  # (ctx, solver, kind) of a later add()
+        self.last_asserted: tuple[Pointer, int, str] | None = None  # (ctx, solver, kind) of a later add()
         self.unchecked_text: str | None = None  # the assertions of an unchecked solver that ended
         # cores=True: tracking literal id -> (script line, source); our literals are kept alive
         self.tracked: dict[int, tuple[int | None, str]] = {}
@@ -65,11 +66,11 @@ class Observer:
         self.checks = CheckLog(None)  # every check, sent as it happens (set by the harness)
         # Earlier checks whose model the script still holds: read when it lets go (model address).
         self.models: dict[int, Record] = {}
-        self.on_check: Callable[[Any], int] = lambda ctx: 0  # the watchdog's start, set by install
+        self.on_check: Callable[[Pointer], int] = lambda ctx: 0  # the watchdog's start, set by install
         self.after_check: Callable[[int], bool] = lambda token: False
         self.goals: dict[int, dict[int, Goal]] = {}  # optimize object -> objective index -> goal
 
-    def context(self, raw: Any) -> z3.Context:
+    def context(self, raw: Pointer) -> z3.Context:
         main = z3.z3._main_ctx
         if main is not None and address(main.ref()) == address(raw):
             return main
@@ -84,8 +85,8 @@ C: dict[str, Callable[..., Any]] = {}
 # ------------------------------------------------------------------------------ what is observed
 
 def _created(name: str) -> Callable[..., Any]:
-    def created(*args: Any) -> Any:
-        pointer = C[name](*args)
+    def created(*args: object) -> Pointer:
+        pointer: Pointer = C[name](*args)
         OBSERVER.mirrors[address(pointer)] = Mirror(args[0], _kind(name))
         return pointer
     return created
@@ -94,7 +95,7 @@ def _created(name: str) -> Callable[..., Any]:
 def _inc_ref(name: str) -> Callable[..., Any]:
     kind = _kind(name)
 
-    def inc_ref(ctx: Any, solver: Any) -> None:
+    def inc_ref(ctx: Pointer, solver: Pointer) -> None:
         C[name](ctx, solver)
         key = address(solver)
         mirror = OBSERVER.mirrors.get(key)
@@ -106,7 +107,7 @@ def _inc_ref(name: str) -> Callable[..., Any]:
 
 
 def _dec_ref(name: str) -> Callable[..., Any]:
-    def dec_ref(ctx: Any, solver: Any) -> None:
+    def dec_ref(ctx: Pointer, solver: Pointer) -> None:
         key = address(solver)
         mirror = OBSERVER.mirrors.get(key)
         if mirror is not None:
@@ -122,7 +123,7 @@ def _asserted(name: str) -> Callable[..., Any]:
     tracked = name.endswith("_and_track")
     track_name = name if tracked else name.replace("assert", "assert_and_track")
 
-    def asserted(ctx: Any, solver: Any, formula: Any, literal: Any = None) -> None:
+    def asserted(ctx: Pointer, solver: Pointer, formula: Pointer, literal: Pointer | None = None) -> None:
         key = address(solver)
         mirror = OBSERVER.mirrors.get(key)
         if OBSERVER.cores:
@@ -144,7 +145,7 @@ def _asserted(name: str) -> Callable[..., Any]:
     return asserted
 
 
-def _core_literal(ctx: Any, literal: Any) -> Any:
+def _core_literal(ctx: Pointer, literal: Pointer | None) -> Pointer:
     """cores=True: the script line of each assertion, tracked by a literal (a fresh one of ours
     for a plain add(), never reported; the script's own for assert_and_track)."""
     line, text = OBSERVER.script_line()
@@ -158,7 +159,7 @@ def _core_literal(ctx: Any, literal: Any) -> Any:
 
 def _added(name: str) -> Callable[..., Any]:
     """A push, or assertions loaded from text (which only z3 knows): after z3, the mirror."""
-    def added(ctx: Any, solver: Any, *args: Any) -> None:
+    def added(ctx: Pointer, solver: Pointer, *args: object) -> None:
         C[name](ctx, solver, *args)
         mirror = OBSERVER.mirrors.get(key := address(solver))
         if mirror is not None:
@@ -175,7 +176,7 @@ def _dropped(name: str) -> Callable[..., Any]:
     """A pop (``Z3_optimize_pop`` takes no count: one scope) or a reset.  The record's assertions
     are taken first; the mirror drops scopes only once z3 has (a pop z3 refuses, which the script
     may catch, leaves the solver and so the mirror as they were)."""
-    def dropped(ctx: Any, solver: Any, *count: Any) -> None:
+    def dropped(ctx: Pointer, solver: Pointer, *count: int) -> None:
         mirror = OBSERVER.mirrors.get(key := address(solver))
         if mirror is not None:
             _settle(key, mirror)
@@ -192,10 +193,10 @@ def _dropped(name: str) -> Callable[..., Any]:
 def _checked(name: str) -> Callable[..., Any]:
     kind = _kind(name)
 
-    def checked(ctx: Any, solver: Any, count: Any, assumptions: Any) -> Any:
+    def checked(ctx: Pointer, solver: Pointer, count: int, assumptions: Pointers) -> int:
         token = OBSERVER.on_check(ctx)
         try:
-            result = C[name](ctx, solver, count, assumptions)
+            result: int = C[name](ctx, solver, count, assumptions)
         finally:
             timed_out = OBSERVER.after_check(token)
         key = address(solver)
@@ -236,7 +237,7 @@ def _checked(name: str) -> Callable[..., Any]:
     return checked
 
 
-def _core(ctx: Any, solver: Any, kind: str) -> tuple[list[list[Any]], list[str] | None]:
+def _core(ctx: Pointer, solver: Pointer, kind: str) -> tuple[list[list[Any]], list[str] | None]:
     """The core as script lines, and as the asserts of its formulas (None: one is not mirrored)."""
     try:
         literals = [address(literal.as_ast()) for literal in z3.AstVector(
@@ -251,9 +252,9 @@ def _core(ctx: Any, solver: Any, kind: str) -> tuple[list[list[Any]], list[str] 
 
 
 def _unsat_core(name: str) -> Callable[..., Any]:
-    def unsat_core(ctx: Any, solver: Any) -> Any:
+    def unsat_core(ctx: Pointer, solver: Pointer) -> Pointer:
         """The script's core, without the literals the harness added for cores=True."""
-        vector = C[name](ctx, solver)
+        vector: Pointer = C[name](ctx, solver)
         if not OBSERVER.our_literals:
             return vector
         borrowed = OBSERVER.context(ctx)
@@ -263,13 +264,13 @@ def _unsat_core(name: str) -> Callable[..., Any]:
             if address(literal.as_ast()) not in OBSERVER.our_literals:
                 kept.push(literal)
         z3.Z3_ast_vector_inc_ref(ctx, kept.vector)  # the caller's wrapper takes its own reference
-        return kept.vector
+        return cast(Pointer, kept.vector)
     return unsat_core
 
 
 def _got_model(name: str) -> Callable[..., Any]:
-    def got_model(ctx: Any, solver: Any) -> Any:
-        model = C[name](ctx, solver)
+    def got_model(ctx: Pointer, solver: Pointer) -> Pointer:
+        model: Pointer = C[name](ctx, solver)
         record = OBSERVER.last
         if (record is not None and record.solver == address(solver) and record.result == SAT
                 and not record.changed and record.fields is None and not record.model):
@@ -281,7 +282,7 @@ def _got_model(name: str) -> Callable[..., Any]:
     return got_model
 
 
-def _model_dec_ref(ctx: Any, model: Any) -> None:
+def _model_dec_ref(ctx: Pointer, model: Pointer) -> None:
     key = address(model)
     record = OBSERVER.last
     if record is None or not record.model or record.model != key:
@@ -294,26 +295,26 @@ def _model_dec_ref(ctx: Any, model: Any) -> None:
     C["Z3_model_dec_ref"](ctx, model)
 
 
-def _propagate_init(ctx: Any, solver: Any, *args: Any) -> Any:
+def _propagate_init(ctx: Pointer, solver: Pointer, *args: object) -> None:
     """A UserPropagateBase attached to a solver: its unsat answers are the script's to vouch for."""
     mirror = OBSERVER.mirrors.get(address(solver))
     if mirror is not None:
         mirror.propagator = True
-    return C["Z3_solver_propagate_init"](ctx, solver, *args)
+    C["Z3_solver_propagate_init"](ctx, solver, *args)
 
 
 def _objective(name: str) -> Callable[..., Any]:
     direction = name.rsplit("_", 1)[1]
 
-    def objective(ctx: Any, optimize: Any, term: Any) -> Any:
-        index = C[name](ctx, optimize, term)
+    def objective(ctx: Pointer, optimize: Pointer, term: Pointer) -> int:
+        index: int = C[name](ctx, optimize, term)
         OBSERVER.goals.setdefault(address(optimize), {})[int(index)] = Goal(direction, address(term))
         return index
     return objective
 
 
-def _soft(ctx: Any, optimize: Any, formula: Any, weight: Any, group: Any) -> Any:
-    index = C["Z3_optimize_assert_soft"](ctx, optimize, formula, weight, group)
+def _soft(ctx: Pointer, optimize: Pointer, formula: Pointer, weight: str, group: Pointer) -> int:
+    index: int = C["Z3_optimize_assert_soft"](ctx, optimize, formula, weight, group)
     try:  # a soft group's id is a symbol: reading it makes no term
         text = models.clean_text(str(z3.Z3_get_symbol_string(ctx, group)), models.TERM_CHARS)
     except Exception:
@@ -389,7 +390,7 @@ def _settle(solver: int, mirror: Mirror) -> None:
         OBSERVER.last_asserted = None
 
 
-def read_model(ctx: Any, model: Any) -> models.ModelFields:
+def read_model(ctx: Pointer, model: Pointer | int) -> models.ModelFields:
     """The fields of a model object of the script's, without the harness's core literals."""
     return copies.read_model(ctx, model, OBSERVER.our_literals.values())
 

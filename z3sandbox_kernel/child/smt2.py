@@ -64,6 +64,7 @@ import z3
 
 from ..protocol import ChildReport
 from . import checks, copies, instrument, models, objectives, observer
+from .handles import Loaded
 from .smt2_core import add_core, asks_core, core_names
 from .smt2_front import (
     FrontEnd,
@@ -322,11 +323,11 @@ class _Solver:
     satisfy the assertions, which were parsed alone, and loading them into a solver (its tactics,
     its preprocessing) costs several times the parse (QF_LIRA__prp-20-46.smt2: 54 ms against 7)."""
 
-    def __init__(self, made: Any, assertions: list[z3.BoolRef], logic: str | None,
+    def __init__(self, made: Loaded | None, assertions: list[z3.BoolRef], logic: str | None,
                  ctx: z3.Context) -> None:
         self.made, self._assertions, self._logic, self._ctx = made, assertions, logic, ctx
 
-    def get(self) -> Any:
+    def get(self) -> Loaded:
         if self.made is None:
             self.made = _solver_for(self._logic, self._ctx)
             add = observer.unobserved("Z3_solver_assert")  # the harness's, not the script's
@@ -348,7 +349,7 @@ def _satisfying(solver: _Solver, assertions: list[z3.BoolRef], model: z3.ModelRe
     return solver.get().model() if result == z3.sat else None
 
 
-def _check(solver: Any, assumptions: list[z3.BoolRef], timeout_s: float
+def _check(solver: Loaded, assumptions: list[z3.BoolRef], timeout_s: float
            ) -> tuple[z3.CheckSatResult, bool]:
     """The harness's own check of a solver it loaded, under ``timeout_s``, unobserved (it is not
     one of the script's checks); and whether the watchdog stopped it."""
@@ -378,7 +379,7 @@ def _error_report(message: str, reading: Reading, memory_words: tuple[str, ...])
     return {"outcome": "syntax_error", "reason": message[:3000], "line": line, "column": column}
 
 
-def _loaded(text: str, optimize: bool, logic: str | None, ctx: z3.Context | None = None) -> Any:
+def _loaded(text: str, optimize: bool, logic: str | None, ctx: z3.Context | None = None) -> Loaded:
     """A solver with the assertions of ``text``, loaded by z3's own from_string: this is the
     harness reading the script, not the script asserting."""
     solver = z3.Optimize(ctx=ctx) if optimize else _solver_for(logic, ctx)
@@ -387,7 +388,7 @@ def _loaded(text: str, optimize: bool, logic: str | None, ctx: z3.Context | None
     return solver
 
 
-def _solver_for(logic: str | None, ctx: z3.Context | None) -> Any:
+def _solver_for(logic: str | None, ctx: z3.Context | None) -> Loaded:
     """The solver z3's own SMT-LIB front end would pick for the declared logic."""
     if logic:
         try:

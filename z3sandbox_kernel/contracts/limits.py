@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 # z3 plus the Python harness need about this much address space above the zygote's own size to
 # create a context, start the solver's timer thread and solve a trivial problem (measured: 40 MB
@@ -24,11 +25,19 @@ def number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _limit(default: float, minimum: float, unit: str, help_text: str, flag: str) -> Any:
+Number = TypeVar("Number", int, float)
+
+
+def _limit(default: Number, minimum: float, unit: str, help_text: str, flag: str) -> Number:
     return field(
         default=default,
         metadata={"minimum": minimum, "unit": unit, "help": help_text, "flag": flag},
     )
+
+
+# dataclasses.replace, its keywords checked when the copy is made (``Limits.__post_init__``), not
+# by mypy: a caller's keywords are the user's (a magic flag, a run() keyword).
+_replace: Callable[..., Limits] = dataclasses.replace
 
 
 @dataclass(frozen=True)
@@ -87,9 +96,9 @@ class Limits:
             if spec.type in ("int", int) and int(value) != value:
                 raise ValueError(f"{spec.name} must be a whole number, not {value!r}")
 
-    def replace(self, **changes: Any) -> Limits:
+    def replace(self, **changes: float | None) -> Limits:
         """A copy with some limits changed; ``None`` values are ignored."""
-        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+        return _replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def to_dict(self) -> dict[str, float]:
         return dataclasses.asdict(self)

@@ -154,7 +154,7 @@ class RunOptions:
             hold(name, bool(getattr(self, name)))
 
     @classmethod
-    def of(cls, options: RunOptions | None = None, **changes: Any) -> RunOptions:
+    def of(cls, options: RunOptions | None = None, **changes: object) -> RunOptions:
         """``options`` (or the defaults) with ``changes``, the keywords of ``run()``; an unknown
         keyword is a TypeError that says which was meant."""
         unknown = [name for name in changes if name not in RUN_OPTION_FIELDS]
@@ -166,12 +166,17 @@ class RunOptions:
         base = options if options is not None else cls()
         if not isinstance(base, RunOptions):
             raise ValueError(f"options must be a RunOptions, not {type(base).__name__}")
-        return dataclasses.replace(base, **changes) if changes else base
+        return _replace(base, **changes) if changes else base
 
-    def replace(self, **changes: Any) -> RunOptions:
+    def replace(self, **changes: object) -> RunOptions:
         """A copy with some options changed (None is a value here: ``k=None`` runs no seeds)."""
         return RunOptions.of(self, **changes)
 
+
+# RunOptions made or copied from keywords that are the user's (run()'s, a magic's flags): each
+# value is checked as the options are made (``RunOptions.__post_init__``), not by mypy.
+_replace: Callable[..., RunOptions] = dataclasses.replace
+_make: Callable[..., RunOptions] = RunOptions
 
 RUN_OPTION_FIELDS: tuple[str, ...] = tuple(spec.name for spec in dataclasses.fields(RunOptions))
 
@@ -343,7 +348,7 @@ def limit_specs(place: Place) -> list[tuple[tuple[str, ...], ArgumentKeywords]]:
     return specs
 
 
-def chosen(name: str, given: object, configured: object = None) -> Any:
+def chosen(name: str, given: object, configured: object = None) -> object:
     """One option's value: as given (an argparse namespace), else the config's, else its default."""
     (option,) = [option for option in RUN_OPTIONS if option.name == name]
     value = getattr(given, name, None)
@@ -352,12 +357,12 @@ def chosen(name: str, given: object, configured: object = None) -> Any:
     return option.default if value is None else value
 
 
-def resolve(given: object, configured: object = None, **fixed: Any) -> RunOptions:
+def resolve(given: object, configured: object = None, **fixed: object) -> RunOptions:
     """The run's options: each flagged one as given (an argparse namespace), else the config's,
     else its default; ``fixed``, the options the face sets itself (limits, seed, labels ...)."""
     flagged = {option.name: chosen(option.name, given, configured)
                for option in RUN_OPTIONS if option.name in RUN_OPTION_FIELDS}
-    return RunOptions(**(flagged | fixed))
+    return _make(**(flagged | fixed))
 
 
 def options_table() -> str:

@@ -22,7 +22,11 @@ import sys
 TYPE_CHECKING = False  # not typing's: that import alone costs more than this module
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from ctypes import _Pointer, _SimpleCData
+    from typing import Any, NoReturn
+
+    # an argument's or result's C type: c_int, c_char_p, a pointer to a structure ...
+    CType = _SimpleCData[Any] | _Pointer[Any]
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -72,7 +76,8 @@ _CapDataPair = _CapData * 2  # version 3: two 32-bit halves of each 64-bit set
 _libc = ctypes.CDLL(None, use_errno=True)  # the C library the interpreter runs on
 
 
-def _bind(name: str, argtypes: tuple[Any, ...] | None, restype: Any) -> Callable[..., Any]:
+def _bind(name: str, argtypes: tuple[type[CType], ...] | None,
+          restype: type[CType] | None) -> Callable[..., Any]:
     """libc's ``name`` with its prototype, so that ctypes converts and checks every argument.
 
     Where this C library has no such function (macOS: no unshare, prctl, capset; it runs at
@@ -81,7 +86,7 @@ def _bind(name: str, argtypes: tuple[Any, ...] | None, restype: Any) -> Callable
     try:
         function = getattr(_libc, name)
     except AttributeError:
-        def missing(*_args: object) -> Any:
+        def missing(*_args: object) -> NoReturn:
             raise OSError(errno.ENOSYS, f"{name}: not in this C library ({sys.platform})")
 
         return missing

@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ..protocol import (
     CandidateError,
@@ -18,13 +18,19 @@ from ..protocol import (
     decode_value,
     encode_value,
 )
-from ..protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie
+from ..protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie, MimeBundle
 from ..protocol.roles import Kill
 from ..protocol.verdicts import Verdict
 from . import vote as voting
 from .display import shows
 from .found import CheckResult, ModelResult
 from .limits import Limits
+
+if TYPE_CHECKING:
+    import os
+    from pathlib import Path
+
+    import pandas
 
 RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is protocol.document's
 
@@ -185,7 +191,7 @@ class CandidateResult:
                 kept.setdefault(payload, name)
         return [(name, payload) for payload, name in kept.items()]
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> MimeBundle:
         alone = RunResult(candidates=[self], limits=self.limits or Limits())
         return shows().candidate_mimebundle(self, alone)
 
@@ -273,7 +279,7 @@ class RunResult:
 
     # -- saving and comparing runs
 
-    def to_json(self, **dumps: Any) -> str:
+    def to_json(self, **dumps: Any) -> str:  # noqa: ANN401  # json.dumps's keywords, handed on
         """The whole run, figures included, as JSON text; ``RunResult.from_json`` reads it back."""
         return json.dumps({
             "schema": RESULT_SCHEMA, "version": 1, "language": self.language,
@@ -300,9 +306,8 @@ class RunResult:
         candidates = [CandidateResult.from_dict(c) for c in data["candidates"]]
         for candidate, raw in zip(candidates, data["candidates"], strict=True):
             candidate.limits = Limits.from_dict(raw["limits"]) if raw.get("limits") else None
-        return cls(candidates=candidates, limits=limits, language=data["language"],
-                   isolation=data["isolation"], notes=data["notes"],
-                   interrupted=data["interrupted"], elapsed_s=data["elapsed_s"],
+        return cls(candidates=candidates, limits=limits, language=data["language"], notes=data["notes"],
+                   isolation=data["isolation"], interrupted=data["interrupted"], elapsed_s=data["elapsed_s"],
                    run_id=data.get("run_id") or "")
 
     def table_rows(self) -> list[dict[str, object]]:
@@ -316,7 +321,7 @@ class RunResult:
 
         return run_files(self.candidates)
 
-    def save_payloads(self, folder: Any) -> list[Any]:
+    def save_payloads(self, folder: str | os.PathLike[str]) -> list[Path]:
         """Write each of ``payload_files`` into ``folder`` (created if need be), atomically, unless its
         hash is there: ``payload-LABEL-NAME-sha256:HASH.bin``.  Returns the new files."""
         from .payload_files import save_payloads
@@ -339,18 +344,16 @@ class RunResult:
             raise ValueError("this result cannot rerun its candidates: run the scripts again")
         return self._rerun(self, self.unfinished if which is None else list(which))
 
-    def to_dataframe(self) -> Any:
+    def to_dataframe(self) -> pandas.DataFrame:
         """``table_rows()`` as a pandas DataFrame indexed by candidate (pandas is optional)."""
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError(
-                "RunResult.to_dataframe() needs pandas, which is not installed: pip install pandas "
-                "(table_rows() and to_json() need nothing)"
-            ) from None
+            raise ImportError("RunResult.to_dataframe() needs pandas, which is not installed: pip install "
+                              "pandas (table_rows() and to_json() need nothing)") from None
         return pd.DataFrame(self.table_rows()).set_index("index")
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> MimeBundle:
         return shows().run_mimebundle(self)
 
     def __repr__(self) -> str:

@@ -28,6 +28,7 @@ import threading
 import uuid
 from collections.abc import Coroutine
 from concurrent.futures import Executor
+from types import ModuleType
 from typing import Any, TypeVar
 
 from ..protocol import (
@@ -56,7 +57,7 @@ DaskClient = Any
 DaskFuture = Any
 
 
-def _distributed() -> Any:  # the distributed module, imported when a cluster is asked for
+def _distributed() -> ModuleType:  # the distributed module, imported when a cluster is asked for
     try:
         import distributed
     except ImportError:

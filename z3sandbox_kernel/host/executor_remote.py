@@ -35,7 +35,6 @@ class TaskRemote:
         self._cancelled: dict[int, Kill] = {}  # request id -> reason
         self._sandbox_loop: asyncio.AbstractEventLoop | None = None
         self._deliver: Deliver | None = None
-        self._handlers: dict[str, Callable[[Any], None]] = {"run": self._submit, "cancel": self._on_cancel}
 
     def notes(self) -> list[str]:
         """Nothing to say of a plain executor (a Dask cluster says which worker died)."""
@@ -43,9 +42,10 @@ class TaskRemote:
 
     def send(self, msg: HostRequest) -> bool:
         """On the Sandbox's loop; never blocks (a task is queued, a cancel handed on)."""
-        handler = self._handlers.get(msg["type"])
-        if handler is not None:
-            handler(msg)
+        if msg["type"] == "run":
+            self._submit(msg)
+        elif msg["type"] == "cancel":
+            self._on_cancel(msg)
         return True
 
     def _submit(self, msg: RunRequest) -> None:

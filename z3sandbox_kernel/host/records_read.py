@@ -20,10 +20,13 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contracts.results import CandidateResult, RunResult
 from ..protocol import IsolationReport
+
+if TYPE_CHECKING:
+    import pandas
 
 RECORD_SCHEMA = "z3sandbox.record"
 RECORD_VERSION = 1
@@ -100,7 +103,7 @@ def read_record(path: str | os.PathLike[str],
     return records
 
 
-def _isolation(file: Path, cache: dict[Path, Any] | None) -> Any:
+def _isolation(file: Path, cache: dict[Path, object] | None) -> object:
     """The isolation report a header names; None when its file is gone."""
     if cache is not None and file in cache:
         return cache[file]
@@ -152,7 +155,7 @@ def _relative_folder(file: Path, root: Path | None) -> str:
         return file.parent.as_posix()
 
 
-def load_runs(path: Paths) -> Any:
+def load_runs(path: Paths) -> pandas.DataFrame:
     """Run records as a pandas DataFrame, one row per candidate: ``run_id``, ``time``, ``folder``
     (the record's folder under the one given), ``index``, ``label``, ``sha256`` (its script),
     ``verdict``, ``expected`` and ``as_expected`` (when the run was given ``expected=``),

@@ -18,7 +18,7 @@ import threading
 import weakref
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import Executor
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..contracts.options import RunOptions, required_layers
 from ..contracts.results import CandidateResult, RunResult
@@ -29,6 +29,9 @@ from .records import Recording
 from .scheduler import Remote, ScheduledRun, Send
 from .zygote_client import ZygoteProcess
 from .zygote_owner import LoopThread, PerLevel, ZygoteOwner, default_isolation, warn_degraded
+
+if TYPE_CHECKING:
+    from distributed import Client as DaskClient
 
 UpdateCallback = Callable[[CandidateResult], None]
 
@@ -62,7 +65,7 @@ def _weakly(method: Callable[..., None]) -> Callable[..., None]:
     """``method`` of an object, called only while that object lives."""
     ref = weakref.WeakMethod(method)
 
-    def call(*args: Any) -> None:
+    def call(*args: object) -> None:
         bound = ref()
         if bound is not None:
             bound(*args)
@@ -232,7 +235,7 @@ class Sandbox(ZygoteOwner):
             if remote is not None:
                 await remote.close()
 
-    def _remote(self, client: Any, executor: Executor | None) -> Remote | None:
+    def _remote(self, client: object, executor: Executor | None) -> Remote | None:
         if client is None and executor is None:
             return None
         from .distributed import make_remote  # optional: needs the [dask] extra for a client
@@ -251,7 +254,7 @@ class Sandbox(ZygoteOwner):
                                   record_dir=options.record_dir or self.record_dir)
         return make_plan(scripts, options, self.jobs or (remote.default_jobs() if remote else None))
 
-    def _prepare(self, scripts: object, options: RunOptions, client: Any, executor: Executor | None,
+    def _prepare(self, scripts: object, options: RunOptions, client: object, executor: Executor | None,
                  emit: UpdateCallback) -> tuple[ScheduledRun, Remote | None, Recording]:
         """The run, where it runs (None: here) and its record; its updates labelled, recorded,
         then handed to ``emit``."""
@@ -260,8 +263,8 @@ class Sandbox(ZygoteOwner):
         return ScheduledRun(recording.plan, recording.wrap(emit), self.graces), remote, recording
 
     def run(self, scripts: str | Sequence[str], options: RunOptions | None = None, *,
-            on_update: UpdateCallback | None = None, client: Any = None,
-            executor: Executor | None = None, **changes: Any) -> RunResult:
+            on_update: UpdateCallback | None = None, client: DaskClient | str | None = None,
+            executor: Executor | None = None, **changes: object) -> RunResult:
         """Run candidates and wait.  KeyboardInterrupt kills every child at once and returns the
         results so far (``interrupted=True``, the rest ``cancelled``).  ``options`` (a
         ``RunOptions``) and ``changes`` (its fields as keywords: ``k=8, race=True``) say what the
@@ -299,8 +302,8 @@ class Sandbox(ZygoteOwner):
         return future
 
     async def run_async(self, scripts: str | Sequence[str], options: RunOptions | None = None, *,
-                        on_update: UpdateCallback | None = None, client: Any = None,
-                        executor: Executor | None = None, **changes: Any) -> RunResult:
+                        on_update: UpdateCallback | None = None, client: DaskClient | str | None = None,
+                        executor: Executor | None = None, **changes: object) -> RunResult:
         """Like ``run``, awaitable from any event loop; ``on_update`` is called on that loop."""
         caller = asyncio.get_running_loop()
 
@@ -379,11 +382,9 @@ def shared_sandbox(isolation: str | None = None) -> Sandbox:
     return _shared.get(isolation)
 
 
-# client: a distributed.Client or a scheduler's address; distributed is optional, so its Client is
-# not a type here (distributed.resolve_client checks it).
 def run(scripts: str | Sequence[str], options: RunOptions | None = None, *,
-        on_update: UpdateCallback | None = None, client: Any = None, executor: Executor | None = None,
-        **changes: Any) -> RunResult:
+        on_update: UpdateCallback | None = None, client: DaskClient | str | None = None,
+        executor: Executor | None = None, **changes: object) -> RunResult:
     """Run one script, K seeds of one script (``k``), or a list of candidate scripts, each in a
     fresh sandboxed child, and vote over the verdicts.  What the run is asked is a ``RunOptions``:
     ``options``, or its fields as keywords (``k``, ``language``, ``limits``, ``seed``, ``race``,

@@ -101,9 +101,6 @@ class WorkerZygote(ZygoteOwner):
     def __init__(self, isolation: Level) -> None:
         super().__init__(isolation)
         self._ids = itertools.count(1)
-        # Each zygote event's handler, keyed by its type (the gate decoded it: zygote_client.py).
-        self._handlers: dict[str, Callable[[Any], None]] = {
-            "started": self._on_started_message, "done": self._on_done, "restarted": self._on_restarted}
         self._waiting: dict[int, asyncio.Future[ZygoteResult]] = {}  # zygote id -> result
         self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "it started"
         self._began: set[int] = set()  # zygote ids it said it started, until they end
@@ -127,7 +124,13 @@ class WorkerZygote(ZygoteOwner):
         warn_degraded(hello["isolation"])  # once, in the worker's log
 
     def _on_message(self, msg: ZygoteEvent) -> None:
-        self._handlers[msg["type"]](msg)
+        """Each zygote event to its typed handler (the gate decoded it: zygote_client.py)."""
+        if msg["type"] == "started":
+            self._on_started_message(msg)
+        elif msg["type"] == "done":
+            self._on_done(msg)
+        else:
+            self._on_restarted(msg)
 
     def _on_started_message(self, msg: Started) -> None:
         if msg["id"] in self._waiting:

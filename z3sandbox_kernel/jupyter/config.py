@@ -74,7 +74,7 @@ class _Z3SandboxOptions(Configurable):
         10.0, min=0.5, help="most refreshes a second of the live display (updates are batched)"
     ).tag(config=True)
 
-    def limits(self, **overrides: Any) -> Limits:
+    def limits(self, **overrides: object) -> Limits:
         """The configured limits with ``overrides`` (None values ignored); ValueError if invalid."""
         values = {spec.name: getattr(self, spec.name) for spec in LIMIT_FIELDS}
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -32,6 +32,7 @@ from typing import Any, Literal, TypedDict, cast
 from ipykernel.ipkernel import IPythonKernel
 from ipykernel.kernelapp import IPKernelApp
 from traitlets import Type
+from zmq.eventloop.zmqstream import ZMQStream
 
 from ..contracts._version import __version__
 from ..presentation.phrases import isolation_summary
@@ -44,7 +45,7 @@ class Z3SandboxKernel(IPythonKernel):
     implementation_version = __version__
     control_msg_types = [*IPythonKernel.control_msg_types, "z3sandbox_stop_request"]
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         # Preloaded here rather than through the app's config, so that every way of starting
         # this kernel class has the magic, whatever the user's `extensions` setting.
@@ -59,7 +60,7 @@ class Z3SandboxKernel(IPythonKernel):
             f"processes (%%z3sandbox? for the options).\n"
         )
 
-    def _publish_status(self, status: str, channel: str, parent: Any = None) -> None:
+    def _publish_status(self, status: str, channel: str, parent: dict[str, Any] | None = None) -> None:
         """No busy/idle for a stop request (see the module docstring): the cell's own status
         stands, Busy until the cell ends."""
         message = parent or self.get_parent(channel)
@@ -67,7 +68,7 @@ class Z3SandboxKernel(IPythonKernel):
             return
         super()._publish_status(status, channel, parent)
 
-    def z3sandbox_stop_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+    def z3sandbox_stop_request(self, stream: ZMQStream, ident: list[bytes], parent: dict[str, Any]) -> None:
         """Stop one candidate of the run going now (see the module docstring)."""
         from .magic import magics_of
 

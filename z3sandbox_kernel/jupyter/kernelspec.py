@@ -19,9 +19,12 @@ import sys
 import tempfile
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 KERNEL_NAME = "z3sandbox"
 DISPLAY_NAME = "Z3 Sandbox (Python 3)"
@@ -78,7 +81,7 @@ def install_kernelspec(
         ))
 
 
-def _copy(resource: Any, directory: str) -> None:
+def _copy(resource: Traversable, directory: str) -> None:
     path = os.path.join(directory, resource.name)
     with open(path, "wb") as stream:
         stream.write(resource.read_bytes())
@@ -232,7 +235,7 @@ def _uninstall_ours(name: str) -> int:
     return 0
 
 
-def add_cli_commands(subparsers: Any) -> None:
+def add_cli_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``install`` and ``uninstall``; each sets ``func``: handler(args) -> exit status."""
     install = subparsers.add_parser(
         "install", help="install the Jupyter kernelspec (for a Jupyter in another environment)"

@@ -36,7 +36,7 @@ import keyword
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
@@ -61,6 +61,9 @@ from .table import LiveDisplay, LiveView, has_display_frontend
 from .typed_ipython import Method, argument, argument_group, display, magic_arguments, parser_of
 
 if TYPE_CHECKING:
+    from distributed import Client
+    from IPython.core.interactiveshell import InteractiveShell
+
     from ..host.sandbox import Sandbox
 
 # ------------------------------------------------------------------------------------------ options
@@ -79,7 +82,7 @@ def _limit_options(func: Method) -> Method:
     return argument_group("limits")(func)
 
 
-def _read_variable(namespace: dict[str, object], name: str, option: str) -> Any:
+def _read_variable(namespace: dict[str, object], name: str, option: str) -> object:
     if name not in namespace:
         raise UsageError(f"{option} {name}: no variable of that name in the namespace")
     return namespace[name]
@@ -102,11 +105,11 @@ class _Running:
 class Z3SandboxMagics(Magics):
     """The magics, their config (``Z3Sandbox``) and the shell's long-lived sandboxes."""
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: InteractiveShell) -> None:
         super().__init__(shell)
         self.options = Z3Sandbox(parent=shell)
-        if self.options not in shell.configurables:
-            shell.configurables.append(self.options)  # %config Z3Sandbox lists and sets it
+        if self.options not in (configurables := cast("list[object]", shell.configurables)):  # mis-annotated
+            configurables.append(self.options)  # %config Z3Sandbox lists and sets it
         self._sandboxes: dict[str | None, Sandbox] = {}
         self._running: _Running | None = None  # the sandbox, view and rows of the run going
         atexit.register(self.close)
@@ -268,7 +271,7 @@ class Z3SandboxMagics(Magics):
             )
         return bytes(value)
 
-    def _client(self, args: argparse.Namespace, namespace: dict[str, object]) -> Any:
+    def _client(self, args: argparse.Namespace, namespace: dict[str, object]) -> Client | None:
         """--dask: a Client held in a variable, or a scheduler address (a name that is not a
         variable is taken as an address)."""
         if args.dask is None:
@@ -277,7 +280,7 @@ class Z3SandboxMagics(Magics):
         try:
             from ..host.distributed import resolve_client
 
-            return resolve_client(target)
+            return cast("Client", resolve_client(target))
         except ImportError as exc:
             raise UsageError(f"--dask: {exc}") from None
         except (TypeError, OSError, ValueError) as exc:
@@ -303,8 +306,8 @@ class Z3SandboxMagics(Magics):
                                final_note=note)
         return ProgressLine()
 
-    def run(self, scripts: list[Script], options: RunOptions, quiet: bool, *, client: Any = None,
-            afl_sync: str | None = None, rerun_of: tuple[RunResult, list[int]] | None = None
+    def run(self, scripts: list[Script], options: RunOptions, quiet: bool, *, afl_sync: str | None = None,
+            client: Client | None = None, rerun_of: tuple[RunResult, list[int]] | None = None
             ) -> tuple[RunResult, bool]:
         """Steps 5 and 6: start (or reuse) the sandbox, run with the live view.  Returns the
         result and whether the live view already shows it (in place of the live table).
@@ -361,7 +364,7 @@ class Z3SandboxMagics(Magics):
 
     @staticmethod
     def _engine_run(sandbox: Sandbox, scripts: list[str], options: RunOptions,
-                    on_update: Callable[[CandidateResult], None] | None, client: Any) -> RunResult:
+                    on_update: Callable[[CandidateResult], None] | None, client: Client | None) -> RunResult:
         try:
             return sandbox.run(scripts, options, on_update=on_update, client=client)
         except ValueError as exc:  # the engine's own input checks: one line, no traceback
@@ -372,7 +375,7 @@ class Z3SandboxMagics(Magics):
 Z3SandboxMagics.z3sandbox.__doc__ = (Z3SandboxMagics.z3sandbox.__doc__ or "").removeprefix("::\n\n")
 
 
-def load_ipython_extension(ipython: Any) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     if "Z3SandboxMagics" not in ipython.magics_manager.registry:
         ipython.register_magics(Z3SandboxMagics(ipython))
     if empty_body_as_line_magic not in ipython.input_transformers_cleanup:
@@ -381,15 +384,15 @@ def load_ipython_extension(ipython: Any) -> None:
         use_terminal_width(lambda: shutil.get_terminal_size().columns)
 
 
-def unload_ipython_extension(ipython: Any) -> None:
+def unload_ipython_extension(ipython: InteractiveShell) -> None:
     magics = ipython.magics_manager.registry.get("Z3SandboxMagics")
     if magics is not None:
         magics.close()
     use_terminal_width(None)
 
 
-def magics_of(shell: Any) -> Z3SandboxMagics | None:
+def magics_of(shell: InteractiveShell | None) -> Z3SandboxMagics | None:
     """The shell's Z3SandboxMagics, if the extension is loaded."""
-    magics = shell.magics_manager.registry.get("Z3SandboxMagics")
+    magics = shell.magics_manager.registry.get("Z3SandboxMagics") if shell is not None else None
     return magics if isinstance(magics, Z3SandboxMagics) else None
 

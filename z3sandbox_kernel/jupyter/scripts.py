@@ -121,7 +121,7 @@ def annotator(scripts: list[Script], k: int | None, namespace: Mapping[str, Any]
     return annotate
 
 
-def scripts_from(value: Any, name: str) -> list[Script]:
+def scripts_from(value: object, name: str) -> list[Script]:
     """The scripts in ``--candidates VAR``: a string, a list or tuple of strings, or a dict of
     name -> string (the names label the candidates)."""
     if isinstance(value, dict):

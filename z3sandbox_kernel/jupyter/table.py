@@ -257,7 +257,7 @@ class LiveDisplay:
             self._throttle.defer(max(pause, rows / LIVE_ROWS_PER_S))
 
 
-def has_display_frontend(shell: Any) -> bool:
+def has_display_frontend(shell: object) -> bool:
     """A frontend that renders rich displays and their updates: ipykernel's shell.  Terminal
     IPython gets a progress line on stderr."""
     try:

@@ -19,6 +19,7 @@ from ..contracts.vote import DISPUTED, prove_word
 from .printable import printable, printable_lines
 
 if TYPE_CHECKING:
+    from ..contracts.found import ModelResult
     from ..contracts.results import CandidateResult
 
 
@@ -149,7 +150,9 @@ def check_models(candidate: CandidateResult) -> list[tuple[int, Any]]:
             if check.found is not None and (check.model != candidate.model or candidate.model is None)]
 
 
-def _found_text(found: Any) -> str:
+def _found_text(found: ModelResult | None) -> str:
+    if found is None:  # never: check_models keeps the checks with a model
+        return ""
     if found.payload is not None:
         return str(found.payload.hex(" "))
     pairs = sorted(found.model.items(), key=lambda item: natural_key(str(item[0])))
@@ -159,7 +162,7 @@ def _found_text(found: Any) -> str:
 _CHECKED = {False: " (failed verification)", None: " (not verified)"}
 
 
-def _not_the_optimum(candidate: CandidateResult, found: Any) -> str:
+def _not_the_optimum(candidate: CandidateResult, found: ModelResult) -> str:
     """A further model of an Optimize check satisfies its hard assertions only: it says so, with
     each objective's value in it where the objective is one of its names."""
     if not candidate.objectives:

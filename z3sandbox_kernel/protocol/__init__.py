@@ -14,7 +14,7 @@ what a candidate wrote), into the type named here, and kept typed from there.
 1. The zygote's stdin (host writes, zygote reads; ``HOST_REQUESTS``): ``RunRequest``,
    ``CancelRequest``, ``ShutdownRequest``, in any order.  EOF: the host is gone, every candidate
    is killed.  A cluster's ``Remote`` (host/distributed.py, host/executor_remote.py) takes the
-   same requests, dispatched by the same table of handlers keyed by ``type``.
+   same requests, each dispatched on its ``type`` to a typed handler.
 2. The zygote's stdout (zygote writes, host reads): ``Hello`` once (``HELLO``), then per candidate
    ``Started`` and ``Done``, and a ``Restarted`` when one of its processes died and was replaced
    (``ZYGOTE_EVENTS``).  ``Done.result`` is a finished ``ZygoteResult``:

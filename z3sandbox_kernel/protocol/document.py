@@ -22,6 +22,7 @@ control characters, and the HTML escapes it all.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Final, Literal, TypedDict
 
 import msgspec
@@ -33,6 +34,8 @@ from .wire import JsonValue
 
 MIME_TYPE: Final = "application/vnd.z3sandbox.run+json"
 SCHEMA_NAME: Final = "z3sandbox.run"
+# What a result's ``_repr_mimebundle_`` gives IPython: the data by MIME type, and its metadata.
+MimeBundle = tuple[Mapping[str, object], Mapping[str, object]]
 SCHEMA_VERSION: Final = 1
 
 VerdictName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": [v.value for v in Verdict]})]

@@ -9,7 +9,7 @@ import signal
 import struct
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 
@@ -155,7 +155,7 @@ def split_bodies(buffer: bytearray, limit: int = MAX_FRAME_BYTES) -> list[bytes]
 # ------------------------------------------------------------------------------- model value encoding
 # Model values are Python values (int, bool, Fraction, str).  JSON has no Fraction: it travels tagged.
 
-def encode_value(value: Any) -> JsonValue:
+def encode_value(value: object) -> JsonValue:
     if isinstance(value, Fraction):
         return {"fraction": [value.numerator, value.denominator]}
     if isinstance(value, (bool, int, str)) or value is None:
@@ -163,7 +163,7 @@ def encode_value(value: Any) -> JsonValue:
     return str(value)
 
 
-def decode_value(value: JsonValue) -> Any:
+def decode_value(value: JsonValue) -> JsonValue | Fraction:
     """The Python value; never raises: a malformed fraction (forged, say ``[1, 0]``) stays as it came."""
     if isinstance(value, dict) and set(value) == {"fraction"}:
         pair = value["fraction"]

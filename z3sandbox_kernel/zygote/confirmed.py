@@ -8,7 +8,7 @@ value is the checked model's value of its term, and ``optimal`` the verifier's w
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypedDict
+from typing import Protocol, TypedDict
 
 from ..protocol import (
     SHOWN_CORE_TEXT_CHARS,
@@ -54,7 +54,7 @@ def confirm_report(obs: Observed, report: VerifyReport) -> None:
     }
 
 
-def _note(text: Any) -> str:
+def _note(text: object) -> str:
     return str(text)[:NOTE_CHARS] if text else ""
 
 

@@ -59,7 +59,7 @@ class ForkServer:
         self.successor: ForkServer | None = None
 
     @classmethod
-    def start(cls, plan: SandboxPlan, forget: Any) -> ForkServer:
+    def start(cls, plan: SandboxPlan, forget: Callable[[], None]) -> ForkServer:
         """The first fork server, forked by the zygote before it reads any request."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, SOCKET_TYPE)
         reaped_r, reaped_w = os.pipe()
@@ -250,7 +250,7 @@ class ForkServers:
         """Trees are forked by a fork server (or by none, once ``broken``): never by the zygote."""
         return self.current is not None or bool(self.broken)
 
-    def start(self, forget: Any) -> None:
+    def start(self, forget: Callable[[], None]) -> None:
         self._forget = forget
         self._use(ForkServer.start(self.plan, forget))
 

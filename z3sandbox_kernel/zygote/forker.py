@@ -44,8 +44,9 @@ import socket
 import struct
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 import msgspec
 
@@ -140,7 +141,13 @@ def child_job(plan: SandboxPlan, order: Order, fds: tuple[int, int, int, int | N
                     in_pid_namespace=in_pid_ns, preset_reports=plan.namespace_reports, go_fd=go_r)
 
 
-def fork_tree(plan: SandboxPlan, order: Order, forget: Any, name: str) -> Spawned:
+class Forget(Protocol):
+    """Closes the zygote's descriptors first thing in a fork (``keep_life``: but the life pipe)."""
+
+    def __call__(self, keep_life: bool = False) -> None: ...
+
+
+def fork_tree(plan: SandboxPlan, order: Order, forget: Callable[[], None], name: str) -> Spawned:
     """Fork the tree an order describes (in the fork server, or in the zygote for its probe)."""
     role = order.role
     ahead = role if order.ahead else None
@@ -210,7 +217,7 @@ def serve(plan: SandboxPlan, sock: socket.socket, reaped_w: int, life_r: int, fi
                 os.waitpid(served.successor, 0)
 
 
-def _take_order(plan: SandboxPlan, sock: socket.socket, served: _Served, forget: Any, life_r: int) -> bool:
+def _take_order(plan: SandboxPlan, sock: socket.socket, served: _Served, forget: Forget, life_r: int) -> bool:
     message, fds, _, _ = socket.recv_fds(sock, ORDER_MAX_BYTES, 2)
     if not message:
         return False
@@ -240,7 +247,7 @@ def _take_order(plan: SandboxPlan, sock: socket.socket, served: _Served, forget:
     return True
 
 
-def _fork_successor(plan: SandboxPlan, fds: list[int], served: _Served, forget: Any,
+def _fork_successor(plan: SandboxPlan, fds: list[int], served: _Served, forget: Forget,
                     life_r: int) -> Forked:
     """Fork the next fork server: it serves on the socket and reaped pipe the zygote sent (``fds``)."""
     try:

@@ -20,8 +20,6 @@ import signal
 import sys
 import traceback
 from collections import deque
-from collections.abc import Callable
-from typing import Any
 
 from ..contracts.limits import Limits
 from ..protocol import (
@@ -81,9 +79,6 @@ class Zygote:
                                  enabled=plan.pid_ns_fd is not None, restarted=self.host.restarted)
         self.control_buffer = bytearray()
         self.pending: deque[HostRequest] = deque()  # host messages read, not yet acted on
-        # Each request type's handler, as ipykernel's shell_handlers: the gate decoded the type.
-        self.handlers: dict[str, Callable[[Any], None]] = {
-            "run": self._start, "cancel": self._on_cancel, "shutdown": self._on_shutdown}
         self.refill_wanted = False
         self.scratch_base = scratch_base
         self.running = True
@@ -163,8 +158,17 @@ class Zygote:
         while self.pending and self.running:
             if self.pending[0]["type"] == "run" and self.verifiers.draining():
                 return
-            request = self.pending.popleft()
-            self.handlers[request["type"]](request)
+            self._handle(self.pending.popleft())
+
+    def _handle(self, request: HostRequest) -> None:
+        """The wire handler: each request type to its typed handler, as ipykernel's shell_handlers
+        (the gate decoded the type; the tag narrows the union, so mypy checks each handler)."""
+        if request["type"] == "run":
+            self._start(request)
+        elif request["type"] == "cancel":
+            self._on_cancel(request)
+        else:
+            self._on_shutdown(request)
 
     def _on_cancel(self, request: CancelRequest) -> None:
         candidate = self.candidates.get(request["id"])

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import resource
 import signal
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from ..child.bootstrap import ChildJob, become_child
 from ..child.layers import report
@@ -256,7 +256,7 @@ def kill_group(pid: int) -> None:
             pass
 
 
-def reap_ready(wake_r: int) -> Iterator[tuple[int, int, Any]]:
+def reap_ready(wake_r: int) -> Iterator[tuple[int, int, resource.struct_rusage]]:
     """Empty the signal wake-up pipe, then (pid, wait status, rusage) of every child that ended."""
     try:
         while os.read(wake_r, 4096):

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 import os
+import resource
 import selectors
 import signal
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..contracts.limits import Limits
 from ..protocol import KILL_REQUEST, STACK_REQUEST, STANDBY_TAKEN, report_budget
@@ -120,7 +120,7 @@ class Trees:
         """The fork server reaped trees (or died): end their jobs as ``on_wake`` ends the zygote's own."""
         self.forkers.on_reaped()
 
-    def _reaped(self, pid: int, status: int, usage: Any) -> None:
+    def _reaped(self, pid: int, status: int, usage: resource.struct_rusage | Usage) -> None:
         job = self.jobs_by_pid.pop(pid, None)
         if job is None:
             self.forkers.on_child(pid, status)  # the fork server's death, if it was

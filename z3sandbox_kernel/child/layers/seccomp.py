@@ -48,7 +48,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import ParamSpec, TypeVar
 
 from ...contracts.oscalls import prctl
 from ...protocol import LayerReport
@@ -268,12 +268,16 @@ def _native() -> tuple[int, dict[str, int]]:
     return arch, numbers_for(arch, pyseccomp.resolve_syscall)
 
 
-def _explained(function: Callable[..., Any]) -> Callable[..., Any]:
+Params = ParamSpec("Params")
+Result = TypeVar("Result")
+
+
+def _explained(function: Callable[Params, Result]) -> Callable[Params, Result]:
     """``function`` with "(seccomp denies <name>)" added to the message of its EPERM."""
     name = function.__name__
 
     @functools.wraps(function)
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: Params.args, **kwargs: Params.kwargs) -> Result:
         try:
             return function(*args, **kwargs)
         except PermissionError as exc:
