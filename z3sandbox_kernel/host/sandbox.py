@@ -1,9 +1,7 @@
 """``Sandbox``: the long-lived object behind ``run()``.  It owns the zygote and an event-loop thread.
 
-The core is async and runs on the Sandbox's own loop thread (so it works inside a kernel whose loop is
-already running); ``run`` and ``run_async`` are thin bridges to it.  ``run`` delivers ``on_update``
-in the calling thread, so widgets and prints land in the cell that started the run.
-"""
+The core is async, on the Sandbox's own loop thread (it works in a kernel whose loop is running);
+``run`` and ``run_async`` bridge to it, and ``run`` delivers ``on_update`` in the calling thread."""
 
 from __future__ import annotations
 
