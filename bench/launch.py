@@ -1,5 +1,5 @@
 """Launch benchmark: per-candidate latency, throughput, CPU and time-to-kill of the engine against the
-designs it replaces, measured interleaved in one run, with issue 32's targets stated as MET or MISSED.
+designs it replaces, measured interleaved in one run, with issue 39's targets stated as MET or MISSED.
 
     python bench/launch.py [--quick] [--runs N] [--out bench/results] [--only KEY ...] [--solve FILE]
 
