@@ -10,7 +10,8 @@ from ``bench/results/launch.md``: no page retypes a default.  The run document's
 (labextension/src/run-schema.generated.json, from which the labextension's build makes its
 TypeScript types) comes from ``protocol/document.py``'s types; the schemas of a saved result
 (``RunResult.to_json``) and of a record's candidate line (schemas/*.schema.json) from
-``contracts/record.py``'s.
+``contracts/record.py``'s, and the MCP tool's output schema (schemas/mcp-output.schema.json) from
+``agents/mcp_schema.py``'s.
 ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part
 is not in exactly one page (a test runs it).
 """
@@ -23,6 +24,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from z3sandbox_kernel.agents.mcp_schema import output_schema
 from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS
 from z3sandbox_kernel.contracts.options import fields_table, kills_table, options_table
 from z3sandbox_kernel.contracts.record import CandidateLine, SavedRun, record_schema
@@ -78,6 +80,8 @@ FILES: dict[Path, Callable[[], str]] = {
         lambda: json.dumps(record_schema(SavedRun), indent=2, ensure_ascii=False) + "\n",
     ROOT / "schemas" / "record-candidate.schema.json":
         lambda: json.dumps(record_schema(CandidateLine), indent=2, ensure_ascii=False) + "\n",
+    ROOT / "schemas" / "mcp-output.schema.json":
+        lambda: json.dumps(output_schema(), indent=2, ensure_ascii=False) + "\n",
 }
 
 
