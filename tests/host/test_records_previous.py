@@ -54,3 +54,27 @@ def test_a_candidate_line_that_breaks_the_schema_is_a_clear_error(tmp_path):
     assert len(read_record(broken)) == len(lines) - 1
     with pytest.raises(ValueError, match=r"not a candidate line of a run record .*wall_s"):
         run_from_record(broken)
+
+
+def test_what_this_version_writes_follows_the_checked_in_schemas(tmp_path):
+    """The schemas in schemas/ (generated, kept fresh by sync_docs --check) describe the text:
+    a saved result and each candidate line of a record read back and written again."""
+    import json
+
+    import jsonschema
+
+    schemas = Path(__file__).resolve().parents[2] / "schemas"
+
+    def validator(name: str) -> jsonschema.Draft202012Validator:
+        schema = json.loads((schemas / name).read_text())
+        jsonschema.Draft202012Validator.check_schema(schema)
+        return jsonschema.Draft202012Validator(schema)
+
+    run = run_from_record(RECORD)
+    validator("result.schema.json").validate(json.loads(run.to_json()))
+    lines = [line for line in read_record(RECORD) if line["record"] == "candidate"]
+    assert len(lines) == 6
+    for line in lines:
+        validator("record-candidate.schema.json").validate(line)
+    with pytest.raises(jsonschema.ValidationError):
+        validator("record-candidate.schema.json").validate({**lines[0], "wall_s": "slow"})
