@@ -33,7 +33,12 @@ def test_on_a_tie_a_confirmed_answer_beats_an_unconfirmed_one() -> None:
 
 
 def test_a_verified_model_saved_before_confirmed_by_is_still_confirmed() -> None:
-    saved = CandidateResult.from_dict({"index": 0, "verdict": "sat", "verified": True, "reason": ""})
+    import msgspec
+
+    from z3sandbox_kernel.contracts.record import CandidateRecord
+
+    record = msgspec.convert({"index": 0, "verdict": "sat", "verified": True, "reason": ""}, CandidateRecord)
+    saved = CandidateResult.from_record(record)
     assert saved.confirmed_by == ()
     run = RunResult([saved, candidate(1, Verdict.UNSAT)])
     assert run.verdict is Verdict.SAT and run.tie is not None and run.tie["winner"] == "sat"

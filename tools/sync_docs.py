@@ -8,7 +8,10 @@ the kill reasons (docs/verdicts.md) from ``roles.Kill.description``, the isolati
 (docs/how-it-works.md) from ``zygote/recipe.RECIPE`` and the benchmark table (docs/benchmarks.md)
 from ``bench/results/launch.md``: no page retypes a default.  The run document's JSON Schema
 (labextension/src/run-schema.generated.json, from which the labextension's build makes its
-TypeScript types) comes from ``protocol/document.py``'s types.
+TypeScript types) comes from ``protocol/document.py``'s types; the schemas of a saved result
+(``RunResult.to_json``) and of a record's candidate line (schemas/*.schema.json) from
+``contracts/record.py``'s, and the MCP tool's output schema (schemas/mcp-output.schema.json) from
+``agents/mcp_schema.py``'s.
 ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part
 is not in exactly one page (a test runs it).
 """
@@ -21,8 +24,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from z3sandbox_kernel.agents.mcp_schema import output_schema
 from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS
 from z3sandbox_kernel.contracts.options import fields_table, kills_table, options_table
+from z3sandbox_kernel.contracts.record import CandidateLine, SavedRun, record_schema
 from z3sandbox_kernel.presentation.row_details import SHOWN_STYLES
 from z3sandbox_kernel.protocol.document import run_schema
 from z3sandbox_kernel.protocol.verdicts import VERDICT_DOCS
@@ -71,6 +76,12 @@ FILES: dict[Path, Callable[[], str]] = {
         lambda: json.dumps(run_schema(), indent=2, ensure_ascii=False) + "\n",
     ROOT / "labextension" / "src" / "presentation.generated.json":
         lambda: json.dumps(presentation_words(), indent=2, ensure_ascii=False) + "\n",
+    ROOT / "schemas" / "result.schema.json":
+        lambda: json.dumps(record_schema(SavedRun), indent=2, ensure_ascii=False) + "\n",
+    ROOT / "schemas" / "record-candidate.schema.json":
+        lambda: json.dumps(record_schema(CandidateLine), indent=2, ensure_ascii=False) + "\n",
+    ROOT / "schemas" / "mcp-output.schema.json":
+        lambda: json.dumps(output_schema(), indent=2, ensure_ascii=False) + "\n",
 }
 
 
@@ -113,6 +124,7 @@ def main(argv: list[str]) -> int:
             print(problem, file=sys.stderr)
         return 1 if problems else 0
     for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(wanted[path])
     for problem in problems:
         print(problem, file=sys.stderr)

@@ -124,7 +124,20 @@ def test_the_schema_marks_every_field_a_candidate_shapes():
     from z3sandbox_kernel.agents.mcp_schema import output_model
 
     schema = output_model().model_json_schema()
-    defs = schema["$defs"]
+    defs: dict[str, dict] = {}  # each type of the schema (written where it is used), by title
+
+    def collect(value: object) -> None:
+        if isinstance(value, dict):
+            if value.get("type") == "object" and "title" in value:
+                assert defs.setdefault(value["title"], value) == value  # one type, one schema
+            for item in value.values():
+                collect(item)
+        elif isinstance(value, list):
+            for item in value:
+                collect(item)
+
+    collect(schema)
+    assert set(defs) == {"RunOutput", "CandidateOutput", "ErrorOutput", "CheckRun", "Objective", "MoreModel"}
 
     def untrusted(model: str) -> set[str]:
         return {name for name, spec in defs[model]["properties"].items() if spec.get("x-untrusted")}

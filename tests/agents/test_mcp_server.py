@@ -200,12 +200,12 @@ def test_identical_candidates_are_one_entry_and_the_output_is_compact():
         assert "#0-15: sat, model verified, confirmed by z3" in result.content[0].text  # a summary
         assert "null" not in json.dumps(out)  # no null fields anywhere
     schema = tool.output_schema
-    candidate = schema["$defs"]["CandidateOutput"]["properties"]
+    candidate = schema["properties"]["candidates"]["items"]["properties"]  # each type where it is used
     assert all(field.get("description") for field in candidate.values())
     assert all(field.get("description") for field in schema["properties"].values())
     assert '"fraction"' in candidate["model"]["description"]  # how model values are encoded
-    verdicts = json.dumps(schema["$defs"]["Verdict"])
-    assert "runtime_error" in verdicts and "enum" in verdicts and "Kill" in schema["$defs"]
+    verdicts = json.dumps(candidate["verdict"])
+    assert "runtime_error" in verdicts and "enum" in verdicts and '"wall"' in json.dumps(candidate["kill"])
 
 
 def test_distinct_outcomes_stay_apart_with_their_errors():

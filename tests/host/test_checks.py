@@ -126,10 +126,14 @@ def test_an_unsat_candidates_check_payloads_reach_the_afl_queue(tmp_path):
     check = {"verdict": "sat", "line": 3, "model": {"byte_0": 65}, "payload_hex": "41",
              "payload_error": None, "verified": True}
     failed = {**check, "payload_hex": "42", "verified": False}
-    candidate = CandidateResult.from_dict({"index": 0, "verdict": "unsat", "checks_made": 3,
-                                           "checks": [check, failed, {**check, "model": None,
-                                                                      "payload_hex": None,
-                                                                      "verdict": "unsat"}]})
+    import msgspec
+
+    from z3sandbox_kernel.contracts.record import CandidateRecord
+
+    record = msgspec.convert({"index": 0, "verdict": "unsat", "checks_made": 3,
+                              "checks": [check, failed, {**check, "model": None, "payload_hex": None,
+                                                         "verdict": "unsat"}]}, CandidateRecord)
+    candidate = CandidateResult.from_record(record)
     assert candidate.named_payloads() == [("check-1", b"A")]  # a model that failed verification gives none
     writer = afl_writer(str(tmp_path), None)
     assert writer is not None

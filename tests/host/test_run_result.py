@@ -80,17 +80,17 @@ def test_len_indexing_iteration_and_counts():
     assert run.counts == {"sat": 2, "unsat": 1}
 
 
-def test_candidate_round_trips_through_its_dict():
+def test_candidate_round_trips_through_its_record():
     from fractions import Fraction
 
     candidate = CandidateResult(index=3, verdict=V.SAT, model={"r": Fraction(1, 3), "b": True},
                                 payload=b"\x00\xff", unsat_core=None, verified=True)
-    again = CandidateResult.from_dict(candidate.to_dict())
+    again = read_back(candidate.to_dict())
     assert again == candidate
 
 
-def test_every_field_of_a_candidate_survives_its_dict():
-    """to_dict names each field by hand (it is typed): one it forgot would be lost here."""
+def test_every_field_of_a_candidate_survives_its_record():
+    """to_record names each field by hand (it is typed): one it forgot would be lost here."""
     import dataclasses
 
     from z3sandbox_kernel.contracts.found import CheckResult, ModelResult
@@ -100,23 +100,31 @@ def test_every_field_of_a_candidate_survives_its_dict():
     candidate = CandidateResult(
         index=1, verdict=V.TIMEOUT, reason="solver timeout", model={"x": 1}, payload=b"\x01",
         payload_error="no byte_0", unsat_core=[(3, "s.add(x > 1)")],
-        objectives=[{"goal": "maximize", "term": "x", "value": 4}], more_models=[found],
+        objectives=[{"direction": "maximize", "term": "x", "value": 4}], more_models=[found],
         checks=[CheckResult("sat", 4, found)], checks_made=2, stdout="o", stderr="e",
         stdout_truncated=True, stderr_truncated=True, output_truncated=True, wall_s=1.5, cpu_s=1.25,
         peak_rss_mb=70.5, kill=Kill.SOLVER, exit_code=1, signal=9, verified=False,
         confirmed_by=("z3",), disputed="cvc5 says unsat", model_omitted=5,
-        isolation={"level": "kernel"}, host="tcp://w:1", limits=Limits(wall_s=2), label="a",
+        isolation={"level": "kernel", "layers": [{"name": "userns", "active": True}]}, host="tcp://w:1",
+        limits=Limits(wall_s=2), label="a",
         source_preview="x = Int('x')", error={"type": "timeout", "line": 4, "message": "solver timeout"},
         cell_line=5, cell_candidates=2)
     assert all(getattr(candidate, f.name) != f.default for f in dataclasses.fields(candidate)
                if f.default is not dataclasses.MISSING and f.name != "state")  # done: below
     data = candidate.to_dict()
     assert set(data) == {f.name for f in dataclasses.fields(candidate)} - {"payload"} | {"payload_hex"}
-    again = CandidateResult.from_dict(data)
-    assert again.limits is None and Limits.from_dict(data["limits"]) == candidate.limits
-    assert dataclasses.replace(again, limits=candidate.limits) == candidate
+    assert read_back(data) == candidate
     queued = CandidateResult(index=2, verdict=None, state="queued")
-    assert CandidateResult.from_dict(queued.to_dict()) == queued
+    assert read_back(queued.to_dict()) == queued
+
+
+def read_back(data: object) -> CandidateResult:
+    """A candidate decoded from its JSON form through the record's schema."""
+    import msgspec
+
+    from z3sandbox_kernel.contracts.record import CandidateRecord
+
+    return CandidateResult.from_record(msgspec.convert(data, CandidateRecord))
 
 
 def test_a_real_run_votes(sandbox):

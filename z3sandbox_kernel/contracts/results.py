@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
+
+import msgspec
 
 from ..protocol import (
     CandidateError,
-    CandidateFields,
     IsolationReport,
     Objective,
     decode_value,
@@ -25,6 +24,7 @@ from . import vote as voting
 from .display import shows
 from .found import CheckResult, ModelResult
 from .limits import Limits
+from .record import RESULT_SCHEMA, CandidateRecord, SavedRun, checked_as
 
 if TYPE_CHECKING:
     import os
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
     import pandas
 
-RESULT_SCHEMA = "z3sandbox.result"  # RunResult.to_json(); the display document is protocol.document's
 
 # How a result prints: through the presentation (presentation/render.py), which contracts/display.py
 # names for it (the package's root fills it before any result exists, so a result always prints
@@ -53,20 +52,6 @@ class PlannedCandidate(_PlannedRequired, total=False):
 
     expected: str | None
     script: str
-
-
-class CandidateJson(CandidateFields):
-    """``CandidateResult.to_dict()``: a ``CandidateDict`` with how the host knows the candidate
-    (its state, label, limits), as the CLI's ``--json`` and a record's candidate lines hold it."""
-
-    verdict: str | None  # None while it waits or runs (``state``)
-    state: Literal["queued", "running", "done"]
-    model_omitted: int
-    label: str | None
-    source_preview: str | None
-    limits: dict[str, float] | None
-    cell_line: int | None  # a %%z3sandbox cell's candidate (CandidateResult.cell_line), else None
-    cell_candidates: int
 
 
 @dataclass
@@ -120,55 +105,52 @@ class CandidateResult:
             self.error = {"type": Verdict(self.verdict).value, "line": None, "message": self.reason}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CandidateResult:
-        known = {f.name for f in dataclasses.fields(cls)} - {"limits"}
-        values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
-        values["verdict"] = Verdict(data["verdict"]) if data.get("verdict") is not None else None
-        values["kill"] = Kill.read(data.get("kill"))
-        model = data.get("model")
-        if model is not None:
-            values["model"] = {k: decode_value(v) for k, v in model.items()}
-        payload_hex = data.get("payload_hex")
-        values["payload"] = bytes.fromhex(payload_hex) if payload_hex is not None else None
-        values["objectives"] = [{**goal, "value": decode_value(goal["value"])}
-                                for goal in data.get("objectives") or ()]
-        values["more_models"] = [ModelResult.from_dict(found) for found in data.get("more_models") or ()]
-        values["checks"] = [CheckResult.from_dict(check) for check in data.get("checks") or ()]
-        core = data.get("unsat_core")
-        if core is not None:
-            values["unsat_core"] = [(int(line), str(text)) for line, text in core]
-        values["confirmed_by"] = tuple(str(name) for name in data.get("confirmed_by") or ())
-        return cls(**values)
+    def from_record(cls, record: CandidateRecord) -> CandidateResult:
+        """A candidate back from its JSON form (``to_record``), its model's values decoded."""
+        more_models = [ModelResult.from_dict(found) for found in record.more_models]
+        return cls(
+            index=record.index, verdict=record.verdict, state=record.state, reason=record.reason,
+            model={k: decode_value(v) for k, v in record.model.items()} if record.model is not None else None,
+            payload=bytes.fromhex(record.payload_hex) if record.payload_hex is not None else None,
+            payload_error=record.payload_error, unsat_core=record.unsat_core,
+            # a value decoded (a Real's Fraction), as a candidate's objectives have always held it
+            objectives=[cast("Objective", {**goal, "value": decode_value(goal["value"])})
+                        for goal in record.objectives],
+            more_models=more_models, checks=[CheckResult.from_dict(check) for check in record.checks],
+            checks_made=record.checks_made, stdout=record.stdout, stderr=record.stderr,
+            stdout_truncated=record.stdout_truncated, stderr_truncated=record.stderr_truncated,
+            output_truncated=record.output_truncated, wall_s=record.wall_s, cpu_s=record.cpu_s,
+            peak_rss_mb=record.peak_rss_mb, kill=Kill.read(record.kill), exit_code=record.exit_code,
+            signal=record.signal, verified=record.verified, confirmed_by=tuple(record.confirmed_by),
+            disputed=record.disputed, model_omitted=record.model_omitted, isolation=record.isolation,
+            host=record.host, limits=Limits.from_dict(record.limits) if record.limits else None,
+            label=record.label, source_preview=record.source_preview, error=record.error,
+            cell_line=record.cell_line, cell_candidates=record.cell_candidates)
 
-    def to_dict(self) -> CandidateJson:
-        """JSON-ready, with the field names of ``CandidateDict`` (the payload as ``payload_hex``)."""
-        return self._to_dict(whole=True)
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready: ``to_record()`` as plain dicts and lists (the payload as ``payload_hex``)."""
+        return cast("dict[str, object]", msgspec.to_builtins(self.to_record()))
 
-    def _to_dict(self, whole: bool) -> CandidateJson:
-        """Not ``whole``: what render.candidate_json takes (no isolation, limits, or a lone check)."""
-        # Shallow: a model is encoded once, not deep-copied first (10,000 entries, per candidate).
-        return {
-            "index": self.index, "verdict": self.verdict.value if self.verdict is not None else None,
-            "state": self.state, "reason": self.reason,
-            "model": {k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None,
-            "payload_hex": self.payload.hex() if self.payload is not None else None,
-            "payload_error": self.payload_error,
-            "unsat_core": [list(pair) for pair in self.unsat_core] if self.unsat_core else None,
-            "objectives": [{**goal, "value": encode_value(goal["value"])} for goal in self.objectives],
-            "more_models": [found.to_dict() for found in self.more_models],
-            "checks": [check.to_dict() for check in self.checks] if whole or self.checks_made > 1 else [],
-            "checks_made": self.checks_made,
-            "stdout": self.stdout, "stderr": self.stderr, "stdout_truncated": self.stdout_truncated,
-            "stderr_truncated": self.stderr_truncated, "output_truncated": self.output_truncated,
-            "wall_s": self.wall_s, "cpu_s": self.cpu_s, "peak_rss_mb": self.peak_rss_mb,
-            "kill": self.kill, "exit_code": self.exit_code, "signal": self.signal,
-            "verified": self.verified, "confirmed_by": list(self.confirmed_by), "disputed": self.disputed,
-            "model_omitted": self.model_omitted,
-            "isolation": copy.deepcopy(self.isolation) if whole else None, "host": self.host,
-            "limits": self.limits.to_dict() if whole and self.limits is not None else None,
-            "label": self.label, "source_preview": self.source_preview, "error": self.error,
-            "cell_line": self.cell_line, "cell_candidates": self.cell_candidates,
-        }
+    def to_record(self, whole: bool = True) -> CandidateRecord:
+        """Its JSON form.  Not ``whole``: what render.candidate_json takes (no isolation, limits,
+        or a lone check)."""
+        return CandidateRecord(
+            index=self.index, verdict=self.verdict, state=self.state, reason=self.reason,
+            model={k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None,
+            payload_hex=self.payload.hex() if self.payload is not None else None,
+            payload_error=self.payload_error, unsat_core=list(self.unsat_core) if self.unsat_core else None,
+            objectives=[{**goal, "value": encode_value(goal["value"])} for goal in self.objectives],
+            more_models=[found.to_dict() for found in self.more_models],
+            checks=[check.to_dict() for check in self.checks] if whole or self.checks_made > 1 else [],
+            checks_made=self.checks_made, stdout=self.stdout, stderr=self.stderr,
+            stdout_truncated=self.stdout_truncated, stderr_truncated=self.stderr_truncated,
+            output_truncated=self.output_truncated, wall_s=self.wall_s, cpu_s=self.cpu_s,
+            peak_rss_mb=self.peak_rss_mb, kill=self.kill, exit_code=self.exit_code, signal=self.signal,
+            verified=self.verified, confirmed_by=list(self.confirmed_by), disputed=self.disputed,
+            model_omitted=self.model_omitted, isolation=self.isolation if whole else None, host=self.host,
+            limits=self.limits.to_dict() if whole and self.limits is not None else None,
+            label=self.label, source_preview=self.source_preview, error=self.error,
+            cell_line=self.cell_line, cell_candidates=self.cell_candidates)
 
     @property
     def payloads(self) -> list[bytes]:
@@ -280,13 +262,12 @@ class RunResult:
     # -- saving and comparing runs
 
     def to_json(self, **dumps: Any) -> str:  # noqa: ANN401  # json.dumps's keywords, handed on
-        """The whole run, figures included, as JSON text; ``RunResult.from_json`` reads it back."""
-        return json.dumps({
-            "schema": RESULT_SCHEMA, "version": 1, "language": self.language,
-            "limits": self.limits.to_dict(), "isolation": self.isolation, "notes": list(self.notes),
-            "interrupted": self.interrupted, "elapsed_s": self.elapsed_s, "run_id": self.run_id,
-            "candidates": [c.to_dict() for c in self.candidates],
-        }, **dumps)
+        """The whole run, figures included, as JSON text (``SavedRun``); ``from_json`` reads it back."""
+        saved = SavedRun(schema=RESULT_SCHEMA, language=self.language, limits=self.limits.to_dict(),
+                         isolation=self.isolation, notes=list(self.notes), interrupted=self.interrupted,
+                         elapsed_s=self.elapsed_s, run_id=self.run_id,
+                         candidates=[c.to_record() for c in self.candidates])
+        return json.dumps(msgspec.to_builtins(saved), **dumps)
 
     @classmethod
     def from_json(cls, text: str | bytes | Mapping[str, object]) -> RunResult:
@@ -302,13 +283,11 @@ class RunResult:
                 raise ValueError(f"not a saved z3sandbox run: its display document lacks {exc}") from None
         if data.get("schema") != RESULT_SCHEMA:
             raise ValueError(f"not a saved z3sandbox run (schema {data.get('schema')!r})")
-        limits = Limits.from_dict(data["limits"])
-        candidates = [CandidateResult.from_dict(c) for c in data["candidates"]]
-        for candidate, raw in zip(candidates, data["candidates"], strict=True):
-            candidate.limits = Limits.from_dict(raw["limits"]) if raw.get("limits") else None
-        return cls(candidates=candidates, limits=limits, language=data["language"], notes=data["notes"],
-                   isolation=data["isolation"], interrupted=data["interrupted"], elapsed_s=data["elapsed_s"],
-                   run_id=data.get("run_id") or "")
+        saved = checked_as(data, SavedRun, "a saved z3sandbox run")
+        return cls(candidates=[CandidateResult.from_record(c) for c in saved.candidates],
+                   limits=Limits.from_dict(saved.limits), language=saved.language, notes=saved.notes,
+                   isolation=saved.isolation, interrupted=saved.interrupted, elapsed_s=saved.elapsed_s,
+                   run_id=saved.run_id or "")
 
     def table_rows(self) -> list[dict[str, object]]:
         """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
@@ -384,7 +363,8 @@ def _from_display_document(data: dict[str, Any], metadata: dict[str, Any]) -> Ru
     candidates = []
     for raw in data["candidates"]:
         figures = {k: v for k, v in timings.get(raw["index"], {}).items() if k != "index"}
-        candidate = CandidateResult.from_dict({**raw, **figures})
+        record = checked_as({**raw, **figures}, CandidateRecord, "a saved z3sandbox run's candidate")
+        candidate = CandidateResult.from_record(record)
         candidate.limits = limits
         candidates.append(candidate)
     return RunResult(candidates=candidates, limits=limits, language=data.get("language", "python"),

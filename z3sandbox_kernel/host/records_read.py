@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..contracts.record import CandidateLine, checked_as
 from ..contracts.results import CandidateResult, RunResult
 from ..protocol import IsolationReport
 
@@ -198,8 +199,8 @@ def run_from_record(path: str | os.PathLike[str], records: list[dict[str, Any]] 
     candidates = {}
     for line in rest:
         if line["record"] == "candidate":
-            candidate = CandidateResult.from_dict({k: v for k, v in line.items() if k != "limits"})
-            candidate.limits = Limits.from_dict(line["limits"]) if line.get("limits") else None
+            record = checked_as(line, CandidateLine, f"a candidate line of a run record ({path})")
+            candidate = CandidateResult.from_record(record)
             candidate.isolation = line.get("isolation", header.get("isolation"))
             candidates[candidate.index] = candidate
     end = next((line for line in rest if line["record"] == "end"), {})

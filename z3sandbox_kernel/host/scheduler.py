@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 from ..contracts.limits import Limits
+from ..contracts.record import CandidateRecord, checked_as
 from ..contracts.results import CandidateResult, RunResult
 from ..protocol import (
     PROTOCOL_VERSION,
@@ -176,7 +177,9 @@ class ScheduledRun:
         if index is None:
             return
         try:
-            candidate = CandidateResult.from_dict(_with_byte_constants(result, self.plan.options.limits))
+            record = checked_as(_with_byte_constants(result, self.plan.options.limits), CandidateRecord,
+                                "a candidate's result")
+            candidate = CandidateResult.from_record(record)
             candidate.index = index
         except Exception as exc:  # a malformed result fails its candidate, never the reader
             log.exception("z3sandbox: the result of candidate %d could not be read", index)

@@ -71,18 +71,18 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     K candidates' output, resent at every refresh, would be megabytes; the final one has them.
     ``alone``: the run's only candidate (its stdout is shown in its row); ``shared``: the reason's
     clauses the caption says once (``reasons.said_once``)."""
-    data = candidate._to_dict(whole=False)  # no limits nor isolation (once a run), checks if several
+    data = candidate.to_record(whole=False)  # no limits nor isolation (once a run), checks if several
     document: DocumentCandidate = {
-        "index": data["index"], "verdict": data["verdict"], "reason": data["reason"],
-        "model": data["model"], "payload_hex": data["payload_hex"],
-        "payload_error": data["payload_error"],
+        "index": data.index, "verdict": data.verdict.value if data.verdict is not None else None,
+        "reason": data.reason, "model": data.model, "payload_hex": data.payload_hex,
+        "payload_error": data.payload_error,
         "unsat_core": list(candidate.unsat_core) if candidate.unsat_core else None,
-        "stdout": "" if live else data["stdout"], "stderr": "" if live else data["stderr"],
-        "stdout_truncated": data["stdout_truncated"], "stderr_truncated": data["stderr_truncated"],
-        "output_truncated": data["output_truncated"], "kill": data["kill"],
-        "exit_code": data["exit_code"], "signal": data["signal"], "verified": data["verified"],
-        "model_omitted": data["model_omitted"], "label": data["label"],
-        "source_preview": data["source_preview"], "error": data["error"],
+        "stdout": "" if live else data.stdout, "stderr": "" if live else data.stderr,
+        "stdout_truncated": data.stdout_truncated, "stderr_truncated": data.stderr_truncated,
+        "output_truncated": data.output_truncated, "kill": candidate.kill,
+        "exit_code": data.exit_code, "signal": data.signal, "verified": data.verified,
+        "model_omitted": data.model_omitted, "label": data.label,
+        "source_preview": data.source_preview, "error": data.error,
         # What the row shows without a click (row_details.py), decided here once for every renderer.
         "shown": shown_verdict(candidate), "core_answer": smt2_core_answer(candidate),
         "show_output": shows_output(candidate, alone) and not live,
@@ -101,22 +101,22 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
         document["state"] = candidate.state
     # Only when there are some: saved outputs of runs without them stay as they were.
     if candidate.objectives:
-        document["objectives"] = data["objectives"]
+        document["objectives"] = data.objectives
         document["objective"] = objective_summary(candidate)
     if candidate.more_models:  # models=N
-        document["more_models"] = data["more_models"]
+        document["more_models"] = data.more_models
     if further_models(candidate):  # models=N, or models read at checks
         document["further_models"] = further_models(candidate)
     if candidate.confirmed_by:
-        document["confirmed_by"] = data["confirmed_by"]
+        document["confirmed_by"] = data.confirmed_by
     if candidate.disputed:
-        document["disputed"] = data["disputed"]
+        document["disputed"] = data.disputed
     if candidate.cell_line is not None:  # a cell's candidate: lines as the cell counts them
         document["cell_line"], document["cell_candidates"] = candidate.cell_line, candidate.cell_candidates
         if candidate.unsat_core:
             document["core_places"] = core_places(candidate)
     if candidate.checks_made > 1:  # one check: its verdict and model say it all
-        document["checks"], document["checks_made"] = data["checks"], data["checks_made"]
+        document["checks"], document["checks_made"] = data.checks, data.checks_made
     return document
 
 

@@ -321,7 +321,7 @@ class CandidateOptional(TypedDict, total=False):
 
 class CandidateFields(CandidateOptional):
     """A candidate as JSON but its verdict: ``CandidateDict``'s, and the host's
-    (``results.CandidateJson``), whose verdict is null while the candidate waits or runs."""
+    (``record.CandidateRecord``), whose verdict is null while the candidate waits or runs."""
 
     index: int
     reason: str
