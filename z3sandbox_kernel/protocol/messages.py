@@ -8,8 +8,9 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
+from .limits import Limits
 from .roles import Kill
-from .wire import JsonValue, LimitValues
+from .wire import JsonValue
 
 # ------------------------------------------------------------------------------------ child -> zygote
 
@@ -236,7 +237,7 @@ class RunRequest(RunRequestOptional):
     index: int
     script: str
     language: Language
-    limits: LimitValues
+    limits: Limits
     random_seed: int | None
     cores: bool
     verify: bool

@@ -80,6 +80,9 @@ class Candidate:
     observation: Observation
     job: Job | None = None  # the job the candidate waits for: its run, then its verifier
     verifier: Job | None = None  # started when its report arrived, or when its run ended
+    # The request's frame as the host sent it (header and validated body): handed to the child
+    # as it is, never encoded again (``protocol.frame_of``).
+    frame: bytes = b""
 
 
 def run_report(job: Job) -> RunParsed:
