@@ -31,9 +31,9 @@ from ..protocol import (
     ZygoteEvent,
     ZygoteResult,
 )
+from ..protocol.byte_runs import expand_model
 from ..protocol.roles import Kill
 from ..protocol.verdicts import Verdict
-from ..zygote.payload import expand_model
 from .plan import Graces, RunPlan
 
 SANDBOX_DIED = "the sandbox process died"

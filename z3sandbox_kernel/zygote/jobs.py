@@ -20,13 +20,13 @@ from ..protocol import (
     VerifyReport,
     VerifyRequest,
 )
+from ..protocol.byte_runs import expand_smt2_pairs
 from ..protocol.roles import STOPS, Kill, Role
 from . import frames
 from .capture import Stream
 from .checks import Checks, assemble, verify_part
 from .classify import Observation, exit_code_of
 from .confirmed import confirm_report
-from .payload import expand_smt2_pairs
 from .spawn import decode_status
 
 RunParsed = tuple[SetupFrame | None, ChildReport | None, str | None]
