@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from z3sandbox_kernel.child import confirm, cross_check, harness
-from z3sandbox_kernel.protocol import VerifyRequest
+from z3sandbox_kernel.protocol import Limits, VerifyRequest
 
 CANDIDATE_WALL_S = 60
 VERIFY_S = 10.0
@@ -78,7 +78,7 @@ def verifier_costs(report: dict[str, Any]) -> object:
         outcome = report["outcome"]
         request: VerifyRequest = {"assertions_smt2": report["assertions_smt2"], "timeout_s": VERIFY_S,
                                   "model_smt2": report.get("model_smt2") or [], "outcome": outcome,
-                                  "limits": {"verify_s": VERIFY_S}}
+                                  "limits": Limits(verify_s=VERIFY_S)}
         started = time.process_time()
         said = confirm.verify_request(request)
         z3_cpu = time.process_time() - started

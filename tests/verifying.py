@@ -5,7 +5,8 @@ before their forks)."""
 
 from __future__ import annotations
 
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from tests.forked import in_fork
 from z3sandbox_kernel import Limits
@@ -19,10 +20,17 @@ def candidate(script: str = "", language: str = "smt2", limits: Limits | None = 
               **request: object) -> Candidate:
     """A candidate as the zygote holds it once its run request arrived (``request``: more of it,
     e.g. ``cores=True``, ``cross_check="cvc5"``)."""
+    limits = limits or Limits()
     run: Any = {"v": 1, "type": "run", "id": 1, "index": 0, "script": script,
-                "language": language, "limits": {}, "random_seed": None, "cores": False,
+                "language": language, "limits": limits, "random_seed": None, "cores": False,
                 "verify": True, "seed_hex": None, "require": [], **request}
-    return Candidate(run, Observation(index=0, limits=limits or Limits(), level="process", seed=None))
+    return Candidate(run, Observation(index=0, limits=limits, level="process", seed=None))
+
+
+def budget(verify_s: float) -> Limits:
+    """Limits of which the verifier reads ``verify_s`` alone, which may be 0 (no budget at all:
+    ``Limits`` refuses it, and the request goes to the verifier in-process, never decoded)."""
+    return cast(Limits, SimpleNamespace(verify_s=verify_s))
 
 
 def verify_request(request: object) -> dict[str, Any]:
@@ -37,5 +45,5 @@ def verified(asked: Candidate, report: dict[str, Any],
     """What a verifier says of ``report`` from ``asked``: the zygote's request, with the budget the
     zygote adds when it starts the verifier (verifiers.py); ``verify_s``: another budget (0: none,
     which ``Limits`` would refuse)."""
-    budget = asked.observation.limits.verify_s if verify_s is None else verify_s
-    return verify_request({**zygote_request(asked, report), "limits": {"verify_s": budget}})
+    seconds = asked.observation.limits.verify_s if verify_s is None else verify_s
+    return verify_request({**zygote_request(asked, report), "limits": budget(seconds)})

@@ -11,13 +11,13 @@ import z3
 
 from z3sandbox_kernel.child import service
 from z3sandbox_kernel.child.verify import parse_assertions
-from z3sandbox_kernel.protocol import VerifyReport, VerifyRequest, join_pairs
+from z3sandbox_kernel.protocol import Limits, VerifyReport, VerifyRequest, join_pairs
 
 
 def serve(text: str, model: list[list[str]]) -> VerifyReport:
     pairs = join_pairs((name, value) for name, value in model)
     request = VerifyRequest(assertions_smt2=text, model_smt2=pairs, timeout_s=5.0,
-                            limits={"verify_s": 5.0})  # type: ignore[typeddict-unknown-key]
+                            limits=Limits(verify_s=5.0))
     sent: list[VerifyReport] = []
     service.serve_one(request, 5.0, sent.append)
     service.refresh()  # as the verifier's loop does before its next request (child/bootstrap.py)
@@ -77,7 +77,7 @@ def test_an_smt2_scripts_scoping_commands_end_with_its_check() -> None:
               "(assert (> h 5))(pop 1)(assert (> g 0))(check-sat)(reset)(set-logic QF_LIA)"
               "(declare-fun x () Int)(push 1)(assert (> x 1))(check-sat)")
     request = VerifyRequest(assertions_smt2="", model_smt2=join_pairs([("x", "2")]), timeout_s=5.0,
-                            script_smt2=script, limits={"verify_s": 5.0})  # type: ignore[typeddict-unknown-key]
+                            script_smt2=script, limits=Limits(verify_s=5.0))
     sent: list[VerifyReport] = []
     service.serve_one(request, 5.0, sent.append)
     service.refresh()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.verifying import budget
 from z3sandbox_kernel.child.confirm import verify_request
 from z3sandbox_kernel.child.verify import verify_model
 from z3sandbox_kernel.protocol import join_pairs
@@ -38,7 +39,7 @@ def test_each_further_model_is_verified_on_its_own() -> None:
     first, second = report["more"]
     assert first["verified"] is True and first["model"] == {"x": 3}
     assert second["verified"] is False and "v" not in second
-    late = verify_request({**request, "limits": {"verify_s": 0.0}})  # type: ignore[typeddict-item]
+    late = verify_request({**request, "limits": budget(0.0)})
     assert late["verified"] is None and "ran out of the verification budget" in late["reason"]
     assert [found["verified"] for found in late["more"]] == [None, None]
 

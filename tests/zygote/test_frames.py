@@ -22,8 +22,9 @@ from z3sandbox_kernel.protocol import (
     report_budget,
     split_pairs,
 )
+from z3sandbox_kernel.protocol.byte_runs import expand_model, expand_smt2_pairs
 from z3sandbox_kernel.zygote import frames
-from z3sandbox_kernel.zygote.payload import cap_model, expand_model, expand_smt2_pairs
+from z3sandbox_kernel.zygote.payload import cap_model
 from z3sandbox_kernel.zygote.verifiers import ServiceReader
 
 SETUP = {"v": 1, "type": "setup", "layers": [{"name": "rlimits", "active": True}], "error": None}

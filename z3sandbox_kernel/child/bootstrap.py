@@ -30,7 +30,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from ..contracts.limits import Limits
 from ..contracts.oscalls import keep_freed_memory, prefault_heap, set_parent_death_signal, set_process_name
 from ..protocol import (
     BOOTSTRAP_FAILED_EXIT,
@@ -202,7 +201,7 @@ def _stand_by(job: ChildJob) -> tuple[ChildJob, list[LayerReport], str | None]:
     if request is None:
         os._exit(0)  # never handed a request: the zygote is shutting down or discards us
     os.close(GO_FD)
-    limits = Limits.from_dict(request["limits"])
+    limits = request["limits"]
     handed = dataclasses.replace(job, role=Role.RUN, request=request,
                                  policy=dataclasses.replace(job.policy, limits=limits),
                                  required=frozenset(request.get("require") or []))
@@ -289,7 +288,7 @@ def _serve_checks(job: ChildJob) -> int:
     while go == SPARE_GO:
         with open(SPARE_REQUEST_FILE, "rb") as handle:
             request = SPARE_REQUEST.decode(handle.read())
-        limits = Limits.from_dict(request["limits"])
+        limits = request["limits"]
         if not served:
             ceiling = dataclasses.replace(limits, cpu_s=service.SERVICE_CPU_CEILING_S)
             handed = dataclasses.replace(job, policy=dataclasses.replace(job.policy, limits=ceiling))
@@ -320,7 +319,7 @@ def _run_job(job: ChildJob) -> int:
     report = harness.run_candidate(
         request["script"],
         language=request["language"],
-        timeout_s=float(request["limits"]["timeout_s"]),
+        timeout_s=float(request["limits"].timeout_s),
         random_seed=request["random_seed"],
         cores=bool(request["cores"]),
         model_count=int(request.get("models") or 1),

@@ -102,8 +102,8 @@ def verify_request(request: VerifyRequest,
     ``cross_check``, z3's word is given to ``partial`` first, then a second solver gets a budget
     of its own (``verify_s`` again): a second solver adds to z3's word, never takes it away
     (the zygote keeps the partial report if the second solver's never comes)."""
-    limits = request.get("limits") or {}
-    seconds = float(limits.get("verify_s", DEFAULT_BUDGET_S))
+    limits = request.get("limits")
+    seconds = float(limits.verify_s) if limits is not None else DEFAULT_BUDGET_S
     budget = Budget(seconds)
     checked: list[Checked] = []
     report = _confirm_answer(request, budget, checked)

@@ -32,9 +32,9 @@ from ..protocol import (
     ZygoteEvent,
     ZygoteResult,
 )
+from ..protocol.byte_runs import expand_model
 from ..protocol.roles import Kill
 from ..protocol.verdicts import Verdict
-from ..zygote.payload import expand_model
 from .plan import Graces, RunPlan
 
 SANDBOX_DIED = "the sandbox process died"
@@ -136,7 +136,7 @@ class ScheduledRun:
         sent = self._send(RunRequest(
             v=PROTOCOL_VERSION, type="run", id=request_id, index=index,
             script=plan.scripts[index], language=options.language,
-            limits=options.limits.to_dict(), random_seed=plan.random_seeds[index],
+            limits=options.limits, random_seed=plan.random_seeds[index],
             cores=options.cores, verify=options.verify,
             seed_hex=options.seed.hex() if options.seed is not None else None,
             require=list(options.require), models=options.models, cross_check=options.cross_check,

@@ -26,7 +26,7 @@ from ..protocol import (
     ShutdownRequest,
     UnknownMessage,
     ZygoteEvent,
-    encode_frame,
+    encode_message,
     frame_length,
 )
 from ..protocol.roles import Level
@@ -200,7 +200,7 @@ class ZygoteProcess:
         if self.gone or not self.process or not self.process.stdin:
             return False
         try:
-            self.process.stdin.write(encode_frame(msg))
+            self.process.stdin.write(encode_message(msg))
         except (ConnectionError, RuntimeError):
             return False
         return True

@@ -42,7 +42,8 @@ what a candidate wrote), into the type named here, and kept typed from there.
    solver outcome; times, memory, signals and kills come from the OS.
 6. ``GO_FD`` (4; zygote writes, child reads; only the zygote holds the write end): a candidate's
    one ``RunRequest`` frame (``CANDIDATE_REQUEST``), handed after the fork, to a standby or a cold
-   tree alike; a verifier's ``SPARE_GO`` byte per answer of its run to check, each once its
+   tree alike: the very bytes the host sent, never encoded again; a verifier's ``SPARE_GO`` byte
+   per answer of its run to check, each once its
    ``VerifyRequest`` is in ``SPARE_REQUEST_FILE`` in its scratch folder (``SPARE_REQUEST``), the
    next only after the verifier's result for the last.  EOF: no request will come.
 7. init's status pipe (init writes, zygote reads): one ``INIT_STATUS`` record when the candidate

@@ -8,8 +8,9 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
+from .limits import Limits
 from .roles import Kill
-from .wire import JsonValue, LimitValues
+from .wire import JsonValue
 
 # ------------------------------------------------------------------------------------ child -> zygote
 
@@ -145,7 +146,7 @@ class ChildReport(_ChildReportRequired, total=False):
     byte_constants: list[ByteConstant]  # byte_N that break the payload rules, as they are
     # Well-formed byte_N (8-bit, 0..255) as [[start index, hex], ...].  Past INLINE_BYTE_CONSTANTS
     # the 8-bit bit-vector ones travel only here (not in model or model_smt2): the zygote puts them
-    # back (zygote/payload.py), so a 1 MiB payload's report is 2 MB, not 45.
+    # back (protocol/byte_runs.py), so a 1 MiB payload's report is 2 MB, not 45.
     byte_runs: list[ByteRun]
     unsat_core: list[CoreEntry]
     objectives: list[Objective]  # sat from an Optimize check: its objectives, in z3's order
@@ -236,7 +237,7 @@ class RunRequest(RunRequestOptional):
     index: int
     script: str
     language: Language
-    limits: LimitValues
+    limits: Limits
     random_seed: int | None
     cores: bool
     verify: bool
@@ -355,7 +356,7 @@ class CandidateDict(CandidateFields):
 
 class ZygoteResult(CandidateDict, total=False):
     """``Done.result``: a ``CandidateDict``, and the byte_N that travelled as hex only
-    (``INLINE_BYTE_CONSTANTS``), which the host puts back into ``model`` (payload.expand_model)."""
+    (``INLINE_BYTE_CONSTANTS``), which the host puts back into ``model`` (byte_runs.expand_model)."""
 
     byte_runs: list[list[Any]]
     model_omitted: int  # model entries left out (SHOWN_MODEL_MAX_ENTRIES, SHOWN_MODEL_MAX_BYTES)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+from .limits import Limits
 from .messages import ByteConstant, ByteRun, Ranges, Smt2Pairs
-from .wire import JsonValue, LimitValues
+from .wire import JsonValue
 
 # ------------------------------------------------------------------------------ verifier -> zygote
 
@@ -88,7 +89,7 @@ class VerifyRequest(TypedDict, total=False):
     timeout_s: float
     require: list[str]
     spare: bool
-    limits: LimitValues
+    limits: Limits
     more_models_smt2: list[Smt2Pairs]  # models=N: each further model's pairs, checked one by one
     core_names: list[str]  # an SMT-LIB unsat's (get-unsat-core) names (ChildReport.core_names)
     script_smt2: str  # an SMT-LIB candidate's script, as the zygote holds it: the assertions come from it

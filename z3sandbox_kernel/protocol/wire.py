@@ -109,8 +109,6 @@ STANDBY_REQUEST_MAX_BYTES = 1 << 16
 # denominator]} (msgspec checks the shape; frames.py the one key and a denominator other than 0).
 _Pair = Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]
 JsonValue = None | bool | int | str | dict[str, _Pair]
-# Limits as ``Limits.to_dict()`` made them: decoded, an int stays an int (a reason shows "32 MB").
-LimitValues = dict[str, int | float]
 
 
 class ProtocolError(Exception):
@@ -133,8 +131,25 @@ def encode_frame(message: Mapping[str, object]) -> bytes:  # a dict, or any mess
     return _HEADER.pack(len(body)) + body
 
 
+_MESSAGES = msgspec.json.Encoder()
+
+
+def encode_message(message: Mapping[str, object]) -> bytes:
+    """A host -> zygote message as a frame, by msgspec: its ``Limits`` travel as the dataclass's
+    fields, no dict made of them (a candidate's frames, which carry no limits, stay ``encode_frame``'s)."""
+    body = _MESSAGES.encode(message)
+    if len(body) > MAX_FRAME_BYTES:
+        raise ProtocolError(f"frame of {len(body)} bytes exceeds {MAX_FRAME_BYTES}")
+    return _HEADER.pack(len(body)) + body
+
+
 def frame_length(header: bytes) -> int:
     return int(_HEADER.unpack(header)[0])
+
+
+def frame_of(body: bytes) -> bytes:
+    """A body ``split_bodies`` gave, framed again as it came: to forward it without re-encoding."""
+    return _HEADER.pack(len(body)) + body
 
 
 def split_bodies(buffer: bytearray, limit: int = MAX_FRAME_BYTES) -> list[bytes]:

@@ -29,7 +29,8 @@ from ..protocol import (
     Ranges,
     VerifyRequest,
 )
-from .payload import DECLARATION_CHARS, build_payload, cap_model
+from ..protocol.byte_runs import DECLARATION_CHARS
+from .payload import build_payload, cap_model
 
 # What the payloads of a candidate's checks may hold in all (each at most payload_max_bytes): a
 # hundred checks of a 1 MiB payload would make the zygote hold 100 MiB, and the host 200 MB of hex.

@@ -22,13 +22,14 @@ from ..protocol import (
     SetupFrame,
     ZygoteResult,
 )
+from ..protocol.byte_runs import cut_runs
 from ..protocol.roles import STOPS, ZYGOTE_KILLS, Kill, Level
 from ..protocol.verdicts import Verdict
 from .checks import Checks, results, summary
 from .confirmed import Confirmation, add_confirmation
 from .failures import error_of, stack_note
 from .kept import kept_core, kept_more_models, kept_objectives
-from .payload import build_payload, cap_model, cut_runs
+from .payload import build_payload, cap_model
 from .refusals import refused_reason, unobserved_note
 
 REASON_CAP = 2000

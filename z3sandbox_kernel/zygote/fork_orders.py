@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from ..contracts.limits import Limits
+from ..contracts.limits import DEFAULT_LIMITS
 from ..contracts.oscalls import set_process_name
 from ..protocol.roles import Kill, Role
 from .forker import (
@@ -91,7 +91,7 @@ class ForkServer:
         """Have the fork server fork its successor, on a socket and a reaped pipe made here."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, SOCKET_TYPE)
         reaped_r, reaped_w = os.pipe()
-        order = Order(role=Role.NEXT_FORK_SERVER, ahead=False, folder="", limits=Limits().to_dict(),
+        order = Order(role=Role.NEXT_FORK_SERVER, ahead=False, folder="", limits=DEFAULT_LIMITS,
                       require=[])
         try:
             reply, fds = self._ask(order, (theirs.fileno(), reaped_w))

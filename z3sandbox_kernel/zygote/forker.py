@@ -54,7 +54,7 @@ from ..child.bootstrap import ChildJob
 from ..child.steps import WITH_REQUEST
 from ..contracts.limits import Limits
 from ..contracts.oscalls import set_child_subreaper, set_parent_death_signal, set_process_name
-from ..protocol import LimitValues, VerifyRequest
+from ..protocol import VerifyRequest
 from ..protocol.roles import Role
 from .sandboxing import SandboxPlan
 from .spawn import (
@@ -92,7 +92,7 @@ class Order(msgspec.Struct, frozen=True):
     role: Role
     ahead: bool  # forked before its request: it gets a go pipe
     folder: str  # its scratch folder
-    limits: LimitValues
+    limits: Limits
     require: list[str]  # layers that must be active (a verifier's; a run's come with its request)
 
 
@@ -124,7 +124,7 @@ def child_job(plan: SandboxPlan, order: Order, fds: tuple[int, int, int, int | N
     """The ChildJob for an order, built from nothing but the order."""
     out_w, err_w, res_w, go_r = fds
     role = order.role
-    limits = Limits.from_dict(order.limits)
+    limits = order.limits
     required = frozenset(order.require)
     if role is Role.SPARE:  # every layer required but those that come with its request (child/steps.py)
         required = frozenset(layer.NAME for layer in plan.layers if layer.NAME not in WITH_REQUEST)

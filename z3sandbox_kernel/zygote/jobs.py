@@ -20,13 +20,13 @@ from ..protocol import (
     VerifyReport,
     VerifyRequest,
 )
+from ..protocol.byte_runs import expand_smt2_pairs
 from ..protocol.roles import STOPS, Kill, Role
 from . import frames
 from .capture import Stream
 from .checks import Checks, assemble, verify_part
 from .classify import Observation, exit_code_of
 from .confirmed import confirm_report
-from .payload import expand_smt2_pairs
 from .spawn import decode_status
 
 RunParsed = tuple[SetupFrame | None, ChildReport | None, str | None]
@@ -80,6 +80,9 @@ class Candidate:
     observation: Observation
     job: Job | None = None  # the job the candidate waits for: its run, then its verifier
     verifier: Job | None = None  # started when its report arrived, or when its run ended
+    # The request's frame as the host sent it (header and validated body): handed to the child
+    # as it is, never encoded again (``protocol.frame_of``).
+    frame: bytes = b""
 
 
 def run_report(job: Job) -> RunParsed:

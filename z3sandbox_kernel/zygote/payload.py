@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Container, Iterator, Sequence
-from itertools import islice
+from collections.abc import Sequence
 from typing import Any
 
-from ..protocol import (
-    SHOWN_MODEL_MAX_BYTES,
-    SHOWN_MODEL_MAX_ENTRIES,
-    ByteConstant,
-    JsonValue,
-    Smt2Pairs,
-    join_pairs,
-)
+from ..protocol import SHOWN_MODEL_MAX_BYTES, SHOWN_MODEL_MAX_ENTRIES, ByteConstant, JsonValue
 
 
 def _rule_error(constant: ByteConstant, max_bytes: int) -> str | None:
@@ -67,41 +58,6 @@ def build_payload(
     return bytes(payload), None
 
 
-def _hex_only(model: Container[str], runs: Sequence[Sequence[Any]],
-              max_bytes: int) -> Iterator[tuple[str, int]]:
-    """(name, value) of the byte_N in ``runs`` that ``model`` does not list: the 8-bit bit-vectors
-    the harness sent as hex only (protocol.INLINE_BYTE_CONSTANTS).  Only indexes below
-    ``max_bytes``: past it a byte is a payload error, and a model of what a forged run claims
-    could grow past any frame (the payload error names the first such byte)."""
-    for start, hex_text in runs:
-        if start >= max_bytes:
-            continue
-        for offset, value in enumerate(bytes.fromhex(hex_text[: 2 * (max_bytes - start)])):
-            name = f"byte_{start + offset}"
-            if name not in model:
-                yield name, value
-
-
-def cut_runs(runs: Sequence[Sequence[Any]], max_bytes: int) -> list[list[Any]]:
-    """The runs' bytes below ``max_bytes`` only: what a model may list (see ``_hex_only``)."""
-    return [[start, hex_text[: 2 * (max_bytes - start)]] for start, hex_text in runs if start < max_bytes]
-
-
-def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]], max_bytes: int,
-                 max_entries: int = SHOWN_MODEL_MAX_ENTRIES) -> tuple[dict[str, JsonValue], int]:
-    """The model as z3 gave it, with the byte_N that travelled as hex only put back up to
-    ``max_entries`` entries in all; and how many of them were left out (the payload has them)."""
-    if not runs:
-        return model, 0
-    expanded = dict(model)
-    expanded.update(islice(_hex_only(model, runs, max_bytes), max(0, max_entries - len(model))))
-    if len(expanded) < max_entries:
-        return expanded, 0
-    total = sum(min(len(hex_text) // 2, max_bytes - start) for start, hex_text in cut_runs(runs, max_bytes))
-    inline = sum(1 for name in model if name.startswith("byte_"))
-    return expanded, max(0, total - inline - (len(expanded) - len(model)))
-
-
 def cap_model(model: dict[str, JsonValue], max_entries: int = SHOWN_MODEL_MAX_ENTRIES,
               max_bytes: int = SHOWN_MODEL_MAX_BYTES) -> tuple[dict[str, JsonValue], int]:
     """The first entries of ``model`` within ``max_entries`` and about ``max_bytes`` of text, and
@@ -114,25 +70,3 @@ def cap_model(model: dict[str, JsonValue], max_entries: int = SHOWN_MODEL_MAX_EN
             break
         kept[name] = value
     return kept, len(model) - len(kept)
-
-
-# A byte_N in a model was declared in the assertions: "(declare-fun byte_N () (_ BitVec 8))".
-DECLARATION_CHARS = 30
-
-
-def expand_smt2_pairs(pairs: Smt2Pairs, model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
-                      max_bytes: int, assertions_chars: int) -> Smt2Pairs:
-    """The model's SMT-LIB pairs for verification, with the hex-only byte_N put back (#xHH): no
-    more than ``assertions_chars`` of assertions can declare, so a forged run cannot make the
-    zygote write millions.  The pairs stay one string (protocol.Smt2Pairs): a byte_N that has a
-    pair of its own is found in it by its name and its value, not by splitting it."""
-    if not runs:
-        return pairs
-    named = {f"byte_{index}" for index in _PAIRED_BYTE.findall(pairs)} | model.keys()
-    hex_only = islice(_hex_only(named, runs, max_bytes), assertions_chars // DECLARATION_CHARS)
-    return pairs + join_pairs((name, f"#x{value:02x}") for name, value in hex_only)
-
-
-# A byte_N's pair: its name where a name starts (the string's start, or after a value's NUL) and an
-# 8-bit literal.  A value is never a symbol, and a string value is quoted: only names match.
-_PAIRED_BYTE = re.compile(r"(?:^|\x00)byte_(0|[1-9][0-9]*)\x00#x[0-9a-fA-F]{2}\x00")

@@ -34,7 +34,7 @@ from ..protocol import (
     Started,
     UnknownMessage,
     VerifyRequest,
-    encode_frame,
+    frame_of,
     split_bodies,
 )
 from ..protocol.roles import STOPS, Kill, Role
@@ -78,7 +78,8 @@ class Zygote:
         self.standbys = Standbys(self._spawn_standby, self.trees.kill, self.trees.hand_off,
                                  enabled=plan.pid_ns_fd is not None, restarted=self.host.restarted)
         self.control_buffer = bytearray()
-        self.pending: deque[HostRequest] = deque()  # host messages read, not yet acted on
+        # host messages read, not yet acted on, each with its frame's body (a run's goes to its child)
+        self.pending: deque[tuple[HostRequest, bytes]] = deque()
         self.refill_wanted = False
         self.scratch_base = scratch_base
         self.running = True
@@ -144,7 +145,7 @@ class Zygote:
         try:
             for body in split_bodies(self.control_buffer):
                 try:
-                    self.pending.append(HOST_REQUESTS.decode(body))  # the host is trusted; candidates are not
+                    self.pending.append((HOST_REQUESTS.decode(body), body))  # the host is trusted
                 except UnknownMessage:
                     continue  # a later host's request: not ours to act on
         except ProtocolError as exc:
@@ -156,15 +157,15 @@ class Zygote:
         run's request waits while a finished run's verifiers exit (at most ``DRAIN_S`` and a kill):
         a run never starts beside what is left of an earlier one; what follows it waits in order."""
         while self.pending and self.running:
-            if self.pending[0]["type"] == "run" and self.verifiers.draining():
+            if self.pending[0][0]["type"] == "run" and self.verifiers.draining():
                 return
-            self._handle(self.pending.popleft())
+            self._handle(*self.pending.popleft())
 
-    def _handle(self, request: HostRequest) -> None:
+    def _handle(self, request: HostRequest, body: bytes) -> None:
         """The wire handler: each request type to its typed handler, as ipykernel's shell_handlers
         (the gate decoded the type; the tag narrows the union, so mypy checks each handler)."""
         if request["type"] == "run":
-            self._start(request)
+            self._start(request, frame_of(body))
         elif request["type"] == "cancel":
             self._on_cancel(request)
         else:
@@ -182,14 +183,16 @@ class Zygote:
 
     # ------------------------------------------------------------------------------- candidates
 
-    def _start(self, request: RunRequest) -> None:
-        limits = Limits.from_dict(request["limits"])
+    def _start(self, request: RunRequest, frame: bytes) -> None:
+        """A run request, decoded once (``HOST_REQUESTS``): its child gets ``frame``, the bytes the
+        host sent, and decodes them once more at its own gate (``CANDIDATE_REQUEST``)."""
+        limits = request["limits"]
         seed_hex = request.get("seed_hex")
         seed = bytes.fromhex(seed_hex) if seed_hex else None
         obs = Observation(index=request["index"], limits=limits, level=self.plan.level,
                           seed=seed, planned_layers=self.plan.isolation_report()["layers"],
                           verify_requested=bool(request.get("verify")))
-        candidate = Candidate(request, obs)
+        candidate = Candidate(request, obs, frame=frame)
         self.candidates[request["id"]] = candidate
         if request.get("last"):
             self.last_sent.add(_run_of(request))
@@ -200,8 +203,8 @@ class Zygote:
             return
         self.host.send(Started(v=PROTOCOL_VERSION, type="started", id=request["id"]))
         try:
-            candidate.job = (self.standbys.take(request["id"], request, limits)
-                             or self._cold(request["id"], request, limits))
+            candidate.job = (self.standbys.take(request["id"], frame, limits)
+                             or self._cold(request["id"], frame, limits))
         except OSError as exc:  # no memory or no process slot: this candidate's error, not ours
             obs.report_error = f"the sandbox could not start its process: {exc}"
             self._finish(candidate)
@@ -210,12 +213,12 @@ class Zygote:
             self.verifiers.wanted = True
         self.refill_wanted = True
 
-    def _cold(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job:
+    def _cold(self, candidate_id: int, frame: bytes, limits: Limits) -> Job:
         """A tree forked for this request (no standby could take it), handed it after the fork
         like a standby: the fork server never sees a request."""
         job = self.trees.spawn(candidate_id, Role.RUN, limits, ahead=True)
         hand(job, candidate_id, limits)
-        self.trees.hand_off(job, encode_frame(request))
+        self.trees.hand_off(job, frame)
         return job
 
     def _spawn_verifier(self, candidate_id: int, request: VerifyRequest, limits: Limits,
@@ -317,7 +320,7 @@ class Zygote:
             return False
         self.started_again.add(candidate_id)
         try:
-            candidate.job = self._cold(candidate_id, candidate.request, candidate.observation.limits)
+            candidate.job = self._cold(candidate_id, candidate.frame, candidate.observation.limits)
         except OSError:
             return False
         if job.kill_detail.startswith("its init"):  # (a fork server's death is told on its own)

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 
 from ..contracts.limits import Limits
-from ..protocol import STANDBY_TAKEN, RunRequest, encode_frame, report_budget
+from ..protocol import STANDBY_TAKEN, report_budget
 from ..protocol.roles import Kill, Role
 from . import frames
 from .classify import signal_of
@@ -62,8 +62,9 @@ class Standbys:
             busy += 1
         return busy
 
-    def take(self, candidate_id: int, request: RunRequest, limits: Limits) -> Job | None:
-        """Hand ``request`` to a ready standby and return its job, or None: fork a tree for it."""
+    def take(self, candidate_id: int, frame: bytes, limits: Limits) -> Job | None:
+        """Hand a request (its ``frame`` as the host sent it) to a ready standby and return its
+        job, or None: fork a tree for it."""
         self.wanted = True
         if not self.ready or limits.disk_mb != Limits().disk_mb:
             return None
@@ -72,7 +73,7 @@ class Standbys:
             return None
         self.killed = 0
         hand(job, candidate_id, limits)
-        self._hand_off(job, encode_frame(request))  # as the pipe drains: any size
+        self._hand_off(job, frame)  # as the pipe drains: any size
         try:
             os.kill(job.pid, STANDBY_TAKEN)  # its init takes a candidate's name
         except ProcessLookupError:

@@ -78,7 +78,7 @@ class Trees:
         ahead = ahead or role.ahead
         label = str(role) if role.ahead else f"{role}-{candidate_id}"
         folder = scratch.make(self.scratch_base, label)
-        order = Order(role=role, ahead=ahead, folder=folder, limits=limits.to_dict(), require=list(require))
+        order = Order(role=role, ahead=ahead, folder=folder, limits=limits, require=list(require))
         started = time.monotonic()
         try:
             if self.forkers.started:

@@ -25,7 +25,6 @@ verification (from the event loop's top, never inside a handler), becomes the ne
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
@@ -195,8 +194,8 @@ class Verifiers:
         ticket.started = time.monotonic()
         process.deadline = ticket.started + float(limits.verify_s)  # never waits past its budget
         try:
-            with open(os.path.join(process.scratch, SPARE_REQUEST_FILE), "w", encoding="utf-8") as out:
-                json.dump({**request, "limits": limits.to_dict()}, out)
+            with open(os.path.join(process.scratch, SPARE_REQUEST_FILE), "wb") as out:
+                out.write(msgspec.json.encode({**request, "limits": limits}))
             if process.go_fd is None:
                 raise BrokenPipeError("the verifier's go pipe is closed")
             os.write(process.go_fd, SPARE_GO)
