@@ -18,12 +18,14 @@ import msgspec
 from ..protocol import CandidateError, CheckDict, IsolationReport, ModelDict, Objective
 from ..protocol.roles import Kill
 from ..protocol.verdicts import Verdict
-from ..protocol.wire import JsonValue, LimitValues
+from ..protocol.wire import JsonValue
 
 RESULT_SCHEMA: Final = "z3sandbox.result"  # RunResult.to_json(); the display document is protocol.document's
 # Read as text, not as the enum: a kill reason this version does not know reads as none (Kill.read).
 T = TypeVar("T")
 KillName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": [kill.value for kill in Kill]})]
+
+LimitValues = dict[str, int | float]  # a run's limits as records and documents hold them
 
 
 class CandidateRecord(msgspec.Struct, kw_only=True):
