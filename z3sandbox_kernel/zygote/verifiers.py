@@ -127,6 +127,7 @@ class Verifiers:
         self._again: dict[Job, int] = {}
         self.spare: Job | None = None  # forked ahead, waiting for a run
         self.wanted = False  # a request asked for verification: keep a spare from then on
+        self._set_aside: set[int] = set()  # spares found dead before their end was handled
         self.accepting = True  # False once the zygote is ending: nothing is re-checked then
         self._services: dict[int, Service] = {}  # by the process's pid
         self._draining: set[int] = set()  # finished runs whose verifiers are exiting
@@ -155,6 +156,8 @@ class Verifiers:
         if len(mine) < CORES:
             spare, self.spare = self.spare, None
             if spare is None or spare.reaped or spare.kill is not None or spare.go_fd is None:
+                if spare is not None:  # not ended yet: its end (``ended``) still tells its death
+                    self._set_aside.add(spare.pid)
                 spare = self._fork()
             service = Service(spare, run)
             spare.role = Role.VERIFY
@@ -323,8 +326,10 @@ class Verifiers:
         the host, and the answer it was checking is checked again in a fresh one (``AGAIN``
         times at most)."""
         died = job.kill is None and _died(job.wait_status)
-        if job is self.spare:
-            self.spare = None
+        if job is self.spare or job.pid in self._set_aside:
+            self._set_aside.discard(job.pid)
+            if job is self.spare:
+                self.spare = None
             if died:
                 self._restarted(Role.SPARE, describe_death(job.wait_status or 0))
         service = self._services.pop(job.pid, None)
@@ -357,6 +362,7 @@ class Verifiers:
     def forget(self) -> None:
         """In a freshly forked child (server.py ``_forget``)."""
         self.spare = None
+        self._set_aside.clear()
         self._services.clear()
         self._draining.clear()
         self._deferred.clear()
