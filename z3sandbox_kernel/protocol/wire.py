@@ -27,6 +27,10 @@ MAX_MODEL_REPORT_BYTES = 8 << 20
 # 300,000 constants) has assertions of about three times its bytes (each constant's declaration
 # and an assertion that names it), all of which the verifier must be given.
 MAX_ASSERTIONS_REPORT_BYTES = 3 * MAX_MODEL_REPORT_BYTES
+# Why an answer whose assertions did not come is not checked (a Python candidate's are kept up to
+# the cap above; past it they are not sent).
+NO_ASSERTIONS_REASON = ("no assertions to check it against (over "
+                        f"{MAX_ASSERTIONS_REPORT_BYTES >> 20} MB as SMT-LIB, or not reported)")
 REPORT_SLACK_BYTES = 1 << 20
 # models=N: the further models together (child/more_models.py), payloads included.
 MORE_MODELS_REPORT_BYTES = 4 << 20

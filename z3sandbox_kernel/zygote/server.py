@@ -24,7 +24,7 @@ from collections import deque
 from ..contracts.limits import Limits
 from ..protocol import (
     HOST_REQUESTS,
-    MAX_ASSERTIONS_REPORT_BYTES,
+    NO_ASSERTIONS_REASON,
     PROTOCOL_VERSION,
     CancelRequest,
     Hello,
@@ -302,9 +302,7 @@ class Zygote:
         else:
             report = candidate.observation.report
             if not (report and report.get("assertions_smt2")):
-                candidate.observation.verify_reason = (
-                    f"no assertions to check it against (over {MAX_ASSERTIONS_REPORT_BYTES >> 20} MB "
-                    "as SMT-LIB, or not reported)")
+                candidate.observation.verify_reason = NO_ASSERTIONS_REASON
             candidate.verifier = None
             if verifier is not None and not verifier.reaped:  # started early, not needed: the
                 candidate.job = verifier  # run was killed or crashed after its report; the
