@@ -306,14 +306,7 @@ def _core_disputed(assertions: list[z3.BoolRef], core: list[str], budget: Budget
             held.add(assertion.arg(1).get_id())
     if len(formulas) != len(core) or any(f.get_id() not in held for f in formulas):
         return "the reported core holds a formula the candidate never checked"
-    if budget.left() <= 0:
-        return budget.out()
-    alone = _unsat(formulas, budget)
-    if alone is False:
-        return "z3 finds the reported core satisfiable by itself"
-    if alone is None:
-        return budget.out() if budget.left() <= 0 else "not confirmed: z3 could not decide the core"
-    return ""
+    return _unsat_alone(formulas, budget, "core")
 
 
 def _smt2_core_disputed(script: str, names: list[str], budget: Budget) -> str:
@@ -327,11 +320,16 @@ def _smt2_core_disputed(script: str, names: list[str], budget: Budget) -> str:
         formulas = script_assertions(script, core=frozenset(names))
     except ValueError as exc:
         return f"not confirmed: {exc}"
+    return _unsat_alone(formulas, budget, "unsat core")
+
+
+def _unsat_alone(formulas: list[z3.BoolRef], budget: Budget, what: str) -> str:
+    """'' when the reported core's ``formulas`` are unsat by themselves; else why not."""
     if budget.left() <= 0:
         return budget.out()
     alone = _unsat(formulas, budget)
     if alone is False:
-        return "z3 finds the reported unsat core satisfiable by itself"
+        return f"z3 finds the reported {what} satisfiable by itself"
     if alone is None:
         return budget.out() if budget.left() <= 0 else "not confirmed: z3 could not decide the core"
     return ""
