@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from kill import _children  # the /proc reader of the kill benchmark (a sibling script in bench/)
+
 from z3sandbox_kernel import CandidateResult, Limits, Sandbox, Verdict
 from z3sandbox_kernel.protocol.roles import Role
 from z3sandbox_kernel.zygote.forker import FORKER_NAMES, NEXT_NAME
@@ -71,14 +73,6 @@ def judged(kind: str, n: int, candidate: CandidateResult) -> str | None:
 
 
 # --------------------------------------------------------------------------------- /proc readers
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(child) for child in handle.read().split()]
-    except OSError:
-        return []
-
 
 def _name(pid: int) -> str:
     try:
