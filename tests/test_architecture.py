@@ -40,7 +40,7 @@ MAX_CLASS_LINES, MAX_METHODS = 200, 16
 KNOWN_LARGE_CLASSES = {
     "zygote/server.py:Zygote", "zygote/verifiers.py:Verifiers",
     "host/sandbox.py:Sandbox", "host/scheduler.py:ScheduledRun", "host/worker.py:WorkerZygote",
-    "contracts/results.py:RunResult", "jupyter/magic.py:Z3SandboxMagics",
+    "jupyter/magic.py:Z3SandboxMagics",
 }
 IMPORTERS = ("import_module", "__import__")
 PROTOCOL, CONTRACTS = "protocol", "contracts"

@@ -53,10 +53,10 @@ def test_every_candidate_field_is_in_the_document_or_left_out_on_purpose() -> No
     """A field added to CandidateResult must be declared in DocumentCandidate (and so reach the
     schema and the labextension's types) or be left out by name in render.NOT_IN_DOCUMENT."""
     fields = {field.name for field in dataclasses.fields(CandidateResult)} - {"payload"}
-    declared = set(DocumentCandidate.__required_keys__ | DocumentCandidate.__optional_keys__)
+    declared = set(DocumentCandidate.__struct_fields__)
     forgotten = fields - NOT_IN_DOCUMENT - declared
-    assert forgotten == set(), ("declare these in protocol/document.py's DocumentCandidate, fill them in "
-                                "render.candidate_json, then run python tools/sync_docs.py")
+    assert forgotten == set(), ("declare these in protocol/candidate.py's CandidateFacts (or, left out of "
+                                "the record, in DocumentCandidate), then run python tools/sync_docs.py")
     assert NOT_IN_DOCUMENT & declared == set()
 
 

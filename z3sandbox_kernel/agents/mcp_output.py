@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..host.claims import CLAIM, objective_claimed, unchecked
 from ..protocol import encode_value
+from ..protocol.candidate import Model
 from . import untrusted
 from .feedback import compact_repeats, says_more
 
@@ -68,8 +69,9 @@ def _b64(payload: bytes | None) -> str | None:
     return None if payload is None else base64.b64encode(payload).decode()
 
 
-def _encoded(model: Mapping[str, object] | None) -> dict[str, object] | None:
-    return None if model is None else {untrusted.shown(name): shown_value(encode_value(value))
+def _encoded(model: Model | None) -> dict[str, object] | None:
+    """A model as it came (``encoded_model``: encoded once, in the child), shown safely."""
+    return None if model is None else {untrusted.shown(name): shown_value(value)
                                        for name, value in model.items()}
 
 
@@ -86,8 +88,8 @@ def check_runs(checks: Sequence[CheckResult]) -> list[dict[str, object]]:
     first = 1
     for (line, verdict, verified), group in groupby(checks, key=lambda c: (c.line, c.verdict, c.verified)):
         members = list(group)
-        models = [(_encoded(check.model), _b64(check.payload))
-                  for check in members if check.model is not None]
+        models = [(_encoded(check.found.encoded_model), _b64(check.payload))
+                  for check in members if check.found is not None]
         distinct = {json.dumps(pair, sort_keys=True): pair for pair in models}
         entry: dict[str, object] = {"first": first, "count": len(members), "line": line, "verdict": verdict,
                                     "verified": verified}
@@ -121,7 +123,7 @@ def candidate_output(candidate: CandidateResult, verify: bool = True) -> dict[st
         "labels": [untrusted.shown(candidate.label)] if candidate.label else None,
         "verdict": candidate.verdict.value if candidate.verdict else None,
         "reason": shown_text(candidate.reason), "kill": candidate.kill.value if candidate.kill else None,
-        "model": _encoded(candidate.model), "payload_b64": _b64(candidate.payload),
+        "model": _encoded(candidate.encoded_model), "payload_b64": _b64(candidate.payload),
         "verified": candidate.verified,
         "error": _present({"type": untrusted.shown(error["type"]), "line": error.get("line"),
                            "message": untrusted.shown(error["message"])}) if error else None,
@@ -129,7 +131,7 @@ def candidate_output(candidate: CandidateResult, verify: bool = True) -> dict[st
         "unchecked": [untrusted.shown(words) for words in unchecked(candidate, verify)],
         "unsat_core": [[line, untrusted.shown(text)] for line, text in candidate.unsat_core or ()],
         "objectives": [_objective(goal) for goal in candidate.objectives],
-        "more_models": [_present({"model": _encoded(found.model), "payload_b64": _b64(found.payload),
+        "more_models": [_present({"model": _encoded(found.encoded_model), "payload_b64": _b64(found.payload),
                                   "verified": found.verified}) for found in candidate.more_models],
         "checks": check_runs(candidate.checks) if says_more(candidate) else None,
         "checks_made": candidate.checks_made if says_more(candidate) else None,

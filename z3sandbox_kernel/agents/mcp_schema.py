@@ -35,6 +35,17 @@ UNTRUSTED = ("UNTRUSTED (shaped by the candidate; control, bidi and zero-width c
              "as \\xNN or \\uNNNN): ")
 REQUIRED = msgspec.NODEFAULT
 RECORD = typing.get_type_hints(CandidateRecord, include_extras=True)  # the record's field types
+# A candidate's facts (protocol/candidate.py) the output says under another name, and those it
+# leaves out: each fact is one or the other, or an output field of its own name (tests/agents).
+RENAMED = {"index": "indexes", "label": "labels", "payload_hex": "payload_b64"}
+NOT_IN_OUTPUT = frozenset({
+    "state",  # the tool answers when the run is over: every candidate is done
+    "cell_line", "cell_candidates",  # a notebook cell's places: the tool runs scripts, not cells
+    "source_preview",  # the agent wrote the scripts
+    # Left out to keep the output compact: the run's record (its ``record`` resource) has them.
+    "payload_error", "stdout_truncated", "stderr_truncated", "output_truncated", "exit_code", "signal",
+    "model_omitted",
+})
 Model = dict[str, JsonValue]
 # A field: (name, type, default, description, shaped by the candidate)
 Field = tuple[str, object, object, str, bool]

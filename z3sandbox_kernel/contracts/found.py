@@ -6,28 +6,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..protocol import CheckDict, ModelDict, decode_value, encode_value
+from ..protocol import CheckDict, ModelDict
+from ..protocol.candidate import Model
+from .wire_model import FoundModel
+
+_MODEL = FoundModel()
 
 
 @dataclass
 class ModelResult:
     """A further model of a sat candidate (``models=N``): its model, payload and verification,
-    as a candidate's first model is held (``CandidateResult.model``, ``payload``, ``verified``)."""
+    as a candidate's first model is held (``CandidateResult.model``, ``payload``, ``verified``:
+    its values as they came, decoded when read)."""
 
-    model: dict[str, object]
+    model: FoundModel = _MODEL
     payload: bytes | None = None
     payload_error: str | None = None
     verified: bool | None = None
 
+    @property
+    def encoded_model(self) -> Model:
+        """The model as it travels and is saved: name -> ``encode_value(value)``."""
+        return _MODEL.wire(self) or {}
+
     @classmethod
     def from_dict(cls, data: ModelDict | CheckDict) -> ModelResult:
         payload_hex = data.get("payload_hex")
-        return cls({k: decode_value(v) for k, v in (data.get("model") or {}).items()},
-                   bytes.fromhex(payload_hex) if payload_hex is not None else None,
-                   data.get("payload_error"), data.get("verified"))
+        found = cls({}, bytes.fromhex(payload_hex) if payload_hex is not None else None,
+                    data.get("payload_error"), data.get("verified"))
+        _MODEL.receive(found, data.get("model") or {})
+        return found
 
     def to_dict(self) -> ModelDict:
-        return {"model": {k: encode_value(v) for k, v in self.model.items()},
+        return {"model": self.encoded_model,
                 "payload_hex": self.payload.hex() if self.payload is not None else None,
                 "payload_error": self.payload_error, "verified": self.verified}
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 import msgspec
 
@@ -17,20 +16,23 @@ from ..protocol import (
     decode_value,
     encode_value,
 )
-from ..protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentTie, MimeBundle
+from ..protocol.candidate import CandidateFacts, Model
+from ..protocol.document import MIME_TYPE, SCHEMA_NAME, DocumentCandidate, MimeBundle
 from ..protocol.roles import Kill
 from ..protocol.verdicts import Verdict
-from . import vote as voting
 from .display import shows
 from .found import CheckResult, ModelResult
 from .limits import Limits
 from .record import RESULT_SCHEMA, CandidateRecord, SavedRun, checked_as
+from .run_payloads import RunPayloads
+from .vote import RunVote
+from .wire_model import WireModel
 
 if TYPE_CHECKING:
-    import os
-    from pathlib import Path
-
     import pandas
+
+Facts = TypeVar("Facts", bound=CandidateFacts)
+_MODEL = WireModel()
 
 
 # How a result prints: through the presentation (presentation/render.py), which contracts/display.py
@@ -62,7 +64,9 @@ class CandidateResult:
     verdict: Verdict | None = None  # None until the candidate is done
     state: Literal["queued", "running", "done"] = "done"
     reason: str = ""
-    model: dict[str, object] | None = None
+    # Its values as they came (``encoded_model``), decoded when first read: {name: int, bool,
+    # Fraction or str}.
+    model: WireModel = _MODEL
     payload: bytes | None = None
     payload_error: str | None = None
     unsat_core: list[tuple[int, str]] | None = None
@@ -104,51 +108,65 @@ class CandidateResult:
         if self.error is None and self.verdict is not None and Verdict(self.verdict).failed:
             self.error = {"type": Verdict(self.verdict).value, "line": None, "message": self.reason}
 
+    @property
+    def encoded_model(self) -> Model | None:
+        """The model as it came and is saved: name -> ``encode_value(value)``."""
+        return _MODEL.wire(self)
+
     @classmethod
-    def from_record(cls, record: CandidateRecord) -> CandidateResult:
-        """A candidate back from its JSON form (``to_record``), its model's values decoded."""
-        more_models = [ModelResult.from_dict(found) for found in record.more_models]
-        return cls(
+    def from_record(cls, record: CandidateFacts) -> CandidateResult:
+        """A candidate back from its JSON form (``to_record``, or a display document's row); its
+        model held as it came; a record's figures, where it ran and its limits when it has them."""
+        candidate = cls(
             index=record.index, verdict=record.verdict, state=record.state, reason=record.reason,
-            model={k: decode_value(v) for k, v in record.model.items()} if record.model is not None else None,
             payload=bytes.fromhex(record.payload_hex) if record.payload_hex is not None else None,
             payload_error=record.payload_error, unsat_core=record.unsat_core,
             # a value decoded (a Real's Fraction), as a candidate's objectives have always held it
             objectives=[cast("Objective", {**goal, "value": decode_value(goal["value"])})
                         for goal in record.objectives],
-            more_models=more_models, checks=[CheckResult.from_dict(check) for check in record.checks],
+            more_models=[ModelResult.from_dict(found) for found in record.more_models],
+            checks=[CheckResult.from_dict(check) for check in record.checks],
             checks_made=record.checks_made, stdout=record.stdout, stderr=record.stderr,
             stdout_truncated=record.stdout_truncated, stderr_truncated=record.stderr_truncated,
-            output_truncated=record.output_truncated, wall_s=record.wall_s, cpu_s=record.cpu_s,
-            peak_rss_mb=record.peak_rss_mb, kill=Kill.read(record.kill), exit_code=record.exit_code,
-            signal=record.signal, verified=record.verified, confirmed_by=tuple(record.confirmed_by),
-            disputed=record.disputed, model_omitted=record.model_omitted, isolation=record.isolation,
-            host=record.host, limits=Limits.from_dict(record.limits) if record.limits else None,
-            label=record.label, source_preview=record.source_preview, error=record.error,
-            cell_line=record.cell_line, cell_candidates=record.cell_candidates)
+            output_truncated=record.output_truncated, kill=Kill.read(record.kill),
+            exit_code=record.exit_code, signal=record.signal, verified=record.verified,
+            confirmed_by=tuple(record.confirmed_by), disputed=record.disputed,
+            model_omitted=record.model_omitted, label=record.label, source_preview=record.source_preview,
+            error=record.error, cell_line=record.cell_line, cell_candidates=record.cell_candidates)
+        _MODEL.receive(candidate, record.model)
+        if isinstance(record, CandidateRecord):
+            candidate.wall_s, candidate.cpu_s, candidate.peak_rss_mb = record.wall_s, record.cpu_s, \
+                record.peak_rss_mb
+            candidate.isolation, candidate.host = record.isolation, record.host
+            candidate.limits = Limits.from_dict(record.limits) if record.limits else None
+        return candidate
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready: ``to_record()`` as plain dicts and lists (the payload as ``payload_hex``)."""
         return cast("dict[str, object]", msgspec.to_builtins(self.to_record()))
 
-    def to_record(self, whole: bool = True) -> CandidateRecord:
-        """Its JSON form.  Not ``whole``: what render.candidate_json takes (no isolation, limits,
-        or a lone check)."""
-        return CandidateRecord(
+    def to_record(self) -> CandidateRecord:
+        """Its JSON form: its facts, figures, where it ran and its limits."""
+        record = self.facts_as(CandidateRecord)
+        record.wall_s, record.cpu_s, record.peak_rss_mb = self.wall_s, self.cpu_s, self.peak_rss_mb
+        record.isolation, record.host = self.isolation, self.host
+        record.limits = self.limits.to_dict() if self.limits is not None else None
+        return record
+
+    def facts_as(self, kind: type[Facts]) -> Facts:
+        """Its facts (``CandidateFacts``) as a ``kind`` (a record, a document's row), the kind's
+        own fields at their defaults; its model as it came, not encoded again."""
+        return kind(
             index=self.index, verdict=self.verdict, state=self.state, reason=self.reason,
-            model={k: encode_value(v) for k, v in self.model.items()} if self.model is not None else None,
-            payload_hex=self.payload.hex() if self.payload is not None else None,
+            model=self.encoded_model, payload_hex=self.payload.hex() if self.payload is not None else None,
             payload_error=self.payload_error, unsat_core=list(self.unsat_core) if self.unsat_core else None,
             objectives=[{**goal, "value": encode_value(goal["value"])} for goal in self.objectives],
             more_models=[found.to_dict() for found in self.more_models],
-            checks=[check.to_dict() for check in self.checks] if whole or self.checks_made > 1 else [],
-            checks_made=self.checks_made, stdout=self.stdout, stderr=self.stderr,
-            stdout_truncated=self.stdout_truncated, stderr_truncated=self.stderr_truncated,
-            output_truncated=self.output_truncated, wall_s=self.wall_s, cpu_s=self.cpu_s,
-            peak_rss_mb=self.peak_rss_mb, kill=self.kill, exit_code=self.exit_code, signal=self.signal,
-            verified=self.verified, confirmed_by=list(self.confirmed_by), disputed=self.disputed,
-            model_omitted=self.model_omitted, isolation=self.isolation if whole else None, host=self.host,
-            limits=self.limits.to_dict() if whole and self.limits is not None else None,
+            checks=[check.to_dict() for check in self.checks], checks_made=self.checks_made,
+            stdout=self.stdout, stderr=self.stderr, stdout_truncated=self.stdout_truncated,
+            stderr_truncated=self.stderr_truncated, output_truncated=self.output_truncated,
+            kill=self.kill, exit_code=self.exit_code, signal=self.signal, verified=self.verified,
+            confirmed_by=list(self.confirmed_by), disputed=self.disputed, model_omitted=self.model_omitted,
             label=self.label, source_preview=self.source_preview, error=self.error,
             cell_line=self.cell_line, cell_candidates=self.cell_candidates)
 
@@ -182,10 +200,11 @@ class CandidateResult:
 
 
 @dataclass
-class RunResult:
+class RunResult(RunVote[CandidateResult], RunPayloads[CandidateResult]):
     """All candidates of one run, in index order, and the vote over them (vote.py: the majority
     of the decisive answers that count; a disputed answer never counts; on a tie a confirmed answer
-    beats an unconfirmed one, and ``tie`` says which rule decided)."""
+    beats an unconfirmed one, and ``tie`` says which rule decided: ``RunVote``), their payloads
+    (``RunPayloads``), and the run saved and read back."""
 
     candidates: list[CandidateResult]
     limits: Limits = field(default_factory=Limits)
@@ -211,30 +230,8 @@ class RunResult:
         return iter(self.candidates)
 
     @property
-    def counts(self) -> dict[str, int]:
-        return dict(Counter(c.verdict.value for c in self.candidates if c.verdict is not None))
-
-    @property
-    def tie(self) -> DocumentTie | None:
-        """When as many counted candidates said sat as unsat: the counts, the winner and the rule."""
-        return voting.tie(self.candidates)
-
-    @property
-    def verdict(self) -> Verdict:
-        return voting.verdict(self.candidates)
-
-    @property
-    def vote(self) -> str:
-        """The vote as it is said: prove()'s words for a run of prove() calls, else the verdict's."""
-        return voting.vote_word(self.candidates)
-
-    @property
-    def best(self) -> CandidateResult | None:
-        """The SAT candidate whose model and payload stand for the run: the first verified one."""
-        return voting.best(self.candidates)
-
-    @property
     def model(self) -> dict[str, object] | None:
+        """The model of ``best``."""
         return self.best.model if self.best else None
 
     @property
@@ -244,20 +241,6 @@ class RunResult:
     @property
     def models(self) -> list[dict[str, object]]:
         return [c.model for c in self.candidates if c.verdict is Verdict.SAT and c.model is not None]
-
-    def model_groups(self) -> list[list[CandidateResult]]:
-        """SAT candidates grouped by identical model and payload, the biggest group first (LLM
-        candidates often agree: five answers may be one model)."""
-        groups: dict[str, list[CandidateResult]] = {}
-        for candidate in (c for c in self.candidates if c.verdict is Verdict.SAT):
-            groups.setdefault(model_group_key(candidate), []).append(candidate)
-        return sorted(groups.values(), key=len, reverse=True)
-
-    @property
-    def payloads(self) -> list[bytes]:
-        """Every candidate's payloads (``CandidateResult.payloads``: one per model, ``models=N``
-        and the models read at its checks too), in candidate order."""
-        return [payload for c in self.candidates for payload in c.payloads]
 
     # -- saving and comparing runs
 
@@ -293,20 +276,6 @@ class RunResult:
         """One dict per candidate, keyed by the table's columns (``phrases.TABLE_COLUMNS``)."""
         return shows().table_rows(self)
 
-    def payload_files(self) -> list[tuple[str, int, str, bytes]]:
-        """``(file name, index, payload name, payload)`` of each distinct payload: what ``save_payloads``
-        writes into an empty folder, and what the labextension's "Download all payloads" zips."""
-        from .payload_files import run_files
-
-        return run_files(self.candidates)
-
-    def save_payloads(self, folder: str | os.PathLike[str]) -> list[Path]:
-        """Write each of ``payload_files`` into ``folder`` (created if need be), atomically, unless its
-        hash is there: ``payload-LABEL-NAME-sha256:HASH.bin``.  Returns the new files."""
-        from .payload_files import save_payloads
-
-        return save_payloads(((named, payload) for named, _, _, payload in self.payload_files()), folder)
-
     @property
     def unfinished(self) -> list[int]:
         """The candidates an interrupt stopped or kept from starting (not those a race, a Stop
@@ -339,12 +308,6 @@ class RunResult:
         return shows().run_text(self)
 
 
-def model_group_key(candidate: CandidateResult) -> str:
-    """What a ``model_groups`` group shares (json's C encoder on the values: fast; tally.py keeps it)."""
-    payload = candidate.payload.hex() if candidate.payload is not None else None
-    return json.dumps([candidate.model, payload], sort_keys=True, default=repr)
-
-
 def _display_document(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(document, metadata) of a saved notebook's output ``{"data": {mime: doc}, "metadata":
     {mime: figures}}``, of its ``data`` bundle alone, or of a document as it is."""
@@ -356,16 +319,17 @@ def _display_document(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
 
 
 def _from_display_document(data: dict[str, Any], metadata: dict[str, Any]) -> RunResult:
-    """The display document (render.run_json) has every candidate field but the volatile figures,
-    which the output's metadata holds (``timings``, ``elapsed_s``)."""
+    """The display document (render.run_json): each row's facts (``DocumentCandidate``), less the
+    volatile figures, which the output's metadata holds (``timings``, ``elapsed_s``)."""
     limits = Limits.from_dict(data["limits"])
     timings = {row["index"]: row for row in metadata.get("timings", [])}
+    rows = checked_as(data["candidates"], list[DocumentCandidate], "a saved z3sandbox run's candidates")
     candidates = []
-    for raw in data["candidates"]:
-        figures = {k: v for k, v in timings.get(raw["index"], {}).items() if k != "index"}
-        record = checked_as({**raw, **figures}, CandidateRecord, "a saved z3sandbox run's candidate")
-        candidate = CandidateResult.from_record(record)
-        candidate.limits = limits
+    for row in rows:
+        candidate = CandidateResult.from_record(row)
+        figures = timings.get(row.index, {})
+        candidate.wall_s, candidate.cpu_s = figures.get("wall_s", 0.0), figures.get("cpu_s", 0.0)
+        candidate.peak_rss_mb, candidate.limits = figures.get("peak_rss_mb", 0.0), limits
         candidates.append(candidate)
     return RunResult(candidates=candidates, limits=limits, language=data.get("language", "python"),
                      isolation=data.get("isolation"), notes=list(data.get("notes", [])),

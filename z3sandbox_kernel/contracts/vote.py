@@ -13,11 +13,13 @@ said unsat), "counterexample" (sat), "disputed" (every answer was contradicted b
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Literal, Protocol, TypeVar
+from typing import Generic, Literal, Protocol, TypeVar
 
 from ..protocol import UNVERIFIED_REASON
+from ..protocol.candidate import Model
 from ..protocol.document import DocumentTie
 from ..protocol.verdicts import Verdict
 
@@ -166,3 +168,60 @@ def vote_word_of(decided: Verdict, in_prove_words: bool, any_counted: bool) -> s
     if not any_counted:
         return DISPUTED
     return decided.value
+
+
+class Found(Ballot, Protocol):
+    """What ``RunVote`` reads of a candidate besides its ballot: its model (as it came) and payload."""
+
+    @property
+    def encoded_model(self) -> Model | None: ...
+
+    @property
+    def payload(self) -> bytes | None: ...
+
+
+Candidate = TypeVar("Candidate", bound=Found)
+
+
+class RunVote(Generic[Candidate]):
+    """``RunResult``'s vote over its ``candidates`` (this module's rules), and its model groups."""
+
+    candidates: list[Candidate]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(c.verdict.value for c in self.candidates if c.verdict is not None))
+
+    @property
+    def tie(self) -> DocumentTie | None:
+        """When as many counted candidates said sat as unsat: the counts, the winner and the rule."""
+        return tie(self.candidates)
+
+    @property
+    def verdict(self) -> Verdict:
+        return verdict(self.candidates)
+
+    @property
+    def vote(self) -> str:
+        """The vote as it is said: prove()'s words for a run of prove() calls, else the verdict's."""
+        return vote_word(self.candidates)
+
+    @property
+    def best(self) -> Candidate | None:
+        """The SAT candidate whose model and payload stand for the run: the first verified one."""
+        return best(self.candidates)
+
+    def model_groups(self) -> list[list[Candidate]]:
+        """SAT candidates grouped by identical model and payload, the biggest group first (LLM
+        candidates often agree: five answers may be one model)."""
+        groups: dict[str, list[Candidate]] = {}
+        for candidate in (c for c in self.candidates if c.verdict is Verdict.SAT):
+            groups.setdefault(model_group_key(candidate), []).append(candidate)
+        return sorted(groups.values(), key=len, reverse=True)
+
+
+def model_group_key(candidate: Found) -> str:
+    """What a ``model_groups`` group shares: its model as it came and its payload (json's C
+    encoder: fast; presentation/tally.py keeps it)."""
+    payload = candidate.payload.hex() if candidate.payload is not None else None
+    return json.dumps([candidate.encoded_model, payload], sort_keys=True)

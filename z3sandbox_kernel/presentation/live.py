@@ -15,6 +15,7 @@ refresh is made from all the rows, as the final display is.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,7 +39,7 @@ from .textview import TextRow, text_row, text_table
 
 if TYPE_CHECKING:
     from ..contracts.results import CandidateResult
-    from ..protocol.document import DocumentCandidate, DocumentTiming, RunDocument, RunMetadata
+    from ..protocol.document import DocumentEntry, DocumentTiming, RunDocument, RunMetadata
 
 
 # A live refresh's HTML and text show at most this many rows (running ones first).
@@ -51,7 +52,7 @@ class _Made:
     one: no stdout, no clause said once) and figures, and once shown its HTML and text row.
     Never changed in place: a document holds these very objects."""
 
-    entry: DocumentCandidate
+    entry: DocumentEntry
     timing: DocumentTiming
     html: str = ""
     text: TextRow | None = None
@@ -164,7 +165,7 @@ def _restarted(before: CandidateResult, after: CandidateResult) -> bool:
     """A row not done that changed its state alone (``render.restated``)."""
     live = ("queued", "running")
     return before.verdict is None and after.verdict is None and before.state in live and \
-        after.state in live and {**vars(before), "state": after.state} == vars(after)
+        after.state in live and dataclasses.replace(before, state=after.state) == after
 
 
 def live_mimebundle(result: RunResult, changed: list[int] | None,

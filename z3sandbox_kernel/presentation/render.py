@@ -14,10 +14,12 @@ from ..protocol.document import (
     SCHEMA_VERSION,
     DocumentCandidate,
     DocumentColumn,
+    DocumentEntry,
     DocumentPayloadFile,
     DocumentTiming,
     RunDocument,
     RunMetadata,
+    entry,
 )
 from .html import candidate_html, run_html
 from .phrases import (
@@ -66,67 +68,49 @@ _CELLS = frozenset({"kill", "model"})  # and the reason, made below (the caption
 # ------------------------------------------------------------------------------------------- JSON
 
 def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool = False,
-                   shared: Collection[str] = ()) -> DocumentCandidate:
+                   shared: Collection[str] = ()) -> DocumentEntry:
     """``live``: a document refreshed while the run goes leaves stdout and stderr out (empty), as
     K candidates' output, resent at every refresh, would be megabytes; the final one has them.
     ``alone``: the run's only candidate (its stdout is shown in its row); ``shared``: the reason's
     clauses the caption says once (``reasons.said_once``)."""
-    data = candidate.to_record(whole=False)  # no limits nor isolation (once a run), checks if several
-    document: DocumentCandidate = {
-        "index": data.index, "verdict": data.verdict.value if data.verdict is not None else None,
-        "reason": data.reason, "model": data.model, "payload_hex": data.payload_hex,
-        "payload_error": data.payload_error,
-        "unsat_core": list(candidate.unsat_core) if candidate.unsat_core else None,
-        "stdout": "" if live else data.stdout, "stderr": "" if live else data.stderr,
-        "stdout_truncated": data.stdout_truncated, "stderr_truncated": data.stderr_truncated,
-        "output_truncated": data.output_truncated, "kill": candidate.kill,
-        "exit_code": data.exit_code, "signal": data.signal, "verified": data.verified,
-        "model_omitted": data.model_omitted, "label": data.label,
-        "source_preview": data.source_preview, "error": data.error,
-        # What the row shows without a click (row_details.py), decided here once for every renderer.
-        "shown": shown_verdict(candidate), "core_answer": smt2_core_answer(candidate),
-        "show_output": shows_output(candidate, alone) and not live,
-        # Each saved column's text as the text and HTML tables show it: the labextension draws
-        # these (its own markup around them: badges, folding), it does not format cells again.
-        "cells": {column.key: column.text(candidate) for column in SAVED_COLUMNS if column.key in _CELLS},
-        # The whole reason as its row says it (less what the caption says once); the row's cell
-        # below may cut its source line.
-        "reason_shown": row_reason(candidate, shared),
-    }
-    document["cells"]["reason"] = fit_reason(document["reason_shown"], REASON_WIDTH)
+    row = candidate.facts_as(DocumentCandidate)  # its facts: its model as it came
+    if live:
+        row.stdout = row.stderr = ""
+    if candidate.checks_made <= 1:  # one check: its verdict and model say it all
+        row.checks, row.checks_made = [], 0
+    row.disputed = row.disputed or None
+    if candidate.verdict is not None:  # a state only while it waits or runs
+        row.state = "done"
+    # What the row shows without a click (row_details.py), decided here once for every renderer.
+    row.shown, row.core_answer = shown_verdict(candidate), smt2_core_answer(candidate)
+    row.show_output = shows_output(candidate, alone) and not live
+    # Each saved column's text as the text and HTML tables show it: the labextension draws these
+    # (its own markup around them: badges, folding), it does not format cells again.  The whole
+    # reason as its row says it (less what the caption says once); the row's cell may cut its
+    # source line.
+    row.reason_shown = row_reason(candidate, shared)
+    row.cells = {column.key: column.text(candidate) for column in SAVED_COLUMNS if column.key in _CELLS}
+    row.cells["reason"] = fit_reason(row.reason_shown, REASON_WIDTH)
     why = unconfirmed_why(candidate)
     if why is not None:  # an answer nobody confirmed: its badge must not look confirmed
-        document["unconfirmed"] = why
-    if candidate.verdict is None and candidate.state != "done":
-        document["state"] = candidate.state
-    # Only when there are some: saved outputs of runs without them stay as they were.
+        row.unconfirmed = why
     if candidate.objectives:
-        document["objectives"] = data.objectives
-        document["objective"] = objective_summary(candidate)
-    if candidate.more_models:  # models=N
-        document["more_models"] = data.more_models
-    if further_models(candidate):  # models=N, or models read at checks
-        document["further_models"] = further_models(candidate)
-    if candidate.confirmed_by:
-        document["confirmed_by"] = data.confirmed_by
-    if candidate.disputed:
-        document["disputed"] = data.disputed
-    if candidate.cell_line is not None:  # a cell's candidate: lines as the cell counts them
-        document["cell_line"], document["cell_candidates"] = candidate.cell_line, candidate.cell_candidates
-        if candidate.unsat_core:
-            document["core_places"] = core_places(candidate)
-    if candidate.checks_made > 1:  # one check: its verdict and model say it all
-        document["checks"], document["checks_made"] = data.checks, data.checks_made
-    return document
+        row.objective = objective_summary(candidate)
+    further = further_models(candidate)
+    if further:  # models=N, or models read at checks
+        row.further_models = further
+    if candidate.cell_line is not None and candidate.unsat_core:  # lines as the cell counts them
+        row.core_places = core_places(candidate)
+    return entry(row)
 
 
-def restated(entry: DocumentCandidate, candidate: CandidateResult) -> DocumentCandidate:
+def restated(made: DocumentEntry, candidate: CandidateResult) -> DocumentEntry:
     """``candidate_json(candidate, live=True)``, from the ``entry`` of a candidate not done that
     differs from it in its ``state`` alone (queued, then running): the keys that say the state."""
     state = candidate.state
     if state == "done":
         raise ValueError("restated: a candidate not done")
-    return {**entry, "shown": shown_verdict(candidate), "state": state}
+    return {**made, "shown": shown_verdict(candidate), "state": state}
 
 
 def _column(column: Column) -> DocumentColumn:
@@ -149,7 +133,7 @@ def run_json(result: RunResult, view: Literal["run", "candidate"] = "run",
     return document
 
 
-def run_document(result: RunResult, summary: Summary, candidates: list[DocumentCandidate],
+def run_document(result: RunResult, summary: Summary, candidates: list[DocumentEntry],
                  view: Literal["run", "candidate"] = "run", head: RunDocument | None = None) -> RunDocument:
     """A run's document with these ``candidates`` (each ``candidate_json``): all of them, or
     those of a live refresh (live.py), whose summary a live table kept as its run went;
@@ -201,7 +185,7 @@ def add_payload_files(result: RunResult, document: RunDocument) -> None:
     """``payload_files``: each distinct payload of the run, where its bytes are in the document
     (a live refresh's has only some rows: live.py)."""
     files: list[DocumentPayloadFile] = []
-    entries = {entry["index"]: entry for entry in document["candidates"]}
+    rows = {row["index"]: row for row in document["candidates"]}
     candidates = {candidate.index: candidate for candidate in result.candidates}
     for name, index, kind, _ in result.payload_files():
         at = "payload_hex"
@@ -209,11 +193,11 @@ def add_payload_files(result: RunResult, document: RunDocument) -> None:
             at = f"more_models/{int(kind.removeprefix('model-')) - 2}"
         elif kind.startswith("check-"):
             at = f"checks/{int(kind.removeprefix('check-')) - 1}"
-            entry = entries.get(index)
-            if entry is not None and "checks" not in entry:  # one check, not the candidate's payload
+            row = rows.get(index)
+            if row is not None and "checks" not in row:  # one check, not the candidate's payload
                 candidate = candidates[index]
-                entry["checks"] = [check.to_dict() for check in candidate.checks]
-                entry["checks_made"] = candidate.checks_made
+                row["checks"] = [check.to_dict() for check in candidate.checks]
+                row["checks_made"] = candidate.checks_made
         files.append({"name": name, "index": index, "at": at})
     if files:
         document["payload_files"] = files

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..contracts import vote as voting
-from ..contracts.results import CandidateResult, model_group_key
+from ..contracts.results import CandidateResult
+from ..contracts.vote import model_group_key
 from ..protocol.verdicts import Verdict
 from .phrases import SHOWN_GROUPS, SHOWN_MEMBERS, counts_phrase, groups_phrase
 from .reasons import said_once, said_once_caption
@@ -38,7 +39,7 @@ class _Part:
     counted: bool  # vote.counts: its answer counts in the vote
     confirmed: bool  # a counted answer that vote.confirmed
     proving: bool | None  # a decisive answer: whether a prove() call said it (vote.prove_word)
-    group: str | None  # a sat row's model group (results.model_group_key)
+    group: str | None  # a sat row's model group (vote.model_group_key)
 
 
 def _part(candidate: CandidateResult) -> _Part:

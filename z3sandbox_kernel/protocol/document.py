@@ -23,14 +23,15 @@ control characters, and the HTML escapes it all.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Final, Literal, TypedDict
+from typing import Annotated, Any, Final, Literal, TypedDict
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
-from .messages import CandidateError, CheckDict, IsolationReport, ModelDict, Objective
+from .candidate import CandidateFacts
+from .messages import IsolationReport
 from .roles import Kill
 from .verdicts import Verdict
-from .wire import JsonValue
 
 MIME_TYPE: Final = "application/vnd.z3sandbox.run+json"
 SCHEMA_NAME: Final = "z3sandbox.run"
@@ -40,7 +41,6 @@ SCHEMA_VERSION: Final = 1
 
 VerdictName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": [v.value for v in Verdict]})]
 TextPair = Annotated[list[str], msgspec.Meta(min_length=2, max_length=2)]  # [name, shown value]
-CoreLine = tuple[int, str]  # [line, source text]
 
 
 class _DocumentColumnRequired(TypedDict):
@@ -84,64 +84,54 @@ class DocumentPayloadFile(TypedDict):
     at: str
 
 
-class _DocumentCandidateRequired(TypedDict):
-    index: int
-    verdict: VerdictName | None
-    reason: str
-    model: dict[str, JsonValue] | None
-    payload_hex: str | None
-    payload_error: str | None
-    unsat_core: list[CoreLine] | None
-    stdout: str
-    stderr: str
-    stdout_truncated: bool
-    stderr_truncated: bool
-    kill: Kill | None
-    exit_code: int | None
-    signal: int | None
-    verified: bool | None
+class DocumentCandidate(CandidateFacts, kw_only=True):
+    """One candidate: its facts (``CandidateFacts``), and what its row shows.  ``verdict`` is null
+    only in a document shown while the run still goes (``state`` says where it is); such a live
+    document has empty stdout and stderr (the final one has them).  A document holds it as JSON
+    (``entry``): the facts of ``SAID_WHEN_SET`` only when they are not at their default."""
 
-
-class DocumentCandidate(_DocumentCandidateRequired, total=False):
-    """One candidate: ``CandidateResult`` without its volatile figures, and what its row shows.
-    ``verdict`` is null only in a document shown while the run still goes (``state`` says where
-    it is); such a live document has empty stdout and stderr (the final one has them)."""
-
-    output_truncated: bool  # the middle of stdout or stderr was dropped
-    model_omitted: int  # model entries the host did not keep
-    label: str | None  # "# %% candidate NAME", the dict key, the file name
-    source_preview: str | None  # the first meaningful line of its source
-    error: CandidateError | None  # when it failed
-    state: Literal["queued", "running"]  # only while verdict is null
     # The verdict as the row shows it: "proved", "counterexample", "sat · no payload", the verdict
     # or the live state.
-    shown: str
-    core_answer: str | None  # an SMT-LIB (get-unsat-core) answer in stdout: "(a1 a3)"
-    show_output: bool  # its row shows stdout inline (alone, or failed)
-    objectives: list[Objective]  # only when a sat Optimize check had some
-    objective: str  # with objectives: as the row shows them, "maximize x + y = 13"
-    more_models: list[ModelDict]  # models=N: the further models found
-    further_models: list[str]  # with more_models or checks: one line each, "model 2: x=2"
-    # The solvers that confirmed the answer in a process that ran no user code, and why a checker
-    # contradicts it (only when there are some).
-    confirmed_by: list[str]
-    disputed: str | None
-    checks: list[CheckDict]  # a script that checked more than once: each check, in order
-    checks_made: int  # how many checks it made (more than len(checks) when capped)
+    shown: str = ""
+    core_answer: str | None = None  # an SMT-LIB (get-unsat-core) answer in stdout: "(a1 a3)"
+    show_output: bool = False  # its row shows stdout inline (alone, or failed)
     # Some columns' text (kill, model, reason) as the text table shows it: draw it, don't format it.
     # The reason's cell keeps its message whole (it wraps) and may cut its quoted source line.
-    cells: dict[str, str]
+    cells: dict[str, str] = {}
     # The whole reason as its row says it: "confirmed by z3; ..." or "unconfirmed: why", then the
     # candidate's reason (a traceback too), less a clause the caption says once (``said_once``);
     # one click away from the row's cell.
-    reason_shown: str
+    reason_shown: str = ""
     # A sat or unsat answer nobody confirmed: why (its badge looks different from a confirmed one).
-    unconfirmed: str
-    # A %%z3sandbox cell's candidate: the cell's line of its line 1, how many candidates the cell
-    # held, and each unsat core entry's place as every view says it ("line 12 [candidate line 3]").
-    cell_line: int
-    cell_candidates: int
-    core_places: list[str]
+    unconfirmed: str | UnsetType = UNSET
+    objective: str | UnsetType = UNSET  # with objectives: as the row shows them, "maximize x + y = 13"
+    further_models: list[str] | UnsetType = UNSET  # with more_models or checks: "model 2: x=2" each
+    # A cell's candidate with a core: each entry's place as every view says it ("line 12 [candidate
+    # line 3]").
+    core_places: list[str] | UnsetType = UNSET
+
+
+# The fields every version-1 document has had (the schema's ``required``); the others came since.
+REQUIRED_FIRST = ("index", "verdict", "reason", "model", "payload_hex", "payload_error", "unsat_core",
+                  "stdout", "stderr", "stdout_truncated", "stderr_truncated", "kill", "exit_code",
+                  "signal", "verified")
+# Facts a row holds only when they are not at their default (documents saved before them lack
+# them, and so do the rows of runs that have none): the others are always there.
+SAID_WHEN_SET = ("state", "objectives", "more_models", "confirmed_by", "disputed", "cell_line",
+                 "cell_candidates", "checks", "checks_made")
+_DEFAULTS = {field.name: field.default_factory() if field.default is msgspec.NODEFAULT else field.default
+             for field in msgspec.structs.fields(DocumentCandidate) if field.name in SAID_WHEN_SET}
+DocumentEntry = dict[str, Any]  # a DocumentCandidate as its document holds it: JSON (``entry``)
+
+
+def entry(candidate: DocumentCandidate) -> DocumentEntry:
+    """``candidate`` as its document holds it: JSON, the facts of ``SAID_WHEN_SET`` left out at
+    their default (the row's own fields when unset)."""
+    made: DocumentEntry = msgspec.to_builtins(candidate)
+    for name, default in _DEFAULTS.items():
+        if made[name] == default:
+            del made[name]
+    return made
 
 
 class _RunDocumentRequired(TypedDict):
@@ -154,7 +144,7 @@ class _RunDocumentRequired(TypedDict):
     isolation: IsolationReport | None
     notes: list[str]  # e.g. a restarted zygote
     interrupted: bool
-    candidates: list[DocumentCandidate]
+    candidates: list[DocumentEntry]  # each a DocumentCandidate (run_schema says so)
 
 
 class RunDocument(_RunDocumentRequired, total=False):
@@ -204,8 +194,11 @@ class RunMetadata(TypedDict, total=False):
 
 def run_schema() -> dict[str, object]:
     """The JSON Schema (2020-12) of ``RunDocument``, with ``RunMetadata`` among its definitions."""
-    _, definitions = msgspec.json.schema_components([RunDocument, RunMetadata],
+    # Kill: named for the labextension (a row's ``kill`` is read as text, protocol/candidate.py).
+    _, definitions = msgspec.json.schema_components([RunDocument, RunMetadata, DocumentCandidate, Kill],
                                                     ref_template="#/$defs/{name}")
+    definitions["RunDocument"]["properties"]["candidates"]["items"] = {"$ref": "#/$defs/DocumentCandidate"}
+    definitions["DocumentCandidate"]["required"] = list(REQUIRED_FIRST)
     for definition in definitions.values():
         if definition.get("type") == "object" and "additionalProperties" not in definition:
             definition["additionalProperties"] = False  # closed: every field is declared
