@@ -28,8 +28,12 @@ from z3sandbox_kernel.agents.mcp_schema import output_schema
 from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS
 from z3sandbox_kernel.contracts.options import fields_table, kills_table, options_table
 from z3sandbox_kernel.contracts.record import CandidateLine, SavedRun, record_schema
-from z3sandbox_kernel.presentation.row_details import SHOWN_STYLES
+from z3sandbox_kernel.contracts.vote import DISPUTED, PROVE_WORDS
+from z3sandbox_kernel.presentation.phrases import REASON_WIDTH, TABLE_COLUMNS
+from z3sandbox_kernel.presentation.reasons import NOT_CHECKED
+from z3sandbox_kernel.presentation.row_details import NO_PAYLOAD, SHOWN_STYLES
 from z3sandbox_kernel.protocol.document import run_schema
+from z3sandbox_kernel.protocol.messages import UNVERIFIED_REASON
 from z3sandbox_kernel.protocol.verdicts import VERDICT_DOCS
 from z3sandbox_kernel.zygote.recipe import recipe_table
 
@@ -87,12 +91,17 @@ FILES: dict[Path, Callable[[], str]] = {
 
 def presentation_words() -> dict[str, object]:
     """What the labextension needs of the Python presentation to draw what the document does not
-    spell out: the badge style of each shown label, and (to upgrade a document older than
-    ``limits_shown``) each limit's name, shown name and unit, in the model's order."""
+    spell out (the badge style of each shown label), and to upgrade a document older than the
+    fields it draws (labextension/src/upgrade.ts): each limit's name, shown name and unit in the
+    model's order, the table's columns, a reason's room, and the words a row is said in."""
     return {"$comment": "generated from z3sandbox_kernel/presentation by python tools/sync_docs.py",
             "shown_styles": SHOWN_STYLES,
             "limits": [[spec.name, spec.metadata["flag"].lstrip("-"), spec.metadata["unit"]]
-                       for spec in LIMIT_FIELDS]}
+                       for spec in LIMIT_FIELDS],
+            "columns": [{"key": c.key, "title": c.title, **({"unit": c.unit} if c.unit else {})}
+                        for c in TABLE_COLUMNS],
+            "reason_width": REASON_WIDTH, "prove_words": PROVE_WORDS, "no_payload": NO_PAYLOAD,
+            "disputed": DISPUTED, "not_checked": NOT_CHECKED, "unverified_reason": UNVERIFIED_REASON}
 
 
 def render(text: str) -> str:

@@ -38,19 +38,6 @@ export function formatModelValue(value: ModelValue | unknown): string {
   return printable(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
-/** The short text of the "model / payload" column. */
-export function modelPreview(candidate: ICandidate, width = 40): string {
-  let text = '';
-  if (typeof candidate.payload_hex === 'string') {
-    text = (candidate.payload_hex.match(/../g) ?? []).join(' ');
-  } else if (candidate.model && typeof candidate.model === 'object') {
-    text = modelEntries(candidate)
-      .map(([name, value]) => `${name}=${formatModelValue(value)}`)
-      .join(', ');
-  }
-  return shorten(text, width);
-}
-
 /** The model's entries in natural order (`byte_2` before `byte_10`). */
 export function modelEntries(candidate: ICandidate): [string, ModelValue][] {
   const model = candidate.model;

@@ -3,7 +3,7 @@
  * (render.TABLE_COLUMNS) key them, and the choice of those to show for one run.
  */
 
-import { modelPreview, shorten } from './candidate';
+import { shorten } from './candidate';
 import { stopButton } from './control';
 import { el, formatNumber } from './dom';
 import { printable } from './printable';
@@ -199,19 +199,14 @@ const COLUMNS: Record<string, IColumn> = {
   kill: {
     key: 'kill',
     title: 'kill',
-    cell: c =>
-      el(
-        'td',
-        'jp-Z3Run-kill',
-        kernelCell(c, 'kill') ?? printable(c.kill ?? '')
-      )
+    cell: c => el('td', 'jp-Z3Run-kill', kernelCell(c, 'kill'))
   },
   model: {
     key: 'model',
     title: 'model / payload',
     cell: (candidate, _t, group) => {
       const cell = el('td', 'jp-Z3Run-preview');
-      const text = kernelCell(candidate, 'model') ?? modelPreview(candidate);
+      const text = kernelCell(candidate, 'model');
       const preview = el('span', 'jp-Z3Run-previewText', text);
       preview.title = text;
       cell.append(preview, group);
@@ -237,7 +232,6 @@ const COLUMNS: Record<string, IColumn> = {
     }
   }
 };
-const DEFAULT_ORDER = Object.keys(COLUMNS);
 const FIGURES = new Set(['wall_s', 'cpu_s', 'peak_rss_mb']);
 
 /**
@@ -247,9 +241,7 @@ const FIGURES = new Set(['wall_s', 'cpu_s', 'peak_rss_mb']);
  * candidate ends.  Keys this version does not know are left out.
  */
 export function columnsFor(run: IRun, withTimings: boolean): IColumn[] {
-  const specs: IColumnSpec[] = run.columns?.length
-    ? run.columns
-    : DEFAULT_ORDER.map(key => ({ key, title: COLUMNS[key].title }));
+  const specs: IColumnSpec[] = run.columns ?? []; // an older document's: upgrade.ts
   const withLabels = run.candidates.some(
     c => Boolean(c.label) || Boolean(sourcePreview(c))
   );

@@ -2,41 +2,24 @@
  * A row's reason: the kernel's text for it (`cells.reason`: its message whole, wrapping in the
  * room, only its quoted source line cut; presentation/reasons.py decides), with the whole reason
  * (`reason_shown`: "confirmed by z3; ..." or "unconfirmed: why", a traceback too) one click away.
- * A document older than these fields shows its own reason, whole.
+ * An older document gets both from upgrade.ts, made as the kernel makes them.
  */
 
 import { control, el } from './dom';
 import { printable } from './printable';
 import { ICandidate } from './schema';
 
-/** The kernel's text for a column of this row (a document older than `cells`: undefined). */
-export function kernelCell(
-  candidate: ICandidate,
-  key: string
-): string | undefined {
-  const text = candidate.cells?.[key];
-  return typeof text === 'string' ? printable(text) : undefined;
+/** The kernel's text for a column of this row (`cells`; an older document's: upgrade.ts). */
+export function kernelCell(candidate: ICandidate, key: string): string {
+  return printable(candidate.cells?.[key] ?? '');
 }
 
-/** An older document's reason: the candidate's own, then its payload error. */
-function reasonText(candidate: ICandidate): string {
-  const reason = String(candidate.reason ?? '');
-  return printable(
-    candidate.payload_error
-      ? `${reason} (payload: ${candidate.payload_error})`.trim()
-      : reason,
-    '\n\t'
-  );
-}
-
-/** The whole reason as the kernel says it (`reason_shown`); an older document's own reason. */
+/** The whole reason as the kernel says it (`reason_shown`; an older document's: upgrade.ts). */
 export function wholeReason(candidate: ICandidate): string {
-  return typeof candidate.reason_shown === 'string'
-    ? printable(candidate.reason_shown.trim(), '\n\t')
-    : reasonText(candidate).trim();
+  return printable((candidate.reason_shown ?? '').trim(), '\n\t');
 }
 
-/** `text` on one line: its white space folded. */
+/** `text` on one line: its white space folded (to tell whether the row's text is all of it). */
 function flat(text: string): string {
   return text.split(/\s+/).filter(Boolean).join(' ');
 }
@@ -47,7 +30,7 @@ function flat(text: string): string {
  */
 export function reasonLine(candidate: ICandidate): HTMLElement | null {
   const whole = wholeReason(candidate);
-  const short = kernelCell(candidate, 'reason') ?? flat(whole.split('\n')[0]);
+  const short = kernelCell(candidate, 'reason');
   if (!short) {
     return null;
   }

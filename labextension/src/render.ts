@@ -4,9 +4,9 @@
  */
 
 import { actionButton, downloadBytes } from './actions';
-import type { IRunView } from './live';
+import { IRunView, LiveRun } from './live';
 import { el, formatNumber, keyValueTable } from './dom';
-import { candidateDetail, payloadFileName } from './candidate';
+import { candidateDetail } from './candidate';
 import { candidateBadge } from './columns';
 import { hexToBytes } from './hexdump';
 import { printable } from './printable';
@@ -19,11 +19,9 @@ import {
   answerWord,
   candidateLabel,
   shownStyle,
-  IRunMetadata,
-  parseMetadata,
-  parseRun
+  IRunMetadata
 } from './schema';
-import { nextEta, progressBar } from './progress';
+import { progressBar } from './progress';
 import { verdictTable } from './table';
 import { verdictBadge, verdictRank } from './verdicts';
 import { IViewState, newViewState } from './view';
@@ -45,36 +43,14 @@ function payloadAt(run: IRun, file: IPayloadFile): Uint8Array | null {
 
 /**
  * Every payload to zip: the kernel's list (`payload_files`, what `save_payloads` writes: further
- * models and the models read at checks too, each distinct payload once, under its file name); an
- * older document's distinct sat payloads.
+ * models and the models read at checks too, each distinct payload once, under its file name; an
+ * older document's: upgrade.ts).
  */
 function payloadFiles(run: IRun): [string, Uint8Array][] {
-  if (Array.isArray(run.payload_files)) {
-    return run.payload_files.flatMap(file => {
-      const valid =
-        typeof file === 'object' &&
-        typeof file?.name === 'string' &&
-        typeof file.at === 'string';
-      const bytes = valid ? payloadAt(run, file) : null;
-      return bytes
-        ? [[printable(file.name), bytes] as [string, Uint8Array]]
-        : [];
-    });
-  }
-  const files = new Map<string, [string, Uint8Array]>();
-  for (const candidate of run.candidates) {
-    const bytes =
-      candidate.verdict === 'sat' && typeof candidate.payload_hex === 'string'
-        ? hexToBytes(candidate.payload_hex)
-        : null;
-    if (bytes && !files.has(candidate.payload_hex as string)) {
-      files.set(candidate.payload_hex as string, [
-        payloadFileName(candidate),
-        bytes
-      ]);
-    }
-  }
-  return [...files.values()];
+  return (run.payload_files ?? []).flatMap(file => {
+    const bytes = payloadAt(run, file);
+    return bytes ? [[printable(file.name), bytes] as [string, Uint8Array]] : [];
+  });
 }
 
 /** "Download all payloads": every payload of the run (`payloadFiles`) in one ZIP file. */
@@ -107,7 +83,7 @@ function incompleteBadge(): HTMLElement {
 function summary(
   run: IRun,
   metadata: IRunMetadata,
-  state: IViewState
+  stale: boolean
 ): HTMLElement {
   const node = el('div', 'jp-Z3Run-summary');
   if (run.candidates.length === 1 && run.finished) {
@@ -127,9 +103,9 @@ function summary(
   }
   node.appendChild(el('span', 'jp-Z3Run-label', 'vote'));
   // A run of prove() calls votes in its words: "proved", "counterexample", "disputed".
-  const vote = run.finished ? (run.vote ?? run.verdict) : 'pending';
+  const vote = run.finished ? (run.vote ?? '') : 'pending';
   node.appendChild(verdictBadge(vote, shownStyle(vote)));
-  if (!run.finished && state.stale) {
+  if (!run.finished && stale) {
     node.appendChild(incompleteBadge());
   }
   // A run of prove() calls counts in its words: "1 proved, 1 counterexample".
@@ -277,13 +253,10 @@ export function renderRun(
   metadata?: unknown,
   state: IViewState = newViewState()
 ): HTMLElement {
-  return renderView(
-    { data, parsed: parseRun(data), metadata: parseMetadata(metadata) },
-    state
-  );
+  return renderView(LiveRun.of(data, metadata), state);
 }
 
-/** `renderRun` of a document already parsed (a live run's, parsed once a refresh: live.ts). */
+/** The view of a run's model (live.ts: a live run's, merged and parsed once a refresh). */
 export function renderView(
   view: IRunView,
   state: IViewState = newViewState()
@@ -297,11 +270,10 @@ export function renderView(
       return candidateAlone(parsed.run, meta, state);
     }
     const node = el('div', 'jp-Z3Run');
-    node.appendChild(summary(parsed.run, meta, state));
+    node.appendChild(summary(parsed.run, meta, view.stale));
     if (!parsed.run.finished) {
       node.classList.add('jp-Z3Run-live');
-      state.eta = nextEta(state.eta, parsed.run, meta);
-      node.appendChild(progressBar(parsed.run, meta, state.eta));
+      node.appendChild(progressBar(parsed.run, meta, view.eta));
     }
     node.appendChild(verdictTable(parsed.run, meta, state));
     node.appendChild(settings(parsed.run));

@@ -183,8 +183,9 @@ function validRun(data: JSONish): IRun {
             typeof f.at === 'string'
         )
       : undefined,
+    // Copies: the upgrade fills in what an older row lacks, never the output's own data.
     candidates: Array.isArray(data.candidates)
-      ? data.candidates.filter(isCandidate)
+      ? data.candidates.filter(isCandidate).map(c => ({ ...c }))
       : []
   };
 }
@@ -200,15 +201,9 @@ function parseProgress(value: unknown): IProgress | undefined {
   return undefined;
 }
 
-/** done/total: the document's own `progress` when it has one, else counted from the verdicts. */
+/** done/total, as the document says (an older document's: upgrade.ts). */
 export function progressOf(run: IRun): IProgress {
-  if (run.progress) {
-    return run.progress;
-  }
-  const done = run.candidates.filter(
-    c => c.verdict !== null && c.verdict !== undefined
-  ).length;
-  return { done, total: run.candidates.length };
+  return run.progress ?? { done: 0, total: 0 };
 }
 
 /** The label a candidate is shown under: its own, or `#index`. */
@@ -256,11 +251,9 @@ export function stateLabel(candidate: ICandidate): string {
     : 'queued';
 }
 
-/** The shown verdict (`shown`), else the verdict or live state. */
+/** The verdict as the row shows it (`shown`; an older document's: upgrade.ts). */
 export function shownLabel(candidate: ICandidate): string {
-  return typeof candidate.shown === 'string' && candidate.shown
-    ? printable(candidate.shown)
-    : stateLabel(candidate);
+  return printable(candidate.shown ?? '');
 }
 
 /** The verdicts.json entry that colours a shown label: row_details.SHOWN_STYLES, generated. */

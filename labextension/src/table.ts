@@ -2,15 +2,19 @@
  * The verdict table you can work with: sort by a column header (verdict, time, memory ...),
  * filter by verdict, fold identical results into one row (by default from GROUP_FROM
  * candidates on); each row opens a detail row below it.  Rows are built once per rendering and
- * only re-ordered, so open details stay open.
- *
- * The table never scrolls sideways while it can help it (`fit`): when it is wider than its
- * output, the timing columns shrink first (their unit goes to the header), then the reason,
- * core, objective and further models move to a full-width line under each row, then a
- * candidate's name and source preview stack.
+ * only re-ordered, so open details stay open.  The table never scrolls sideways while it can
+ * help it (fit.ts); its headers, filter and toggles are in controls.ts.
  */
 
 import { STREAM_PREVIEW_LINES, candidateDetail } from './candidate';
+import {
+  filterSelect,
+  groupToggle,
+  markSorted,
+  moreButton,
+  sortHeader
+} from './controls';
+import { fitWhenResized } from './fit';
 import { IColumn, columnsFor, rowExtras } from './columns';
 import { control, el } from './dom';
 import { groupFigure, groupLabel, hasModel } from './group';
@@ -20,12 +24,10 @@ import {
   IRun,
   IRunMetadata,
   ITiming,
-  answerWord,
   candidateLabel,
   shownLabel,
   stateLabel
 } from './schema';
-import { verdictRank } from './verdicts';
 import {
   GROUP_FROM,
   IShownRow,
@@ -41,93 +43,6 @@ interface IRowPair {
   output: HTMLTableRowElement | null;
   /** The reason, core, objective and further models on a line of their own (narrow tables). */
   extras: HTMLTableRowElement | null;
-}
-
-/** The layouts `fit` tries in turn, narrower each time: classes on the table's view. */
-const LAYOUTS: string[][] = [
-  [],
-  ['jp-Z3Run-compact'],
-  ['jp-Z3Run-compact', 'jp-Z3Run-narrow'],
-  ['jp-Z3Run-compact', 'jp-Z3Run-narrow', 'jp-Z3Run-stacked']
-];
-const LAYOUT_CLASSES = [...new Set(LAYOUTS.flat())];
-
-/** The first layout whose reasons are on a line of their own, under their rows. */
-const NARROW = 2;
-
-/** Whether a reason in its column would take more than one line (a wide table's reason cells). */
-function reasonsWrap(view: HTMLElement): boolean {
-  const shown = view.querySelectorAll<HTMLElement>(
-    'td.jp-Z3Run-reason > .jp-Z3Run-reasonText > .jp-Z3Run-reasonShort'
-  );
-  return Array.from(shown).some(text => text.getClientRects().length > 1);
-}
-
-/**
- * The first layout in which the table is no wider than its view, kept for the next rendering;
- * and at least the narrow one (each reason on a full-width line under its row) when a reason
- * would wrap in its column: a reason is read whole, not a word a line.
- */
-function fit(view: HTMLElement, state: IViewState): void {
-  for (let level = 0; level < LAYOUTS.length; level++) {
-    view.classList.remove(...LAYOUT_CLASSES);
-    view.classList.add(...LAYOUTS[level]);
-    state.layout = level;
-    if (view.scrollWidth > view.clientWidth) {
-      continue;
-    }
-    if (level < NARROW && reasonsWrap(view)) {
-      level = NARROW - 1; // the next turn tries the narrow layout
-      continue;
-    }
-    return;
-  }
-}
-
-/**
- * Fit the table now and whenever its width or its view's changes: the output is resized, or the
- * table's own content is (a web font that loads late, a row that opens).  Fitting waits for the
- * next frame: done in the observer's own callback, the height it changes would be a resize
- * notified in the same frame again (a "ResizeObserver loop" error).  A fit is deterministic, so
- * the table's width after a second fit is the same, and the observer goes quiet.
- */
-function fitWhenResized(
-  view: HTMLElement,
-  table: HTMLElement,
-  state: IViewState
-): () => void {
-  const widths = new Map<Element, number>();
-  let pending = 0;
-  const later = (): void => {
-    if (!pending) {
-      pending = requestAnimationFrame(() => {
-        pending = 0;
-        if (view.isConnected) {
-          fit(view, state);
-        }
-      });
-    }
-  };
-  if (typeof ResizeObserver === 'function') {
-    const observer = new ResizeObserver(entries => {
-      let changed = false;
-      for (const entry of entries) {
-        changed ||= widths.get(entry.target) !== entry.contentRect.width;
-        widths.set(entry.target, entry.contentRect.width);
-      }
-      if (changed) {
-        later();
-      }
-    });
-    observer.observe(view);
-    observer.observe(table);
-  }
-  view.classList.add(...LAYOUTS[state.layout ?? 0]); // the last fit, until measured again
-  return () => {
-    if (view.isConnected && typeof requestAnimationFrame === 'function') {
-      later();
-    }
-  };
 }
 
 function extrasRow(
@@ -265,91 +180,6 @@ function rowPair(
   };
 }
 
-function sortHeader(
-  column: IColumn,
-  state: IViewState,
-  refresh: () => void
-): HTMLElement {
-  const th = el('th', `jp-Z3Run-col-${column.key}`);
-  if (column.unit) {
-    // Shown when the table is narrow and the figures drop their units (LAYOUTS).
-    th.dataset.unit = column.unit;
-  }
-  if (!column.sort) {
-    th.textContent = column.title;
-    return th;
-  }
-  const key = column.sort;
-  const button = control('button', 'jp-Z3Run-sort', column.title);
-  button.dataset.sort = key;
-  button.title = `Sort by ${column.title}`;
-  button.addEventListener('click', () => {
-    if (state.sort === key) {
-      state.descending = !state.descending;
-    } else {
-      state.sort = key;
-      state.descending = column.largestFirst === true;
-    }
-    refresh();
-  });
-  th.appendChild(button);
-  return th;
-}
-
-function filterSelect(
-  run: IRun,
-  candidates: ICandidate[],
-  state: IViewState,
-  refresh: () => void
-): HTMLSelectElement {
-  const counts = new Map<string, number>();
-  for (const candidate of candidates) {
-    const label = stateLabel(candidate);
-    counts.set(label, (counts.get(label) ?? 0) + 1);
-  }
-  if (state.filter && !counts.has(state.filter)) {
-    counts.set(state.filter, 0); // a live run: keep the user's choice while none is there yet
-  }
-  const select = control('select', 'jp-Z3Run-filter');
-  select.title = 'Show only the candidates with this verdict';
-  select.appendChild(new Option(`all verdicts (${candidates.length})`, ''));
-  const names = [...counts.keys()].sort(
-    (a, b) => verdictRank(a) - verdictRank(b)
-  );
-  for (const name of names) {
-    select.appendChild(
-      new Option(`${answerWord(run, name)} (${counts.get(name)})`, name)
-    );
-  }
-  select.value = state.filter;
-  select.addEventListener('change', () => {
-    state.filter = select.value;
-    refresh();
-  });
-  return select;
-}
-
-function groupToggle(
-  state: IViewState,
-  refresh: () => void
-): [HTMLElement, (rows: number) => void] {
-  const label = el('label', 'jp-Z3Run-groupToggle');
-  const box = control('input');
-  box.type = 'checkbox';
-  box.checked = state.grouped === true;
-  box.addEventListener('change', () => {
-    state.grouped = box.checked;
-    refresh();
-  });
-  const text = el('span');
-  label.append(box, text);
-  // The count is the rows grouping shows (with the current filter), as the table will.
-  const count = (rows: number): void => {
-    text.textContent = ` group identical results (${rows} row${rows === 1 ? '' : 's'})`;
-  };
-  return [label, count];
-}
-
 /** The figure cells of a row, by the key their values are read with. */
 const FIGURE_CELLS: [string, (t: ITiming) => number | undefined, string][] = [
   ['wall', t => t.wall_s, 's'],
@@ -411,29 +241,6 @@ function markGroup(
 
 /** At first only this many rows are drawn; one click shows all (a run of K = 1000 stays short). */
 export const PAGE_ROWS = 50;
-
-function markSorted(head: HTMLTableRowElement, state: IViewState): void {
-  for (const th of Array.from(head.children)) {
-    const key = (th.firstElementChild as HTMLElement | null)?.dataset?.sort;
-    if (key === state.sort) {
-      th.setAttribute(
-        'aria-sort',
-        state.descending ? 'descending' : 'ascending'
-      );
-    } else {
-      th.removeAttribute('aria-sort');
-    }
-  }
-}
-
-function moreButton(state: IViewState, refresh: () => void): HTMLButtonElement {
-  const button = control('button', 'jp-Z3Run-action jp-Z3Run-more');
-  button.addEventListener('click', () => {
-    state.showAll = !state.showAll;
-    refresh();
-  });
-  return button;
-}
 
 /** The table and its controls; `state` carries the user's choices across renderings. */
 export function verdictTable(

@@ -1,20 +1,42 @@
 /**
  * The one place an older saved document is brought up to the current one (still version 1:
  * additive changes, protocol/document.py).  A document written before the kernel spelled out a
- * field the views show gets that field here, made as the kernel makes it
- * (presentation/phrases.py), so that the views only draw what the document says:
+ * field the views show gets that field here, made as the kernel makes it (the Python function
+ * named beside each), so that the views only draw what the document says:
  *
- * - `isolation_summary` (before it: made from `isolation`, as phrases.isolation_summary does);
- * - `isolation_shortfall` (before it: the summary, as such documents always showed it);
- * - `limits_shown` (before it: each limit under its flag name and unit, from
- *   presentation.generated.json, which tools/sync_docs.py writes from the Python limits);
- * - a candidate's `source_preview` (before it: `preview`) and `core_places` (before it: the
- *   core's script lines, "line N").
+ * - `isolation_summary` (phrases.isolation_summary), `isolation_shortfall` (the summary, as
+ *   such documents always showed it), `limits_shown` (phrases.limits_shown);
+ * - `columns` (phrases.TABLE_COLUMNS), `progress` (phrases.progress), `words` and `vote` (a run
+ *   of prove() calls: vote.vote_word), `said_once` (reasons.said_once_caption);
+ * - each candidate's `reason_shown` (reasons.row_reason), `unconfirmed`, `cells` (the kill,
+ *   model and reason columns' text: phrases.TABLE_COLUMNS, reasons.fit_reason keeps an error's
+ *   "(line N" place), `shown`, `show_output`, `core_answer` (older-rows.ts), `source_preview`
+ *   (before it: `preview`) and `core_places` (before it: "line N");
+ * - a finished run's `payload_files` (older-payloads.ts: render.add_payload_files).
+ *
+ * The Python names, units and words come from presentation.generated.json, which
+ * tools/sync_docs.py writes from the Python.
  */
 
+import {
+  counts,
+  fitReason,
+  killText,
+  modelPreview,
+  proveWord,
+  rowReason,
+  saidOnce,
+  saidOnceCaption,
+  shownVerdict,
+  showsOutput,
+  smt2CoreAnswer,
+  unconfirmedWhy
+} from './older-rows';
+import { payloadFilesOf } from './older-payloads';
 import words from './presentation.generated.json';
 import type {
   IDocumentCandidate,
+  IDocumentColumn,
   IIsolationReport,
   IRunDocument
 } from './run-schema.generated';
@@ -66,9 +88,39 @@ export function limitsShownOf(
   });
 }
 
+/** phrases.TABLE_COLUMNS: the table's columns, as the kernel lists them. */
+const COLUMNS: IDocumentColumn[] = words.columns;
+/** phrases.REASON_WIDTH: the reason's room in a row. */
+const REASON_WIDTH: number = words.reason_width;
+/** The model column's width in the text table (phrases.TABLE_COLUMNS). */
+const MODEL_WIDTH = 30;
+
+/** A row's reason and its cells; `shared`: the clauses the caption says once. */
+function upgradeReason(candidate: IDocumentCandidate, shared: string[]): void {
+  if (candidate.reason_shown === undefined) {
+    candidate.reason_shown = rowReason(candidate, shared);
+    const why = unconfirmedWhy(candidate);
+    if (why !== null) {
+      candidate.unconfirmed ??= why;
+    }
+  }
+  const cells = { ...candidate.cells }; // a copy: the output's own data stays as it was saved
+  cells.kill ??= killText(candidate);
+  cells.model ??= modelPreview(candidate, MODEL_WIDTH);
+  cells.reason ??= fitReason(candidate.reason_shown, REASON_WIDTH);
+  candidate.cells = cells;
+}
+
 function upgradeCandidate(
-  candidate: IDocumentCandidate & { preview?: unknown }
+  candidate: IDocumentCandidate & { preview?: unknown },
+  alone: boolean,
+  finished: boolean
 ): void {
+  candidate.shown ??= shownVerdict(candidate);
+  candidate.show_output ??= finished && showsOutput(candidate, alone);
+  if (candidate.core_answer === undefined) {
+    candidate.core_answer = smt2CoreAnswer(candidate);
+  }
   if (
     candidate.source_preview === undefined &&
     typeof candidate.preview === 'string'
@@ -85,11 +137,53 @@ function upgradeCandidate(
   }
 }
 
+/** vote.proves and vote.vote_word: a run of prove() calls says its answers in their words. */
+function upgradeWords(run: IRunDocument): void {
+  const decisive = run.candidates.filter(
+    c => c.verdict === 'sat' || c.verdict === 'unsat'
+  );
+  const proves =
+    decisive.length > 0 && decisive.every(c => proveWord(c) !== null);
+  if (proves) {
+    run.words ??= { ...words.prove_words };
+  }
+  if (run.vote === undefined) {
+    const counted = run.candidates.some(counts);
+    run.vote = !proves
+      ? run.verdict
+      : (run.words?.[run.verdict] ?? (counted ? run.verdict : words.disputed));
+  }
+}
+
 /** Fill in, in place, what a document older than these fields lacks (see the list above). */
 export function upgradeOlder(run: IRunDocument): IRunDocument {
   run.isolation_summary ??= isolationSummaryOf(run.isolation);
   run.isolation_shortfall ??= run.isolation_summary;
   run.limits_shown ??= limitsShownOf(run.limits);
-  run.candidates.forEach(upgradeCandidate);
+  if (!run.columns?.length) {
+    run.columns = COLUMNS.map(column => ({ ...column }));
+  }
+  run.progress ??= {
+    done: run.candidates.filter(
+      c => c.verdict !== null && c.verdict !== undefined
+    ).length,
+    total: run.candidates.length
+  };
+  upgradeWords(run);
+  const finished = run.finished !== false;
+  if (finished && run.payload_files === undefined) {
+    const files = payloadFilesOf(run.candidates);
+    run.payload_files = files.length ? files : undefined;
+  }
+  const older = run.candidates.every(c => c.reason_shown === undefined);
+  const shared =
+    older && run.said_once === undefined ? saidOnce(run.candidates) : [];
+  if (shared.length) {
+    run.said_once = saidOnceCaption(run.candidates, shared);
+  }
+  for (const candidate of run.candidates) {
+    upgradeCandidate(candidate, run.candidates.length === 1, finished);
+    upgradeReason(candidate, shared);
+  }
   return run;
 }

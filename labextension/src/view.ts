@@ -1,10 +1,10 @@
 /**
  * What the user chose in a result's table (sort, filter, grouping, open rows), and the pure
  * function that turns it into the rows to show.  The state outlives one rendering: a live run
- * re-renders its output on every update, and the user's choices must survive that.
+ * re-renders its output on every update, and the user's choices must survive that.  It holds
+ * the view's choices only; what the run accumulates is its model's (live.ts: `LiveRun`).
  */
 
-import type { IEta } from './progress';
 import { ICandidate, ITiming, stateLabel, candidateLabel } from './schema';
 import { verdictRank } from './verdicts';
 
@@ -24,12 +24,8 @@ export interface IViewState {
   fullStreams: Set<string>;
   /** Every row drawn, not only the first page. */
   showAll: boolean;
-  /** A live output that stopped updating: saved mid-run, or its kernel is gone. */
-  stale: boolean;
   /** The table's last layout (table.ts LAYOUTS), so that a refresh starts from it. */
   layout?: number;
-  /** A live run's smoothed rate, for its estimate of the time left (progress.ts). */
-  eta?: IEta;
 }
 
 export function newViewState(): IViewState {
@@ -40,8 +36,7 @@ export function newViewState(): IViewState {
     grouped: undefined,
     open: new Set(),
     fullStreams: new Set(),
-    showAll: false,
-    stale: false
+    showAll: false
   };
 }
 

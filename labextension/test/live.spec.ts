@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { IStopRequest, STOP_EVENT, stopButton } from '../src/control';
-import { LiveRun } from '../src/live';
+import { LiveRun, STALE_MS } from '../src/live';
 import type { IRun } from '../src/schema';
 import { crc32, zipStore } from '../src/zip';
 import { candidate, run } from './fixtures';
@@ -22,24 +22,23 @@ describe('LiveRun', () => {
       delta: true,
       progress: { done: 1, total: 3 }
     };
-    const view = live.update(delta, {
+    live.update(delta, {
       timings: [{ index: 2, running_s: 1.5 }]
     });
-    expect(view).toBe(live.view);
-    expect(view.parsed.ok).toBe(true);
-    const parsed = view.parsed as { ok: true; run: IRun };
+    expect(live.parsed.ok).toBe(true);
+    const parsed = live.parsed as { ok: true; run: IRun };
     expect(parsed.run.candidates.map(c => c.verdict)).toEqual([
       null,
       'sat',
       null
     ]);
-    expect(view.metadata.timings).toEqual([{ index: 2, running_s: 1.5 }]);
+    expect(live.metadata.timings).toEqual([{ index: 2, running_s: 1.5 }]);
     live.update(run([candidate({ index: 0 })]), {});
     expect(live.live).toBe(false); // a final document replaces every row
   });
 
   it('marks rows it never received as incomplete', () => {
-    const view = new LiveRun().update(
+    const view = LiveRun.of(
       {
         ...run([candidate({ index: 1 })], { finished: false }),
         delta: true,
@@ -52,9 +51,64 @@ describe('LiveRun', () => {
   });
 
   it('keeps a document it cannot read as it is, to show it raw', () => {
-    const view = new LiveRun().update({ schema: 'other' }, null);
+    const view = LiveRun.of({ schema: 'other' }, null);
     expect(view.parsed.ok).toBe(false);
     expect(view.data).toEqual({ schema: 'other' });
+  });
+});
+
+describe('LiveRun between refreshes', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const going = (done: number) =>
+    run(
+      [
+        candidate({ index: 0, verdict: done > 0 ? 'sat' : null }),
+        candidate({ index: 1, verdict: done > 1 ? 'sat' : null })
+      ],
+      { finished: false, progress: { done, total: 2 } }
+    );
+
+  it('goes stale with no refresh for STALE_MS, and says so once', () => {
+    vi.useFakeTimers();
+    const live = new LiveRun();
+    const changes: boolean[] = [];
+    live.changed.connect(() => changes.push(live.stale));
+    live.update(going(1), { elapsed_s: 1 });
+    vi.advanceTimersByTime(STALE_MS - 1);
+    expect(live.stale).toBe(false);
+    live.update(going(1), { elapsed_s: 2 }); // a refresh starts the wait again
+    vi.advanceTimersByTime(STALE_MS - 1);
+    expect(live.stale).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(live.stale).toBe(true);
+    vi.advanceTimersByTime(10 * STALE_MS);
+    expect(changes).toEqual([false, false, true]);
+    live.update(going(2), {}); // a refresh is fresh again
+    expect(live.stale).toBe(false);
+    live.dispose();
+  });
+
+  it('never goes stale once finished', () => {
+    vi.useFakeTimers();
+    const live = LiveRun.of(run([candidate()]), {});
+    vi.advanceTimersByTime(2 * STALE_MS);
+    expect(live.stale).toBe(false);
+    expect(live.live).toBe(false);
+  });
+
+  it('keeps the smoothed rate and counts the elapsed time on from the last refresh', () => {
+    vi.useFakeTimers();
+    const live = new LiveRun();
+    live.update(going(1), { elapsed_s: 2 });
+    expect(live.eta).toEqual({ done: 1, rate: 0.5 });
+    expect(live.elapsedAt(performance.now() + 1500)).toBeCloseTo(3.5);
+    live.update(going(2), { elapsed_s: 3 });
+    expect(live.eta?.done).toBe(2);
+    expect(live.eta!.rate).toBeCloseTo(0.5 + 0.3 * (2 / 3 - 0.5));
+    expect(LiveRun.of(going(1), {}).elapsedAt(0)).toBeUndefined();
+    live.dispose();
   });
 });
 

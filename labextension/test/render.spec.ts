@@ -153,10 +153,11 @@ describe('renderRun', () => {
         })
       ])
     );
-    // A document older than `cells`: its reason whole, never cut at 60 characters.
+    // A document older than `cells`: its reason as the kernel says it (an unsat nobody
+    // confirmed says so), whole: a message is never cut at 60 characters.
     expect(
       node.querySelector('.jp-Z3Run-reason .jp-Z3Run-reasonShort')!.textContent
-    ).toBe(long);
+    ).toBe(`unconfirmed: no checker confirmed it; ${long}`);
     expect(texts(node, 'td.jp-Z3Run-reason .jp-Z3Run-coreInline')).toEqual([
       'core: line 3: s.add(x > 2); line 4: s.add(x < 1)'
     ]);

@@ -574,7 +574,7 @@ describe('the estimate of the time left', () => {
             ? candidate({ index })
             : candidate({ index, verdict: null, state: 'running', model: null })
         ),
-        { finished: false }
+        { finished: false, progress: { done, total: 10 } }
       );
     const first = nextEta(undefined, doc(2), { elapsed_s: 10 });
     expect(progressText(doc(2), { elapsed_s: 10 }, first)).toContain(

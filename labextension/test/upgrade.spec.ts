@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { fitReason } from '../src/older-rows';
 import { parseRun } from '../src/schema';
 
 // A document written before the kernel spelled out these fields (its limits and isolation only).
@@ -53,6 +54,12 @@ describe('an older document', () => {
     expect(run?.candidates[0].core_places).toEqual(['line 4']);
   });
 
+  it("leaves the output's own data as it was saved", () => {
+    const saved = structuredClone(OLDER);
+    parseRun(saved);
+    expect(saved).toEqual(OLDER);
+  });
+
   it('is read with a wrong-typed field left at its default, not taken as it is', () => {
     const odd = parseRun({
       ...OLDER,
@@ -63,5 +70,53 @@ describe('an older document', () => {
     expect(odd.ok && odd.run.verdict).toBe('unknown');
     expect(odd.ok && odd.run.counts).toEqual({});
     expect(odd.ok && odd.run.isolation_summary).toBe('unknown');
+  });
+});
+
+describe("an older row's reason, fitted as reasons.fit_reason fits it", () => {
+  // Expected: what z3sandbox_kernel.presentation.reasons.fit_reason returns for the same text.
+  const error =
+    "NameError: name 'an_undefined_name_that_is_long' is not defined (line 12 [candidate line 2], column 4: `print(an_undefined_name_that_is_long + x.as_long() + y)`)";
+  const place =
+    "NameError: name 'an_undefined_name_that_is_long' is not defined (line 12 [candidate line 2], column 4";
+
+  it('cuts the quoted source line first, keeping its place', () => {
+    expect(fitReason(error, 130)).toBe(
+      `${place}: \`print(an_undefined_name…\`)`
+    );
+    expect(fitReason(error, 150)).toBe(
+      `${place}: \`print(an_undefined_name_that_is_long + x.as…\`)`
+    );
+  });
+
+  it('drops a source line too short to keep, never the "(line N" place nor the message', () => {
+    expect(fitReason(error, 60)).toBe(`${place})`);
+    expect(
+      fitReason(
+        'SyntaxError: \'(\' was never closed (line 1, column 12: `x, y = Ints("x y"`) and the message goes on for quite a while longer',
+        60
+      )
+    ).toBe(
+      "SyntaxError: '(' was never closed (line 1, column 12) and the message goes on for quite a while longer"
+    );
+  });
+
+  it('leaves a reason that fits as it is', () => {
+    expect(fitReason('ValueError: short (line 3: `x`)', 60)).toBe(
+      'ValueError: short (line 3: `x`)'
+    );
+  });
+
+  it('is the cell an older document gets, the whole reason one click away', () => {
+    const parsed = parseRun({
+      ...OLDER,
+      candidates: [
+        { index: 0, verdict: 'runtime_error', reason: error, kill: null }
+      ]
+    });
+    const row = parsed.ok ? parsed.run.candidates[0] : null;
+    expect(row?.cells?.reason).toBe(`${place})`);
+    expect(row?.reason_shown).toBe(error);
+    expect(row?.shown).toBe('runtime_error');
   });
 });

@@ -1,18 +1,23 @@
-"""What the browser steps do in JupyterLab's page: open a notebook with or without a kernel, type
-into a cell, save, switch themes, read a badge's contrast.  Every wait is on a selector or a
-condition, never a sleep."""
+"""What the browser steps do in JupyterLab's page: write a notebook of outputs, open it with or
+without a kernel, type into a cell, save, switch themes, open a row, wait for a table to fit, read
+a badge's contrast.  Every wait is on a selector or a condition, never a sleep.  The test modules
+share these (no test module imports another)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from .conftest import LabServer, unavailable
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page, Route
+    from playwright.sync_api import Expect, Locator, Page, Route
 
+    from z3sandbox_kernel import RunResult
+
+MIME_TYPE = "application/vnd.z3sandbox.run+json"
 KERNEL_NAME = "z3sandbox"
 KERNEL_DISPLAY_NAME = "Z3 Sandbox (Python 3)"
 NO_KERNELS = """async () => {
@@ -21,7 +26,15 @@ NO_KERNELS = """async () => {
 }"""
 
 
-def expect() -> object:
+# True once a result's table is no wider than its view (fitted on the frame after it is drawn).
+FITS = """view => {
+  const table = view.querySelector('table');
+  return view.scrollWidth <= view.clientWidth && table.scrollWidth <= table.clientWidth;
+}"""
+
+
+def expect() -> Expect:
+    """Playwright's ``expect``, imported when a step runs (a machine without Playwright skips)."""
     from playwright.sync_api import expect as playwright_expect
 
     return playwright_expect
@@ -35,7 +48,7 @@ def screenshot(page: Page, output_dir: Path, name: str) -> Path:
 
 
 def require_kernelspec(lab: LabServer) -> None:
-    specs = lab.api("api/kernelspecs")["kernelspecs"]
+    specs = cast("dict[str, dict[str, object]]", lab.api("api/kernelspecs"))["kernelspecs"]
     if KERNEL_NAME not in specs:
         unavailable(f"the {KERNEL_NAME!r} kernelspec is not installed (pip install .)")
 
@@ -71,9 +84,14 @@ def open_without_kernel(page: Page, lab: LabServer, name: str) -> Locator:
     return panel
 
 
+def kernels(lab: LabServer) -> list[dict[str, str]]:
+    """The server's running kernels, as its REST API lists them."""
+    return cast("list[dict[str, str]]", lab.api("api/kernels"))
+
+
 def shut_down_kernels(page: Page, lab: LabServer) -> None:
     """Through the REST API rather than the Kernel menu: no stray dialog can get in the way."""
-    for kernel in lab.api("api/kernels"):
+    for kernel in kernels(lab):
         lab.api(f"api/kernels/{kernel['id']}", method="DELETE")
     page.wait_for_function(NO_KERNELS)
 
@@ -145,3 +163,54 @@ def row_indices(result: Locator) -> list[int]:
     """The candidates' indices in the order the table shows them."""
     rows = result.locator("tbody .jp-Z3Run-row")
     return [int(i) for i in rows.evaluate_all("rows => rows.map(r => r.dataset.index)")]
+
+
+def rendered_output(result: RunResult) -> dict[str, Any]:
+    """A display_data output as the kernel writes it (render.run_mimebundle)."""
+    from z3sandbox_kernel.presentation.render import run_mimebundle
+
+    data, metadata = run_mimebundle(result)
+    return {"output_type": "display_data", "data": data, "metadata": metadata}
+
+
+def write_notebook(path: Path, outputs: list[list[dict[str, Any]]], ids: list[str] | None = None) -> None:
+    """A notebook of one code cell per entry of ``outputs`` (cell ``n`` named ``ids[n]`` or
+    ``c{n}``), on a plain Python kernelspec: opened, it shows what was saved."""
+    names = ids or [f"c{n}" for n in range(len(outputs))]
+    cells = [
+        {"cell_type": "code", "execution_count": n + 1, "id": name, "metadata": {},
+         "source": f"# {path.stem}, cell {name}", "outputs": cell_outputs}
+        for n, (name, cell_outputs) in enumerate(zip(names, outputs, strict=True))
+    ]  # fmt: skip
+    notebook = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook, indent=1))
+
+
+def open_detail(result: Locator, index: int) -> Locator:
+    """Open candidate ``index``'s detail row by its toggle; the detail row, once visible."""
+    result.locator(f'.jp-Z3Run-row[data-index="{index}"] .jp-Z3Run-toggle').click()
+    detail = result.locator(f'.jp-Z3Run-row[data-index="{index}"] ~ .jp-Z3Run-detailRow').first
+    expect()(detail).to_be_visible()
+    return detail
+
+
+def with_file_browser(page: Page) -> None:
+    """The file browser open: the output area loses its room to it, as on a laptop."""
+    browser = page.locator("#filebrowser")
+    if not browser.is_visible():
+        page.locator('.jp-SideBar.jp-mod-left [data-id="filebrowser"]').click()
+    expect()(browser).to_be_visible()
+
+
+def wait_fitted(page: Page, result: Locator) -> Locator:
+    """Wait until the result's table no longer scrolls sideways; its view."""
+    view = result.locator(".jp-Z3Run-tableView")
+    page.wait_for_function(FITS, arg=view.element_handle())  # fitted on the next frame
+    width = view.evaluate("v => [v.scrollWidth, v.clientWidth]")
+    assert width[0] <= width[1], width
+    return view

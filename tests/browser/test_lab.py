@@ -1,15 +1,9 @@
-"""JupyterLab in headless Chromium: the kernel in the launcher, saved results, a live run, status.
+"""JupyterLab in headless Chromium: the kernel in the launcher, a live run, status, reopening.
 
-The steps share one server and one page and run in file order:
+The steps share one server and one page and run in file order (saved results opened with no
+kernel are test_saved.py's; the screenshots keep their step numbers):
 
 1. the launcher offers "Z3 Sandbox (Python 3)" with the kernelspec's logo;
-2. a hand-written saved result renders through the labextension with no kernel at all, with its
-   badges in verdicts.json's colours (>= 4.5:1 in the light theme); its model is copied as JSON
-   (read back from the clipboard), its payload downloaded (the file's bytes compared), its long
-   stderr expanded;
-   Cells made by the renderer show, without a click, a proof's "proved" and its stdout, cores in
-   their rows and a payload warning, a long name cut and the reason readable at 1400 px; a live
-   output saved mid-run says "incomplete";
 3. a new notebook on that kernel runs a four-candidate ``%%z3sandbox`` cell: the progress bar
    (done/total, elapsed), the timing columns and a running row's time so far are seen mid-run,
    then the same output becomes the final table -- one output, no widget; the table is sorted by
@@ -34,14 +28,14 @@ import pytest
 
 from z3sandbox_kernel import Verdict
 
-from .conftest import REPO, LabServer
+from .conftest import LabServer
 from .pages import (
     KERNEL_DISPLAY_NAME,
-    badge_colours,
-    contrast,
-    css_rgb,
+    MIME_TYPE,
     current_panel,
     expect,
+    kernels,
+    open_detail,
     open_without_kernel,
     require_kernelspec,
     row_indices,
@@ -49,7 +43,6 @@ from .pages import (
     screenshot,
     shut_down_kernels,
     type_into_cell,
-    use_theme,
     wait_for_idle_kernel,
 )
 
@@ -58,14 +51,10 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-MIME_TYPE = "application/vnd.z3sandbox.run+json"
 WIDGET_MIME_TYPE = "application/vnd.jupyter.widget-view+json"
 VERDICTS = [verdict.value for verdict in Verdict]
 DECIDED = re.compile(rf"^\s*({'|'.join(VERDICTS)})\s*$")  # a verdict, not "queued"/"running"
-COLOURS = json.loads((REPO / "z3sandbox_kernel" / "protocol" / "verdicts.json").read_text())["verdicts"]
 NOTEBOOK = "z3sandbox-live.ipynb"
-PAYLOAD_HEX = "5a3373616e64626f780a00ff414243444546474849"
-STDERR = "\n".join(f"stderr line {n}" for n in range(1, 31))
 # Two fast candidates with the same model, two slow ones (4 s each) on two jobs: the run is
 # unfinished for 4 s at least, long enough to see its progress.
 LIVE_CELL = """%%z3sandbox --jobs 2 --wall 40
@@ -129,226 +118,6 @@ def test_launcher_offers_the_kernel_with_its_logo(lab: LabServer, page: Page, ou
     expect()(logo).to_have_attribute("src", re.compile(r"/kernelspecs/z3sandbox/logo-"))
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=logo.element_handle())
     screenshot(page, output_dir, "1-launcher")
-
-
-# ------------------------------------------------------------------------------------------ step 2
-
-
-def saved_run(version: int) -> dict[str, Any]:
-    """A result as `z3sandbox_kernel.presentation.render.run_json` writes it, by hand, three candidates."""
-    base = {
-        "reason": "", "model": None, "payload_hex": None, "payload_error": None,
-        "unsat_core": None, "stdout": "", "stderr": "", "stdout_truncated": False,
-        "stderr_truncated": False, "kill": None, "exit_code": 0, "signal": None, "verified": None,
-    }  # fmt: skip
-    candidates = [
-        {**base, "index": 0, "verdict": "sat", "model": {"x": 4}, "verified": True,
-         "label": "gpt", "source_preview": "x = Int('x')", "payload_hex": PAYLOAD_HEX},
-        {**base, "index": 1, "verdict": "unsat", "unsat_core": [[3, "s.add(x > 3)"]],
-         "label": "claude", "source_preview": "s.add(x > 3, x < 2)"},
-        {**base, "index": 2, "verdict": "timeout", "kill": "wall", "exit_code": None,
-         "reason": "wall limit 10 s", "stderr": STDERR, "label": None, "source_preview": None},
-    ]  # fmt: skip
-    return {
-        "schema": "z3sandbox.run", "version": version, "verdict": "sat",
-        "counts": {"sat": 1, "unsat": 1, "timeout": 1}, "language": "python",
-        "limits": {"timeout_s": 5.0, "wall_s": 10.0, "memory_mb": 512},
-        "isolation": {"level": "process", "layers": [
-            {"name": "rlimits", "active": True, "detail": "7 limits"},
-            {"name": "seccomp", "active": False, "error": "libseccomp missing"}]},
-        "notes": [], "interrupted": False, "candidates": candidates,
-    }  # fmt: skip
-
-
-def saved_output(version: int) -> dict[str, Any]:
-    timings = [{"index": i, "wall_s": 0.1 * (i + 1), "cpu_s": 0.05, "peak_rss_mb": 60.0}
-               for i in range(3)]  # fmt: skip
-    return {
-        "output_type": "display_data",
-        "data": {
-            "text/plain": "RunResult: sat",
-            "text/html": "<p class='z3-html-fallback'>HTML fallback</p>",
-            MIME_TYPE: saved_run(version),
-        },
-        "metadata": {MIME_TYPE: {"elapsed_s": 0.42, "timings": timings}},
-    }
-
-
-def rendered_output(result: object) -> dict[str, Any]:
-    """A display_data output as the kernel writes it (render.run_mimebundle)."""
-    from z3sandbox_kernel.presentation.render import run_mimebundle
-
-    data, metadata = run_mimebundle(result)
-    return {"output_type": "display_data", "data": data, "metadata": metadata}
-
-
-LONG_LABEL = "a-candidate-with-a-very-long-name-" * 3
-LONG_REASON = "RuntimeError: the script raised after printing its model; " * 4
-
-
-def rows_that_show_what_matters() -> list[dict[str, Any]]:
-    """Outputs made by the renderer itself: a proof alone (its stdout inline), then a run whose
-    rows show a core, an SMT-LIB core answer, a payload warning, and a long name and reason."""
-    from z3sandbox_kernel import CandidateResult, RunResult
-    from z3sandbox_kernel.contracts.results import ModelResult
-
-    proof = RunResult(candidates=[CandidateResult(index=0, verdict=Verdict.UNSAT, stdout="proved\n")])
-    several = RunResult(candidates=[
-        CandidateResult(index=0, verdict=Verdict.UNSAT, unsat_core=[(3, "s.add(x > 3)")]),
-        CandidateResult(index=1, verdict=Verdict.UNSAT, stdout="unsat\n(a1 a3)\n"),
-        CandidateResult(index=2, verdict=Verdict.SAT, model={"byte_0": 300},
-                        payload_error="byte_0: a bit-vector of width 16, not 8"),
-        CandidateResult(index=3, verdict=Verdict.RUNTIME_ERROR, reason=LONG_REASON,
-                        label=LONG_LABEL, stdout="printed before the error\n"),
-        CandidateResult(index=4, verdict=Verdict.SAT, model={"x": 9}, verified=True,
-                        objectives=[{"term": "x", "direction": "maximize", "value": 9,
-                                     "optimal": True, "checked": True}],
-                        more_models=[ModelResult({"x": 8}, verified=True),
-                                     ModelResult({"x": 7}, verified=True)]),
-    ])  # fmt: skip
-    return [rendered_output(proof), rendered_output(several)]
-
-
-def interrupted_live_output() -> dict[str, Any]:
-    """A live output as a notebook saved mid-run keeps it: two of four candidates done."""
-    from z3sandbox_kernel import CandidateResult, RunResult
-
-    rows = [CandidateResult(index=0, verdict=Verdict.SAT, model={"x": 4}),
-            CandidateResult(index=1, verdict=Verdict.UNSAT),
-            CandidateResult(index=2, verdict=None, state="running"),
-            CandidateResult(index=3, verdict=None, state="queued")]  # fmt: skip
-    return rendered_output(RunResult(candidates=rows))
-
-
-def write_saved_notebook(path: Path) -> None:
-    outputs = [[saved_output(1)], [saved_output(99)], rows_that_show_what_matters(),
-               [interrupted_live_output()]]  # fmt: skip
-    cells = [
-        {"cell_type": "code", "execution_count": 1, "id": f"c{n}", "metadata": {},
-         "source": f"# saved results, cell {n}", "outputs": cell_outputs}
-        for n, cell_outputs in enumerate(outputs)
-    ]  # fmt: skip
-    notebook = {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path.write_text(json.dumps(notebook, indent=1))
-
-
-def check_badge_colours(result: Locator, theme: str) -> None:
-    """verdicts.json's colours, and >= 4.5:1 between a badge's text and its background."""
-    for label, (text, background) in badge_colours(result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).items():
-        assert background == css_rgb(COLOURS[label][theme]["background"]), (label, background)
-        assert text == css_rgb(COLOURS[label][theme]["text"]), (label, text)
-        assert contrast(text, background) >= 4.5, (label, text, background)
-
-
-def open_detail(result: Locator, index: int) -> Locator:
-    result.locator(f'.jp-Z3Run-row[data-index="{index}"] .jp-Z3Run-toggle').click()
-    detail = result.locator(f'.jp-Z3Run-row[data-index="{index}"] ~ .jp-Z3Run-detailRow').first
-    expect()(detail).to_be_visible()
-    return detail
-
-
-def check_copy_download_stderr(page: Page, result: Locator, output_dir: Path) -> None:
-    first = open_detail(result, 0)
-    first.locator(".jp-Z3Run-copyModel").click()
-    expect()(first.locator(".jp-Z3Run-copyModel")).to_have_text("Copied")
-    assert json.loads(page.evaluate("navigator.clipboard.readText()")) == {"x": 4}
-
-    with page.expect_download() as download_info:
-        first.locator(".jp-Z3Run-downloadPayload").click()
-    download = download_info.value
-    assert download.suggested_filename == "payload-gpt.bin"
-    saved = output_dir / download.suggested_filename
-    download.save_as(saved)
-    assert saved.read_bytes() == bytes.fromhex(PAYLOAD_HEX)
-
-    third = open_detail(result, 2)
-    stderr = third.locator(".jp-Z3Run-stderr")
-    expect()(stderr).not_to_contain_text("stderr line 30")
-    third.locator(".jp-Z3Run-expandStream").click()
-    expect()(stderr).to_have_text(STDERR)
-
-
-def check_rows_show_what_matters(panel: Locator) -> None:
-    """Without a click: a proof's "proved" and its stdout, cores, a payload warning; and at
-    1400 px a long name is cut while the reason keeps a readable width."""
-    proof, several = (panel.locator(".jp-Cell").nth(2).locator(".jp-Z3RunRenderer > .jp-Z3Run").nth(i)
-                      for i in (0, 1))  # fmt: skip
-    expect()(proof.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text("proved")
-    expect()(proof.locator(".jp-Z3Run-summary .jp-Z3Run-verdict")).to_have_text("proved")
-    expect()(proof.locator(".jp-Z3Run-inlineOutput")).to_have_text("proved")
-    expect()(proof.locator(".jp-Z3Run-filter")).to_have_count(0)  # no K-way controls
-    expect()(several.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(
-        ["unsat", "unsat", "sat · no payload", "runtime_error", "sat"])
-    expect()(several.locator(".jp-Z3Run-coreInline:not(.jp-Z3Run-furtherModel):visible")).to_have_text(
-        ["core: line 3: s.add(x > 3)", "core: (a1 a3)", "objective: maximize x = 9 (optimal)"])
-    models = several.locator('.jp-Z3Run-row[data-index="4"] .jp-Z3Run-preview')
-    expect()(models).to_contain_text("3 models: x=9")
-    # Every model in the row, without a click (models=3), as the terminal and HTML list them.
-    expect()(several.locator(".jp-Z3Run-furtherModel:visible")).to_have_text(
-        ["model 2: x=8 (maximize x = 8; need not be optimal)",
-         "model 3: x=7 (maximize x = 7; need not be optimal)"])
-    expect()(open_detail(several, 4).locator(".jp-Z3Run-section", has_text="Further models")
-             ).to_contain_text("model 3: x=7")
-    expect()(several.locator(".jp-Z3Run-inlineOutput")).to_have_text(["printed before the error"])
-    row = several.locator('.jp-Z3Run-row[data-index="3"]')
-    name = row.locator(".jp-Z3Run-candidateLabel").bounding_box()
-    # In the reason column, or on its own line under the row when the table is narrow.
-    reason = several.locator(".jp-Z3Run-reasonText:visible", has_text="RuntimeError").bounding_box()
-    assert name is not None and reason is not None
-    assert name["width"] <= 220, name  # capped (14em)
-    assert reason["width"] >= 150, reason  # never squeezed to a letter a line
-    assert reason["height"] <= 120, reason
-    fits = "n => n.querySelector('table').getBoundingClientRect().right <= n.getBoundingClientRect().right+1"
-    several.page.wait_for_function(fits, arg=several.element_handle())  # fitted on the next frame
-    several.screenshot(path=str(REPO / "test-output" / "browser" / "2-rows-show-what-matters.png"))
-
-
-def check_interrupted_live_output_says_incomplete(panel: Locator) -> None:
-    """A live output saved mid-run (or whose kernel went away) says so once it stops updating."""
-    live = panel.locator(".jp-Cell").nth(3).locator(".jp-Z3RunRenderer > .jp-Z3Run")
-    expect()(live.locator(".jp-Z3Run-progress")).to_be_visible()
-    expect()(live.locator(".jp-Z3Run-incomplete")).to_have_text("incomplete")
-    expect()(live.locator(".jp-Z3Run-row .jp-Z3Run-verdict")).to_have_text(
-        ["sat", "unsat", "running", "queued"])
-
-
-def test_saved_result_renders_without_a_kernel(lab: LabServer, page: Page, output_dir: Path) -> None:
-    write_saved_notebook(lab.root / "saved.ipynb")
-    try:
-        panel = open_without_kernel(page, lab, "saved.ipynb")
-        result = panel.locator(".jp-Z3RunRenderer > .jp-Z3Run").first
-        expect()(result.locator(".jp-Z3Run-row")).to_have_count(3)
-        verdicts = result.locator(".jp-Z3Run-row .jp-Z3Run-verdict")
-        expect()(verdicts).to_have_text(["sat", "unsat", "timeout"])
-        expect()(result.locator(".jp-Z3Run-candidateLabel")).to_have_text(["gpt", "claude", "#2"])
-        expect()(result.locator(".jp-Z3Run-source")).to_have_text(["x = Int('x')", "s.add(x > 3, x < 2)"])
-        expect()(panel.locator(".z3-html-fallback")).to_have_count(0)
-        expect()(result.locator("thead th")).to_contain_text(["wall", "cpu", "memory"])
-        check_badge_colours(result, "light")
-        check_copy_download_stderr(page, result, output_dir)
-        expect()(result.locator(".jp-Z3Run-hexdump")).to_contain_text(
-            "00000000  5a 33 73 61 6e 64 62 6f  78 0a 00 ff 41 42 43 44  |Z3sandbox...ABCD|"
-        )
-        expect()(panel.locator(".jp-Z3Run-unsupported .jp-Z3Run-message")).to_have_text(
-            "z3sandbox: unsupported result schema version 99; update z3sandbox-kernel"
-        )
-        assert lab.api("api/kernels") == []
-        check_rows_show_what_matters(panel)
-        check_interrupted_live_output_says_incomplete(panel)
-        screenshot(page, output_dir, "2-saved-result-no-kernel")
-        use_theme(page, "JupyterLab Dark", light=False)
-        check_badge_colours(result, "dark")
-        screenshot(page, output_dir, "2-saved-result-dark-theme")
-        use_theme(page, "JupyterLab Light", light=True)
-    finally:
-        page.unroute_all()
 
 
 # ------------------------------------------------------------------------------------------ step 3
@@ -459,9 +228,9 @@ def test_live_run_shows_progress_then_one_final_table(lab: LabServer, page: Page
 
 def kernel_info_isolation(lab: LabServer) -> str:
     """What the running kernel itself reports, asked over its own connection file."""
-    from jupyter_client import BlockingKernelClient
+    from jupyter_client.blocking.client import BlockingKernelClient
 
-    (kernel,) = lab.api("api/kernels")
+    (kernel,) = kernels(lab)
     client = BlockingKernelClient(connection_file=str(lab.runtime / f"kernel-{kernel['id']}.json"))
     client.load_connection_file()
     client.start_channels()

@@ -11,19 +11,27 @@ Outputs are made by the renderer itself (render.run_mimebundle), saved, and open
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from z3sandbox_kernel import CandidateResult, RunResult, Verdict
-from z3sandbox_kernel.contracts.results import ModelResult
+from z3sandbox_kernel.contracts.found import ModelResult
+from z3sandbox_kernel.protocol.roles import Kill
 
 from .conftest import LabServer
-from .pages import expect, open_without_kernel, screenshot, use_theme
-from .test_lab import rendered_output
+from .pages import (
+    expect,
+    open_without_kernel,
+    rendered_output,
+    screenshot,
+    use_theme,
+    wait_fitted,
+    with_file_browser,
+    write_notebook,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -32,10 +40,6 @@ pytestmark = pytest.mark.browser
 
 NOTEBOOK = "layout.ipynb"
 PLACE = "[candidate line 2]"
-FITS = """view => {
-  const table = view.querySelector('table');
-  return view.scrollWidth <= view.clientWidth && table.scrollWidth <= table.clientWidth;
-}"""
 
 
 def wide_rows() -> RunResult:
@@ -67,7 +71,7 @@ def wide_rows() -> RunResult:
 
 def large_run() -> RunResult:
     """K = 200 of one script: seven distinct models and a few timeouts."""
-    rows = [CandidateResult(index=i, verdict=Verdict.TIMEOUT, kill="wall", label=f"seed {i}",
+    rows = [CandidateResult(index=i, verdict=Verdict.TIMEOUT, kill=Kill.WALL, label=f"seed {i}",
                             reason="wall-clock limit of 10 s", wall_s=10.0)
             if i % 25 == 0 else
             CandidateResult(index=i, verdict=Verdict.SAT, label=f"seed {i}", model={"x": i % 7},
@@ -79,9 +83,9 @@ def large_run() -> RunResult:
 def interrupted_run() -> RunResult:
     return RunResult(candidates=[
         CandidateResult(index=0, verdict=Verdict.SAT, model={"x": 2}, verified=True, wall_s=0.2),
-        CandidateResult(index=1, verdict=Verdict.CANCELLED, kill="interrupt", reason="interrupted",
+        CandidateResult(index=1, verdict=Verdict.CANCELLED, kill=Kill.INTERRUPT, reason="interrupted",
                         wall_s=1.5, cpu_s=1.4, peak_rss_mb=60.0),
-        CandidateResult(index=2, verdict=Verdict.CANCELLED, kill="interrupt",
+        CandidateResult(index=2, verdict=Verdict.CANCELLED, kill=Kill.INTERRUPT,
                         reason="interrupt before it started"),
     ], interrupted=True)  # fmt: skip
 
@@ -97,40 +101,18 @@ def proofs_run() -> RunResult:
     return run([LAW, WRONG_LAW], labels=["de Morgan", "wrong law"])
 
 
-def write_notebook(path: Path) -> None:
-    outputs = [[rendered_output(wide_rows())], [rendered_output(large_run())],
-               [rendered_output(interrupted_run())], [rendered_output(proofs_run())]]  # fmt: skip
-    cells = [
-        {"cell_type": "code", "execution_count": n + 1, "id": f"c{n}", "metadata": {},
-         "source": f"# layout, cell {n}", "outputs": cell_outputs}
-        for n, cell_outputs in enumerate(outputs)
-    ]  # fmt: skip
-    notebook: dict[str, Any] = {
-        "cells": cells,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path.write_text(json.dumps(notebook, indent=1))
+def write_layout_notebook(path: Path) -> None:
+    write_notebook(path, [[rendered_output(wide_rows())], [rendered_output(large_run())],
+                          [rendered_output(interrupted_run())], [rendered_output(proofs_run())]])
 
 
 def result_of(panel: Locator, cell: int) -> Locator:
     return panel.locator(".jp-Cell").nth(cell).locator(".jp-Z3RunRenderer > .jp-Z3Run")
 
 
-def with_file_browser(page: Page) -> None:
-    browser = page.locator("#filebrowser")
-    if not browser.is_visible():
-        page.locator('.jp-SideBar.jp-mod-left [data-id="filebrowser"]').click()
-    expect()(browser).to_be_visible()
-
-
 def check_fits(page: Page, result: Locator) -> None:
     """No sideways scrolling; every column there; the reason's place readable in full."""
-    view = result.locator(".jp-Z3Run-tableView")
-    page.wait_for_function(FITS, arg=view.element_handle())  # fitted on the next frame
-    width = view.evaluate("v => [v.scrollWidth, v.clientWidth]")
-    assert width[0] <= width[1], width
+    view = wait_fitted(page, result)
     # Every column in sight; the reason's may give way to a full-width line under each row.
     headers = [h.split(" (")[0].strip(" ↕▲▼") for h in result.locator("thead th:visible").all_inner_texts()]
     assert headers[:8] == ["#", "candidate", "verdict", "kill", "model / payload", "wall", "cpu",
@@ -151,7 +133,7 @@ def check_fits(page: Page, result: Locator) -> None:
 def test_the_table_fits_at_1400_px_with_the_file_browser_open(
     lab: LabServer, page: Page, output_dir: Path
 ) -> None:
-    write_notebook(lab.root / NOTEBOOK)
+    write_layout_notebook(lab.root / NOTEBOOK)
     try:
         panel = open_without_kernel(page, lab, NOTEBOOK)
         with_file_browser(page)

@@ -16,7 +16,6 @@ The table never scrolls sideways at either width.  Screenshots go to ``test-outp
 from __future__ import annotations
 
 import io
-import json
 import re
 import threading
 import zipfile
@@ -25,12 +24,19 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from z3sandbox_kernel import Limits, RunResult, Sandbox
+from z3sandbox_kernel import CandidateResult, Limits, RunResult, Sandbox
 
 from .conftest import LabServer
-from .pages import expect, open_without_kernel, screenshot
-from .test_lab import open_detail, rendered_output
-from .test_layout import FITS, with_file_browser
+from .pages import (
+    expect,
+    open_detail,
+    open_without_kernel,
+    rendered_output,
+    screenshot,
+    wait_fitted,
+    with_file_browser,
+    write_notebook,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -62,7 +68,7 @@ def stopped_run(sandbox: Sandbox) -> RunResult:
     scripts = [Script(ONE_MODEL, "finishes"), Script(LOOPER, "looper")]
     stopped: set[int] = set()
 
-    def stop_the_looper(candidate: object) -> None:
+    def stop_the_looper(candidate: CandidateResult) -> None:
         if candidate.index == 1 and candidate.state == "running" and not stopped:
             stopped.add(1)
             threading.Thread(target=sandbox.stop_candidate, args=(1,)).start()
@@ -97,32 +103,10 @@ def runs(kernel_sandbox: Sandbox) -> dict[str, RunResult]:
     return real_runs(kernel_sandbox)
 
 
-def write_notebook(path: Path, runs: dict[str, RunResult]) -> None:
-    cells = [
-        {"cell_type": "code", "execution_count": n + 1, "id": name, "metadata": {},
-         "source": f"# {name}", "outputs": [rendered_output(result)]}
-        for n, (name, result) in enumerate(runs.items())
-    ]  # fmt: skip
-    notebook = {
-        "cells": cells,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path.write_text(json.dumps(notebook, indent=1))
-
-
 def result_named(panel: Locator, runs: dict[str, RunResult], name: str) -> Locator:
     cell = panel.locator(".jp-Cell").nth(list(runs).index(name))
     cell.scroll_into_view_if_needed()
     return cell.locator(".jp-Z3RunRenderer > .jp-Z3Run")
-
-
-def check_fits(page: Page, result: Locator) -> None:
-    view = result.locator(".jp-Z3Run-tableView")
-    page.wait_for_function(FITS, arg=view.element_handle())
-    width = view.evaluate("v => [v.scrollWidth, v.clientWidth]")
-    assert width[0] <= width[1], width
 
 
 # A reason in its column (the wide layout) takes one line: one that would wrap moves the table to
@@ -133,7 +117,7 @@ WRAPPED_IN_COLUMN = """view => Array.from(view.querySelectorAll(
 
 
 def check_failures(page: Page, result: Locator) -> None:
-    check_fits(page, result)
+    wait_fitted(page, result)
     assert result.locator(".jp-Z3Run-tableView").evaluate(WRAPPED_IN_COLUMN) == 0
     reasons = result.locator(".jp-Z3Run-reasonShort:visible")
     expect()(reasons).to_have_count(3)
@@ -148,7 +132,7 @@ def check_failures(page: Page, result: Locator) -> None:
     line.locator(".jp-Z3Run-reasonMore").click()
     expect()(line.locator(".jp-Z3Run-reasonShort")).to_contain_text(f"print({UNDEFINED} + x.as_long())")
     line.locator(".jp-Z3Run-reasonMore").click()
-    check_fits(page, result)
+    wait_fitted(page, result)
 
 
 def check_download_counts_every_payload(page: Page, result: Locator, run: RunResult,
@@ -206,7 +190,7 @@ def check_grouped(result: Locator) -> None:
 @pytest.mark.parametrize("width", [1400, 1920])
 def test_what_a_person_reads_most(lab: LabServer, page: Page, output_dir: Path,
                                   runs: dict[str, RunResult], width: int) -> None:
-    write_notebook(lab.root / NOTEBOOK, runs)
+    write_notebook(lab.root / NOTEBOOK, [[rendered_output(r)] for r in runs.values()], list(runs))
     page.set_viewport_size({"width": width, "height": 1000})
     try:
         panel = open_without_kernel(page, lab, NOTEBOOK)
@@ -215,7 +199,7 @@ def test_what_a_person_reads_most(lab: LabServer, page: Page, output_dir: Path,
         check_failures(page, result_named(panel, runs, "failures"))
         screenshot(page, output_dir, f"7-reasons-{width}")
         models = result_named(panel, runs, "models")
-        check_fits(page, models)
+        wait_fitted(page, models)
         check_download_counts_every_payload(page, models, runs["models"], output_dir, width)
         check_unconfirmed(result_named(panel, runs, "unconfirmed"))
         screenshot(page, output_dir, f"7-claims-{width}")
@@ -223,7 +207,7 @@ def test_what_a_person_reads_most(lab: LabServer, page: Page, output_dir: Path,
         check_stopped(result_named(panel, runs, "stopped"))
         grouped = result_named(panel, runs, "grouped")
         check_grouped(grouped)
-        check_fits(page, grouped)
+        wait_fitted(page, grouped)
         screenshot(page, output_dir, f"7-words-{width}")
     finally:
         page.unroute_all()
