@@ -91,12 +91,12 @@ def test_no_file_of_the_suite_is_over_the_budget() -> None:
 
 
 @pytest.mark.parametrize("source", [
-    "from tests.child.test_harness import run_child\n",
-    "import tests.child.test_harness\n",
-    "from .test_harness import run_child\n",
-    "from . import test_harness\n",
-    "from .. import child\nfrom ..child.test_harness import HARD\n",
-    "def later():\n    from .test_harness import run_child\n",
+    pytest.param("from tests.child.test_harness import run_child\n", id="from_absolute"),
+    pytest.param("import tests.child.test_harness\n", id="import"),
+    pytest.param("from .test_harness import run_child\n", id="from_relative"),
+    pytest.param("from . import test_harness\n", id="from_package"),
+    pytest.param("from .. import child\nfrom ..child.test_harness import HARD\n", id="from_parent"),
+    pytest.param("def later():\n    from .test_harness import run_child\n", id="in_a_function"),
 ])
 def test_every_form_of_importing_a_test_module_is_seen(source: str) -> None:
     """The check can fail: each way of writing the import, as tests/child/test_checks.py might."""
