@@ -16,8 +16,6 @@ from jupyter_client.manager import KernelManager
 from z3sandbox_kernel.presentation.render import MIME_TYPE
 
 TIMEOUT = 60
-SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
-FAST = "--timeout 2 --wall 5 --cpu 4 --memory 256"
 Message = dict[str, Any]
 
 

@@ -11,7 +11,8 @@ import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 
-from tests.jupyter.kernels import FAST, SAT, TIMEOUT, document, execute, expression, of_type, start, states
+from tests.jupyter.cells import FAST, SAT
+from tests.jupyter.kernels import TIMEOUT, document, execute, expression, of_type, start, states
 from z3sandbox_kernel import __version__
 from z3sandbox_kernel.presentation.render import MIME_TYPE
 

@@ -9,7 +9,8 @@ import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 
-from tests.jupyter.kernels import FAST, SAT, TIMEOUT, Message, Once, document, execute, expression, states
+from tests.jupyter.cells import FAST, SAT
+from tests.jupyter.kernels import TIMEOUT, Message, Once, document, execute, expression, states
 
 pytestmark = pytest.mark.kernel
 
