@@ -49,7 +49,8 @@ from tests.evil.conftest import (  # noqa: E402
     assert_no_escape_marker,
     cleanup_escapes,
 )
-from tests.evil.world import World, changes  # noqa: E402
+from tests.evil.snapshots import changes  # noqa: E402
+from tests.evil.world import World  # noqa: E402
 from z3sandbox_kernel import CandidateResult, Sandbox  # noqa: E402
 
 COLUMNS = ("tool", "kill_mechanism", "time_to_kill_s", "peak_memory_mb", "verdict", "layer")

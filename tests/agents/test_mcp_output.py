@@ -5,7 +5,6 @@ accepted, and a verified warm-up."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import unicodedata
@@ -13,16 +12,16 @@ from collections.abc import Awaitable, Iterator
 
 import pytest
 
-from tests.agents.test_mcp_server import drive, free_port, post_initialize, start_http
 from tests.conftest import require_extra
 
 require_extra("mcp", "mcp")
 from mcp import Client  # noqa: E402
 from mcp.types import CallToolResult  # noqa: E402
 
+from tests.agents.serving import SAT, drive, free_port, http_server, over_http, post_initialize, run_sat  # noqa: E402
+
 pytestmark = pytest.mark.timeout(180)
 
-SAT = "x = Int('x')\ns.add(x > 1)\ns.check()\n"
 # Every kind of character a reader or terminal could take for something else: C0 controls but
 # newline and tab, CR, ESC sequences, DEL, C1, bidi embeddings, overrides and isolates, marks,
 # zero-width characters, the BOM, line and paragraph separators, a private-use one.
@@ -107,17 +106,8 @@ def test_no_candidate_text_reaches_the_agent_raw_over_stdio():
 
 
 def test_no_candidate_text_reaches_the_agent_raw_over_http():
-    port = free_port("127.0.0.1")
-    server, base = start_http(f"127.0.0.1:{port}")
-    try:
-        async def main() -> CallToolResult:
-            async with Client(f"{base}/mcp") as client:
-                return await call_all(client)
-
-        assert_safe(asyncio.run(main()))
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with http_server(f"127.0.0.1:{free_port('127.0.0.1')}") as base:
+        assert_safe(over_http(base, call_all))
 
 
 def test_the_schema_marks_every_field_a_candidate_shapes():
@@ -203,25 +193,13 @@ def test_what_no_verifier_checked_is_said_in_words():
 
 def test_a_loopback_bind_accepts_loopbacks_names_with_its_port():
     port = free_port("127.0.0.1")
-    server, base = start_http(f"127.0.0.1:{port}")
-    try:
-        def post(**extra: str) -> int:
-            return post_initialize(base, **extra)
-
+    with http_server(f"127.0.0.1:{port}") as base:
         for name in ("localhost", "127.0.0.1", "[::1]"):
-            assert post(Host=f"{name}:{port}") == 200
-            assert post(Host=f"{name}:{port}", Origin=f"http://{name}:{port}") == 200
-            assert post(Host=f"{name}:{port + 1}") == 421
-        assert post(Host=f"evil.example:{port}") == 421
-
-        async def main() -> CallToolResult:
-            async with Client(f"http://localhost:{port}/mcp") as client:
-                return await client.call_tool("run_candidates", {"scripts": [SAT]})
-
-        assert asyncio.run(main()).structured_content["verdict"] == "sat"
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+            assert post_initialize(base, Host=f"{name}:{port}") == 200
+            assert post_initialize(base, Host=f"{name}:{port}", Origin=f"http://{name}:{port}") == 200
+            assert post_initialize(base, Host=f"{name}:{port + 1}") == 421
+        assert post_initialize(base, Host=f"evil.example:{port}") == 421
+        assert over_http(f"http://localhost:{port}", run_sat).structured_content["verdict"] == "sat"
 
 
 def test_the_warm_up_is_a_verified_candidate():

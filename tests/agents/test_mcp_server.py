@@ -3,13 +3,9 @@ as an agent client starts it."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import subprocess
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 
@@ -20,27 +16,22 @@ from z3sandbox_kernel.zygote.spawn import ZYGOTE_NAME
 
 require_extra("mcp", "mcp")
 from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.types import CallToolResult  # noqa: E402
 
-Result = TypeVar("Result")
+from tests.agents.serving import (  # noqa: E402
+    SAT,
+    drive,
+    free_port,
+    http_server,
+    over_http,
+    post_initialize,
+    run_sat,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
-SAT = "x = Int('x')\ns.add(x > 1)\ns.check()\n"
 UNSAT = "x = Int('x')\ns.add(x > 1, x < 0)\ns.check()\n"
 HARD = "x, y, z = Ints('x y z')\ns.add(x > 0, y > 0, z > 0)\ns.add(x**3 + y**3 == z**3)\nr = s.check()\n"
-
-
-def drive(args: list[str], session: Callable[[Client], Awaitable[Result]]) -> Result:
-    """Start ``z3sandbox mcp ARGS`` and run ``session(client)`` against it."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "z3sandbox_kernel", "mcp", *args])
-
-    async def main() -> Result:
-        async with Client(params) as client:
-            return await session(client)
-
-    return asyncio.run(main())
 
 
 def test_run_candidates_returns_verdicts_errors_and_progress(tmp_path: Path):
@@ -129,30 +120,11 @@ def test_http_serves_on_loopback_unless_told():
 
 
 def test_http_serves_the_same_tool_on_loopback():
-    import socket
-    import subprocess
-
-    with socket.socket() as probe:  # a free port
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "z3sandbox_kernel", "mcp", "--http", str(port)],
-                              stderr=subprocess.PIPE, text=True)
-    try:
-        assert server.stderr is not None
-        for line in server.stderr:  # uvicorn says when it listens
-            if "Uvicorn running on" in line:
-                assert f"http://127.0.0.1:{port}" in line
-                break
-
-        async def main() -> CallToolResult:
-            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-                return await client.call_tool("run_candidates", {"scripts": [SAT, UNSAT]})
-
-        result = asyncio.run(main())
-        assert result.structured_content["counts"] == {"sat": 1, "unsat": 1}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    port = free_port("127.0.0.1")
+    with http_server(str(port)) as base:
+        assert base == f"http://127.0.0.1:{port}"
+        result = over_http(base, lambda client: client.call_tool("run_candidates", {"scripts": [SAT, UNSAT]}))
+    assert result.structured_content["counts"] == {"sat": 1, "unsat": 1}
 
 
 def server_process() -> int:
@@ -246,41 +218,9 @@ def test_cpu_and_timeout_ceilings_set_by_the_operator_stay_as_set():
     assert ceilings_from({}) == Limits()
 
 
-def start_http(*flags: str) -> tuple[subprocess.Popen[str], str]:
-    """``z3sandbox mcp --http FLAGS`` until uvicorn listens; the process and its base URL."""
-    server = subprocess.Popen([sys.executable, "-m", "z3sandbox_kernel", "mcp", "--http", *flags],
-                              stderr=subprocess.PIPE, text=True)
-    assert server.stderr is not None
-    for line in server.stderr:
-        if "Uvicorn running on" in line:
-            return server, line.split("Uvicorn running on ")[1].split()[0]
-    server.wait(timeout=30)
-    raise AssertionError(f"the server did not listen (exit {server.returncode})")
-
-
-def post_initialize(base: str, **headers: str) -> int:
-    """The status of an MCP initialize request POSTed to ``base`` with ``headers`` added."""
-    import httpx
-
-    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
-    sent = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"} | headers
-    return httpx.post(f"{base}/mcp", json=hello, headers=sent, timeout=30).status_code
-
-
-def free_port(host: str) -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
-
-
 def test_http_off_the_default_bind_refuses_a_foreign_host_and_origin():
-
     port = free_port("127.0.0.2")
-    server, base = start_http(f"127.0.0.2:{port}")
-    try:
+    with http_server(f"127.0.0.2:{port}") as base:
         assert base == f"http://127.0.0.2:{port}"
 
         def post(**extra: str) -> int:
@@ -292,34 +232,15 @@ def test_http_off_the_default_bind_refuses_a_foreign_host_and_origin():
         assert post(Origin="http://evil.example") == 403
         assert post(Origin=f"http://localhost:{port + 1}") == 403
         assert post() == 200 and post(Origin=base) == 200
-
-        async def main() -> CallToolResult:
-            async with Client(f"{base}/mcp") as client:
-                return await client.call_tool("run_candidates", {"scripts": [SAT]})
-
-        assert asyncio.run(main()).structured_content["verdict"] == "sat"
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+        assert over_http(base, run_sat).structured_content["verdict"] == "sat"
 
 
 def test_http_allows_the_origins_the_operator_adds():
-    import httpx
-
     port = free_port("127.0.0.1")
-    server, base = start_http(f"127.0.0.1:{port}", "--allow-origin", "https://app.example")
-    try:
-        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"}}}
-        statuses = [httpx.post(f"{base}/mcp", json=hello, headers=headers | {"Origin": origin},
-                               timeout=30).status_code
+    with http_server(f"127.0.0.1:{port}", "--allow-origin", "https://app.example") as base:
+        statuses = [post_initialize(base, Origin=origin)
                     for origin in ("https://app.example", "https://other.example")]
-        assert statuses == [200, 403]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    assert statuses == [200, 403]
 
 
 def test_a_bind_beyond_loopback_needs_allow_remote():

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from z3sandbox_kernel.child import checks, models
 from z3sandbox_kernel.protocol import CHECKS_REPORT_BYTES, MAX_CHECKS, join_pairs
 from z3sandbox_kernel.zygote.checks import assemble
+
+from .running import run_child
 
 
 def log() -> tuple[checks.CheckLog, list[dict[str, Any]]]:
@@ -77,11 +81,10 @@ def test_forged_ranges_and_models_of_unsat_checks_are_dropped():
     assert entry["assertions"] is None and entry["found"] is None
 
 
+@pytest.mark.usefixtures("prepared")  # run_child forks this process, as the zygote forks itself
 def test_past_the_cap_an_enumeration_still_reports_its_last_model() -> None:
     """Models of checks past MAX_CHECKS are not read (nothing would send them: observer.py), but
     the last check's is: it is the answer's."""
-    from .test_harness import run_child  # a fork of this prepared process, as the zygote makes
-
     script = ("x = Int('x')\ns = Solver()\ns.add(x >= 0, x < 10000)\n"
               f"for i in range({MAX_CHECKS + 20}):\n"
               "    assert s.check() == sat\n    m = s.model()\n    last = m[x].as_long()\n"

@@ -1,26 +1,21 @@
-"""The harness in a real forked child with real z3: what a candidate's report says.
+"""The harness in a real forked child with real z3: what a candidate's report says of its checks,
+its cores and its byte constants.
 
 Each test forks, as the zygote does: the child points fd 1/2 at pipes, calls ``run_candidate`` and
-sends the report back as one protocol frame; the parent reads all three pipes.
+sends the report back as one protocol frame; the parent reads all three pipes (tests/child/running.py).
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
-from z3sandbox_kernel.protocol import decode_value, join_pairs, split_pairs
+from z3sandbox_kernel.protocol import decode_value, join_pairs
 
-from .running import DATA, ChildRun, run_child
-
-HARD = "a, b, c = Ints('a b c')\ns.add(a > 0, b > 0, c > 0, a*a*a + b*b*b == c*c*c)\n"
-
+from .running import HARD, run_child, run_child_in_a_fresh_zygote
 
 pytestmark = pytest.mark.usefixtures("prepared")
 
@@ -238,105 +233,6 @@ def test_script_sees_only_its_own_core_literals() -> None:
                                         [3, "s.assert_and_track(x < 0, 'mine')"]]
 
 
-# ----------------------------------------------------------------------------- errors and denials
-
-def test_syntax_error_has_line_and_column() -> None:
-    run = run_child("x = Int('x')\nif x >\n")
-    assert run.report["outcome"] == "syntax_error"
-    assert (run.report["line"], run.report["column"]) == (2, 7)
-    assert "SyntaxError" in run.report["reason"] and "line 2" in run.report["reason"]
-
-
-def test_runtime_error_names_the_line_and_source() -> None:
-    run = run_child("x = 1\n\ndef f(n):\n    return n / 0\n\nf(x)\n")
-    assert run.report["outcome"] == "exception"
-    assert run.report["exception"] == {"type": "ZeroDivisionError",
-                                       "message": "division by zero", "line": 4}
-    assert run.report["reason"].startswith(
-        "ZeroDivisionError: division by zero (line 4: `return n / 0`)")
-    assert "line 6 in <module>: `f(x)`" in run.report["reason"]
-
-
-def test_huge_exception_message_is_capped() -> None:
-    run = run_child("raise ValueError('x' * 1_000_000)\n")
-    message = run.report["exception"]["message"]
-    assert len(message) < 2100 and message.endswith("[truncated 998000 chars]")
-    assert len(run.report["reason"]) < 3100
-
-
-def test_z3_exception_message_is_text() -> None:
-    run = run_child("x = Int('x')\ns.add(x + 1)\n")
-    assert run.report["exception"]["type"] == "Z3Exception"
-    assert run.report["exception"]["line"] == 2
-    assert not run.report["exception"]["message"].startswith("b'")
-
-
-def test_deep_recursion_is_an_exception_with_a_short_traceback() -> None:
-    run = run_child("def f(n):\n    return f(n + 1)\nf(0)\n")
-    assert run.report["outcome"] == "exception"
-    assert run.report["exception"]["type"] == "RecursionError"
-    assert "line 2 in f: `return f(n + 1)` (" in run.report["reason"]
-
-
-def test_memory_error_is_memory_error() -> None:
-    run = run_child("x = Int('x')\ns.add(x > 0)\ns.check()\nraise MemoryError()\n")
-    assert run.report["outcome"] == "memory_error"
-    assert run.report["reason"] == "MemoryError (line 4: `raise MemoryError()`)"
-
-
-def test_a_permission_error_is_the_scripts_exception_not_a_refusal() -> None:
-    """The child never says ``blocked``: only the sandbox's own observation can (its init counts
-    seccomp's refusals), and a script can raise any PermissionError itself."""
-    run = run_child("raise PermissionError(13, 'Permission denied', '/etc/shadow')\n")
-    assert run.report["outcome"] == "exception"
-    assert run.report["exception"]["type"] == "PermissionError"
-    assert run.report["reason"].startswith(
-        "PermissionError: [Errno 13] Permission denied: '/etc/shadow'")
-
-
-def test_audit_hook_refuses_os_system_and_a_caught_refusal_leaves_the_answer() -> None:
-    run = run_child("import os\ntry:\n    os.system('printf e%sd scape')\nexcept Exception as e:\n"
-                    "    print(e)\nx = Int('x')\ns.add(x > 0)\ns.check()\n")
-    assert run.report["outcome"] == "sat"
-    assert "escaped" not in run.stdout
-    assert "blocked by the sandbox: os.system is not allowed" in run.stdout
-
-
-def test_audit_hook_refuses_sockets_and_subprocesses_with_an_exception_naming_them() -> None:
-    sock = run_child("import socket\nsocket.socket(socket.AF_UNIX)\n")
-    child = run_child("import subprocess\nsubprocess.run(['true'])\n")
-    forked = run_child("import os\nos.fork()\n")
-    for run, event, line in ((sock, "socket.__new__", 2), (child, "subprocess.Popen", 2),
-                             (forked, "os.fork", 2)):
-        assert run.report["outcome"] == "exception", run.report
-        assert run.report["exception"]["type"] == "PermissionError"
-        assert run.report["exception"]["line"] == line
-        assert f"blocked by the sandbox: {event}" in run.report["reason"]
-
-
-def test_sys_exit_zero_ends_the_script_normally() -> None:
-    run = run_child("import sys\nx = Int('x')\ns.add(x == 1)\ns.check()\nsys.exit(0)\n")
-    assert run.report["outcome"] == "sat"
-
-
-def test_sys_exit_nonzero_is_an_exception() -> None:
-    run = run_child("import sys\nsys.exit(1)\n")
-    assert run.report["exception"] == {"type": "SystemExit",
-                                       "message": "the script called sys.exit(1)", "line": 2}
-
-
-def test_print_goes_to_stdout_and_a_printed_verdict_changes_nothing() -> None:
-    run = run_child("import sys\nprint('sat')\nprint('oops', file=sys.stderr)\n"
-                    "x = Int('x')\ns.add(x > 1, x < 0)\ns.check()\n")
-    assert run.stdout == "sat\n" and run.stderr == "oops\n"
-    assert run.report["outcome"] == "unsat"
-
-
-def test_report_survives_lone_surrogates() -> None:
-    run = run_child("raise ValueError('bad \\udcff text')\n")
-    assert run.report["exception"]["message"] == "bad \\udcff text"
-
-
 # ---------------------------------------------------------------------------------------- byte_N
 
 def test_well_formed_byte_constants_travel_as_hex_runs() -> None:
@@ -362,147 +258,3 @@ def test_byte_constants_that_break_the_rules_report_sort_width_and_index() -> No
     assert found["byte_2"]["sort"] == "bool" and found["byte_2"]["value"] is True
     assert found["byte_5"]["sort"] == "real"
     assert run.report["byte_runs"] == []
-
-
-# ---------------------------------------------------------------------------------------- SMT-LIB
-
-def test_smt2_sat_reports_model_and_assertions() -> None:
-    run = run_child("(declare-const x Int)\n(assert (> x 41))\n(assert (< x 43))\n(check-sat)\n"
-                    "(get-model)\n", language="smt2")
-    assert run.report["outcome"] == "sat" and run.report["model"] == {"x": 42}
-    assert "(declare-fun x () Int)" in run.report["assertions_smt2"]
-
-
-def test_smt2_reports_the_last_check_sat_after_push_and_pop() -> None:
-    run = run_child("(declare-const x Int)\n(push)\n(assert (> x 1))\n(assert (< x 0))\n"
-                    "(check-sat)\n(pop)\n(assert (= x 5))\n(check-sat)\n(push)\n(assert false)\n",
-                    language="smt2")
-    assert run.report["outcome"] == "sat" and run.report["model"] == {"x": 5}
-
-
-def test_smt2_check_sat_assuming_uses_its_literals() -> None:
-    run = run_child("(declare-const p Bool)\n(assert (=> p false))\n(check-sat-assuming (p))\n",
-                    language="smt2")
-    assert run.report["outcome"] == "unsat"
-
-
-def test_smt2_syntax_error_has_line_and_column() -> None:
-    run = run_child((DATA / "QF_LIA__issue_159.smt2").read_text(), language="smt2")
-    unclosed = run_child("(declare-const x Int)\n(assert (> x 1)\n", language="smt2")
-    assert run.report["outcome"] == "syntax_error"
-    assert (run.report["line"], run.report["column"]) == (4, 20)
-    assert "unknown constant a" in run.report["reason"]
-    assert unclosed.report["outcome"] == "syntax_error" and unclosed.report["line"] == 2
-
-
-@pytest.mark.parametrize("name, outcome", [
-    ("QF_ABV__a268test0002.smt2", "sat"),
-    ("QF_AUFLIA__array_incompleteness1.smt2", "unsat"),
-    ("QF_LIRA__lira1.smt2", "sat"),
-    ("QF_UF__test0.smt2", "sat"),
-])
-def test_smt2_corpus_files_give_their_status(name: str, outcome: str) -> None:
-    run = run_child((DATA / name).read_text(), language="smt2")
-    assert run.report["outcome"] == outcome
-
-
-def test_smt2_optimization_commands_use_optimize() -> None:
-    run = run_child("(declare-const x Int)\n(assert (< x 10))\n(maximize x)\n(check-sat)\n",
-                    language="smt2")
-    assert run.report["model"] == {"x": 9}
-
-
-def test_smt2_optimization_reports_the_objectives() -> None:
-    run = run_child("(declare-const x Int)\n(declare-const y Int)\n(assert (< x 10))\n"
-                    "(assert (< y 5))\n(maximize (+ x y))\n(minimize x)\n"
-                    "(assert-soft (> x 100) :weight 2 :id g)\n(assert-soft (> y 100) :id g)\n"
-                    "(assert-soft (< x -100))\n(check-sat)\n", language="smt2")
-    assert run.stdout == "sat\n"
-    assert run.report["objectives"] == [
-        {"term": "(+ x y)", "direction": "maximize", "value": 13, "term_smt2": "(+ x y)"},
-        {"term": "x", "direction": "minimize", "value": 9, "term_smt2": "x"},
-        {"term": "g", "direction": "soft", "value": 3},
-        {"term": "", "direction": "soft", "value": 1}]
-
-
-# ------------------------------------------------------------------------------------- fidelity
-
-def run_child_in_a_fresh_zygote(script: str, random_seed: int | None = None) -> ChildRun:
-    """``run_child`` from a new interpreter that only imported and prepared the harness, as the
-    zygote is: tests of z3's main context must not depend on what earlier tests in this process
-    did with it (the whole suite shares one process)."""
-    driver = ("import json, sys\nfrom z3sandbox_kernel.child import harness\nharness.prepare()\n"
-              "import z3\nassert z3.z3._main_ctx is None, 'prepare() made the main context'\n"
-              "from tests.child.running import run_child\n"
-              f"run = run_child(sys.stdin.read(), random_seed={random_seed!r})\n"
-              "print(json.dumps([run.report, run.stdout, run.stderr]))\n")
-    done = subprocess.run([sys.executable, "-c", driver], input=script, capture_output=True,
-                          text=True, check=True, cwd=Path(__file__).resolve().parents[2])
-    report, stdout, stderr = json.loads(done.stdout.splitlines()[-1])
-    return ChildRun(report, stdout, stderr)
-
-
-def test_prepare_leaves_the_main_context_as_a_fresh_import_does() -> None:
-    """The zygote's warm-up uses contexts of its own: a candidate's first term gets the id it gets
-    in a fresh ``python -c 'import z3'`` process."""
-    fresh = subprocess.run([sys.executable, "-c", "import z3; print(z3.Int('x').get_id())"],
-                           capture_output=True, text=True, check=True).stdout
-    assert run_child_in_a_fresh_zygote("print(Int('x').get_id())\n").stdout == fresh
-
-
-def test_a_parameter_set_before_the_first_term_applies_to_the_main_context() -> None:
-    run = run_child_in_a_fresh_zygote(
-        "set_param(proof=True)\nx = Int('x')\nt = Solver()\nt.add(x > 2, x < 1)\n"
-        "t.check()\nprint(t.proof().decl())\n")
-    assert run.report["outcome"] == "unsat", run.report
-    assert run.stdout == "unit-resolution\n"
-
-
-def test_script_sees_argv_file_and_path_of_a_plain_run() -> None:
-    run = run_child("import os, sys\nprint(sys.argv, __name__, __file__ == os.path.join(os.getcwd(),"
-                    " sys.argv[0]), sys.path[0] == os.getcwd())\n")
-    assert run.stdout == "['candidate.py'] __main__ True True\n"
-
-
-def test_escaped_exception_prints_pythons_traceback_on_stderr() -> None:
-    run = run_child("def f():\n    raise KeyError('k')\nf()\n")
-    lines = run.stderr.splitlines()
-    assert lines[0] == "Traceback (most recent call last):"
-    assert lines[1].endswith("candidate.py\", line 3, in <module>")
-    assert lines[-1] == "KeyError: 'k'"
-    assert "harness" not in run.stderr
-
-
-def test_sys_exit_with_a_message_prints_it_on_stderr() -> None:
-    run = run_child("import sys\nsys.exit('giving up')\n")
-    assert run.stderr == "giving up\n" and run.report["outcome"] == "exception"
-
-
-def test_the_prebound_solver_is_made_at_first_use() -> None:
-    unused = run_child("print(type(s).__name__, isinstance(s, Solver), 'ctx' in vars(s))\n")
-    used = run_child("s.add(Int('x') == 2)\nprint(s.check(), s.model())\n")
-    assert unused.stdout == "Solver True False\n"
-    assert used.stdout == "sat [x = 2]\n"
-
-
-def test_solver_timeout_interrupts_without_setting_a_parameter() -> None:
-    run = run_child(HARD + "print(s.check(), s.reason_unknown())\n", timeout_s=0.2)
-    assert run.stdout == "unknown interrupted\n"  # a timeout parameter would say "timeout"
-    assert run.report["solver_timeout"] is True
-
-
-def test_smt2_output_is_what_z3_prints() -> None:
-    run = run_child("(declare-const x Int)\n(assert (> x 41))\n(check-sat)\n(get-value (x))\n"
-                    "(echo \"done\")\n(assert (< x 0))\n(check-sat)\n", language="smt2")
-    assert run.stdout == "sat\n((x 42))\ndone\nunsat\n"
-    assert run.report["outcome"] == "unsat"
-
-
-def test_smt2_model_is_the_one_z3_printed() -> None:
-    run = run_child("(declare-const v (_ BitVec 8))\n(declare-const n Int)\n(assert (bvugt v #x40))\n"
-                    "(assert (< n (- 3)))\n(check-sat)\n(get-model)\n", language="smt2")
-    assert run.report["outcome"] == "sat"
-    model = {name: decode_value(value) for name, value in run.report["model"].items()}
-    n = int(run.stdout.split("define-fun n () Int")[1].split(")")[0].replace("(- ", "-").strip())
-    assert model == {"v": int(run.stdout.split("#x")[1][:2], 16), "n": n} and n < -3
-    assert sorted(name for name, _ in split_pairs(run.report["model_smt2"])) == ["n", "v"]

@@ -7,7 +7,7 @@ compared with ``python candidate.py`` in a new interpreter, and what the script 
 from __future__ import annotations
 
 from ..fidelity.plain import run_plain
-from .test_harness import run_child_in_a_fresh_zygote
+from .running import run_child_in_a_fresh_zygote
 
 
 def same_as_plain(body: str) -> dict:

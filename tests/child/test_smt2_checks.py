@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from tests.smt2_reference import z3_prints
 from z3sandbox_kernel.protocol import MAX_CHECKS, join_pairs
 
-from ..fidelity.test_smt2 import z3_prints
 from .running import run_child
 
 SAT_SAT_UNSAT = """(declare-const x Int)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..fidelity.test_smt2 import z3_prints
+from tests.smt2_reference import z3_prints
+
 from .running import run_child
 
 SAT_BODY = "(declare-const x Int)\n(assert (> x 3))\n(assert (< x 10))\n"

@@ -26,7 +26,8 @@ from tests.conftest import in_ci
 from z3sandbox_kernel import CandidateResult, Sandbox
 from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
 
-from .world import ESCAPE_MARKERS, EVIL_COMM, World, leftover_processes
+from .processes import EVIL_COMM, leftover_processes
+from .world import ESCAPE_MARKERS, World
 
 IN_CI = in_ci()
 USER = "root" if os.geteuid() == 0 else "user"

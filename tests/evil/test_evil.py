@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import all_processes
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Sandbox
 from z3sandbox_kernel.zygote.namespaces import CANDIDATE_UID
 
@@ -39,7 +40,8 @@ from .conftest import (
     require_layers,
     wait_no_leftovers,
 )
-from .world import World, changes, contents, parent_of, sysv_objects
+from .snapshots import changes, contents, sysv_objects
+from .world import World
 
 
 def _params() -> list[Any]:
@@ -206,7 +208,7 @@ def test_zygote_environment_holds_no_parent_secret(level: str, world: World,
     sandbox = sandboxes[level]
     pid = sandbox.zygote_pid
     assert pid is not None
-    children = [int(p) for p in os.listdir("/proc") if p.isdigit() and parent_of(int(p)) == pid]
+    children = [proc.pid for proc in all_processes().values() if proc.ppid == pid]
     for target in [pid, *children]:
         with open(f"/proc/{target}/environ", "rb") as handle:
             environ = handle.read().decode("utf-8", "replace")

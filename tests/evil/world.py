@@ -14,7 +14,8 @@ try to reach is set up here by the *test* process, before the Sandbox starts:
 
 After each run (``snapshot``): no file under the world's root or among the host files a candidate
 can see changed -- content, mode, owner, times or xattrs, not only content --, the hostname is the
-same; and (``sysv_objects``) no SysV IPC object of the candidates' uid was added.
+same; and (``sysv_objects``) no SysV IPC object of the candidates' uid was added.  Snapshots are
+compared in snapshots.py; what a run left running is found in processes.py.
 
 Scripts are templates: ``{{NAME}}`` is replaced by the values of ``World.values``.
 """
@@ -22,28 +23,21 @@ Scripts are templates: ``{{NAME}}`` is replaced by the values of ``World.values`
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import json
 import os
 import secrets
 import socket
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import z3
-
 import z3sandbox_kernel
-from z3sandbox_kernel.zygote.forker import FORKER_NAMES, NEXT_NAME
-from z3sandbox_kernel.zygote.scratch import REMOVER_NAME
-from z3sandbox_kernel.zygote.spawn import SPARE_NAME, STANDBY_NAME
-from z3sandbox_kernel.zygote.standby import TARGET as STANDBY_TARGET
+
+from .processes import EVIL_COMM
+from .snapshots import digest, metadata, visible_host_files, walk
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 ESCAPE_MARKERS = ("ESCAPED", "PLANTED")
-EVIL_COMM = "z3sbevil"  # the name a script gives any process it manages to create
 SIBLING_SECRET_FILE = "secret.txt"
 
 
@@ -239,11 +233,11 @@ class World:
         """Hashes of every file under ``root`` (HOME and the watched folder included), plus the
         names in /tmp that an evil script would leave (when /tmp can be listed)."""
         files: dict[str, tuple[Any, ...]] = {}
-        for path in [*_walk(self.root), *map(Path, visible_host_files())]:
+        for path in [*walk(self.root), *map(Path, visible_host_files())]:
             try:
                 if path.is_socket():
                     continue
-                files[str(path)] = (_digest(path), *_metadata(path))
+                files[str(path)] = (digest(path), *metadata(path))
             except OSError as exc:
                 files[str(path)] = (-1, repr(exc))
         try:
@@ -268,79 +262,6 @@ def _host_segment(secret: str) -> tuple[int, int]:
         ctypes.memmove(address, secret.encode() + b"\0", len(secret) + 1)
         _libc.shmdt(ctypes.c_void_p(address))
     return key, shm_id
-
-
-def contents(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """A snapshot without the files' metadata: their content (hash) only."""
-    return {**snapshot, "files": {path: entry[0] for path, entry in snapshot["files"].items()}}
-
-
-def changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """What differs between two snapshots, readably: each changed path with both entries."""
-    files_before, files_after = before["files"], after["files"]
-    found = [f"{path}: {files_before.get(path)} -> {files_after.get(path)}"
-             for path in sorted(set(files_before) | set(files_after))
-             if files_before.get(path) != files_after.get(path)]
-    found += [f"{key}: {before[key]} -> {after[key]}" for key in before
-              if key != "files" and before[key] != after.get(key)]
-    return found
-
-
-_CUID_COLUMN = {"shm": 9, "msg": 9, "sem": 6}  # in /proc/sysvipc/<kind>
-
-
-def sysv_objects(creator: int) -> list[str]:
-    """SysV IPC objects of this (the host's) IPC namespace made by uid ``creator``, as "kind key id".
-
-    Filtered by creator because the machine is shared: other test runs make and remove objects of
-    their own all the time.  A candidate's objects live in its own IPC namespace at the kernel
-    level and never appear here, whatever its uid; the worlds' own segments (key 0x5A......) are
-    left out."""
-    found = []
-    for kind, column in _CUID_COLUMN.items():
-        try:
-            with open(f"/proc/sysvipc/{kind}") as handle:
-                rows = [line.split() for line in handle.readlines()[1:]]
-        except OSError:
-            return ["<unreadable>"]
-        found += [f"{kind} {row[0]} {row[1]}" for row in rows
-                  if int(row[column]) == creator and int(row[0]) >> 24 != 0x5A]
-    return sorted(found)
-
-
-def visible_host_files() -> list[str]:
-    """Host files a candidate can see (its read-only view binds them): a metadata change of any of
-    them (a set-uid bit, an owner, a time, an xattr) would outlive the run."""
-    z3_folder = os.path.dirname(z3.__file__)
-    library = os.path.join(z3_folder, "lib", "libz3.so")
-    return [p for p in (z3.__file__, library, json.__file__, z3sandbox_kernel.__file__)
-            if os.path.exists(p)]
-
-
-def _metadata(path: Path) -> tuple[Any, ...]:
-    """Mode, owner, size, modification and change times (a chmod to the same mode changes ctime)
-    and extended attributes: a change a candidate made without touching the content."""
-    info = path.lstat()
-    try:
-        xattrs = sorted(os.listxattr(path, follow_symlinks=False))
-    except OSError:
-        xattrs = ["<unsupported>"]
-    return (info.st_mode, info.st_uid, info.st_gid, info.st_size, info.st_mtime_ns,
-            info.st_ctime_ns, tuple(xattrs))
-
-
-def _walk(root: Path) -> Iterator[Path]:
-    for folder, _dirs, names in os.walk(root):
-        yield Path(folder)
-        for name in names:
-            yield Path(folder) / name
-
-
-def _digest(path: Path) -> str:
-    if path.is_dir():
-        return "dir:" + ",".join(sorted(os.listdir(path)))
-    with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read(1 << 24)).hexdigest()
 
 
 def _initial_environ() -> list[bytes]:
@@ -374,72 +295,3 @@ def _secret_file_lines(path: str) -> list[str]:
     except OSError:
         return []
     return [first] if len(first) >= 8 else []
-
-
-# ------------------------------------------------------------------------------------ processes
-
-def parent_of(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return int(handle.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _comm(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/comm") as handle:
-            return handle.read().strip()
-    except OSError:
-        return ""
-
-
-def all_pids() -> list[int]:
-    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
-
-
-def descendants(root: int) -> dict[int, int]:
-    """Every live descendant of ``root``, mapped to its depth below it."""
-    parents = {pid: parent_of(pid) for pid in all_pids()}
-    depth: dict[int, int] = {}
-    frontier = {root: 0}
-    while frontier:
-        nxt = {}
-        for pid, d in frontier.items():
-            for child, parent in parents.items():
-                if parent == pid and child not in depth:
-                    depth[child] = d + 1
-                    nxt[child] = d + 1
-        frontier = nxt
-    return depth
-
-
-def leftover_processes(zygote_pid: int, level: str) -> list[str]:
-    """Processes of a finished run still alive: anything below the zygote's own process(es), and
-    any process anywhere that an evil script renamed to ``EVIL_COMM``.
-
-    At kernel level the host's zygote pid is a thin parent whose one child is the serving zygote
-    (PID 1 of the sandbox's PID namespace); candidates are below that.  At process level the
-    candidates are the zygote's children."""
-    own_depth = 1 if level == "kernel" else 0
-    tree = descendants(zygote_pid)
-    # The serving zygote's fork server (zygote/forker.py): every tree is its child.
-    forkers = [pid for pid, d in tree.items() if d == own_depth + 1 and _comm(pid) in FORKER_NAMES][:1]
-    # It keeps one idle verifier forked ahead, named SPARE_NAME: not a leftover.
-    spares = [pid for pid, d in tree.items() if parent_of(pid) in forkers and _comm(pid) == SPARE_NAME][:1]
-    # Nor its successor, idle until it takes over (zygote/forker.py).
-    spares += [pid for pid in tree if parent_of(pid) in forkers and _comm(pid) == NEXT_NAME][:1]
-    # Nor its standby candidates (zygote/standby.py, kernel level only): an init and its one
-    # child, both named STANDBY_NAME until handed a request (both rename themselves then).
-    inits = [pid for pid, d in tree.items() if parent_of(pid) in forkers and _comm(pid) == STANDBY_NAME]
-    standbys: list[int] = []
-    for init in inits[:STANDBY_TARGET] if level == "kernel" else []:
-        below = [pid for pid in tree if parent_of(pid) == init]
-        if len(below) <= 1 and all(_comm(pid) == STANDBY_NAME for pid in below):
-            standbys += [init, *below]
-    # A scratch-removal helper (process level) is the zygote's own; conftest waits for the folders.
-    left = [f"{pid} ({_comm(pid)}, depth {d})"
-            for pid, d in tree.items()
-            if d > own_depth and pid not in forkers + spares + standbys and _comm(pid) != REMOVER_NAME]
-    left += [f"{pid} ({EVIL_COMM}, anywhere)" for pid in all_pids() if _comm(pid) == EVIL_COMM]
-    return left

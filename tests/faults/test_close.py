@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import LEVELS, ended_within, process_tree_of
 from tests.faults.processes import await_role, descriptors
-from tests.host.test_shared_verifier import STALLING  # an answer its verifier checks for its whole budget
+from tests.forgeries import STALLING  # an answer its verifier checks for its whole budget
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Sandbox, Verdict
 from z3sandbox_kernel.host.zygote_client import ZygoteProcess
 from z3sandbox_kernel.protocol import Hello

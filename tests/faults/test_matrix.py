@@ -40,7 +40,7 @@ from tests.faults.processes import (
     descriptors,
     zygotes_of,
 )
-from tests.host.test_shared_verifier import STALLING
+from tests.forgeries import STALLING
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Sandbox, Verdict
 from z3sandbox_kernel.host.plan import Graces
 

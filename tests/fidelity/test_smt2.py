@@ -5,13 +5,12 @@ verdict."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.smt2_reference import z3_prints
 from z3sandbox_kernel import Limits, Sandbox, Verdict
 
 pytestmark = pytest.mark.timeout(240)
@@ -26,21 +25,6 @@ VERDICTS = {"s01_model_value_echo": Verdict.SAT, "s02_push_pop_several_checks": 
             "s09_quoted_name_in_objectives": Verdict.SAT, "s10_printing_options": Verdict.SAT,
             "s11_model_reads_leave_later_checks": Verdict.SAT,
             "s12_global_declarations": Verdict.SYNTAX_ERROR}
-REFERENCE = """
-import sys, z3
-text = sys.stdin.read()
-try:
-    out = z3.Z3_eval_smtlib2_string(z3.main_ctx().ref(), text)
-except z3.Z3Exception as exc:  # the output up to the end, errors included
-    out = exc.value.decode() if isinstance(exc.value, bytes) else exc.value
-sys.stdout.write(out)
-"""
-
-
-def z3_prints(text: str) -> str:
-    done = subprocess.run([sys.executable, "-c", REFERENCE], input=text, capture_output=True,
-                          text=True, timeout=120, check=True)
-    return done.stdout
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.fidelity import SCRIPTS
 from z3sandbox_kernel import Limits, RunResult, Verdict
 from z3sandbox_kernel.agents.repair import settled
 from z3sandbox_kernel.presentation.render import run_json
@@ -80,17 +81,9 @@ while s.check() == sat:
 
 
 def test_a_pop_z3_refuses_leaves_the_assertions_as_z3_keeps_them(sandbox):
-    script = """x = Int('x')
-s = Solver()
-s.push()
-s.add(x == 42)
-try:
-    s.pop(3)
-except Z3Exception:
-    print("refused")
-print(s.check())
-print("x =", s.model()[x])
-"""
+    """The fidelity suite's f76 (a pop z3 refuses, caught): its answer is verified too."""
+    (path,) = (path for path in SCRIPTS if path.name == "f76_refused_pop.py")
+    script = path.read_text(encoding="utf-8")
     candidate = sandbox.run(script, limits=QUICK)[0]
     assert candidate.stdout == "refused\nsat\nx = 42\n"
     assert candidate.verdict is Verdict.SAT and candidate.model == {"x": 42}

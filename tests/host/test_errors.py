@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from z3sandbox_kernel import Limits, Sandbox, Verdict
+from tests.host.candidates import one
+from z3sandbox_kernel import Limits, Verdict
 from z3sandbox_kernel.contracts.results import CandidateResult
 from z3sandbox_kernel.jupyter.scripts import notebook_name_hint
 
@@ -17,26 +18,28 @@ QUICK = Limits(timeout_s=1, wall_s=5, cpu_s=2, memory_mb=256, output_kb=8)
 HARD = "x, y, z = Ints('x y z')\ns.add(x > 0, y > 0, z > 0)\ns.add(x**3 + y**3 == z**3)\nr = s.check()\n"
 
 
-def one(sandbox: Sandbox, script: str) -> CandidateResult:
-    return sandbox.run(script, limits=QUICK)[0]
-
-
 def test_an_answer_has_no_error(sandbox):
-    candidate = one(sandbox, "x = Int('x')\ns.add(x > 1)\ns.check()\n")
+    candidate = one(sandbox, "x = Int('x')\ns.add(x > 1)\ns.check()\n", limits=QUICK)
     assert candidate.verdict is Verdict.SAT
     assert candidate.error is None
 
 
-def test_a_syntax_error_names_its_line(sandbox):
-    candidate = one(sandbox, "x = Int('x')\ns.add(x > 1\n\n")
-    assert candidate.verdict is Verdict.SYNTAX_ERROR
-    assert candidate.error["type"] == "SyntaxError"
-    assert candidate.error["line"] == 2
-    assert "never closed" in candidate.error["message"]
+@pytest.mark.parametrize("script, verdict, kind, line, in_message, in_stderr", [
+    pytest.param("x = Int('x')\ns.add(x > 1\n\n", Verdict.SYNTAX_ERROR, "SyntaxError", 2, "never closed", "",
+                 id="syntax_error"),
+    pytest.param("import ctypes\nx = 1\nctypes.string_at(0)\n", Verdict.CRASHED, "crashed", 3, "",
+                 'File "candidate.py", line 3', id="crash"),  # faulthandler's dump
+])
+def test_an_error_names_its_kind_and_the_line_it_stopped_on(sandbox, script, verdict, kind, line, in_message,
+                                                             in_stderr):
+    candidate = one(sandbox, script, limits=QUICK)
+    assert candidate.verdict is verdict
+    assert (candidate.error["type"], candidate.error["line"]) == (kind, line)
+    assert in_message in candidate.error["message"] and in_stderr in candidate.stderr
 
 
 def test_an_exception_names_its_type_and_line_and_its_traceback_names_candidate_py(sandbox):
-    candidate = one(sandbox, "x = Int('x')\ns.add(x > 1)\nundefined_helper(x)\n")
+    candidate = one(sandbox, "x = Int('x')\ns.add(x > 1)\nundefined_helper(x)\n", limits=QUICK)
     assert candidate.verdict is Verdict.RUNTIME_ERROR
     assert candidate.error == {"type": "NameError", "line": 3,
                                "message": "name 'undefined_helper' is not defined"}
@@ -45,26 +48,18 @@ def test_an_exception_names_its_type_and_line_and_its_traceback_names_candidate_
 
 
 def test_a_failed_script_shows_no_exit_code(sandbox):
-    candidate = one(sandbox, "raise ValueError('no')\n")
+    candidate = one(sandbox, "raise ValueError('no')\n", limits=QUICK)
     assert candidate.verdict is Verdict.RUNTIME_ERROR
     assert candidate.exit_code is None
 
 
 def test_a_solver_timeout_names_the_check_line(sandbox):
-    candidate = one(sandbox, HARD)
+    candidate = one(sandbox, HARD, limits=QUICK)
     assert candidate.verdict is Verdict.TIMEOUT and candidate.kill == "solver"
     assert candidate.error["type"] == "timeout"
     assert candidate.error["line"] == 4
     assert "check() on line 4" in candidate.error["message"]
     assert candidate.exit_code is None
-
-
-def test_a_crash_names_the_python_line_it_died_on(sandbox):
-    candidate = one(sandbox, "import ctypes\nx = 1\nctypes.string_at(0)\n")
-    assert candidate.verdict is Verdict.CRASHED
-    assert candidate.error["type"] == "crashed"
-    assert candidate.error["line"] == 3
-    assert 'File "candidate.py", line 3' in candidate.stderr  # faulthandler's dump
 
 
 def test_the_cpu_limit_still_ends_the_candidate(sandbox):

@@ -9,6 +9,7 @@ import os
 import pytest
 
 from tests.conftest import all_processes
+from tests.forgeries import STALLING
 from z3sandbox_kernel import CandidateResult, Limits, Sandbox, Verdict
 from z3sandbox_kernel.zygote.forker import FORKER_NAMES
 from z3sandbox_kernel.zygote.spawn import SPARE_NAME
@@ -22,14 +23,6 @@ WRONG = ("from z3 import *\nimport json, os, struct\n"  # a model that violates 
          "frame = json.dumps({'v': 1, 'type': 'result', 'outcome': 'sat', 'model': {'x': 0},"
          " 'model_smt2': 'x\\x000\\x00', 'assertions_smt2': '(declare-fun x () Int)(assert (> x {n}))'})"
          ".encode()\nos.write(3, struct.pack('>I', len(frame)) + frame)\nos._exit(0)\n")
-# Its own report: sat, for assertions no solver decides in a second (x^3 + y^3 + z^3 = 33), with no
-# value given: its verification runs out of its budget, and takes the verifier that held it along.
-STALLING = ("import json, os, struct\n"
-            "text = '(declare-fun x () Int)(declare-fun y () Int)(declare-fun z () Int)'"
-            " '(assert (= (+ (* x x x) (* y y y) (* z z z)) 33))'\n"
-            "frame = json.dumps({'v': 1, 'type': 'result', 'outcome': 'sat', 'model': {},"
-            " 'model_smt2': '', 'assertions_smt2': text}).encode()\n"
-            "os.write(3, struct.pack('>I', len(frame)) + frame)\nos._exit(0)\n")
 
 
 def test_every_answer_of_a_large_run_is_confirmed_on_its_own(sandbox: Sandbox) -> None:

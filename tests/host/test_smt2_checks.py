@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.smt2_reference import SAT_SAT_UNSAT, z3_prints
 from z3sandbox_kernel import Limits, RunResult, Verdict
 from z3sandbox_kernel.presentation.render import run_json
-
-from ..fidelity.test_smt2 import z3_prints
-from ..zygote.test_smt2_checks import SCRIPT as SAT_SAT_UNSAT  # x in [1, 2]: sat, sat, unsat
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("zygote_is_clean")]
 

@@ -1,115 +1,23 @@
-"""The z3sandbox kernel, driven through jupyter_client as a frontend would: execute, read iopub."""
+"""The z3sandbox kernel, driven through jupyter_client as a frontend would: execute, read iopub (its
+interrupt and Stop button: test_kernel_interrupt.py)."""
 
 from __future__ import annotations
 
 import ast
 import json
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 
+from tests.jupyter.cells import FAST, SAT
+from tests.jupyter.kernels import TIMEOUT, document, execute, expression, of_type, start, states
 from z3sandbox_kernel import __version__
-from z3sandbox_kernel.jupyter.kernelspec import install_kernelspec
 from z3sandbox_kernel.presentation.render import MIME_TYPE
 
 pytestmark = pytest.mark.kernel
 
-TIMEOUT = 60
-SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
-FAST = "--timeout 2 --wall 5 --cpu 4 --memory 256"
-Message = dict[str, Any]
-
-
-@pytest.fixture(scope="module")
-def kernel_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The kernelspec installed in a temporary prefix that JUPYTER_PATH points to: works on a
-    clean clone after `pip install -e .`, where the shared-data copy is not installed."""
-    prefix = tmp_path_factory.mktemp("prefix")
-    install_kernelspec(prefix=str(prefix))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
-        yield prefix
-
-
-def start(name: str, cwd: Path) -> tuple[KernelManager, BlockingKernelClient]:
-    """A kernel reached over IPC (Unix sockets in ``cwd``), as the demo and the notebook refresh
-    start it: no loopback TCP, so no "running over TCP without encryption" warning."""
-    km = KernelManager(kernel_name=name, transport="ipc", ip=str(cwd / "kernel"))
-    km.start_kernel(cwd=str(cwd))
-    kc = km.client()
-    kc.start_channels()
-    kc.wait_for_ready(timeout=TIMEOUT)
-    return km, kc
-
-
-@pytest.fixture(scope="module")
-def z3kernel(kernel_path: Path) -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
-    km, kc = start("z3sandbox", kernel_path)
-    yield km, kc
-    kc.stop_channels()
-    km.shutdown_kernel(now=True)
-
-
-def execute(
-    kc: BlockingKernelClient,
-    code: str,
-    *,
-    user_expressions: dict[str, str] | None = None,
-    on_message: Callable[[Message], None] | None = None,
-    others: list[Message] | None = None,
-) -> tuple[Message, list[Message]]:
-    """Run ``code``; return the execute_reply and the iopub messages of the request, in order.
-    ``on_message`` sees each iopub message as it arrives (while the cell runs); ``others`` gets
-    the iopub messages of other requests seen meanwhile."""
-    msg_id = kc.execute(code, user_expressions=user_expressions or {})
-    messages: list[Message] = []
-    while True:
-        message = kc.get_iopub_msg(timeout=TIMEOUT)
-        if message["parent_header"].get("msg_id") != msg_id:
-            if others is not None:
-                others.append(message)
-            continue
-        messages.append(message)
-        if on_message is not None:
-            on_message(message)
-        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
-            break
-    while True:
-        reply = kc.get_shell_msg(timeout=TIMEOUT)
-        if reply["parent_header"].get("msg_id") == msg_id:
-            return reply, messages
-
-
-def of_type(messages: list[Message], kind: str) -> list[Message]:
-    return [m for m in messages if m["msg_type"] == kind]
-
-
-def expression(reply: Message, name: str) -> str:
-    result = reply["content"]["user_expressions"][name]
-    assert result["status"] == "ok", result
-    text: str = result["data"]["text/plain"]
-    return text
-
-
-def document(message: Message) -> dict[str, Any]:
-    """The run document a display or display update carries, else {}."""
-    if message["msg_type"] not in ("display_data", "update_display_data"):
-        return {}
-    found: dict[str, Any] = message["content"]["data"].get(MIME_TYPE, {})
-    return found
-
-
-def states(message: Message) -> list[str]:
-    """Each candidate's verdict or live state in a run document message."""
-    return [c["verdict"] or c.get("state", "?") for c in document(message).get("candidates", [])]
-
-
-# -------------------------------------------------------------------------------------------- tests
 
 def test_kernel_info_names_the_kernel_and_its_isolation(
     z3kernel: tuple[KernelManager, BlockingKernelClient],
@@ -270,113 +178,6 @@ def test_bad_option_is_a_usage_error_in_the_reply(
     assert "unrecognized arguments: --memroy 100" in content["evalue"]
     assert "--memory MB" in content["evalue"]
     assert not of_type(messages, "comm_open")  # nothing started, not even the table
-
-
-# jupyter_client interrupts a kernel with killpg(SIGINT) on the kernel's whole process group
-# (LocalProvisioner.send_signal): the zygote runs in its own session so that only the kernel sees it.
-def test_interrupt_keeps_finished_rows_binds_them_and_ends_the_cell_as_interrupted(
-    z3kernel: tuple[KernelManager, BlockingKernelClient],
-) -> None:
-    km, kc = z3kernel
-    interrupted_at: list[float] = []
-
-    def interrupt_once_running(message: Message) -> None:
-        # Wait on the live display (not a sleep): candidate 0 done, candidate 1 running.
-        if not interrupted_at and states(message) == ["sat", "running"]:
-            interrupted_at.append(time.monotonic())
-            km.interrupt_kernel()
-
-    execute(kc, f"loopers = [{SAT!r}, 'while True:\\n    pass\\n']")
-    reply, messages = execute(
-        kc, "%z3sandbox --candidates loopers --jobs 2 --wall 30 --cpu 30 --timeout 30",
-        on_message=interrupt_once_running,
-    )
-    assert interrupted_at, "the live display never showed one row done and one running"
-    assert time.monotonic() - interrupted_at[0] < 10  # not the 30 s wall limit
-    assert reply["content"]["status"] == "error"
-    assert reply["content"]["ename"] == "KeyboardInterrupt"  # as an interrupted cell ends
-    # One line wrapped at words, no traceback into the package, no count of none.
-    assert " ".join(reply["content"]["traceback"]) == (
-        "z3sandbox: interrupted: kept 1 finished candidate in _z3 (1 sat); 1 stopped: "
-        "_z3.rerun() runs them")
-    shown = [m for m in messages if document(m)]
-    assert document(shown[-1])["interrupted"] is True
-    assert states(shown[-1]) == ["sat", "cancelled"]
-    after, _ = execute(kc, "x = 6 * 7", user_expressions={
-        "x": "x", "interrupted": "_z3.interrupted", "verdicts": "[c.verdict.value for c in _z3]",
-        "notes": "_z3.notes"})
-    assert expression(after, "x") == "42"
-    assert expression(after, "interrupted") == "True"  # the partial result is bound
-    assert expression(after, "verdicts") == "['sat', 'cancelled']"
-    assert expression(after, "notes") == "[]"  # e.g. no "the zygote died and was restarted"
-    # The sandbox itself came through: the next run needs no restarted zygote.
-    again, _ = execute(
-        kc, f"%%z3sandbox --quiet --out again {FAST}\n{SAT}",
-        user_expressions={"run": "(again.verdict.value, again.notes)"},
-    )
-    assert expression(again, "run") == "('sat', [])"
-
-
-def test_stop_one_candidate_over_the_control_channel_while_the_cell_runs(
-    z3kernel: tuple[KernelManager, BlockingKernelClient],
-) -> None:
-    """The labextension's Stop button: one candidate stops, the run goes on and ends normally."""
-    _, kc = z3kernel
-    sent: list[str] = []
-
-    def stop_the_looper(message: Message) -> None:
-        live = document(message)
-        if not sent and live.get("control") and states(message) == ["sat", "running", "queued"]:
-            request = kc.session.msg("z3sandbox_stop_request", {"control": live["control"], "index": 1})
-            kc.control_channel.send(request)
-            sent.append(request["header"]["msg_id"])
-
-    execute(kc, f"three = [{SAT!r}, 'while True:\\n    pass\\n', {SAT!r}]")
-    others: list[Message] = []
-    reply, messages = execute(
-        kc, "%z3sandbox --candidates three --jobs 1 --wall 30 --cpu 30 --timeout 30",
-        on_message=stop_the_looper, others=others,
-    )
-    assert sent, "the live display never showed the looper running"
-    answer = kc.get_control_msg(timeout=TIMEOUT)
-    assert answer["parent_header"]["msg_id"] == sent[0]
-    assert answer["content"] == {"status": "ok", "stopped": True}
-    assert reply["content"]["status"] == "ok"  # not an interrupt: the run went on
-    final = [m for m in messages if document(m)][-1]
-    assert states(final) == ["sat", "cancelled", "sat"]
-    assert "control" not in document(final)  # a saved result has no control
-    stopped = document(final)["candidates"][1]  # says what stopped it, with its kill (issue 41.6)
-    assert stopped["cells"]["reason"] == "stopped (Stop button)" and stopped["cells"]["kill"] == "cancel"
-    assert "stopped (Stop button)" in final["content"]["data"]["text/plain"]
-    # No busy/idle for the stop: a frontend would show the kernel Idle while the cell still runs.
-    assert [m for m in others if m["parent_header"].get("msg_id") == sent[0]
-            and m["msg_type"] == "status"] == []
-
-
-def test_interrupt_stops_the_queued_cells(
-    z3kernel: tuple[KernelManager, BlockingKernelClient],
-) -> None:
-    """As under "Run All": the cell after an interrupted run is aborted, never run."""
-    km, kc = z3kernel
-    execute(kc, "spinner = ['while True:\\n    pass\\n']\nqueued_cell_ran = False")
-    first = kc.execute("%z3sandbox --candidates spinner --out spun --wall 30 --cpu 30 --timeout 30")
-    second = kc.execute("queued_cell_ran = True")  # queued behind the run, as Run All does
-    interrupted = False
-    while not interrupted:
-        message = kc.get_iopub_msg(timeout=TIMEOUT)
-        if message["parent_header"].get("msg_id") == first and "running" in states(message):
-            km.interrupt_kernel()
-            interrupted = True
-    replies = {}
-    while len(replies) < 2:
-        reply = kc.get_shell_msg(timeout=TIMEOUT)
-        replies[reply["parent_header"].get("msg_id")] = reply["content"]
-    assert replies[first]["status"] == "error" and replies[first]["ename"] == "KeyboardInterrupt"
-    assert replies[second]["status"] == "aborted"
-    after, _ = execute(kc, "pass", user_expressions={
-        "ran": "queued_cell_ran", "interrupted": "spun.interrupted"})
-    assert expression(after, "ran") == "False"
-    assert expression(after, "interrupted") == "True"
 
 
 def test_a_saved_notebook_holds_one_output_per_run_and_no_widget(kernel_path: Path) -> None:

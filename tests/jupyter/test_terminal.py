@@ -4,32 +4,18 @@ by their seed, and an interrupted cell's one line wrapped at words, with no coun
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from tests.jupyter.cells import FAST, SAT
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
-from z3sandbox_kernel.jupyter.magic import magics_of
 from z3sandbox_kernel.jupyter.outcome import LINE_WIDTH, RunInterrupted, interrupted_line
 from z3sandbox_kernel.presentation import textview
 from z3sandbox_kernel.presentation.render import run_mimebundle
 
-SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
-FAST = "--timeout 2 --wall 5 --cpu 4 --memory 256"
 # A long message from the candidate's line 2: the reason ends in "(line 6 [candidate line 2])".
 FAILING = SAT + "# %% candidate broken\nx = 1\nraise ValueError('the input is not what this " \
     "script expected to find at all, ' * 2)\n"
-
-
-@pytest.fixture(scope="module")
-def shell() -> Iterator[InteractiveShell]:
-    shell = InteractiveShell.instance()  # terminal IPython's shell class, not ipykernel's
-    shell.run_line_magic("load_ext", "z3sandbox_kernel")
-    yield shell
-    magics = magics_of(shell)
-    if magics is not None:
-        magics.close()
 
 
 def _reason_lines(table: str) -> tuple[list[str], int]:

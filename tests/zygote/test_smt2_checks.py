@@ -6,20 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.smt2_reference import SAT_SAT_UNSAT as SCRIPT
 from tests.verifying import candidate, verify_request
 from z3sandbox_kernel.zygote.checks import assemble
 from z3sandbox_kernel.zygote.jobs import verify_request as zygote_request
-
-SCRIPT = """(declare-const x Int)
-(assert (and (>= x 1) (<= x 2)))
-(check-sat)
-(get-model)
-(assert (not (= x 1)))
-(check-sat)
-(get-model)
-(assert (not (= x 2)))
-(check-sat)
-"""
 
 
 def frames(*models: tuple[int, int]) -> list[dict[str, Any]]:

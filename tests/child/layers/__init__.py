@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -105,3 +106,26 @@ def run_sandboxed(action: Callable[[], Any], layers: Sequence[ModuleType], scrat
         message=data.get("message", ""), setup_error=data.get("setup_error", ""),
         reports=tuple(data.get("reports", ())),
     )
+
+
+def connect_from_sandbox(layers: Sequence[ModuleType], scratch: str, family: int,
+                         address: object) -> tuple[Outcome, bool]:
+    """Listen at ``address`` (of ``family``: a port 0 is any free one) and connect to it from a
+    sandboxed child: its outcome, and whether the connection reached the listener."""
+    with socket.socket(family) as listener:
+        listener.bind(address)
+        listener.listen()
+        listener.setblocking(False)
+        bound = listener.getsockname()
+
+        def connect() -> None:
+            with socket.socket(family) as client:
+                client.settimeout(5)
+                client.connect(bound)
+
+        outcome = run_sandboxed(connect, layers, scratch)
+        try:
+            listener.accept()[0].close()
+        except BlockingIOError:
+            return outcome, False
+        return outcome, True

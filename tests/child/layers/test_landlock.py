@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from z3sandbox_kernel.child.layers import landlock
 
-from . import require, run_sandboxed
+from . import connect_from_sandbox, require, run_sandboxed
 
 LAYERS = (landlock,)
 
@@ -21,13 +20,6 @@ LAYERS = (landlock,)
 def _landlock_available() -> None:
     require(landlock.probe())
     landlock.prepare()
-
-
-@pytest.fixture
-def scratch(tmp_path: Path) -> str:
-    path = tmp_path / "scratch"
-    path.mkdir()
-    return str(path)
 
 
 def test_probe_reports_the_abi() -> None:
@@ -125,27 +117,11 @@ def test_reading_another_process_environment_is_denied(scratch: str, target: str
     assert outcome.denied, outcome
 
 
-@pytest.fixture
-def tcp_listener() -> Iterator[socket.socket]:
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.setblocking(False)
-    yield listener
-    listener.close()
-
-
-def _assert_no_connection(listener: socket.socket) -> None:
-    with pytest.raises(BlockingIOError):
-        listener.accept()
-
-
-def test_tcp_connect_to_loopback_is_denied(scratch: str, tcp_listener: socket.socket) -> None:
+def test_tcp_connect_to_loopback_is_denied(scratch: str) -> None:
     if landlock.abi_version() < 4:
         pytest.xfail("TCP rights need Landlock ABI 4 (Linux 6.7)")
-    address = tcp_listener.getsockname()
-    outcome = run_sandboxed(lambda: socket.create_connection(address, timeout=5).close(),
-                            LAYERS, scratch)
-    assert outcome.denied, outcome
-    _assert_no_connection(tcp_listener)
+    outcome, reached = connect_from_sandbox(LAYERS, scratch, socket.AF_INET, ("127.0.0.1", 0))
+    assert outcome.denied and not reached, outcome
 
 
 def test_tcp_bind_is_denied(scratch: str) -> None:
@@ -160,18 +136,8 @@ def test_abstract_unix_connect_is_denied(scratch: str) -> None:
     if landlock.abi_version() < 6:
         pytest.xfail("abstract UNIX socket scoping needs Landlock ABI 6 (Linux 6.12)")
     name = f"\0z3sandbox-test-{os.getpid()}"
-    with socket.socket(socket.AF_UNIX) as listener:
-        listener.bind(name)
-        listener.listen()
-        listener.setblocking(False)
-
-        def connect() -> None:
-            with socket.socket(socket.AF_UNIX) as client:
-                client.connect(name)
-
-        outcome = run_sandboxed(connect, LAYERS, scratch)
-        assert outcome.denied, outcome
-        _assert_no_connection(listener)
+    outcome, reached = connect_from_sandbox(LAYERS, scratch, socket.AF_UNIX, name)
+    assert outcome.denied and not reached, outcome
 
 
 def test_signalling_the_parent_is_denied_but_self_is_allowed(scratch: str) -> None:

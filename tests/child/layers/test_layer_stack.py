@@ -11,7 +11,7 @@ import z3
 
 from z3sandbox_kernel.child.layers import capabilities, landlock, seccomp
 
-from . import require, run_sandboxed
+from . import connect_from_sandbox, require, run_sandboxed
 
 # The bootstrap's order: capabilities sets no_new_privs, which Landlock and seccomp need when
 # unprivileged; Landlock before seccomp, whose filter would not refuse the Landlock calls anyway.
@@ -42,17 +42,7 @@ def test_a_z3_script_runs_under_every_layer(tmp_path: Path) -> None:
     assert [r["name"] for r in outcome.reports] == ["capabilities", "landlock", "seccomp"]
 
 
-def test_named_unix_socket_is_refused_by_the_stack(tmp_path: Path) -> None:
+def test_named_unix_socket_is_refused_by_the_stack(tmp_path: Path, scratch: str) -> None:
     """Landlock (up to ABI 7) does not check UNIX socket paths; seccomp's socket() refusal does."""
-    path = str(tmp_path / "sock")
-    with socket.socket(socket.AF_UNIX) as listener:
-        listener.bind(path)
-        listener.listen()
-        listener.setblocking(False)
-        scratch = tmp_path / "scratch"
-        scratch.mkdir()
-        outcome = run_sandboxed(lambda: socket.socket(socket.AF_UNIX).connect(path), STACK,
-                                str(scratch))
-        assert outcome.denied, outcome
-        with pytest.raises(BlockingIOError):
-            listener.accept()
+    outcome, reached = connect_from_sandbox(STACK, scratch, socket.AF_UNIX, str(tmp_path / "sock"))
+    assert outcome.denied and not reached, outcome

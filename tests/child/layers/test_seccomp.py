@@ -21,7 +21,8 @@ import z3
 from z3sandbox_kernel.child.layers import seccomp
 from z3sandbox_kernel.contracts.oscalls import syscall
 
-from . import Outcome, require, run_sandboxed
+from . import Outcome, connect_from_sandbox, require, run_sandboxed
+from .bpf import ALL_ONES, emulate, program_for
 
 LAYERS = (seccomp,)
 _ARCH = pyseccomp.system_arch()
@@ -31,11 +32,6 @@ _ARCH = pyseccomp.system_arch()
 def _seccomp_available() -> None:
     require(seccomp.probe())
     seccomp.prepare()
-
-
-@pytest.fixture
-def scratch(tmp_path: Path) -> str:
-    return str(tmp_path)
 
 
 def _run(action: Callable[[], Any], scratch: str) -> Outcome:
@@ -183,32 +179,15 @@ def test_sockets_of_every_family_are_denied(scratch: str, family: int) -> None:
 
 
 def test_tcp_connect_to_loopback_is_denied(scratch: str) -> None:
-    with socket.create_server(("127.0.0.1", 0)) as listener:
-        listener.setblocking(False)
-        address = listener.getsockname()
-        outcome = _run(lambda: socket.create_connection(address, timeout=5).close(), scratch)
-        assert outcome.denied, outcome
-        with pytest.raises(BlockingIOError):
-            listener.accept()
+    outcome, reached = connect_from_sandbox(LAYERS, scratch, socket.AF_INET, ("127.0.0.1", 0))
+    assert outcome.denied and not reached, outcome
 
 
 @pytest.mark.parametrize("kind", ["named", "abstract"])
-def test_unix_socket_connect_is_denied(tmp_path: Path, kind: str) -> None:
+def test_unix_socket_connect_is_denied(tmp_path: Path, scratch: str, kind: str) -> None:
     address = str(tmp_path / "sock") if kind == "named" else f"\0z3sandbox-seccomp-{os.getpid()}"
-    with socket.socket(socket.AF_UNIX) as listener:
-        listener.bind(address)
-        listener.listen()
-        listener.setblocking(False)
-
-        def connect() -> None:
-            with socket.socket(socket.AF_UNIX) as client:
-                client.connect(address)
-
-        scratch = tmp_path / "scratch"
-        scratch.mkdir()
-        assert _run(connect, str(scratch)).denied
-        with pytest.raises(BlockingIOError):
-            listener.accept()
+    outcome, reached = connect_from_sandbox(LAYERS, scratch, socket.AF_UNIX, address)
+    assert outcome.denied and not reached, outcome
 
 
 def test_tiocsti_is_denied_even_with_high_bits(scratch: str) -> None:
@@ -239,9 +218,6 @@ def test_x32_system_calls_kill_the_process(scratch: str) -> None:
 
 # ------------------------------------------------------------- classes no solver needs (issue 10)
 
-_ALL_ONES = (1 << 64) - 1  # -1 in every argument: an unfiltered call fails harmlessly on its own
-
-
 def _numbers() -> dict[str, int]:
     return seccomp.numbers_for(_ARCH, pyseccomp.resolve_syscall)
 
@@ -249,7 +225,7 @@ def _numbers() -> dict[str, int]:
 def _class_sweep(names: tuple[str, ...]) -> dict[str, str]:
     """Each call of a class (those this architecture has), all arguments -1: the errno."""
     numbers = _numbers()
-    return {name: _errno_of(numbers[name], *[_ALL_ONES] * 6)
+    return {name: _errno_of(numbers[name], *[ALL_ONES] * 6)
             for name in names if numbers[name] >= 0}
 
 
@@ -349,7 +325,7 @@ def test_calls_newer_than_the_table_answer_enosys(scratch: str) -> None:
     beyond = seccomp.NEWEST_REVIEWED + 1
     outcome = _run(lambda: [_errno_of(beyond), _errno_of(beyond + 100)], scratch)
     assert outcome.value == ["ENOSYS", "ENOSYS"], outcome
-    assert _emulate(_program_for(_ARCH), beyond) == "ENOSYS"
+    assert emulate(program_for(_ARCH), beyond) == "ENOSYS"
 
 
 def test_file_attribute_ioctls_and_fcntl_commands_are_refused(tmp_path: Path) -> None:
@@ -386,87 +362,3 @@ def test_scheduling_and_io_priority_of_others_are_refused(scratch: str) -> None:
         _raw_syscall("ioprio_set", ioprio_who_process, parent, 0),
         _raw_syscall("sched_setaffinity", parent, 8, ctypes.addressof(mask)),
     ], scratch).value == ["EPERM", "EPERM"]
-
-
-# ------------------------------------------------------------------- the table, on every architecture
-
-def _program_for(arch: int) -> list[tuple[int, int, int, int]]:
-    insns, _rules = seccomp._assemble(arch, seccomp.numbers_for(arch, pyseccomp.resolve_syscall))
-    return [(c, int(jt), int(jf), k if isinstance(k, int) else 4242)  # 4242: our PID
-            for c, jt, jf, k in insns]
-
-
-def _emulate(program: list[tuple[int, int, int, int]], nr: int, arch: int | None = None,
-             args: tuple[int, ...] = (0,) * 6, max_steps: int = 10_000) -> str:
-    """Run the classic-BPF program on one seccomp_data, the way the kernel does."""
-    data = {0: nr, 4: arch if arch is not None else program[1][3]}
-    for i, arg in enumerate(args):
-        data[16 + 8 * i], data[20 + 8 * i] = arg & 0xFFFFFFFF, arg >> 32
-    acc, pc = 0, 0
-    for _step in range(max_steps):
-        code, jt, jf, k = program[pc]
-        if code == 0x20:
-            acc, pc = data[k], pc + 1
-        elif code == 0x06:
-            return {0x7FFF0000: "ALLOW", 0x80000000: "KILL"}.get(k) or errno.errorcode[k & 0xFFFF]
-        elif code == 0x05:  # JA
-            pc += 1 + k
-        else:
-            taken = {0x15: acc == k, 0x25: acc > k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
-            pc += 1 + (jt if taken else jf)
-    return "TOO LONG"
-
-
-@pytest.mark.parametrize("arch", [0xC000003E, 0xC00000B7], ids=["x86_64", "aarch64"])
-def test_every_number_gets_its_table_answer_on_both_architectures(arch: int) -> None:
-    """The binary search, number by number: EPERM for the classes, ENOSYS for clone3 and past the
-    table, the argument checks for the rest that are listed, and every other number allowed."""
-    numbers = seccomp.numbers_for(arch, pyseccomp.resolve_syscall)
-    program = _program_for(arch)
-    denied = {numbers[n] for _why, names in seccomp.DENIED for n in names if numbers[n] >= 0}
-    commands = {numbers[name] for name, _why, _values in seccomp.COMMANDS}
-    checked = {number for name, number in numbers.items() if number >= 0} - denied - commands
-    for nr in range(seccomp.NEWEST_REVIEWED + 50):
-        answer = _emulate(program, nr, args=(_ALL_ONES,) * 6)
-        if nr in denied:
-            assert answer == "EPERM", nr
-        elif nr == numbers["clone3"] or nr > seccomp.NEWEST_REVIEWED:
-            assert answer == "ENOSYS", nr
-        elif nr in checked:  # a PID, a "which" or clone flags of -1: refused
-            assert answer == "EPERM", nr
-        elif nr in commands:  # command -1 is no refused command
-            assert answer == "ALLOW", nr
-        else:
-            assert answer == "ALLOW", nr
-    assert _emulate(program, numbers["kill"], args=(4242, 9)) == "ALLOW"  # 4242: our PID
-    for name, _why, values in seccomp.COMMANDS:
-        for value in values:
-            assert _emulate(program, numbers[name], args=(0, (7 << 32) | value)) == "EPERM"
-    assert _emulate(program, numbers["ioctl"], args=(0, 0x5401)) == "ALLOW"  # TCGETS
-    assert _emulate(program, 0, arch=0x40000003) == "KILL"  # i386
-
-
-@pytest.mark.parametrize("arch", [0xC000003E, 0xC00000B7], ids=["x86_64", "aarch64"])
-def test_no_path_through_the_program_is_long(arch: int) -> None:
-    """The binary search: the kernel walks a path per number when it loads the filter (its cache)
-    and on every call whose arguments count; a linear chain of the table would be ~150 long."""
-    program = _program_for(arch)
-    for nr in range(seccomp.NEWEST_REVIEWED + 2):
-        assert _emulate(program, nr, max_steps=32) != "TOO LONG", nr
-
-
-def test_the_unified_numbers_agree_with_libseccomp_where_it_knows_them() -> None:
-    """Names libseccomp 2.5.4 lacks; a newer libseccomp must agree on both architectures."""
-    for arch in (0xC000003E, 0xC00000B7):
-        for name, number in seccomp.UNIFIED.items():
-            known = int(pyseccomp.resolve_syscall(arch, name))
-            assert known < 0 or known == number, (arch, name, known)
-    assert max(seccomp.UNIFIED.values()) == seccomp.NEWEST_REVIEWED
-
-
-def test_every_listed_name_exists_on_some_architecture() -> None:
-    """A typo would silently drop a call from the filter."""
-    numbers = [seccomp.numbers_for(arch, pyseccomp.resolve_syscall)
-               for arch in (0xC000003E, 0xC00000B7)]
-    missing = [n for n in seccomp.all_names() if all(table[n] < 0 for table in numbers)]
-    assert missing == ["ipc"], missing  # the SysV multiplexer of i386, s390x and others
