@@ -19,10 +19,6 @@ TESTS = Path(__file__).resolve().parent
 MAX_LINES = 400
 # Candidate scripts the suite runs in the sandbox, never imports: as long as what they do needs.
 STANDALONE = ("evil/scripts", "fidelity/scripts")
-# Files another part of issue 42 splits (the browser tests, on their own branch).  Each entry fails
-# this test once its file keeps the rule, so that the entry goes with the split.
-PENDING_SPLIT = {"browser/test_lab.py"}
-PENDING_IMPORTS = {"browser/test_layout.py", "browser/test_reading.py"}
 
 
 def suite_files() -> Iterator[Path]:
@@ -65,29 +61,23 @@ def imports_of_test_modules(source: str, module: str, test_modules: set[str]) ->
 
 
 def test_no_test_module_imports_another() -> None:
-    found, cleared = {}, []
+    found = {}
     for path in suite_files():
-        name = str(path.relative_to(TESTS))
         bad = imports_of_test_modules(path.read_text(encoding="utf-8"), dotted(path), TEST_MODULES)
-        if bad and name not in PENDING_IMPORTS:
-            found[name] = bad
-        if not bad and name in PENDING_IMPORTS:
-            cleared.append(name)
+        if bad:
+            found[str(path.relative_to(TESTS))] = bad
     assert not found, (
         f"test modules import from other test modules: {found}; move what they share into a helper "
         "module (not named test_*), e.g. tests/forked.py or tests/child/running.py")
-    assert not cleared, f"these import no test module any more: take them out of PENDING_IMPORTS: {cleared}"
 
 
 def test_no_file_of_the_suite_is_over_the_budget() -> None:
     sizes = {str(path.relative_to(TESTS)): len(path.read_text(encoding="utf-8").splitlines())
              for path in suite_files()}
-    over = {name: lines for name, lines in sizes.items() if lines > MAX_LINES and name not in PENDING_SPLIT}
-    cleared = [name for name in PENDING_SPLIT if sizes.get(name, 0) <= MAX_LINES]
+    over = {name: lines for name, lines in sizes.items() if lines > MAX_LINES}
     assert not over, (
         f"files of the suite over {MAX_LINES} lines: {over}; split each by subject into files whose "
         "names say it (shared helpers into a helper module)")
-    assert not cleared, f"these are within {MAX_LINES} lines now: take them out of PENDING_SPLIT: {cleared}"
 
 
 @pytest.mark.parametrize("source", [
