@@ -25,7 +25,7 @@ from z3sandbox_kernel.protocol import (
 from z3sandbox_kernel.protocol.byte_runs import expand_model, expand_smt2_pairs
 from z3sandbox_kernel.zygote import frames
 from z3sandbox_kernel.zygote.payload import cap_model
-from z3sandbox_kernel.zygote.verifiers import ServiceReader
+from z3sandbox_kernel.zygote.verifier_pool import ServiceReader
 
 SETUP = {"v": 1, "type": "setup", "layers": [{"name": "rlimits", "active": True}], "error": None}
 

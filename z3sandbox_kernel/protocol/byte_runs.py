@@ -1,7 +1,8 @@
-"""The one expander of byte runs (``ByteRun``: [start index, hex]): the hex-only byte_N a child
-sent (``INLINE_BYTE_CONSTANTS``) put back, as a model's entries on the host (``expand_model``, off
-the zygote's loop) or as SMT-LIB pairs for the verifier in the zygote (``expand_smt2_pairs``).  Both
-read ``hex_only``; a protocol matter, so that the host imports nothing of the zygote for it."""
+"""Byte runs (``ByteRun``: [start index, hex]), the hex-only byte_N a child sent
+(``INLINE_BYTE_CONSTANTS``), read in one place: ``run_bytes`` turns runs into bytes, and every
+reader goes through it: the host's model (``expand_model``, off the zygote's loop), the verifier's
+SMT-LIB pairs in the zygote (``expand_smt2_pairs``), the payload (zygote/payload.py).  A protocol
+matter, so that the host imports nothing of the zygote for it."""
 
 from __future__ import annotations
 
@@ -13,28 +14,45 @@ from typing import Any
 from .messages import Smt2Pairs, join_pairs
 from .wire import SHOWN_MODEL_MAX_ENTRIES, JsonValue
 
+Runs = Sequence[Sequence[Any]]  # [[start, hex], ...]: checked by the frame's gate, or here
 
-def hex_only(model: Container[str], runs: Sequence[Sequence[Any]],
-              max_bytes: int) -> Iterator[tuple[str, int]]:
-    """(name, value) of the byte_N in ``runs`` that ``model`` does not list: the 8-bit bit-vectors
-    the harness sent as hex only (protocol.INLINE_BYTE_CONSTANTS).  Only indexes below
-    ``max_bytes``: past it a byte is a payload error, and a model of what a forged run claims
-    could grow past any frame (the payload error names the first such byte)."""
+
+def _cut(runs: Runs, max_bytes: int | None) -> Iterator[tuple[int, str]]:
+    """Each run's start and hex, checked for shape (a run can come from untrusted code: a
+    ``ValueError``), its bytes at ``max_bytes`` and past it cut off (None: nothing cut).  Past
+    ``max_bytes`` a byte is a payload error, and a model of what a forged run claims could grow
+    past any frame (the payload error names the first such byte)."""
     for start, hex_text in runs:
-        if start >= max_bytes:
-            continue
-        for offset, value in enumerate(bytes.fromhex(hex_text[: 2 * (max_bytes - start)])):
+        if type(start) is not int or start < 0 or not isinstance(hex_text, str):  # bool is no index
+            raise ValueError("malformed byte run")
+        if max_bytes is None:
+            yield start, hex_text
+        elif start < max_bytes:
+            yield start, hex_text[: 2 * (max_bytes - start)]
+
+
+def run_bytes(runs: Runs, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """The one expander: each run's start and its bytes, below ``max_bytes`` (see ``_cut``)."""
+    for start, hex_text in _cut(runs, max_bytes):
+        yield start, bytes.fromhex(hex_text)
+
+
+def hex_only(model: Container[str], runs: Runs, max_bytes: int) -> Iterator[tuple[str, int]]:
+    """(name, value) of the byte_N in ``runs`` below ``max_bytes`` that ``model`` does not list:
+    the 8-bit bit-vectors the harness sent as hex only (protocol.INLINE_BYTE_CONSTANTS)."""
+    for start, data in run_bytes(runs, max_bytes):
+        for offset, value in enumerate(data):
             name = f"byte_{start + offset}"
             if name not in model:
                 yield name, value
 
 
-def cut_runs(runs: Sequence[Sequence[Any]], max_bytes: int) -> list[list[Any]]:
-    """The runs' bytes below ``max_bytes`` only: what a model may list (see ``hex_only``)."""
-    return [[start, hex_text[: 2 * (max_bytes - start)]] for start, hex_text in runs if start < max_bytes]
+def cut_runs(runs: Runs, max_bytes: int) -> list[list[Any]]:
+    """The runs' bytes below ``max_bytes`` only, as runs: what a model may list (see ``_cut``)."""
+    return [[start, hex_text] for start, hex_text in _cut(runs, max_bytes)]
 
 
-def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]], max_bytes: int,
+def expand_model(model: dict[str, JsonValue], runs: Runs, max_bytes: int,
                  max_entries: int = SHOWN_MODEL_MAX_ENTRIES) -> tuple[dict[str, JsonValue], int]:
     """The model as z3 gave it, with the byte_N that travelled as hex only put back up to
     ``max_entries`` entries in all; and how many of them were left out (the payload has them)."""
@@ -44,7 +62,7 @@ def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]], max
     expanded.update(islice(hex_only(model, runs, max_bytes), max(0, max_entries - len(model))))
     if len(expanded) < max_entries:
         return expanded, 0
-    total = sum(min(len(hex_text) // 2, max_bytes - start) for start, hex_text in cut_runs(runs, max_bytes))
+    total = sum(len(hex_text) // 2 for _, hex_text in _cut(runs, max_bytes))
     inline = sum(1 for name in model if name.startswith("byte_"))
     return expanded, max(0, total - inline - (len(expanded) - len(model)))
 
@@ -53,7 +71,7 @@ def expand_model(model: dict[str, JsonValue], runs: Sequence[Sequence[Any]], max
 DECLARATION_CHARS = 30
 
 
-def expand_smt2_pairs(pairs: Smt2Pairs, model: dict[str, JsonValue], runs: Sequence[Sequence[Any]],
+def expand_smt2_pairs(pairs: Smt2Pairs, model: dict[str, JsonValue], runs: Runs,
                       max_bytes: int, assertions_chars: int) -> Smt2Pairs:
     """The model's SMT-LIB pairs for verification, with the hex-only byte_N put back (#xHH): no
     more than ``assertions_chars`` of assertions can declare, so a forged run cannot make the

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ..protocol import SHOWN_MODEL_MAX_BYTES, SHOWN_MODEL_MAX_ENTRIES, ByteConstant, JsonValue
+from ..protocol.byte_runs import Runs, run_bytes
 
 
 def _rule_error(constant: ByteConstant, max_bytes: int) -> str | None:
@@ -22,26 +22,15 @@ def _rule_error(constant: ByteConstant, max_bytes: int) -> str | None:
     return None
 
 
-def _runs(runs: Sequence[Sequence[Any]]) -> list[tuple[int, bytes]]:
-    """The child's [[start, hex], ...] runs, checked for shape (they come from untrusted code)."""
-    checked = []
-    for run in runs:
-        start, text = run
-        if isinstance(start, bool) or not isinstance(start, int) or start < 0 or not isinstance(text, str):
-            raise ValueError("malformed byte run")
-        checked.append((start, bytes.fromhex(text)))
-    return checked
-
-
 def build_payload(
-    constants: Sequence[ByteConstant], runs: Sequence[Sequence[Any]], seed: bytes | None, max_bytes: int
+    constants: Sequence[ByteConstant], runs: Runs, seed: bytes | None, max_bytes: int
 ) -> tuple[bytes | None, str | None]:
     """(payload, error).  Every rule, and the length, is checked before the payload is allocated."""
     if not constants and not runs:
         return None, None
     errors = [error for c in constants if (error := _rule_error(c, max_bytes)) is not None]
     try:
-        checked = _runs(runs)
+        checked = list(run_bytes(runs))  # from untrusted code: checked for shape
     except (ValueError, TypeError):
         return None, "the candidate reported malformed byte_N values"
     end = max((start + len(data) for start, data in checked), default=0)

@@ -31,7 +31,7 @@ from . import frames
 from .classify import signal_of
 from .fork_orders import Restarted, describe_death
 from .jobs import Job
-from .verifiers import CORES
+from .verifier_pool import CORES
 
 TARGET = 1  # standbys kept ready: each holds two processes and a mounted tmpfs while it waits
 MAX_KILLED = 2  # standbys killed in a row (none taken between) before standbys stop

@@ -1,8 +1,8 @@
 """The zygote's forked trees: fork one (spawn.py), take its pipes' bytes under their caps, enforce
 its wall deadline, kill it, reap it with rusage.
 
-This is the process side of the event loop; server.py decides what the trees are for (a
-candidate's run, its verification, a standby, the probe) and what their ends mean.  Everything
+This is the process side of the event loop; server.py and candidates.py decide what the trees are
+for (a candidate's run, its verification, a standby, the probe) and what their ends mean.  Everything
 runs on the zygote's one thread: a forked copy of a threaded process can deadlock.
 """
 

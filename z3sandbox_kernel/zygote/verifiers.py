@@ -21,6 +21,8 @@ one bootstrap and one cold first check, not K (issue 32, bench/PROFILE.md).  Wha
 A run's answers are checked by as many verifiers as there are cores at most: one is forked when
 every verifier of the run is busy.  The spare, forked ahead once a request has asked for
 verification (from the event loop's top, never inside a handler), becomes the next run's first.
+The processes are verifier_pool.py's; this module hands them the answers and ends each answer's
+ticket.
 """
 
 from __future__ import annotations
@@ -30,47 +32,29 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TypedDict
 
 import msgspec
 
 from ..contracts.limits import Limits
-from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, ProtocolError, VerifyRequest, report_budget, split_bodies
+from ..protocol import SPARE_GO, SPARE_REQUEST_FILE, VerifyRequest
 from ..protocol.roles import Kill, Role
 from . import frames
-from .fork_orders import Restarted, describe_death
+from .fork_orders import Restarted
 from .forker import Usage
 from .jobs import NO_CANDIDATE, Job, close_go_pipe, verification_report
+from .verifier_pool import CORES as CORES  # re-exported: the verifiers' count, read beside them
+from .verifier_pool import Service, Spawner, VerifierPool, died_from_outside, setup_of
 
-CORES = os.cpu_count() or 1
 # How long a verifier of a finished run may take to exit before it is killed; what it had to say is
 # said by then (every answer of the run was taken), so this bounds only its exit.
 DRAIN_S = 0.05
 AGAIN = 3  # how many times an answer is handed to another verifier when its verifier died
 
-# (candidate id, request, limits, spare) -> the forked process; (job, kill reason, grace) -> None;
-# an ended ticket -> None (the server finishes its candidate).
-Spawner = Callable[[int, VerifyRequest, Limits, bool], Job]
+# (job, kill reason) -> None; an ended ticket -> None (the server finishes its candidate).
 Killer = Callable[[Job, Kill], None]
 Ended = Callable[[Job], None]
 Alone = Callable[[int, int], bool]  # (run, candidate id): the run's last live candidate, none to come
-Queued = tuple[Job, VerifyRequest, Limits]
-
-
-@dataclass(eq=False)
-class Service:
-    """One verifier process and the answers of its run it has yet to report."""
-
-    process: Job
-    run: int
-    current: Job | None = None  # the ticket whose request it was handed
-    checking: Queued | None = None  # that ticket, its request and limits
-    # z3's word on the current ticket, sent before a second solver's (VerifyReport.partial): it
-    # stands if the second solver's never comes.
-    partial: bytes | None = None
-    queue: deque[Queued] = field(default_factory=deque)
-    retired: bool = False  # its go pipe is closed: it exits once it has answered
 
 
 class _Partial(TypedDict, total=False):
@@ -89,85 +73,20 @@ def _partial(body: bytes) -> bool:
         return False
 
 
-class ServiceReader(frames.ResultReader):
-    """A verifier's result descriptor: its setup frame, then one result frame per request, each
-    handed on as it is whole (``on_result``), each under one report's budget."""
-
-    def __init__(self, budget: int, on_result: Callable[[bytes], None]) -> None:
-        super().__init__(budget)
-        self.on_result = on_result
-        self.setup: bytes | None = None
-
-    def feed(self, chunk: bytes) -> str | None:
-        if self.error is not None:
-            return None
-        self.pending.extend(chunk)
-        try:
-            bodies = split_bodies(self.pending, self.budget)
-        except ProtocolError as exc:  # a verifier runs no user code: one of ours, cut all the same
-            self.error = f"a verifier's {exc}"
-            return self.error
-        for body in bodies:
-            if self.setup is None:
-                self.setup = body
-            else:
-                self.on_result(body)
-        return None
-
-
 class Verifiers:
+    """The answers to check, each a ticket (a ``Job`` that is no process): handed to a verifier
+    of its run (verifier_pool.py), ended by its answer or by the verifier's end."""
+
     def __init__(self, spawn: Spawner, kill: Killer, ended: Ended, alone: Alone,
                  restarted: Restarted) -> None:
-        self._spawn = spawn
+        self.pool = VerifierPool(spawn, self._answered, restarted)
         self._alone = alone
         self._kill = kill
         self._ended = ended
-        self._restarted = restarted
         # tickets handed again (at most AGAIN times): the verifiers they were handed to died
         self._again: dict[Job, int] = {}
-        self.spare: Job | None = None  # forked ahead, waiting for a run
-        self.wanted = False  # a request asked for verification: keep a spare from then on
-        self._set_aside: set[int] = set()  # spares found dead before their end was handled
         self.accepting = True  # False once the zygote is ending: nothing is re-checked then
-        self._services: dict[int, Service] = {}  # by the process's pid
-        self._draining: set[int] = set()  # finished runs whose verifiers are exiting
         self._deferred: list[Job] = []  # tickets cancelled before they were handed: ended next
-
-    # ---------------------------------------------------------------------------------- forking
-
-    def refill(self, running: bool, jobs: int) -> None:
-        """Fork the spare if one is wanted, none is waiting and fewer than CORES jobs run."""
-        if self.wanted and self.spare is None and running and jobs < CORES:
-            self.spare = self._fork()
-
-    def _fork(self) -> Job:
-        process = self._spawn(NO_CANDIDATE, {"spare": True}, Limits(), True)
-        # before any of its bytes are read (one thread): its setup frame comes to this reader
-        process.result = ServiceReader(report_budget(0), lambda body: None)
-        return process
-
-    def _service_for(self, run: int, limits: Limits) -> Service:
-        """An idle verifier of the run; else a new one (the spare, or forked now) while the run has
-        fewer than CORES; else the one with the shortest queue."""
-        mine = [s for s in self._services.values() if s.run == run and not s.retired]
-        idle = [s for s in mine if s.current is None and not s.queue]
-        if idle:
-            return idle[0]
-        if len(mine) < CORES:
-            spare, self.spare = self.spare, None
-            if spare is None or spare.reaped or spare.kill is not None or spare.go_fd is None:
-                if spare is not None:  # not ended yet: its end (``ended``) still tells its death
-                    self._set_aside.add(spare.pid)
-                spare = self._fork()
-            service = Service(spare, run)
-            spare.role = Role.VERIFY
-            reader = spare.result
-            assert isinstance(reader, ServiceReader)  # ours since its fork (``_fork``)
-            reader.budget = report_budget(int(limits.payload_max_bytes))
-            reader.on_result = lambda body: self._answered(service, body)
-            self._services[spare.pid] = service
-            return service
-        return min(mine, key=lambda s: len(s.queue))
 
     # --------------------------------------------------------------------------------- requests
 
@@ -176,7 +95,7 @@ class Verifiers:
         answered it, or could not."""
         ticket = Job(candidate_id, Role.VERIFY, 0, "", time.monotonic(), math.inf, {}, ticket=True)
         try:
-            service = self._service_for(run, limits)
+            service = self.pool.service_for(run, limits)
         except OSError:  # no memory, no process slot: this answer stays unconfirmed
             self._end(ticket, None, None)
             self._deferred.append(ticket)
@@ -231,8 +150,7 @@ class Verifiers:
         if ticket is None:  # a result nobody asked for: this verifier is not used again
             self._retire(service)
             return
-        reader = process.result
-        self._end(ticket, None, body, reader.setup if isinstance(reader, ServiceReader) else None)
+        self._end(ticket, None, body, setup_of(process))
         _, report, _ = verification_report(ticket)
         if report is None or report.get("verified") is None:
             self._retire(service)
@@ -271,7 +189,7 @@ class Verifiers:
             self._ended(ticket)
             return
         try:
-            service = self._service_for(run, limits)
+            service = self.pool.service_for(run, limits)
         except OSError:  # no verifier could be forked: unconfirmed, said so
             self._end(ticket, None, None)
             self._ended(ticket)
@@ -284,7 +202,7 @@ class Verifiers:
     def kill(self, ticket: Job, reason: Kill) -> None:
         """Stop checking a ticket: a queued one ends at the next ``flush``; the one being checked
         ends with its verifier, killed now (its queue goes to another)."""
-        for service in self._services.values():
+        for service in self.pool.services.values():
             if service.current is ticket:
                 ticket.kill = ticket.kill or reason
                 self._kill(service.process, reason)
@@ -307,43 +225,26 @@ class Verifiers:
     def drain(self, run: int) -> None:
         """The run's last candidate has ended: its verifiers are told no request will come, and
         get ``DRAIN_S`` to exit before they are killed (every answer of theirs is taken)."""
-        mine = [s for s in self._services.values() if s.run == run]
-        if mine:
-            self._draining.add(run)
-        for service in mine:
+        for service in self.pool.drain(run):
             if not service.retired:
                 self._retire(service)
             service.process.deadline = min(service.process.deadline, time.monotonic() + DRAIN_S)
-
-    def draining(self) -> bool:
-        """A finished run's verifier is still exiting: the next run waits for it (server.py)."""
-        return bool(self._draining)
 
     def ended(self, job: Job) -> None:
         """A verifier process was reaped (its pipes drained: every answer it wrote is taken): the
         ticket it was checking ends without an answer, its queue goes to a fresh verifier.  One
         that died under its check, by a signal from outside or with its fork server, is told to
-        the host, and the answer it was checking is checked again in a fresh one (``AGAIN``
-        times at most)."""
-        died = job.kill is None and _died(job.wait_status)
-        if job is self.spare or job.pid in self._set_aside:
-            self._set_aside.discard(job.pid)
-            if job is self.spare:
-                self.spare = None
-            if died:
-                self._restarted(Role.SPARE, describe_death(job.wait_status or 0))
-        service = self._services.pop(job.pid, None)
+        the host (verifier_pool.py), and the answer it was checking is checked again in a fresh
+        one (``AGAIN`` times at most)."""
+        service = self.pool.reaped(job)
         if service is None:
             return
-        if died:  # exiting or not, it was a process of ours killed from outside
-            self._restarted(Role.VERIFY, describe_death(job.wait_status or 0))
         job.candidate_id = NO_CANDIDATE
         service.retired = True
         ticket, service.current = service.current, None
-        reader = job.result
-        setup = reader.setup if isinstance(reader, ServiceReader) else None
+        setup = setup_of(job)
         queued, service.queue = list(service.queue), deque()
-        cut = died or job.kill is Kill.DIED  # its fork server died under it
+        cut = died_from_outside(job) or job.kill is Kill.DIED  # or its fork server died under it
         checking = service.checking if service.partial is None else None  # z3's word stands
         if checking and ticket is not None and cut and self.accepting and self._hand_again(ticket):
             queued.insert(0, checking)
@@ -356,20 +257,10 @@ class Verifiers:
             else:
                 self._end(ticket, job.kill, None, setup)
             self._ended(ticket)
-        if not any(s.run == service.run for s in self._services.values()):
-            self._draining.discard(service.run)
+        self.pool.settled(service.run)
 
     def forget(self) -> None:
         """In a freshly forked child (server.py ``_forget``)."""
-        self.spare = None
-        self._set_aside.clear()
-        self._services.clear()
-        self._draining.clear()
+        self.pool.forget()
         self._deferred.clear()
         self._again.clear()
-
-
-def _died(status: int | None) -> bool:
-    """A wait status of a verifier that did not end as one does (exit 0 once told no request
-    will come): a signal, or a failure."""
-    return status is not None and (os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0)
