@@ -298,6 +298,7 @@ CASES += [
     Case("91_truncated_frame.py", forged("ends inside a frame")),
     Case("92_report_not_an_object.py", forged("not an object")),
     Case("93_model_value_float.py", forged("not a model value")),
+    Case("129_check_then_report_not_an_object.py", forged("not an object")),
 ]
 
 

@@ -141,8 +141,7 @@ class Candidates:
                 or job.kill is not None or not self.state.running):
             return
         _, report, _ = run_report(job)
-        if may_need_verification(candidate, report):
-            assert report is not None
+        if may_need_verification(candidate, report):  # a malformed report's checks still are
             candidate.verifier = self._verify(candidate, report)
 
     def _verify(self, candidate: Candidate, report: ChildReport | None) -> Job:
