@@ -39,7 +39,6 @@ MAX_CLASS_LINES, MAX_METHODS = 200, 16
 # list when it is split, and no other may join it.
 KNOWN_LARGE_CLASSES = {
     "zygote/server.py:Zygote", "zygote/verifiers.py:Verifiers",
-    "host/sandbox.py:Sandbox", "host/scheduler.py:ScheduledRun", "host/worker.py:WorkerZygote",
     "contracts/results.py:RunResult", "jupyter/magic.py:Z3SandboxMagics",
 }
 IMPORTERS = ("import_module", "__import__")
