@@ -39,7 +39,7 @@ MAX_CLASS_LINES, MAX_METHODS = 200, 16
 # list when it is split, and no other may join it.
 KNOWN_LARGE_CLASSES = {
     "zygote/server.py:Zygote", "zygote/verifiers.py:Verifiers",
-    "contracts/results.py:RunResult", "jupyter/magic.py:Z3SandboxMagics",
+    "contracts/results.py:RunResult",
 }
 IMPORTERS = ("import_module", "__import__")
 PROTOCOL, CONTRACTS = "protocol", "contracts"
