@@ -111,7 +111,7 @@ class Watchdogs:
 
 
 def _nothing() -> None:
-    """What a run on a cluster does when a request is overdue: its own watchdog is the cluster's."""
+    """What a run on a cluster does when a cancel goes unconfirmed: its zygotes are the workers'."""
 
 
 class ScheduledRun:
