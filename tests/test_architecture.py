@@ -32,15 +32,7 @@ PACKAGE = Path(z3sandbox_kernel.__file__).parent
 NAME = "z3sandbox_kernel"
 MAX_LINES = 400
 MAX_FUNCTION_LINES = 60
-KNOWN_LARGE: set[str] = set()  # none over MAX_LINES
-KNOWN_LONG: set[str] = set()  # none over MAX_FUNCTION_LINES
 MAX_CLASS_LINES, MAX_METHODS = 200, 16
-# Classes over the class budget today, to be split by job (issue 42 item 9): each goes from this
-# list when it is split, and no other may join it.
-KNOWN_LARGE_CLASSES = {
-    "host/sandbox.py:Sandbox", "host/scheduler.py:ScheduledRun", "host/worker.py:WorkerZygote",
-    "jupyter/magic.py:Z3SandboxMagics",
-}
 IMPORTERS = ("import_module", "__import__")
 PROTOCOL, CONTRACTS = "protocol", "contracts"
 BELOW = frozenset({PROTOCOL, CONTRACTS})  # what every layer above the contracts may import
@@ -286,22 +278,20 @@ def test_every_dynamic_import_names_a_literal_module():
 
 def test_no_module_is_over_the_size_budget():
     over = {name: lines for name, source in _sources().items()
-            if (lines := len(source.splitlines())) > MAX_LINES and name not in KNOWN_LARGE}
+            if (lines := len(source.splitlines())) > MAX_LINES}
     assert over == {}
 
 
 def test_no_function_is_over_the_size_budget():
     over = {f"{name}:{function}": lines for name, source in _sources().items()
             for function, lines in long_functions(source).items()}
-    assert {name: lines for name, lines in over.items() if name not in KNOWN_LONG} == {}
-    assert set(over) >= KNOWN_LONG  # an exemption that is no longer needed goes
+    assert over == {}
 
 
 def test_no_class_is_over_the_size_budget():
     over = {f"{name}:{cls}": size for name, source in _sources().items()
             for cls, size in large_classes(source).items()}
-    assert {name: size for name, size in over.items() if name not in KNOWN_LARGE_CLASSES} == {}
-    assert set(over) >= KNOWN_LARGE_CLASSES  # a class split goes from the list
+    assert over == {}
 
 
 def test_the_finder_sees_a_circle_made_by_a_lazy_import():

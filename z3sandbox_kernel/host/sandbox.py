@@ -6,15 +6,13 @@ The core is async, on the Sandbox's own loop thread (it works in a kernel whose 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import dataclasses
-import itertools
 import os
 import queue
 import threading
 import weakref
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING
 
@@ -22,8 +20,9 @@ from ..contracts.options import RunOptions, required_layers
 from ..contracts.results import CandidateResult, RunResult
 from ..protocol import Hello, IsolationReport, ZygoteEvent
 from ..protocol.roles import Kill, Level, Role
-from .plan import Graces, RunPlan, make_plan
+from .plan import Graces, make_plan
 from .records import Recording
+from .runs import Admission, Runs
 from .scheduler import Remote, ScheduledRun, Send
 from .zygote_client import ZygoteProcess
 from .zygote_owner import LoopThread, PerLevel, ZygoteOwner, default_isolation, warn_degraded
@@ -89,9 +88,22 @@ def _close_dropped(loop: LoopThread, held: _Held) -> None:
         loop.stop()
 
 
+def _remote(client: object, executor: Executor | None, level: Level) -> Remote | None:
+    """Where a run goes when not on the local zygote (None: here)."""
+    if client is None and executor is None:
+        return None
+    from .distributed import make_remote  # optional: needs the [dask] extra for a client
+
+    return make_remote(client=client, executor=executor, isolation=level)
+
+
 class Sandbox(ZygoteOwner):
     """Runs candidates in sandboxed children of one zygote.  Thread-safe; close() when done (a
-    Sandbox dropped without it is closed when it is garbage-collected)."""
+    Sandbox dropped without it is closed when it is garbage-collected).
+
+    It owns the zygote (``ZygoteOwner``: started on first use, killed when wedged, restarted);
+    its runs are kept by ``Admission`` (submitted before close(), or refused) and ``Runs`` (those
+    going, told of the zygote's life), host/runs.py."""
 
     def __init__(self, isolation: str | None = None, require: Iterable[str] = (),
                  jobs: int | None = None, record_dir: str | os.PathLike[str] | None = None,
@@ -108,11 +120,8 @@ class Sandbox(ZygoteOwner):
         self.jobs = jobs
         self.record_dir = record_dir
         self.restarts = 0  # processes of this sandbox that died and were replaced
-        self._runs: set[ScheduledRun] = set()
-        self._futures: set[concurrent.futures.Future[RunResult]] = set()  # every run not yet returned
-        self._admission = threading.Lock()  # a run is submitted before close(), or refused
-        self._later_notes: list[str] = []  # said by the next local run: no run was going
-        self._ids = itertools.count(1)
+        self._runs = Runs()
+        self._admission = Admission(self._loop)
         # A Sandbox dropped without close(): its zygote goes when it is collected, not at the
         # host's exit.  The zygote's callbacks hold it weakly (_weakly), so it can be collected.
         self._held = _Held()
@@ -128,58 +137,29 @@ class Sandbox(ZygoteOwner):
     def _started(self, zygote: ZygoteProcess, hello: Hello) -> None:
         self._held.zygote = zygote
 
-    async def _connect(self, run: ScheduledRun) -> Send:
-        return (await self._ensure_zygote()).send
-
     def _on_message(self, msg: ZygoteEvent) -> None:
         if msg["type"] == "restarted":
             self._restarted(f"{noun(msg['role'])} process {msg['how']}")
-            return
-        request_id = msg["id"]
-        for run in list(self._runs):
-            if request_id in run.in_flight:
-                if msg["type"] == "started":
-                    run.on_started(request_id)
-                else:
-                    run.on_done(request_id, msg["result"])
-                return
+        else:
+            self._runs.deliver(msg)
 
     def _kill_wedged_zygote(self) -> None:
-        """A run's watchdog or an unconfirmed cancel: the zygote does not answer.  Detach and kill
-        it now (its reader may never see EOF first); what still ran on it, in any run, ends as
-        "the sandbox process died", and the next candidate starts a new zygote."""
-        zygote, self._zygote = self._zygote, None
-        if zygote is None:
-            return
-        self._detached.add(zygote)
-        zygote.closing = True  # its exit is handled here, not again by its reader
-        zygote.kill()
-        self.restarts += 1
-        for run in [run for run in self._runs if run.local]:
-            run.on_zygote_died("was unresponsive and was killed")
+        """A run's watchdog or an unconfirmed cancel: the zygote does not answer.  What still ran
+        on it, in any run, ends as "the sandbox process died", and the next candidate starts a
+        new zygote."""
+        if self._kill_zygote():
+            self.restarts += 1
+            self._runs.zygote_lost("was unresponsive and was killed", tell_next=False)
 
     def _on_zygote_exit(self, zygote: ZygoteProcess, how: str) -> None:
-        self._detached.discard(zygote)
-        if self._zygote is zygote:
-            self._zygote = None
-        if zygote.closing:
-            return
-        self.restarts += 1
-        local = [run for run in self._runs if run.local]
-        for run in local:
-            run.on_zygote_died(how)
-        if not local:  # no run was going: the next one says so
-            self._later_notes.append(f"the zygote process {how} before this run and was restarted")
+        self._forget(zygote)
+        if not zygote.closing:
+            self.restarts += 1
+            self._runs.zygote_lost(how, tell_next=True)
 
     def _restarted(self, what: str) -> None:
-        """A process of this sandbox died and another took its place: each local run going on
-        says so in its notes, or else the next one."""
         self.restarts += 1
-        local = [run for run in self._runs if run.local]
-        for run in local:
-            run.notes.append(f"the {what} during this run and was restarted")
-        if not local:
-            self._later_notes.append(f"the {what} before this run and was restarted")
+        self._runs.restarted(what)
 
     # ------------------------------------------------------------------------------------ runs
 
@@ -189,75 +169,44 @@ class Sandbox(ZygoteOwner):
         the run's record is started first (with the local zygote's isolation report) and ended
         with the result.  The run is ours from its first step: ``close()`` cancels it wherever
         it is, a zygote that is starting included."""
-        self._runs.add(run)
-        run.local = remote is None
-        if run.local:
-            run.on_unresponsive = self._kill_wedged_zygote
-            run.notes += self._later_notes
-            self._later_notes.clear()
+        self._runs.adopt(run, self._kill_wedged_zygote if remote is None else None)
         if self._closed:
             run.cancel(Kill.CANCEL)
+
+        async def connect(_: ScheduledRun) -> Send:
+            if remote is not None:
+                return await remote.connect(self._on_message)
+            return (await self._ensure_zygote()).send
+
         try:
             if recording is None:
-                return await self._scheduled(run, remote)
+                return await self._runs.drive(run, connect, remote)
             try:
                 zygote = None if remote else await run.unless_cancelled(self._ensure_zygote())
                 recording.start(zygote.hello if zygote else None)
-                result = await self._scheduled(run, remote)
+                result = await self._runs.drive(run, connect, remote)
                 recording.finish(result)
                 return result
             finally:
                 recording.close()
-        finally:
-            if not run.in_flight:  # (a zygote that did not start: the run never reached its loop)
-                self._runs.discard(run)
+        finally:  # (a zygote that did not start: the run never reached its loop)
+            self._runs.release(run)
 
-    async def _scheduled(self, run: ScheduledRun, remote: Remote | None) -> RunResult:
-        self._runs.add(run)
-
-        async def connect_remote(_: ScheduledRun) -> Send:
-            assert remote is not None
-            return await remote.connect(self._on_message)
-
-        try:
-            result = await run.execute(connect_remote if remote else self._connect, lambda: next(self._ids))
-            if remote is not None:
-                result.notes += remote.notes()
-            return result
-        finally:
-            if run.in_flight:  # its awaiting task was cancelled: the results of what it killed still
-                # come, and must reach it (else its unconfirmed cancel is taken for a wedged zygote)
-                run.on_settled = lambda: self._runs.discard(run)
-            else:
-                self._runs.discard(run)
-            if remote is not None:
-                await remote.close()
-
-    def _remote(self, client: object, executor: Executor | None) -> Remote | None:
-        if client is None and executor is None:
-            return None
-        from .distributed import make_remote  # optional: needs the [dask] extra for a client
-
-        return make_remote(client=client, executor=executor, isolation=self.level)
-
-    def _plan(self, scripts: object, options: RunOptions, remote: Remote | None) -> RunPlan:
-        """The run's plan: its options with this Sandbox's required layers, record folder and
-        jobs (on a cluster: one per worker thread, not this machine's cores)."""
+    def _prepare(self, scripts: object, options: RunOptions, client: object, executor: Executor | None,
+                 emit: UpdateCallback) -> tuple[ScheduledRun, Remote | None, Recording]:
+        """The run, where it runs (None: here) and its record; its updates labelled, recorded,
+        then handed to ``emit``.  Its plan: its options with this Sandbox's required layers,
+        record folder and jobs (on a cluster: one per worker thread, not this machine's cores)."""
         if self._closed:
             raise RuntimeError("this Sandbox is closed")
         if options.isolation not in (None, self.level):
             raise ValueError(f"this Sandbox runs at isolation {self.level.value!r}; make another for "
                              f"{options.isolation!r}")
+        remote = _remote(client, executor, self.level)
         options = options.replace(require=options.require + self.require,
                                   record_dir=options.record_dir or self.record_dir)
-        return make_plan(scripts, options, self.jobs or (remote.default_jobs() if remote else None))
-
-    def _prepare(self, scripts: object, options: RunOptions, client: object, executor: Executor | None,
-                 emit: UpdateCallback) -> tuple[ScheduledRun, Remote | None, Recording]:
-        """The run, where it runs (None: here) and its record; its updates labelled, recorded,
-        then handed to ``emit``."""
-        remote = self._remote(client, executor)
-        recording = Recording(self._plan(scripts, options, remote))
+        plan = make_plan(scripts, options, self.jobs or (remote.default_jobs() if remote else None))
+        recording = Recording(plan)
         return ScheduledRun(recording.plan, recording.wrap(emit), self.graces), remote, recording
 
     def run(self, scripts: str | Sequence[str], options: RunOptions | None = None, *,
@@ -271,7 +220,7 @@ class Sandbox(ZygoteOwner):
         updates: queue.Queue[CandidateResult | None] = queue.Queue()  # None: the run is over
         run, remote, recording = self._prepare(scripts, RunOptions.of(options, **changes), client,
                                                executor, updates.put)
-        future = self._submit(self._execute(run, remote, recording))
+        future = self._admission.submit(self._execute(run, remote, recording))
         future.add_done_callback(lambda _: updates.put(None))
         while True:
             try:
@@ -286,18 +235,6 @@ class Sandbox(ZygoteOwner):
                 self._loop.call(run.cancel, Kill.CANCEL)
                 raise
         return _warned_about(future.result())
-
-    def _submit(self, execute: Coroutine[object, object, RunResult]) -> concurrent.futures.Future[RunResult]:
-        """A run on the loop, unless this Sandbox is closed (then ``execute`` never starts); every
-        run submitted before ``close()`` is one that ``close()`` ends."""
-        with self._admission:
-            if self._closed:
-                execute.close()
-                raise RuntimeError("this Sandbox is closed")
-            future = self._loop.submit(execute)
-            self._futures.add(future)
-        future.add_done_callback(self._futures.discard)
-        return future
 
     async def run_async(self, scripts: str | Sequence[str], options: RunOptions | None = None, *,
                         on_update: UpdateCallback | None = None, client: DaskClient | str | None = None,
@@ -314,7 +251,7 @@ class Sandbox(ZygoteOwner):
         run, remote, recording = self._prepare(scripts, RunOptions.of(options, **changes), client,
                                                executor, emit)
         try:
-            future = self._submit(self._execute(run, remote, recording))
+            future = self._admission.submit(self._execute(run, remote, recording))
             return _warned_about(await asyncio.wrap_future(future))
         except asyncio.CancelledError:
             self._loop.call(run.cancel, Kill.CANCEL)
@@ -322,7 +259,7 @@ class Sandbox(ZygoteOwner):
 
     def cancel(self) -> None:
         """Kill every running candidate of every run now; their runs return what finished."""
-        for run in list(self._runs):
+        for run in self._runs:
             self._loop.call(run.cancel, Kill.CANCEL)
 
     def stop_candidate(self, index: int) -> bool:
@@ -331,7 +268,7 @@ class Sandbox(ZygoteOwner):
         async def stop(run: ScheduledRun) -> bool:  # on the loop, where the run's state lives
             return run.stop_one(index)
 
-        return any([self._loop.submit(stop(run)).result(timeout=10) for run in list(self._runs)])
+        return any([self._loop.submit(stop(run)).result(timeout=10) for run in self._runs])
 
     def isolation(self) -> IsolationReport:
         """The layers this machine allows at this Sandbox's level (probed once by the zygote)."""
@@ -339,37 +276,20 @@ class Sandbox(ZygoteOwner):
         assert zygote.hello is not None  # a started zygote said hello
         return zygote.hello["isolation"]
 
-    @property
-    def zygote_pid(self) -> int | None:
-        return self._zygote.pid if self._zygote else None
-
     def close(self) -> None:
         """Cancel every run, close the zygote and the loop.  Every ``run()`` it overlaps returns
-        (its candidates that had not ended ``cancelled``), whatever phase it was in."""
-        with self._admission:
-            if self._closed:
-                return
-            self._closed = True
+        (its candidates that had not ended ``cancelled``), whatever phase it was in: a run is
+        admitted before close(), or refused."""
+        if not self._admission.close():
+            return
+        self._closed = True
         self._finalizer.detach()
-        self._close_zygote_and_loop()
 
-    def _stop_runs(self) -> None:
-        for run in list(self._runs):
-            run.cancel(Kill.CANCEL)
+        async def end_runs() -> None:  # the zygote is closed: what it did not answer is answered here
+            self._runs.abandon(f"{Kill.CANCEL}: the Sandbox was closed")
+            await self._admission.returned(self.graces.shutdown_grace_s)
 
-    async def _end_runs(self) -> None:
-        """The zygote is closed: what it did not answer is answered here, and every run returns."""
-        for run in list(self._runs):
-            run.abandon(f"{Kill.CANCEL}: the Sandbox was closed")
-        pending = [asyncio.wrap_future(future) for future in list(self._futures)]
-        if pending:
-            await asyncio.wait(pending, timeout=self.graces.shutdown_grace_s)
-
-    def __enter__(self) -> Sandbox:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self._close_zygote_and_loop(lambda: self._runs.cancel(Kill.CANCEL), end_runs)
 
 
 _shared: PerLevel[Sandbox] = PerLevel(lambda level: Sandbox(isolation=level), Sandbox.close)

@@ -63,8 +63,60 @@ class Remote(Protocol):
         ...
 
 
+def run_request(plan: RunPlan, index: int, request_id: int, run_number: int, last: bool) -> RunRequest:
+    """The "run" request of candidate ``index`` of ``plan`` (``last``: no candidate of the run
+    waits after it)."""
+    options = plan.options
+    return RunRequest(
+        v=PROTOCOL_VERSION, type="run", id=request_id, index=index,
+        script=plan.scripts[index], language=options.language,
+        limits=options.limits, random_seed=plan.random_seeds[index],
+        cores=options.cores, verify=options.verify,
+        seed_hex=options.seed.hex() if options.seed is not None else None,
+        require=list(options.require), models=options.models, cross_check=options.cross_check,
+        plain=options.plain, run=run_number, last=last,
+    )
+
+
+def read_result(result: ZygoteResult, index: int, limits: Limits) -> CandidateResult:
+    """Candidate ``index`` as the zygote reported it; a malformed result fails its candidate,
+    never the reader."""
+    try:
+        record = checked_as(_with_byte_constants(result, limits), CandidateRecord, "a candidate's result")
+        candidate = CandidateResult.from_record(record)
+        candidate.index = index
+        return candidate
+    except Exception as exc:
+        log.exception("z3sandbox: the result of candidate %d could not be read", index)
+        return CandidateResult(index=index, verdict=Verdict.INTERNAL_ERROR,
+                               reason=f"the sandbox sent a result the host could not read: {exc!r}")
+
+
+class Watchdogs:
+    """A timer per request on a local zygote: a result that does not come long after its limits
+    means the zygote is wedged (a cluster may queue candidates: none there)."""
+
+    def __init__(self) -> None:
+        self._timers: dict[int, asyncio.TimerHandle] = {}
+
+    def arm(self, request_id: int, seconds: float, overdue: Callable[[int, float], None]) -> None:
+        """``overdue(request_id, seconds)`` in ``seconds``, unless stopped first (on the loop)."""
+        self._timers[request_id] = asyncio.get_running_loop().call_later(
+            seconds, overdue, request_id, seconds)
+
+    def stop(self, request_id: int) -> None:
+        timer = self._timers.pop(request_id, None)
+        if timer is not None:
+            timer.cancel()
+
+
+def _nothing() -> None:
+    """What a run on a cluster does when a cancel goes unconfirmed: its zygotes are the workers'."""
+
+
 class ScheduledRun:
-    """One run as the scheduler drives it: its candidates' states, the queue, those in flight."""
+    """One run as the scheduler drives it: its candidates' states, the queue, those in flight.
+    What it sends and reads are ``run_request`` and ``read_result``; ``Watchdogs`` time it."""
 
     def __init__(self, plan: RunPlan, emit: Callable[[CandidateResult], None],
                  graces: Graces | None = None) -> None:
@@ -82,8 +134,8 @@ class ScheduledRun:
         self.finished = asyncio.Event()
         self.started = time.monotonic()
         self._send: Send | None = None
-        self.on_unresponsive: Callable[[], None] | None = None  # the Sandbox kills its zygote
-        self._watchdogs: dict[int, asyncio.TimerHandle] = {}
+        self.on_unresponsive: Callable[[], None] = _nothing  # a local run: the Sandbox kills its zygote
+        self._watchdogs = Watchdogs()
         self.on_settled: Callable[[], None] | None = None  # once nothing is in flight, if no one awaits
         self.number = next(_RUN_NUMBERS)  # the zygote checks a run's answers in its own verifiers
         self.local = False  # on the Sandbox's own zygote (not a cluster): its restarts are ours
@@ -93,7 +145,7 @@ class ScheduledRun:
     async def execute(self, connect: Callable[[ScheduledRun], Awaitable[Send]],
                       next_id: Callable[[], int]) -> RunResult:
         """Fill the slots until every candidate has ended; reconnect if the zygote died."""
-        while not self._complete():
+        while self.in_flight or (self.queue and self.cancelled is None):  # not yet complete
             if self.queue and not self.cancelled and len(self.in_flight) < self.plan.jobs:
                 if self._send is None:
                     self._send = await self.unless_cancelled(connect(self))
@@ -121,27 +173,15 @@ class ScheduledRun:
             woken.cancel()
         return task.result()
 
-    def _complete(self) -> bool:
-        return not self.in_flight and (not self.queue or self.cancelled is not None)
-
     def _submit(self, index: int, request_id: int) -> None:
         assert self._send is not None
-        plan, options = self.plan, self.plan.options
+        options = self.plan.options
         self.in_flight[request_id] = index
-        if self.on_unresponsive is not None:  # a local zygote (a cluster may queue candidates)
+        if self.local:
             verify_s = options.limits.verify_s if options.verify else 0
-            limit = options.limits.wall_s + verify_s + self.graces.watchdog_grace_s
-            self._watchdogs[request_id] = asyncio.get_running_loop().call_later(
-                limit, self._overdue, request_id, limit)
-        sent = self._send(RunRequest(
-            v=PROTOCOL_VERSION, type="run", id=request_id, index=index,
-            script=plan.scripts[index], language=options.language,
-            limits=options.limits, random_seed=plan.random_seeds[index],
-            cores=options.cores, verify=options.verify,
-            seed_hex=options.seed.hex() if options.seed is not None else None,
-            require=list(options.require), models=options.models, cross_check=options.cross_check,
-            plain=options.plain, run=self.number, last=not self.queue,
-        ))
+            self._watchdogs.arm(request_id, options.limits.wall_s + verify_s + self.graces.watchdog_grace_s,
+                                self._overdue)
+        sent = self._send(run_request(self.plan, index, request_id, self.number, last=not self.queue))
         if not sent:  # the zygote is gone, its end not yet handled: to its successor
             self._end(request_id)
             self.queue.appendleft(index)
@@ -167,24 +207,14 @@ class ScheduledRun:
 
     def _end(self, request_id: int) -> int | None:
         """The candidate index of a request that is over, its watchdog stopped."""
-        watchdog = self._watchdogs.pop(request_id, None)
-        if watchdog is not None:
-            watchdog.cancel()
+        self._watchdogs.stop(request_id)
         return self.in_flight.pop(request_id, None)
 
     def on_done(self, request_id: int, result: ZygoteResult) -> None:
         index = self._end(request_id)
         if index is None:
             return
-        try:
-            record = checked_as(_with_byte_constants(result, self.plan.options.limits), CandidateRecord,
-                                "a candidate's result")
-            candidate = CandidateResult.from_record(record)
-            candidate.index = index
-        except Exception as exc:  # a malformed result fails its candidate, never the reader
-            log.exception("z3sandbox: the result of candidate %d could not be read", index)
-            candidate = CandidateResult(index=index, verdict=Verdict.INTERNAL_ERROR,
-                                        reason=f"the sandbox sent a result the host could not read: {exc!r}")
+        candidate = read_result(result, index, self.plan.options.limits)
         if self.isolation is None:
             self.isolation = candidate.isolation
         self._update(index, candidate)
@@ -234,11 +264,7 @@ class ScheduledRun:
                    f"{self.graces.watchdog_grace_s:g} s of grace): the sandbox process was unresponsive "
                    "and is restarted",
                    kill=Kill.DIED)
-        self._unresponsive()
-
-    def _unresponsive(self) -> None:
-        if self.on_unresponsive is not None:
-            self.on_unresponsive()
+        self.on_unresponsive()
 
     # ----------------------------------------------------------------------------- cancellation
 
@@ -283,7 +309,7 @@ class ScheduledRun:
             self._fail(request_id, Verdict.CANCELLED,
                        f"{reason}; the sandbox process did not confirm within "
                        f"{self.graces.cancel_grace_s:g} s and is restarted")
-        self._unresponsive()
+        self.on_unresponsive()
 
 
 def _retrieved(task: asyncio.Future[Any]) -> None:

@@ -90,121 +90,78 @@ def task_failure(index: int, error: object, host: str | None = None) -> ZygoteRe
                        f"the task failed on the cluster: {type(error).__name__}: {error}", host=host)
 
 
-class WorkerZygote(ZygoteOwner):
-    """One zygote for this process and the loop thread that talks to it.  Thread-safe.
+class _Tokens:
+    """Candidates by *token* (the Dask key, or one the host made), so that a cancel reaches one
+    from any thread, even one whose request is not sent yet.  Thread-safe."""
 
-    Candidates are named by a *token* (the Dask key, or one the host made) so that a cancel can
-    reach a candidate from any thread; zygote request ids are local to this process, since several
-    hosts may share a worker.
-    """
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # guards the two tables below
+        self._ids: dict[str, int | None] = {}  # token -> zygote id (None: not yet sent)
+        self._cancelled: dict[str, Kill] = {}  # token -> reason, for a cancel that came first
 
-    def __init__(self, isolation: Level) -> None:
-        super().__init__(isolation)
-        self._ids = itertools.count(1)
+    def __contains__(self, token: str) -> bool:
+        return token in self._ids
+
+    def expect(self, token: str) -> None:
+        with self._lock:
+            self._ids.setdefault(token, None)
+
+    def sending(self, token: str, zygote_id: int) -> Kill | None:
+        """The cancel that came first, or None: then a cancel from now on finds ``zygote_id``."""
+        with self._lock:  # a cancel either came before this (and is seen here) or sees the id
+            reason = self._cancelled.get(token)
+            if reason is None:
+                self._ids[token] = zygote_id
+            return reason
+
+    def cancel(self, token: str, reason: Kill) -> tuple[bool, int | None]:
+        """(whether ``token`` is known here, its zygote id if its request was sent)."""
+        with self._lock:
+            if token not in self._ids:
+                return False, None
+            self._cancelled.setdefault(token, reason)
+            return True, self._ids[token]
+
+    def forget(self, token: str) -> None:
+        with self._lock:
+            self._ids.pop(token, None)
+            self._cancelled.pop(token, None)
+
+
+class _Requests:
+    """The requests sent to this process's zygote, by zygote id (local to this process: several
+    hosts may share a worker), until their result.  On the loop thread."""
+
+    def __init__(self) -> None:
         self._waiting: dict[int, asyncio.Future[ZygoteResult]] = {}  # zygote id -> result
         self._on_started: dict[int, Callable[[], None]] = {}  # zygote id -> "it started"
         self._began: set[int] = set()  # zygote ids it said it started, until they end
-        self._lock = threading.Lock()  # guards the two token tables below
-        self._tokens: dict[str, int | None] = {}  # token -> zygote id (None: not yet sent)
-        self._cancelled: dict[str, Kill] = {}  # token -> reason, for a cancel that came first
 
-    @property
-    def pid(self) -> int | None:
-        return self._zygote.pid if self._zygote else None
+    def __contains__(self, zygote_id: int) -> bool:
+        return zygote_id in self._waiting
 
-    def start(self) -> Future[ZygoteProcess]:
-        return self._loop.submit(self._ensure_zygote())
-
-    def _new_zygote(self) -> ZygoteProcess:
-        if self._closed:
-            raise RuntimeError("this worker's zygote is closed")
-        return ZygoteProcess(self.level, self._on_message, self._on_exit, self.graces)
-
-    def _started(self, zygote: ZygoteProcess, hello: Hello) -> None:
-        warn_degraded(hello["isolation"])  # once, in the worker's log
-
-    def _on_message(self, msg: ZygoteEvent) -> None:
-        """Each zygote event to its typed handler (the gate decoded it: zygote_client.py)."""
-        if msg["type"] == "started":
-            self._on_started_message(msg)
-        elif msg["type"] == "done":
-            self._on_done(msg)
-        else:
-            self._on_restarted(msg)
-
-    def _on_started_message(self, msg: Started) -> None:
+    def started(self, msg: Started) -> None:
         if msg["id"] in self._waiting:
             self._began.add(msg["id"])
         started = self._on_started.pop(msg["id"], None)
         if started is not None:
             started()
 
-    def _on_restarted(self, msg: Restarted) -> None:
-        """A process of this worker's zygote was replaced: its candidates say so in their results;
-        the worker's log says it too."""
-        log.warning("z3sandbox: a %s process of this worker's zygote %s and was restarted",
-                    msg["role"], msg["how"])
-
-    def _on_done(self, msg: Done) -> None:
+    def done(self, msg: Done) -> None:
         waiter = self._waiting.get(msg["id"])
         if waiter is not None and not waiter.done():
             waiter.set_result(msg["result"])
 
-    def _on_exit(self, zygote: ZygoteProcess, how: str) -> None:
-        """Its candidates are lost with it; the next one starts a new zygote."""
-        if self._zygote is zygote:
-            self._zygote = None
+    def lost(self, how: str) -> None:
+        """The zygote ended (``how``): every request waiting is lost with it."""
         for zygote_id, waiter in self._waiting.items():
             if not waiter.done():
                 waiter.set_exception(_ZygoteLost(f"the zygote on this worker {how} while this "
                                                  "candidate ran; it was restarted",
                                                  started=zygote_id in self._began))
 
-    # ------------------------------------------------------------------------------------ runs
-
-    def expect(self, token: str) -> None:
-        """From now on ``cancel(token)`` is remembered, even before ``run`` sends the request."""
-        with self._lock:
-            self._tokens.setdefault(token, None)
-
-    def run(self, request: RunRequest, token: str,
-            on_started: Callable[[], None] | None = None) -> ZygoteResult:
-        """Run one "run" request and wait for its CandidateDict (blocks the calling thread).
-        ``on_started`` is called on the loop thread when the zygote starts it (it forks next)."""
-        self.expect(token)
-        try:
-            return self._loop.submit(self._run(request, token, on_started)).result()
-        finally:
-            with self._lock:
-                self._tokens.pop(token, None)
-                self._cancelled.pop(token, None)
-
-    async def _run(self, request: RunRequest, token: str,
+    async def sent(self, zygote: ZygoteProcess, request: RunRequest,
                    on_started: Callable[[], None] | None) -> ZygoteResult:
-        """One request on this process's zygote; one the zygote had not started when it died
-        (it says "started" before it forks) runs again on the next zygote, once."""
-        index = int(request["index"])
-        for attempt in range(2):
-            try:
-                zygote = await self._ensure_zygote()
-            except Exception as exc:
-                return synthesized(index, Verdict.INTERNAL_ERROR, f"the worker's zygote did not start: {exc}")
-            zygote_id = next(self._ids)
-            with self._lock:  # a cancel either came before this (and is seen here) or sees the id
-                reason = self._cancelled.get(token)
-                if reason is None:
-                    self._tokens[token] = zygote_id
-            if reason is not None:
-                return synthesized(index, Verdict.CANCELLED, f"{reason} before it started", kill=reason)
-            try:
-                return await self._sent(zygote, {**request, "id": zygote_id}, on_started)
-            except _ZygoteLost as exc:
-                if exc.started or attempt:
-                    return synthesized(index, Verdict.INTERNAL_ERROR, str(exc))
-        raise AssertionError("unreachable")
-
-    async def _sent(self, zygote: ZygoteProcess, request: RunRequest,
-                    on_started: Callable[[], None] | None) -> ZygoteResult:
         """Its result; ``_ZygoteLost`` if the zygote ended first (or was gone)."""
         zygote_id = request["id"]
         waiter: asyncio.Future[ZygoteResult] = asyncio.get_running_loop().create_future()
@@ -220,22 +177,104 @@ class WorkerZygote(ZygoteOwner):
             self._on_started.pop(zygote_id, None)
             self._began.discard(zygote_id)
 
+
+def _log_restarted(msg: Restarted) -> None:
+    """A process of this worker's zygote was replaced: its candidates say so in their results;
+    the worker's log says it too."""
+    log.warning("z3sandbox: a %s process of this worker's zygote %s and was restarted",
+                msg["role"], msg["how"])
+
+
+class WorkerZygote(ZygoteOwner):
+    """One zygote for this process and the loop thread that talks to it.  Thread-safe.
+
+    Candidates are named by a token (``_Tokens``) so that a cancel can reach a candidate from
+    any thread; what was sent waits in ``_Requests``.
+    """
+
+    pid = ZygoteOwner.zygote_pid  # the name diagnostics and tests use
+
+    def __init__(self, isolation: Level) -> None:
+        super().__init__(isolation)
+        self._ids = itertools.count(1)
+        self._requests = _Requests()
+        self._tokens = _Tokens()
+
+    def start(self) -> Future[ZygoteProcess]:
+        return self._loop.submit(self._ensure_zygote())
+
+    def _new_zygote(self) -> ZygoteProcess:
+        if self._closed:
+            raise RuntimeError("this worker's zygote is closed")
+        return ZygoteProcess(self.level, self._on_message, self._on_exit, self.graces)
+
+    def _started(self, zygote: ZygoteProcess, hello: Hello) -> None:
+        warn_degraded(hello["isolation"])  # once, in the worker's log
+
+    def _on_message(self, msg: ZygoteEvent) -> None:
+        """Each zygote event to its typed handler (the gate decoded it: zygote_client.py)."""
+        if msg["type"] == "started":
+            self._requests.started(msg)
+        elif msg["type"] == "done":
+            self._requests.done(msg)
+        else:
+            _log_restarted(msg)
+
+    def _on_exit(self, zygote: ZygoteProcess, how: str) -> None:
+        """Its candidates are lost with it; the next one starts a new zygote."""
+        if self._zygote is zygote:
+            self._zygote = None
+        self._requests.lost(how)
+
+    # ------------------------------------------------------------------------------------ runs
+
+    def expect(self, token: str) -> None:
+        """From now on ``cancel(token)`` is remembered, even before ``run`` sends the request."""
+        self._tokens.expect(token)
+
+    def run(self, request: RunRequest, token: str,
+            on_started: Callable[[], None] | None = None) -> ZygoteResult:
+        """Run one "run" request and wait for its CandidateDict (blocks the calling thread).
+        ``on_started`` is called on the loop thread when the zygote starts it (it forks next)."""
+        self.expect(token)
+        try:
+            return self._loop.submit(self._run(request, token, on_started)).result()
+        finally:
+            self._tokens.forget(token)
+
+    async def _run(self, request: RunRequest, token: str,
+                   on_started: Callable[[], None] | None) -> ZygoteResult:
+        """One request on this process's zygote; one the zygote had not started when it died
+        (it says "started" before it forks) runs again on the next zygote, once."""
+        index = int(request["index"])
+        for attempt in range(2):
+            try:
+                zygote = await self._ensure_zygote()
+            except Exception as exc:
+                return synthesized(index, Verdict.INTERNAL_ERROR, f"the worker's zygote did not start: {exc}")
+            zygote_id = next(self._ids)
+            reason = self._tokens.sending(token, zygote_id)
+            if reason is not None:
+                return synthesized(index, Verdict.CANCELLED, f"{reason} before it started", kill=reason)
+            try:
+                return await self._requests.sent(zygote, {**request, "id": zygote_id}, on_started)
+            except _ZygoteLost as exc:
+                if exc.started or attempt:
+                    return synthesized(index, Verdict.INTERNAL_ERROR, str(exc))
+        raise AssertionError("unreachable")
+
     def knows(self, token: str) -> bool:
         return token in self._tokens
 
     def cancel(self, token: str, reason: Kill = Kill.CANCEL) -> bool:
         """Kill the candidate ``token`` now (any thread).  False if it is not running here."""
-        with self._lock:
-            if token not in self._tokens:
-                return False
-            self._cancelled.setdefault(token, reason)
-            zygote_id = self._tokens[token]
+        known, zygote_id = self._tokens.cancel(token, reason)
         if zygote_id is not None:
             self._loop.call(self._send_cancel, zygote_id, reason)
-        return True
+        return known
 
     def _send_cancel(self, zygote_id: int, reason: Kill) -> None:
-        if self._zygote is not None and zygote_id in self._waiting:
+        if self._zygote is not None and zygote_id in self._requests:
             self._zygote.send(CancelRequest(v=PROTOCOL_VERSION, type="cancel", id=zygote_id,
                                             reason=reason))
 

@@ -1,6 +1,7 @@
 """What a ``Sandbox`` (host/sandbox.py) and a worker's zygote (host/worker.py) share: an event-loop
-thread, the one zygote started from it (on demand, once, with exec), its shutdown, and the registry
-of one owner per isolation level in this process.
+thread, the one zygote started from it (on demand, once, with exec), killed when it does not answer,
+forgotten when it exits, its shutdown, and the registry of one owner per isolation level in this
+process.  What runs on the zygote is the subclass's (a Sandbox's runs: host/runs.py).
 
 Imports go one way: sandbox.py, worker.py and distributed.py import this module, never each other's
 private parts (tests/test_architecture.py checks the package has no import circle).
@@ -15,7 +16,7 @@ import contextlib
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Future
 from typing import Generic, TypeVar
 
@@ -25,6 +26,7 @@ from .plan import Graces
 from .zygote_client import START_TIMEOUT_S, ZygoteError, ZygoteProcess
 
 T = TypeVar("T")
+Owned = TypeVar("Owned", bound="ZygoteOwner")  # a context manager returns its own type
 _warned: set[str] = set()
 CLOSE_MARGIN_S = 10.0  # past a start's and a shutdown's own bounds, before close() gives up
 
@@ -64,8 +66,9 @@ class LoopThread:
 
 
 class ZygoteOwner:
-    """A loop thread and the zygote started from it.  Subclasses say how a zygote is made (its
-    callbacks) and what is done once it said hello."""
+    """A loop thread and the zygote started from it: started on first use, killed when it does
+    not answer, forgotten when it exits, closed with the loop.  Subclasses say how a zygote is
+    made (its callbacks), what is done once it said hello, and how they close."""
 
     def __init__(self, level: Level, graces: Graces | None = None) -> None:
         self.level = level
@@ -120,19 +123,50 @@ class ZygoteOwner:
         """A process of the sandbox died and another took its place (``what`` it was and how it
         died): a Sandbox says so in its runs' notes."""
 
-    def _stop_runs(self) -> None:
-        """On the loop, first thing in ``close()``: a Sandbox cancels its runs."""
+    def _kill_zygote(self) -> bool:
+        """Detach the zygote and kill it now (it does not answer; its reader may never see EOF
+        first), its exit not handled again by its reader.  False: there was none."""
+        zygote, self._zygote = self._zygote, None
+        if zygote is None:
+            return False
+        self._detached.add(zygote)
+        zygote.closing = True
+        zygote.kill()
+        return True
 
-    async def _end_runs(self) -> None:
-        """On the loop, once the zygote is closed: a Sandbox ends what its runs still wait for."""
+    def _forget(self, zygote: ZygoteProcess) -> None:
+        """``zygote`` exited: it is no longer ours (the next use starts another)."""
+        self._detached.discard(zygote)
+        if self._zygote is zygote:
+            self._zygote = None
 
-    def _close_zygote_and_loop(self) -> None:
+    @property
+    def zygote_pid(self) -> int | None:
+        return self._zygote.pid if self._zygote else None
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: Owned) -> Owned:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _close_zygote_and_loop(self, stop_runs: Callable[[], None] = lambda: None,
+                               end_runs: Callable[[], Awaitable[None]] | None = None) -> None:
         """Stop the runs, close the zygote (after a start in progress, so that one is closed too)
         and the ones killed as wedged, end what the runs still wait for, then stop the loop
-        thread.  Bounded: a start takes ``START_TIMEOUT_S`` at most, a shutdown its grace."""
+        thread.  Bounded: a start takes ``START_TIMEOUT_S`` at most, a shutdown its grace.
+        ``stop_runs`` and ``end_runs`` (a Sandbox's: cancel its runs first thing; end what they
+        still wait for once the zygote is closed) run on the loop."""
+
+        async def ended() -> None:
+            if end_runs is not None:
+                await end_runs()
 
         async def shutdown() -> None:
-            self._stop_runs()
+            stop_runs()
             if self._starting is not None:
                 async with self._starting:
                     pass
@@ -141,14 +175,14 @@ class ZygoteOwner:
             for detached in list(self._detached):
                 with contextlib.suppress(asyncio.TimeoutError):
                     await detached.reader_done()
-            await self._end_runs()
+            await ended()
 
         bound = START_TIMEOUT_S + 3 * self.graces.shutdown_grace_s + CLOSE_MARGIN_S
         try:
             self._loop.submit(shutdown()).result(timeout=bound)
         except concurrent.futures.TimeoutError:  # never leave a run waiting on a stopped loop
             with contextlib.suppress(Exception):
-                self._loop.submit(self._end_runs()).result(timeout=CLOSE_MARGIN_S)
+                self._loop.submit(ended()).result(timeout=CLOSE_MARGIN_S)
             raise
         finally:
             self._loop.stop()
