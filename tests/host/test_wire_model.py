@@ -79,3 +79,17 @@ def test_a_further_model_and_a_checks_model_are_held_the_same_way() -> None:
     assert check.to_dict()["model"] == WIRE and check.model == DECODED
     with pytest.raises(TypeError):
         ModelResult()  # type: ignore[call-arg]  # a further model has one
+
+
+def test_a_real_run_hands_its_model_on_undecoded_until_read() -> None:
+    """From the zygote's frame to the run's result and its records, nobody decodes the model but
+    the reader of ``.model`` (the document's model cell is one: it shows each value as Python
+    prints it)."""
+    from z3sandbox_kernel import run
+
+    result = run("from z3 import *\nx, r = Int('x'), Real('r')\ns = Solver()\n"
+                 "s.add(x == 7, 3 * r == 1)\nprint(s.check())\n", isolation="process")
+    candidate = result[0]
+    result.to_json(), candidate.to_record()
+    assert vars(candidate)["_model_decoded"] is None
+    assert candidate.model == {"x": 7, "r": Fraction(1, 3)}

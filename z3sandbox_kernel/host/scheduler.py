@@ -12,6 +12,7 @@ verification's, and ``Graces.watchdog_grace_s``), and a cancel that the zygote d
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import itertools
 import logging
@@ -195,7 +196,7 @@ class ScheduledRun:
     def _update(self, index: int, candidate: CandidateResult) -> None:
         candidate.limits = self.plan.options.limits
         self.candidates[index] = candidate
-        self.emit(dataclasses.replace(candidate))
+        self.emit(copy.copy(candidate))  # a copy of its fields as they are: a model stays encoded
 
     # ------------------------------------------------------------------------- zygote messages
 
