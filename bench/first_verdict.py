@@ -11,16 +11,11 @@ a trivial sat one, so that what is measured is the kernel's and the engine's own
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-from jupyter_client.manager import KernelManager
-
-from z3sandbox_kernel.jupyter.kernelspec import install_kernelspec
+from kernels import z3sandbox_kernel
 
 MIME_TYPE = "application/vnd.z3sandbox.run+json"
 SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
@@ -53,29 +48,16 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        prefix = Path(folder)
-        install_kernelspec(prefix=str(prefix))
-        os.environ["JUPYTER_PATH"] = str(prefix / "share" / "jupyter")
-        km = KernelManager(kernel_name="z3sandbox", transport="ipc", ip=str(prefix / "kernel"))
-        km.start_kernel(cwd=folder)
-        kc = km.client()
-        kc.start_channels()
-        kc.wait_for_ready(timeout=60)
-        try:
-            measure(kc, 4, args.jobs)  # the zygote starts on the first run: not measured
-            print("| K | jobs | first verdict (median) | samples | cell ended (median) |\n"
-                  "|---|---|---|---|---|")
-            for k in args.ks:
-                samples = [measure(kc, k, args.jobs) for _ in range(args.repeats)]
-                firsts = [first for first, _ in samples]
-                print(f"| {k} | {args.jobs} | {statistics.median(firsts):.2f} s | "
-                      f"{' '.join(f'{s:.2f}' for s in firsts)} | "
-                      f"{statistics.median(end for _, end in samples):.2f} s |", flush=True)
-        finally:
-            kc.stop_channels()
-            km.shutdown_kernel(now=True)
-
+    with z3sandbox_kernel() as (_, kc):
+        measure(kc, 4, args.jobs)  # the zygote starts on the first run: not measured
+        print("| K | jobs | first verdict (median) | samples | cell ended (median) |\n"
+              "|---|---|---|---|---|")
+        for k in args.ks:
+            samples = [measure(kc, k, args.jobs) for _ in range(args.repeats)]
+            firsts = [first for first, _ in samples]
+            print(f"| {k} | {args.jobs} | {statistics.median(firsts):.2f} s | "
+                  f"{' '.join(f'{s:.2f}' for s in firsts)} | "
+                  f"{statistics.median(end for _, end in samples):.2f} s |", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -13,12 +13,8 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
-from pathlib import Path
 
-from jupyter_client.manager import KernelManager
-
-from z3sandbox_kernel.jupyter.kernelspec import install_kernelspec
+from kernels import z3sandbox_kernel
 
 SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
 
@@ -39,26 +35,11 @@ def measure(kc: object, k: int) -> tuple[int, int, int]:
 
 
 def main(ks: list[int]) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        prefix = Path(folder)
-        install_kernelspec(prefix=str(prefix))
-        import os
-
-        os.environ["JUPYTER_PATH"] = str(prefix / "share" / "jupyter")
-        km = KernelManager(kernel_name="z3sandbox", transport="ipc", ip=str(prefix / "kernel"))
-        km.start_kernel(cwd=folder)
-        kc = km.client()
-        kc.start_channels()
-        kc.wait_for_ready(timeout=60)
-        try:
-            print("| K | refreshes | all messages | final message |\n|---|---|---|---|")
-            for k in ks:
-                refreshes, sent, last = measure(kc, k)
-                print(f"| {k} | {refreshes} | {sent / 1e6:.2f} MB | {last / 1e3:.0f} KB |")
-        finally:
-            kc.stop_channels()
-            km.shutdown_kernel(now=True)
-
+    with z3sandbox_kernel() as (_, kc):
+        print("| K | refreshes | all messages | final message |\n|---|---|---|---|")
+        for k in ks:
+            refreshes, sent, last = measure(kc, k)
+            print(f"| {k} | {refreshes} | {sent / 1e6:.2f} MB | {last / 1e3:.0f} KB |")
 
 if __name__ == "__main__":
     main([int(k) for k in sys.argv[1:]] or [20, 200, 1000])

@@ -19,9 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 SAT = 'x = Int("x")\ns.add(x > 1, x < 3)\n'
 LIMITS = "--timeout 5 --wall 10 --cpu 8"
@@ -78,32 +76,18 @@ def _execute(kc: object, code: str) -> None:
 
 def cell_cost(k: int) -> tuple[float, float]:
     """The kernel's CPU seconds for ``run(script, k=k)`` and for the live cell of the same."""
-    from jupyter_client.manager import KernelManager
+    from kernels import z3sandbox_kernel
 
-    from z3sandbox_kernel.jupyter.kernelspec import install_kernelspec
-
-    with tempfile.TemporaryDirectory() as folder:
-        prefix = Path(folder)
-        install_kernelspec(prefix=str(prefix))
-        os.environ["JUPYTER_PATH"] = str(prefix / "share" / "jupyter")
-        km = KernelManager(kernel_name="z3sandbox", transport="ipc", ip=str(prefix / "kernel"))
-        km.start_kernel(cwd=folder)
-        kc = km.client()
-        kc.start_channels()
-        kc.wait_for_ready(timeout=60)
-        try:
-            pid = km.provisioner.process.pid  # type: ignore[union-attr]
-            _execute(kc, f"%%z3sandbox -k 4 {LIMITS}\n{SAT}")  # the zygote starts: not measured
-            _execute(kc, "from z3sandbox_kernel import run, Limits")
-            before = _kernel_cpu_s(pid)
-            _execute(kc, f"_r = run({SAT!r}, k={k}, limits=Limits(timeout_s=5, wall_s=10, cpu_s=8))")
-            api = _kernel_cpu_s(pid) - before
-            before = _kernel_cpu_s(pid)
-            _execute(kc, f"%%z3sandbox -k {k} {LIMITS}\n{SAT}")
-            cell = _kernel_cpu_s(pid) - before
-        finally:
-            kc.stop_channels()
-            km.shutdown_kernel(now=True)
+    with z3sandbox_kernel() as (km, kc):
+        pid = km.provisioner.process.pid  # type: ignore[union-attr]
+        _execute(kc, f"%%z3sandbox -k 4 {LIMITS}\n{SAT}")  # the zygote starts: not measured
+        _execute(kc, "from z3sandbox_kernel import run, Limits")
+        before = _kernel_cpu_s(pid)
+        _execute(kc, f"_r = run({SAT!r}, k={k}, limits=Limits(timeout_s=5, wall_s=10, cpu_s=8))")
+        api = _kernel_cpu_s(pid) - before
+        before = _kernel_cpu_s(pid)
+        _execute(kc, f"%%z3sandbox -k {k} {LIMITS}\n{SAT}")
+        cell = _kernel_cpu_s(pid) - before
     return api, cell
 
 
