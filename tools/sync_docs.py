@@ -11,7 +11,9 @@ from ``bench/results/launch.md``: no page retypes a default.  The run document's
 TypeScript types) comes from ``protocol/document.py``'s types; the schemas of a saved result
 (``RunResult.to_json``) and of a record's candidate line (schemas/*.schema.json) from
 ``contracts/record.py``'s, and the MCP tool's output schema (schemas/mcp-output.schema.json) from
-``agents/mcp_schema.py``'s.
+``agents/mcp_schema.py``'s.  The kernel's documents of a few runs the notebooks do not show
+(labextension/test/documents.generated.json, tools/document_examples.py) test the labextension's
+upgrade of older documents.
 ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part
 is not in exactly one page (a test runs it).
 """
@@ -23,6 +25,8 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from document_examples import example_documents  # tools/, beside this script
 
 from z3sandbox_kernel.agents.mcp_schema import output_schema
 from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS
@@ -80,6 +84,8 @@ FILES: dict[Path, Callable[[], str]] = {
         lambda: json.dumps(run_schema(), indent=2, ensure_ascii=False) + "\n",
     ROOT / "labextension" / "src" / "presentation.generated.json":
         lambda: json.dumps(presentation_words(), indent=2, ensure_ascii=False) + "\n",
+    ROOT / "labextension" / "test" / "documents.generated.json":
+        lambda: json.dumps(example_documents(), indent=1, ensure_ascii=False) + "\n",
     ROOT / "schemas" / "result.schema.json":
         lambda: json.dumps(record_schema(SavedRun), indent=2, ensure_ascii=False) + "\n",
     ROOT / "schemas" / "record-candidate.schema.json":
