@@ -6,12 +6,18 @@ makes each older and checks that upgrade.ts puts back what the kernel wrote (tes
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from z3sandbox_kernel import CandidateResult, Limits, RunResult, Verdict
+from z3sandbox_kernel.contracts.found import CheckResult, ModelResult
 from z3sandbox_kernel.presentation.render import run_json
 
 PROVED, COUNTER = "proved\n", "counterexample\n[p = False]\n"
+_GOALS = [{"direction": "maximize", "term": "x + y", "value": "13", "optimal": True, "checked": True},
+          {"direction": "minimize", "term": "x", "value": "2", "optimal": False, "checked": True},
+          {"direction": "", "term": "g", "value": "10**9", "checked": False},
+          {"direction": "maximize", "term": "y", "value": "4", "optimal": True}]
 _ISOLATION = {"level": "process", "layers": [
     {"name": "userns", "active": True, "detail": ""},
     {"name": "landlock", "active": True, "detail": "ABI 7, 12 rules"},
@@ -45,6 +51,18 @@ def _examples() -> list[RunResult]:
                              cell_candidates=2),
              CandidateResult(index=7, verdict=unsat, stdout="unsat\n(a1 a3)\n"),
              CandidateResult(index=8, verdict=Verdict.TIMEOUT, kill="wall")),
+        # Objectives, further models and the models read at checks.
+        _run(CandidateResult(index=0, verdict=sat, model={"x": 1, "y": 12}, objectives=_GOALS,  # type: ignore[arg-type]
+                             more_models=[
+                                 ModelResult({"x + y": 9, "x": Fraction(1, 3), "b_10": True, "b_2": 0}),
+                                 ModelResult({"x": 2}, payload=b"\x01\xab", verified=False)]),
+             CandidateResult(index=1, verdict=unsat, checks_made=3, cell_line=4, cell_candidates=2, checks=[
+                 CheckResult("sat", 2, ModelResult({"x": 1}, payload=b"\x02", verified=True)),
+                 CheckResult("sat", None, ModelResult({"x": Fraction(5, 2)}, verified=None)),
+                 CheckResult("unsat", 3)]),
+             CandidateResult(index=2, verdict=sat, model={"x": 5}, checks_made=2, checks=[
+                 CheckResult("sat", 2, ModelResult({"x": 5}, verified=True)),
+                 CheckResult("sat", 3, ModelResult({"x": 6}, verified=True))])),
         _run(CandidateResult(index=0, verdict=None, state="running"),  # a live run
              CandidateResult(index=1, verdict=Verdict.UNKNOWN),
              CandidateResult(index=2, verdict=None, state="queued"),
