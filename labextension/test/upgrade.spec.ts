@@ -120,3 +120,16 @@ describe("an older row's reason, fitted as reasons.fit_reason fits it", () => {
     expect(row?.shown).toBe('runtime_error');
   });
 });
+
+describe('a live row of a document older than states', () => {
+  it('waits: its state is "queued", as row_details.state_label says', () => {
+    const parsed = parseRun({
+      ...OLDER,
+      finished: false,
+      candidates: [{ ...OLDER.candidates[0], verdict: null }]
+    });
+    const row = parsed.ok ? parsed.run.candidates[0] : null;
+    expect(row?.state).toBe('queued');
+    expect(row?.shown).toBe('queued');
+  });
+});
