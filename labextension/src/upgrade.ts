@@ -254,9 +254,11 @@ export function upgradeOlder(run: IRunDocument): IRunDocument {
   }
   const untold = run.counts_shown === undefined; // older than the texts the views draw
   for (const candidate of run.candidates) {
+    // A row older than its cells is older than the texts beside them too.
+    const older = untold || candidate.cells === undefined;
     upgradeCandidate(candidate, run.candidates.length === 1, finished);
     upgradeReason(candidate, shared);
-    if (untold) {
+    if (older) {
       upgradeTexts(candidate);
     }
   }

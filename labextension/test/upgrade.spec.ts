@@ -133,3 +133,12 @@ describe('a live row of a document older than states', () => {
     expect(row?.shown).toBe('queued');
   });
 });
+
+describe('a row older than its cells, in a run that has its texts', () => {
+  it('gets the texts beside its cells too (its core)', () => {
+    const parsed = parseRun({ ...OLDER, counts_shown: '1 unsat' });
+    const row = parsed.ok ? parsed.run.candidates[0] : null;
+    expect(row?.cells?.core).toBe('line 4: x > 1');
+    expect(parsed.ok && parsed.run.counts_shown).toBe('1 unsat');
+  });
+});
