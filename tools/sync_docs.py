@@ -11,7 +11,9 @@ from ``bench/results/launch.md``: no page retypes a default.  The run document's
 TypeScript types) comes from ``protocol/document.py``'s types; the schemas of a saved result
 (``RunResult.to_json``) and of a record's candidate line (schemas/*.schema.json) from
 ``contracts/record.py``'s, and the MCP tool's output schema (schemas/mcp-output.schema.json) from
-``agents/mcp_schema.py``'s.
+``agents/mcp_schema.py``'s.  The kernel's documents of a few runs the notebooks do not show
+(labextension/test/documents.generated.json, tools/document_examples.py) test the labextension's
+upgrade of older documents.
 ``python tools/sync_docs.py`` rewrites; ``--check`` exits 1 when a page is stale or a part
 is not in exactly one page (a test runs it).
 """
@@ -24,6 +26,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from document_examples import example_documents  # tools/, beside this script
+
 from z3sandbox_kernel.agents.mcp_schema import output_schema
 from z3sandbox_kernel.contracts.limits import LIMIT_FIELDS
 from z3sandbox_kernel.contracts.options import fields_table, kills_table, options_table
@@ -31,7 +35,7 @@ from z3sandbox_kernel.contracts.record import CandidateLine, SavedRun, record_sc
 from z3sandbox_kernel.contracts.vote import DISPUTED, PROVE_WORDS
 from z3sandbox_kernel.presentation.phrases import REASON_WIDTH, TABLE_COLUMNS
 from z3sandbox_kernel.presentation.reasons import NOT_CHECKED
-from z3sandbox_kernel.presentation.row_details import NO_PAYLOAD, SHOWN_STYLES
+from z3sandbox_kernel.presentation.row_details import CLAIMED, NO_PAYLOAD, SHOWN_STYLES
 from z3sandbox_kernel.protocol.document import run_schema
 from z3sandbox_kernel.protocol.messages import UNVERIFIED_REASON
 from z3sandbox_kernel.protocol.verdicts import VERDICT_DOCS
@@ -80,6 +84,8 @@ FILES: dict[Path, Callable[[], str]] = {
         lambda: json.dumps(run_schema(), indent=2, ensure_ascii=False) + "\n",
     ROOT / "labextension" / "src" / "presentation.generated.json":
         lambda: json.dumps(presentation_words(), indent=2, ensure_ascii=False) + "\n",
+    ROOT / "labextension" / "test" / "documents.generated.json":
+        lambda: json.dumps(example_documents(), indent=1, ensure_ascii=False) + "\n",
     ROOT / "schemas" / "result.schema.json":
         lambda: json.dumps(record_schema(SavedRun), indent=2, ensure_ascii=False) + "\n",
     ROOT / "schemas" / "record-candidate.schema.json":
@@ -101,7 +107,8 @@ def presentation_words() -> dict[str, object]:
             "columns": [{"key": c.key, "title": c.title, **({"unit": c.unit} if c.unit else {})}
                         for c in TABLE_COLUMNS],
             "reason_width": REASON_WIDTH, "prove_words": PROVE_WORDS, "no_payload": NO_PAYLOAD,
-            "disputed": DISPUTED, "not_checked": NOT_CHECKED, "unverified_reason": UNVERIFIED_REASON}
+            "disputed": DISPUTED, "not_checked": NOT_CHECKED, "unverified_reason": UNVERIFIED_REASON,
+            "claimed": CLAIMED}
 
 
 def render(text: str) -> str:

@@ -261,30 +261,24 @@ function streamSection(
 
 /**
  * The reason, and who stands behind the answer, each said once: "confirmed by z3 (model
- * verified)" with the candidate's own reason; or the whole reason as the views say it
- * ("unconfirmed: why", never an empty "—" for an answer) and whether its model was verified.
+ * verified)" (`confirmation`, as the kernel says it; an older document's: upgrade.ts) with the
+ * candidate's own reason; or the whole reason as the views say it ("unconfirmed: why", never an
+ * empty "—" for an answer) and whether its model was verified.
  */
 function confirmation(candidate: ICandidate): [string, string][] {
   const rows: [string, string][] = [];
-  const confirmed =
-    Boolean(candidate.confirmed_by?.length) && !candidate.disputed;
+  const said = Array.isArray(candidate.confirmation)
+    ? candidate.confirmation.map(String)
+    : null;
+  const confirmed = said?.[0] === 'confirmed';
   const reason = confirmed
     ? printable(String(candidate.reason ?? '').trim(), '\n\t')
     : wholeReason(candidate);
   if (reason || !confirmed) {
     rows.push(['reason', reason || '—']);
   }
-  const model =
-    candidate.verified === true
-      ? 'model verified'
-      : candidate.verified === false
-        ? 'model failed verification'
-        : '';
-  if (confirmed) {
-    const by = printable(candidate.confirmed_by!.join(', '));
-    rows.push(['confirmed', `by ${by}${model ? ` (${model})` : ''}`]);
-  } else if (model) {
-    rows.push(['verified', model]);
+  if (said?.length === 2) {
+    rows.push([printable(said[0]), printable(said[1])]);
   }
   return rows;
 }

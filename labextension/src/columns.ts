@@ -14,7 +14,6 @@ import {
   IRun,
   ITiming,
   candidateLabel,
-  corePlace,
   neverRan,
   shownLabel,
   shownStyle,
@@ -133,7 +132,8 @@ export function rowExtras(
     line.append(el('code', undefined, printable(text)));
     lines.push(line);
   };
-  const core = coreLine(candidate);
+  // The core under the row, as the kernel's tables show it (`cells.core`; older: upgrade.ts).
+  const core = kernelCell(candidate, 'core');
   if (core) {
     labelled('core: ', core);
   }
@@ -148,24 +148,6 @@ export function rowExtras(
     }
   }
   return lines;
-}
-
-/** The unsat core in the row: the tracked lines, or the SMT-LIB (get-unsat-core) answer. */
-export function coreLine(candidate: ICandidate): string {
-  if (Array.isArray(candidate.unsat_core) && candidate.unsat_core.length) {
-    return candidate.unsat_core
-      .map((entry, at) =>
-        printable(
-          Array.isArray(entry)
-            ? `${corePlace(candidate, at)}: ${entry[1]}`
-            : String(entry)
-        )
-      )
-      .join('; ');
-  }
-  return typeof candidate.core_answer === 'string'
-    ? printable(candidate.core_answer)
-    : '';
 }
 
 /** Every column this view can draw, by the key the run document's `columns` use. */

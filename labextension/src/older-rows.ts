@@ -32,7 +32,8 @@ function length(text: string): number {
   return Array.from(text).length;
 }
 
-/** row_details.state_label. */
+/** row_details.state_label (a row of a document older than `state` with no verdict yet was
+ * waiting: upgrade.ts gives it its state). */
 export function stateOf(row: Row): string {
   return row.verdict ?? row.state ?? 'queued';
 }
@@ -176,7 +177,7 @@ function shorten(text: string, width: number): string {
 }
 
 /** A model value as Python's str() writes it. */
-function pythonText(value: unknown): string {
+export function pythonText(value: unknown): string {
   if (value === null || value === undefined) {
     return 'None';
   }
@@ -191,13 +192,13 @@ function pythonText(value: unknown): string {
 }
 
 /** row_details.natural_key's order: `byte_2` before `byte_10`. */
-function natural(a: string, b: string): number {
+export function natural(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true });
 }
 
 /** row_details.model_count: its own model, the further ones, and those read at its checks. */
 /** Present: neither null nor undefined (Python's `is not None` of an optional field). */
-function given(value: unknown): boolean {
+export function given(value: unknown): boolean {
   return value !== null && value !== undefined;
 }
 
@@ -308,4 +309,34 @@ export function smt2CoreAnswer(row: Row): string | null {
     }
   }
   return null;
+}
+
+/** row_details.core_summary: the unsat core under its row, "line 3: x > 2; line 4: ...", or an
+ * SMT-LIB (get-unsat-core) answer (`core_places` and `core_answer` made first). */
+export function coreSummary(row: Row): string {
+  if (row.unsat_core?.length) {
+    return row.unsat_core
+      .map(
+        (entry, at) => `${row.core_places?.[at] ?? ''}: ${printable(entry[1])}`
+      )
+      .join('; ');
+  }
+  return row.core_answer ?? '';
+}
+
+const VERIFIED: Record<string, string> = {
+  true: 'model verified',
+  false: 'model failed verification'
+};
+
+/** row_details.confirmation: ["confirmed", "by z3 (model verified)"], else whether its model
+ * was verified, else null. */
+export function confirmationOf(row: Row): [string, string] | null {
+  const model =
+    typeof row.verified === 'boolean' ? VERIFIED[String(row.verified)] : '';
+  if (row.confirmed_by?.length && !row.disputed) {
+    const by = printable(row.confirmed_by.join(', '));
+    return ['confirmed', `by ${by}${model ? ` (${model})` : ''}`];
+  }
+  return model ? ['verified', model] : null;
 }

@@ -12,18 +12,15 @@ import { hexToBytes } from './hexdump';
 import { printable } from './printable';
 import { zipStore } from './zip';
 import {
-  IIsolation,
   IPayloadFile,
   IRun,
-  ITie,
-  answerWord,
   candidateLabel,
   shownStyle,
   IRunMetadata
 } from './schema';
 import { progressBar } from './progress';
 import { verdictTable } from './table';
-import { verdictBadge, verdictRank } from './verdicts';
+import { verdictBadge } from './verdicts';
 import { IViewState, newViewState } from './view';
 
 /** The bytes a `payload_files` entry points at: its candidate's `payload_hex`, or a further
@@ -108,16 +105,13 @@ function summary(
   if (!run.finished && stale) {
     node.appendChild(incompleteBadge());
   }
-  // A run of prove() calls counts in its words: "1 proved, 1 counterexample".
-  const counts = Object.entries(run.counts)
-    .sort(([a], [b]) => verdictRank(a) - verdictRank(b) || a.localeCompare(b))
-    .map(([verdict, n]) => `${n} ${answerWord(run, verdict)}`)
-    .join(', ');
+  // As the kernel's captions count them (`counts_shown`; an older document's: upgrade.ts): "2
+  // sat, 1 timeout, 5 running", in prove()'s words for a run of prove() calls.
   const parts = [
     `${run.candidates.length} candidate${run.candidates.length === 1 ? '' : 's'}`
   ];
-  if (counts) {
-    parts.push(counts);
+  if (run.counts_shown) {
+    parts.push(printable(run.counts_shown));
   }
   parts.push(String(run.language ?? ''));
   if (run.finished && metadata.elapsed_s !== undefined) {
@@ -126,8 +120,8 @@ function summary(
   node.appendChild(
     el('span', 'jp-Z3Run-counts', parts.filter(Boolean).join(' · '))
   );
-  if (run.tie) {
-    node.appendChild(tieNote(run.tie));
+  if (run.tie && run.tie_shown) {
+    node.appendChild(tieNote(run.tie_shown));
   }
   if (typeof run.said_once === 'string' && run.said_once) {
     // A clause every answer shares, said here once rather than on every row.
@@ -145,15 +139,12 @@ function summary(
   return node;
 }
 
-/** "tie: 1 sat / 1 unsat → sat (rule)": a tie is shown as one, with the rule that broke it, in
- * prove()'s words for a run of prove() calls ("1 counterexample / 1 proved → counterexample"). */
-function tieNote(tie: ITie): HTMLElement {
+/** "tie: 1 sat / 1 unsat → sat: rule" (`tie_shown`, in prove()'s words for a run of prove()
+ * calls; an older document's: upgrade.ts): a tie is shown as one, with the rule that broke it. */
+function tieNote(shown: string): HTMLElement {
   const node = el('span', 'jp-Z3Run-tie');
   node.appendChild(verdictBadge('tie'));
-  const words: Record<string, string> = tie.words ?? {};
-  const say = (answer: string): string => words[answer] ?? answer;
-  const text = `${tie.sat} ${say('sat')} / ${tie.unsat} ${say('unsat')} → ${say(tie.winner)}`;
-  node.append(` ${text}${tie.rule ? `: ${tie.rule}` : ''}`);
+  node.append(` ${printable(shown)}`);
   return node;
 }
 
@@ -178,23 +169,21 @@ function candidateAlone(
   return node;
 }
 
-function isolationDetail(isolation: IIsolation | null): Node {
-  if (!isolation || !Array.isArray(isolation.layers)) {
+/** Each layer's line as the kernel wrote it (`isolation_layers`; an older document's:
+ * upgrade.ts), marked active or missing as the report says. */
+function isolationDetail(run: IRun): Node {
+  const layers = run.isolation?.layers;
+  const lines = run.isolation_layers ?? [];
+  if (!Array.isArray(layers) || lines.length === 0) {
     return el('p', undefined, 'No isolation was reported for this run.');
   }
   const list = el('ul', 'jp-Z3Run-layers');
-  for (const layer of isolation.layers) {
-    const item = el(
-      'li',
-      layer.active ? 'jp-Z3Run-layerOn' : 'jp-Z3Run-layerOff'
+  lines.forEach((line, at) => {
+    const on = layers[at]?.active === true;
+    list.appendChild(
+      el('li', on ? 'jp-Z3Run-layerOn' : 'jp-Z3Run-layerOff', printable(line))
     );
-    const status = layer.active ? 'active' : 'missing';
-    const extra = layer.active ? layer.detail : (layer.error ?? layer.detail);
-    item.textContent = printable(
-      `${layer.name}: ${status}${extra ? ` (${extra})` : ''}`
-    );
-    list.appendChild(item);
-  }
+  });
   return list;
 }
 
@@ -212,7 +201,7 @@ function settings(run: IRun): HTMLElement {
   );
   // The kernel's names and units (phrases.limits_shown; an older document's: upgrade.ts).
   details.appendChild(keyValueTable(run.limits_shown ?? [], 'jp-Z3Run-limits'));
-  details.appendChild(isolationDetail(run.isolation));
+  details.appendChild(isolationDetail(run));
   return details;
 }
 

@@ -170,6 +170,12 @@ function validRun(data: JSONish): IRun {
         ? data.isolation_shortfall
         : undefined,
     limits_shown: stringPairs(data.limits_shown),
+    isolation_layers: Array.isArray(data.isolation_layers)
+      ? strings(data.isolation_layers)
+      : undefined,
+    counts_shown:
+      typeof data.counts_shown === 'string' ? data.counts_shown : undefined,
+    tie_shown: typeof data.tie_shown === 'string' ? data.tie_shown : undefined,
     columns: Array.isArray(data.columns)
       ? data.columns.filter(
           (c): c is IColumnSpec => isObject(c) && typeof c.key === 'string'
@@ -241,14 +247,13 @@ export function answerWord(run: IRun, verdict: string): string {
   return typeof word === 'string' ? printable(word) : verdict;
 }
 
-/** The verdict, or the live state ("queued", "running") of a candidate not done yet. */
+/** The verdict, or the live state ("queued", "running") of a candidate not done yet (a
+ * document leaves out a state at its default, "done"; an older live row's: upgrade.ts). */
 export function stateLabel(candidate: ICandidate): string {
   if (typeof candidate.verdict === 'string') {
     return candidate.verdict;
   }
-  return typeof candidate.state === 'string' && candidate.state
-    ? candidate.state
-    : 'queued';
+  return candidate.state ?? 'done';
 }
 
 /** The verdict as the row shows it (`shown`; an older document's: upgrade.ts). */

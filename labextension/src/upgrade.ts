@@ -12,13 +12,21 @@
  *   model and reason columns' text: phrases.TABLE_COLUMNS, reasons.fit_reason keeps an error's
  *   "(line N" place), `shown`, `show_output`, `core_answer` (older-rows.ts), `source_preview`
  *   (before it: `preview`) and `core_places` (before it: "line N");
- * - a finished run's `payload_files` (older-payloads.ts: render.add_payload_files).
+ * - a finished run's `payload_files` (older-payloads.ts: render.add_payload_files);
+ * - the texts the views draw as they are: `counts_shown` (phrases.counts_summary), `tie_shown`
+ *   (phrases.tie_summary), `isolation_layers` (phrases.isolation_layers), and each row's
+ *   `cells.core` (row_details.core_summary) and `confirmation` (row_details.confirmation),
+ *   `objective` and `further_models` (older-models.ts);
+ * - a row with no verdict and no `state` (a live row of a document older than states) waits:
+ *   `state` "queued", as row_details.state_label says it.
  *
  * The Python names, units and words come from presentation.generated.json, which
  * tools/sync_docs.py writes from the Python.
  */
 
 import {
+  confirmationOf,
+  coreSummary,
   counts,
   fitReason,
   killText,
@@ -30,13 +38,17 @@ import {
   shownVerdict,
   showsOutput,
   smt2CoreAnswer,
+  stateOf,
   unconfirmedWhy
 } from './older-rows';
+import { furtherModels, objectiveSummary } from './older-models';
 import { payloadFilesOf } from './older-payloads';
+import { printable } from './printable';
 import words from './presentation.generated.json';
 import type {
   IDocumentCandidate,
   IDocumentColumn,
+  IDocumentTie,
   IIsolationReport,
   IRunDocument
 } from './run-schema.generated';
@@ -69,6 +81,62 @@ export function isolationSummaryOf(report: IIsolationReport | null): string {
     .map(layer => String(layer.name));
   const text = `${report.level ?? '?'}: ${active.join(' ') || 'no layers'}`;
   return missing.length ? `${text}; missing: ${missing.join(' ')}` : text;
+}
+
+/** phrases.isolation_layers: each layer in one line, "landlock: active (ABI 7)", "netns: missing
+ * (its error, else its detail)". */
+export function isolationLayersOf(report: IIsolationReport | null): string[] {
+  const layers = Array.isArray(report?.layers) ? report.layers : [];
+  return layers.map(layer => {
+    const extra = layer.active ? layer.detail : layer.error || layer.detail;
+    const status = layer.active ? 'active' : 'missing';
+    return printable(
+      `${layer.name ?? '?'}: ${status}${extra ? ` (${extra})` : ''}`
+    );
+  });
+}
+
+/** phrases.counts_summary: each label's number (a row's verdict or state, in the run's words),
+ * most common first, the earliest row's first among equals. */
+export function countsSummaryOf(run: IRunDocument): string {
+  const counted = new Map<string, number>();
+  for (const row of run.candidates) {
+    const label = stateOf(row);
+    const word = run.words?.[label] ?? label;
+    counted.set(word, (counted.get(word) ?? 0) + 1);
+  }
+  return (
+    [...counted]
+      .sort(([, a], [, b]) => b - a)
+      .map(([label, n]) => `${n} ${label}`)
+      .join(', ') || 'no candidates'
+  );
+}
+
+/** phrases.tie_summary: "1 sat / 1 unsat → sat: RULE", in the tie's words. */
+export function tieSummaryOf(tie: IDocumentTie): string {
+  const words: Record<string, string> = tie.words ?? {};
+  const say = (answer: string): string => words[answer] ?? answer;
+  return `${tie.sat} ${say('sat')} / ${tie.unsat} ${say('unsat')} → ${say(tie.winner)}: ${tie.rule}`;
+}
+
+/** A row's texts of a document older than them (the row's other fields made first). */
+function upgradeTexts(candidate: IDocumentCandidate): void {
+  const core = coreSummary(candidate);
+  if (core && candidate.cells?.core === undefined) {
+    candidate.cells = { ...candidate.cells, core };
+  }
+  const confirmation = confirmationOf(candidate);
+  if (confirmation && candidate.confirmation === undefined) {
+    candidate.confirmation = confirmation;
+  }
+  if (candidate.objectives?.length) {
+    candidate.objective ??= objectiveSummary(candidate);
+  }
+  const further = furtherModels(candidate);
+  if (further.length) {
+    candidate.further_models ??= further;
+  }
 }
 
 /** phrases.limits_shown: each limit the document has, as [shown name, value with its unit]. */
@@ -116,6 +184,9 @@ function upgradeCandidate(
   alone: boolean,
   finished: boolean
 ): void {
+  if ((candidate.verdict ?? null) === null && candidate.state === undefined) {
+    candidate.state = 'queued';
+  }
   candidate.shown ??= shownVerdict(candidate);
   candidate.show_output ??= finished && showsOutput(candidate, alone);
   if (candidate.core_answer === undefined) {
@@ -181,9 +252,20 @@ export function upgradeOlder(run: IRunDocument): IRunDocument {
   if (shared.length) {
     run.said_once = saidOnceCaption(run.candidates, shared);
   }
+  const untold = run.counts_shown === undefined; // older than the texts the views draw
   for (const candidate of run.candidates) {
+    // A row older than its cells is older than the texts beside them too.
+    const older = untold || candidate.cells === undefined;
     upgradeCandidate(candidate, run.candidates.length === 1, finished);
     upgradeReason(candidate, shared);
+    if (older) {
+      upgradeTexts(candidate);
+    }
   }
+  run.counts_shown ??= countsSummaryOf(run);
+  if (run.tie) {
+    run.tie_shown ??= tieSummaryOf(run.tie);
+  }
+  run.isolation_layers ??= isolationLayersOf(run.isolation);
   return run;
 }

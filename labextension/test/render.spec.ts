@@ -506,3 +506,42 @@ describe('one line-number rule', () => {
     ]);
   });
 });
+
+describe('the texts the document carries', () => {
+  it('are drawn as they are, not made again from the fields beside them', () => {
+    const tie = { sat: 1, unsat: 1, winner: 'sat' as const, rule: 'r' };
+    const node = renderRun(
+      run(
+        [
+          candidate({
+            cells: { core: 'CORE TEXT', reason: '' },
+            confirmation: ['confirmed', 'BY WHOM'],
+            unsat_core: [[3, 'x > 2']],
+            core_places: ['line 3']
+          }),
+          candidate({ index: 1, verdict: 'unsat' })
+        ],
+        {
+          counts_shown: 'COUNTS TEXT',
+          tie,
+          tie_shown: 'TIE TEXT',
+          isolation: {
+            level: 'kernel',
+            layers: [{ name: 'netns', active: false, detail: 'x' }]
+          },
+          isolation_layers: ['LAYER TEXT']
+        }
+      )
+    );
+    expect(node.querySelector('.jp-Z3Run-counts')!.textContent).toContain(
+      '2 candidates · COUNTS TEXT'
+    );
+    expect(node.querySelector('.jp-Z3Run-tie')!.textContent).toContain(
+      'TIE TEXT'
+    );
+    expect(texts(node, '.jp-Z3Run-layers li')).toEqual(['LAYER TEXT']);
+    expect(node.querySelector('.jp-Z3Run-layerOff')).not.toBeNull();
+    expect(node.textContent).toContain('CORE TEXT');
+    expect(expand(node, 0).textContent).toContain('BY WHOM');
+  });
+});

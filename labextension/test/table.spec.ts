@@ -231,8 +231,9 @@ describe('a run of prove() calls', () => {
         { words: { sat: 'counterexample', unsat: 'proved' } }
       )
     );
+    // As the kernel's captions count them: most common first, the earliest row's first.
     expect(node.querySelector('.jp-Z3Run-counts')!.textContent).toContain(
-      '1 counterexample, 1 proved'
+      '1 proved, 1 counterexample'
     );
     expect(texts(node, '.jp-Z3Run-filter option')).toEqual([
       'all verdicts (2)',

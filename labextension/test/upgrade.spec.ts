@@ -120,3 +120,25 @@ describe("an older row's reason, fitted as reasons.fit_reason fits it", () => {
     expect(row?.shown).toBe('runtime_error');
   });
 });
+
+describe('a live row of a document older than states', () => {
+  it('waits: its state is "queued", as row_details.state_label says', () => {
+    const parsed = parseRun({
+      ...OLDER,
+      finished: false,
+      candidates: [{ ...OLDER.candidates[0], verdict: null }]
+    });
+    const row = parsed.ok ? parsed.run.candidates[0] : null;
+    expect(row?.state).toBe('queued');
+    expect(row?.shown).toBe('queued');
+  });
+});
+
+describe('a row older than its cells, in a run that has its texts', () => {
+  it('gets the texts beside its cells too (its core)', () => {
+    const parsed = parseRun({ ...OLDER, counts_shown: '1 unsat' });
+    const row = parsed.ok ? parsed.run.candidates[0] : null;
+    expect(row?.cells?.core).toBe('line 4: x > 1');
+    expect(parsed.ok && parsed.run.counts_shown).toBe('1 unsat');
+  });
+});

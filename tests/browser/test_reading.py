@@ -164,7 +164,7 @@ def check_unconfirmed(result: Locator) -> None:
 
 
 def check_proofs(result: Locator) -> None:
-    expect()(result.locator(".jp-Z3Run-counts")).to_contain_text("1 counterexample, 1 proved")
+    expect()(result.locator(".jp-Z3Run-counts")).to_contain_text("1 proved, 1 counterexample")
     options = result.locator(".jp-Z3Run-filter option")
     expect()(options).to_have_text(["all verdicts (2)", "counterexample (1)", "proved (1)"])
 

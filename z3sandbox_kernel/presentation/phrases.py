@@ -208,6 +208,18 @@ def isolation_shortfall(report: IsolationReport | None) -> str:
     return f"{isolation_summary({**report, 'layers': active})}; missing: {printable(' '.join(absent))}"
 
 
+def isolation_layers(report: IsolationReport | None) -> list[str]:
+    """Each layer of the report in one line, as the settings list them: ``landlock: active (ABI
+    7)``, ``netns: missing (its error, else its detail)``; none without a report."""
+    lines = []
+    for layer in report.get("layers", []) if report else ():
+        active = bool(layer.get("active"))
+        extra = layer.get("detail") if active else (layer.get("error") or layer.get("detail"))
+        status = "active" if active else "missing"
+        lines.append(printable(f"{layer.get('name', '?')}: {status}{f' ({extra})' if extra else ''}"))
+    return lines
+
+
 # A caption names the biggest groups of identical models, and the first rows of each.
 SHOWN_GROUPS, SHOWN_MEMBERS = 4, 8
 

@@ -27,14 +27,18 @@ from .phrases import (
     SAVED_COLUMNS,
     TABLE_COLUMNS,
     Column,
+    isolation_layers,
     isolation_shortfall,
     isolation_summary,
     limits_shown,
     progress_summary,
+    tie_summary,
 )
 from .reasons import fit_reason, row_reason, unconfirmed_why
 from .row_details import (
+    confirmation,
     core_places,
+    core_summary,
     further_models,
     objective_summary,
     shown_verdict,
@@ -62,7 +66,8 @@ VOLATILE_FIELDS = ("wall_s", "cpu_s", "peak_rss_mb")
 NOT_IN_DOCUMENT = frozenset({*VOLATILE_FIELDS, "isolation", "host", "limits"})
 # The columns whose text the labextension draws as it is ("cells"); the others are markup made
 # from fields the document has anyway (index, a badge from "shown", the label and source preview).
-_CELLS = frozenset({"kill", "model"})  # and the reason, made below (the caption's clauses left out)
+# The reason's cell and the core under the row ("core") are made below.
+_CELLS = frozenset({"kill", "model"})
 
 
 # ------------------------------------------------------------------------------------------- JSON
@@ -91,6 +96,12 @@ def candidate_json(candidate: CandidateResult, live: bool = False, alone: bool =
     row.reason_shown = row_reason(candidate, shared)
     row.cells = {column.key: column.text(candidate) for column in SAVED_COLUMNS if column.key in _CELLS}
     row.cells["reason"] = fit_reason(row.reason_shown, REASON_WIDTH)
+    core = core_summary(candidate)
+    if core:  # under the row, as the text and HTML tables show it
+        row.cells["core"] = core
+    confirmed = confirmation(candidate)
+    if confirmed is not None:
+        row.confirmation = confirmed
     why = unconfirmed_why(candidate)
     if why is not None:  # an answer nobody confirmed: its badge must not look confirmed
         row.unconfirmed = why
@@ -146,8 +157,11 @@ def run_document(result: RunResult, summary: Summary, candidates: list[DocumentE
         "finished": summary.finished,
         "progress": summary.progress,
         "tie": summary.tie,
+        "counts_shown": summary.states,  # as the text and HTML captions count them
         "candidates": candidates,
     }
+    if summary.tie is not None:
+        document["tie_shown"] = tie_summary(summary.tie)
     if summary.words:  # a run of prove() calls: its counts and filter in those words
         document["words"] = summary.words
     if summary.said_once:  # said once, in the caption, not on every row
@@ -177,6 +191,7 @@ def document_head(result: RunResult, view: Literal["run", "candidate"] = "run") 
         "isolation_summary": isolation_summary(result.isolation),
         "isolation_shortfall": isolation_shortfall(result.isolation),
         "limits_shown": limits_shown(result.limits),
+        "isolation_layers": isolation_layers(result.isolation),
         "candidates": [],
     }
 

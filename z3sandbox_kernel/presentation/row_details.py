@@ -110,6 +110,20 @@ def core_summary(candidate: CandidateResult) -> str:
 CLAIMED = "the candidate's claim, not checked"
 
 
+_VERIFIED = {True: "model verified", False: "model failed verification"}
+
+
+def confirmation(candidate: CandidateResult) -> list[str] | None:
+    """Who stands behind the answer, in a row's detail: ``["confirmed", "by z3 (model
+    verified)"]`` (the solvers that confirmed it, unless a checker disputes it), else whether its
+    model was verified (``["verified", "model failed verification"]``), else None."""
+    model = "" if candidate.verified is None else _VERIFIED[candidate.verified]
+    if candidate.confirmed_by and not candidate.disputed:
+        by = printable(", ".join(candidate.confirmed_by))
+        return ["confirmed", f"by {by}{f' ({model})' if model else ''}"]
+    return ["verified", model] if model else None
+
+
 def objective_checked(goal: Mapping[str, Any]) -> bool:
     """Whether an objective's value is the verifier's evaluation in the checked model: its
     ``checked`` word, or, in a document older than that word, a decided ``optimal``."""

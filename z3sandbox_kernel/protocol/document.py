@@ -97,6 +97,8 @@ class DocumentCandidate(CandidateFacts, kw_only=True):
     show_output: bool = False  # its row shows stdout inline (alone, or failed)
     # Some columns' text (kill, model, reason) as the text table shows it: draw it, don't format it.
     # The reason's cell keeps its message whole (it wraps) and may cut its quoted source line.
+    # ``core``: the unsat core under the row, as every view says it ("line 3: x > 2; ..." or an
+    # SMT-LIB answer), when it has one.
     cells: dict[str, str] = {}
     # The whole reason as its row says it: "confirmed by z3; ..." or "unconfirmed: why", then the
     # candidate's reason (a traceback too), less a clause the caption says once (``said_once``);
@@ -106,6 +108,9 @@ class DocumentCandidate(CandidateFacts, kw_only=True):
     unconfirmed: str | UnsetType = UNSET
     objective: str | UnsetType = UNSET  # with objectives: as the row shows them, "maximize x + y = 13"
     further_models: list[str] | UnsetType = UNSET  # with more_models or checks: "model 2: x=2" each
+    # Who stands behind the answer, in its detail: ["confirmed", "by z3 (model verified)"] or
+    # ["verified", "model failed verification"] (row_details.confirmation).
+    confirmation: TextPair | UnsetType = UNSET
     # A cell's candidate with a core: each entry's place as every view says it ("line 12 [candidate
     # line 3]").
     core_places: list[str] | UnsetType = UNSET
@@ -170,6 +175,12 @@ class RunDocument(_RunDocumentRequired, total=False):
     # A clause every answer of the run shares, said once in the caption, not on every row:
     # "all 8 answers: the script never called check(): the sandbox checked its assertions".
     said_once: str
+    # The candidates' verdicts (or states, while the run goes) as the caption counts them, most
+    # common first, in prove()'s words for a run of prove() calls: "2 sat, 1 timeout, 5 running".
+    counts_shown: str
+    tie_shown: str  # with a tie: "1 sat / 1 unsat → sat: RULE" (phrases.tie_summary)
+    # Each layer of the isolation report in one line, in its order: "landlock: active (ABI 7)".
+    isolation_layers: list[str]
 
 
 class _DocumentTimingRequired(TypedDict):
