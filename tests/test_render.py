@@ -136,9 +136,10 @@ def test_json_document_follows_schema_version_1() -> None:
         "index", "verdict", "reason", "model", "payload_hex", "payload_error", "unsat_core",
         "stdout", "stderr", "stdout_truncated", "stderr_truncated", "kill", "exit_code",
         "signal", "verified", "label", "source_preview", "output_truncated", "error",
-        "shown", "core_answer", "show_output", "model_omitted", "cells", "reason_shown",
+        "shown", "core_answer", "show_output", "model_omitted", "cells", "reason_shown", "confirmation",
     }
     assert first["cells"] == {"model": "00 41 42", "reason": "", "kill": ""}
+    assert first["confirmation"] == ["verified", "model verified"]
     assert document["isolation_summary"] == isolation_summary(ISOLATION)  # type: ignore[arg-type]
     assert ["timeout", "2 s"] in document["limits_shown"]
     assert {"key": "wall_s", "title": "wall", "unit": "s"} in document["columns"]
