@@ -35,7 +35,7 @@ from z3sandbox_kernel.contracts.record import CandidateLine, SavedRun, record_sc
 from z3sandbox_kernel.contracts.vote import DISPUTED, PROVE_WORDS
 from z3sandbox_kernel.presentation.phrases import REASON_WIDTH, TABLE_COLUMNS
 from z3sandbox_kernel.presentation.reasons import NOT_CHECKED
-from z3sandbox_kernel.presentation.row_details import CLAIMED, NO_PAYLOAD, SHOWN_STYLES
+from z3sandbox_kernel.presentation.row_details import CLAIMED, NO_PAYLOAD, SHOWN_STYLES, STREAM_CUT
 from z3sandbox_kernel.protocol.document import run_schema
 from z3sandbox_kernel.protocol.messages import UNVERIFIED_REASON
 from z3sandbox_kernel.protocol.verdicts import VERDICT_DOCS
@@ -108,7 +108,7 @@ def presentation_words() -> dict[str, object]:
                         for c in TABLE_COLUMNS],
             "reason_width": REASON_WIDTH, "prove_words": PROVE_WORDS, "no_payload": NO_PAYLOAD,
             "disputed": DISPUTED, "not_checked": NOT_CHECKED, "unverified_reason": UNVERIFIED_REASON,
-            "claimed": CLAIMED}
+            "claimed": CLAIMED, "stream_cut": STREAM_CUT}
 
 
 def render(text: str) -> str:

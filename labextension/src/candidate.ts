@@ -7,7 +7,13 @@
 import { actionButton, copyText, downloadBytes, safeFileName } from './actions';
 import { control, el, formatNumber, keyValueTable } from './dom';
 import { hexDump, hexToBytes } from './hexdump';
-import { printable, printableJson, printableLines } from './printable';
+import words from './presentation.generated.json';
+import {
+  printable,
+  printableJson,
+  printableLines,
+  pythonText
+} from './printable';
 import { wholeReason } from './reason';
 import {
   ICandidate,
@@ -23,20 +29,6 @@ import { IViewState } from './view';
 
 /** A stream longer than this many lines is folded to its first lines. */
 export const STREAM_PREVIEW_LINES = 12;
-
-export function formatModelValue(value: ModelValue | unknown): string {
-  if (
-    typeof value === 'object' &&
-    value !== null &&
-    'fraction' in value &&
-    Array.isArray(value.fraction) &&
-    value.fraction.length === 2
-  ) {
-    const [numerator, denominator] = value.fraction as [unknown, unknown];
-    return printable(`${numerator}/${denominator}`);
-  }
-  return printable(typeof value === 'string' ? value : JSON.stringify(value));
-}
 
 /** The model's entries in natural order (`byte_2` before `byte_10`). */
 export function modelEntries(candidate: ICandidate): [string, ModelValue][] {
@@ -123,7 +115,7 @@ function modelSection(
   state: IViewState
 ): HTMLElement | null {
   const rows: [string, string][] = modelEntries(candidate).map(
-    ([name, value]) => [name, formatModelValue(value)]
+    ([name, value]) => [name, printable(pythonText(value))]
   );
   if (rows.length === 0) {
     return null;
@@ -241,7 +233,7 @@ function streamSection(
   }
   const shown = printableLines(text);
   const full = truncated
-    ? `${shown}\n… (${name} was truncated at the output limit)`
+    ? `${shown}\n${words.stream_cut.replace('{stream}', name)}`
     : shown;
   const lines = full.split('\n');
   const body = pre(full);

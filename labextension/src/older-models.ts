@@ -4,7 +4,8 @@
  * row_details.further_models, tested against the kernel's own documents (test/older.spec.ts).
  */
 
-import { given, natural, pythonText } from './older-rows';
+import { given, natural } from './older-rows';
+import { pythonText } from './printable';
 import { printable } from './printable';
 import words from './presentation.generated.json';
 import type {

@@ -6,7 +6,7 @@
  * tools/sync_docs.py writes from the Python.
  */
 
-import { printable } from './printable';
+import { printable, pythonText } from './printable';
 import words from './presentation.generated.json';
 import type { IDocumentCandidate } from './run-schema.generated';
 
@@ -174,21 +174,6 @@ function shorten(text: string, width: number): string {
   return flat.length <= width
     ? flat.join('')
     : flat.slice(0, width - 1).join('') + '…';
-}
-
-/** A model value as Python's str() writes it. */
-export function pythonText(value: unknown): string {
-  if (value === null || value === undefined) {
-    return 'None';
-  }
-  if (typeof value === 'boolean') {
-    return value ? 'True' : 'False';
-  }
-  if (typeof value === 'object' && 'fraction' in value) {
-    const [n, d] = (value as { fraction: [number, number] }).fraction;
-    return d === 1 ? String(n) : `${n}/${d}`; // str(Fraction(2, 1)) is "2"
-  }
-  return String(value);
 }
 
 /** row_details.natural_key's order: `byte_2` before `byte_10`. */

@@ -50,3 +50,21 @@ export function printableJson(json: string): string {
         ).join('')
   );
 }
+
+/**
+ * A model value as Python's str() writes its decoded value (protocol/wire.py decode_value): the
+ * one way every view, the kernel's and this one, shows a value of the run document's model.
+ */
+export function pythonText(value: unknown): string {
+  if (value === null || value === undefined) {
+    return 'None';
+  }
+  if (typeof value === 'boolean') {
+    return value ? 'True' : 'False';
+  }
+  if (typeof value === 'object' && 'fraction' in value) {
+    const [n, d] = (value as { fraction: [number, number] }).fraction;
+    return d === 1 ? String(n) : `${n}/${d}`; // str(Fraction(2, 1)) is "2"
+  }
+  return String(value);
+}

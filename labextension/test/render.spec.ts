@@ -168,7 +168,7 @@ describe('renderRun', () => {
     ]);
     expect(detail.querySelector('.jp-Z3Run-stdout')!.textContent).toBe('hello');
     expect(detail.querySelector('.jp-Z3Run-stderr')!.textContent).toContain(
-      'truncated'
+      'was cut at the output limit'
     );
     expect(detail.textContent).toContain(long);
   });

@@ -40,6 +40,8 @@ SHOWN_STYLES = {"proved": "unsat", "counterexample": "sat", NO_PAYLOAD: "no_payl
 # A row shows its stdout inline when it is the run's only candidate, or when it failed.
 _QUIET_VERDICTS = ("sat", "unsat", "cancelled")
 INLINE_LINES = 12
+# Where a stream's middle was dropped at the output limit: every view says it so.
+STREAM_CUT = "… ({stream} was cut at the output limit)"
 # An SMT-LIB (get-unsat-core) answer: a parenthesised list of names, after an "unsat" line.
 _SMT2_CORE = re.compile(r"^\((?:[^()\s\",]+(?: [^()\s\",]+)*)?\)$")
 
@@ -216,7 +218,7 @@ def inline_output(candidate: CandidateResult, lines: int = INLINE_LINES) -> tupl
     shown = printable_lines("\n".join(all_lines[:lines]))
     more = len(all_lines) - lines if len(all_lines) > lines else 0
     if candidate.stdout_truncated:
-        shown += "\n… (stdout was cut at the output limit)"
+        shown += "\n" + STREAM_CUT.format(stream="stdout")
     return shown, more
 
 
