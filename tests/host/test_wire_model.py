@@ -1,12 +1,14 @@
 """A model is encoded once, in the child: a result holds its values as they came
 (``encoded_model``), writes them as they are (record, ``to_json``, the run document, the MCP
-output), and decodes them only when ``.model`` is read, once; a model given decoded is encoded
-once.  Each kind of value: an Int, a Real, a Bool, a String, z3's text, a forged fraction."""
+output), and decodes them only when ``.model`` is read, once; a model given decoded, or changed
+in place after it was read, is written as it is then.  Each kind of value: an Int, a Real, a
+Bool, a String, z3's text, a forged fraction."""
 
 from __future__ import annotations
 
 import dataclasses
 import pickle
+from collections.abc import Callable
 from fractions import Fraction
 
 import pytest
@@ -16,6 +18,7 @@ from z3sandbox_kernel.agents.mcp_output import candidate_output
 from z3sandbox_kernel.contracts.found import CheckResult, ModelResult
 from z3sandbox_kernel.contracts.record import CandidateRecord
 from z3sandbox_kernel.presentation.render import candidate_json
+from z3sandbox_kernel.protocol import encode_value
 
 WIRE = {"i": 7, "r": {"fraction": [1, 3]}, "b": True, "s": "hi", "a": "Store(K(Int, 0), 1, 2)",
         "forged": {"fraction": [1, 0]}}
@@ -61,7 +64,7 @@ GIVEN = {name: value for name, value in DECODED.items() if name != "forged"}  # 
 
 
 @pytest.mark.parametrize("model", [GIVEN, {}, {"x": Fraction(-5, 2)}, None])
-def test_a_model_given_decoded_is_kept_and_encoded_once(model: dict[str, object] | None) -> None:
+def test_a_model_given_decoded_is_kept_and_written_encoded(model: dict[str, object] | None) -> None:
     candidate = CandidateResult(index=0, verdict=Verdict.SAT, model=model)
     assert candidate.model is model
     assert candidate.encoded_model == (None if model is None else
@@ -93,3 +96,29 @@ def test_a_real_run_hands_its_model_on_undecoded_until_read() -> None:
     result.to_json(), candidate.to_record()
     assert vars(candidate)["_model_decoded"] is None
     assert candidate.model == {"x": 7, "r": Fraction(1, 3)}
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param(lambda model: model.__setitem__("i", 8), id="set"),
+    pytest.param(lambda model: model.update(i=8), id="update"),
+    pytest.param(lambda model: model.__ior__({"i": 8}), id="ior"),
+    pytest.param(lambda model: model.setdefault("j", 8), id="setdefault"),
+    pytest.param(lambda model: model.pop("i"), id="pop"),
+    pytest.param(lambda model: model.__delitem__("i"), id="del"),
+    pytest.param(lambda model: model.popitem(), id="popitem"),
+    pytest.param(lambda model: model.clear(), id="clear"),
+])
+@pytest.mark.parametrize("given", [False, True], ids=["received", "given"])
+def test_a_model_changed_in_place_is_written_as_it_is_now(change: Callable[[dict[str, object]], object],
+                                                           given: bool) -> None:
+    """``result.model["x"] = 5`` then ``to_json()``: the saved model is the changed one, whether
+    the model came from a child (held in its wire form) or was given decoded."""
+    wire = {name: value for name, value in WIRE.items() if name != "forged"}  # a value z3 can give
+    candidate = (CandidateResult(index=0, verdict=Verdict.SAT, model=dict(GIVEN)) if given
+                 else CandidateResult.from_record(CandidateRecord(index=0, verdict=Verdict.SAT, model=wire)))
+    model = candidate.model
+    assert model is not None
+    change(model)
+    expected = {name: encode_value(value) for name, value in model.items()}
+    assert candidate.encoded_model == expected and candidate.to_record().model == expected
+    assert RunResult.from_json(RunResult(candidates=[candidate]).to_json())[0].model == model

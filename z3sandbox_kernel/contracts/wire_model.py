@@ -19,10 +19,46 @@ Decoded = dict[str, object]  # a model as its result shows it: name -> value
 
 class _Kept(dict[str, object]):
     """A decoded model that knows the wire form it came from: set again (``dataclasses.replace``
-    copies a result through its fields), it is not encoded again."""
+    copies a result through its fields), it is not encoded again.  Changed in place (a user's
+    ``result.model["x"] = 5``), it forgets that form: what is written is what it holds."""
 
     __slots__ = ("wire",)
-    wire: Model
+    wire: Model | None
+
+    def _changed(self) -> None:
+        self.wire = None
+
+    def __setitem__(self, name: str, value: object) -> None:
+        self._changed()
+        super().__setitem__(name, value)
+
+    def __delitem__(self, name: str) -> None:
+        self._changed()
+        super().__delitem__(name)
+
+    def __ior__(self, other: Any) -> _Kept:  # type: ignore[misc,override]  # noqa: ANN401  # dict's |=
+        self._changed()
+        return super().__ior__(other)
+
+    def update(self, *args: Any, **kwargs: object) -> None:  # noqa: ANN401  # dict's own signature
+        self._changed()
+        super().update(*args, **kwargs)
+
+    def pop(self, *args: Any) -> object:  # noqa: ANN401  # dict's own signature
+        self._changed()
+        return super().pop(*args)
+
+    def popitem(self) -> tuple[str, object]:
+        self._changed()
+        return super().popitem()
+
+    def setdefault(self, name: str, default: object = None) -> object:
+        self._changed()
+        return super().setdefault(name, default)
+
+    def clear(self) -> None:
+        self._changed()
+        super().clear()
 
 
 class _WireField:
@@ -56,12 +92,17 @@ class _WireField:
         held[self._decoded] = value
         if value is None or isinstance(value, _Kept):
             held[self._wire] = None if value is None else value.wire
-        else:  # a model given decoded (a test, a caller): encoded here, once
+        else:  # a model given decoded (a test, a caller): encoded here, and again if it changes
             held[self._wire] = {name: encode_value(item) for name, item in value.items()}
 
     def wire(self, obj: object) -> Model | None:
-        """The model as it travels and is saved: name -> ``encode_value(value)``."""
-        wire: Model | None = vars(obj)[self._wire]
+        """The model as it travels and is saved: name -> ``encode_value(value)``; the form it came
+        in while what ``.model`` holds is that model unchanged, else what it holds, encoded."""
+        held = vars(obj)
+        decoded: Decoded | None = held.get(self._decoded)
+        if decoded is not None and not (isinstance(decoded, _Kept) and decoded.wire is not None):
+            held[self._wire] = {name: encode_value(item) for name, item in decoded.items()}
+        wire: Model | None = held[self._wire]
         return wire
 
     def receive(self, obj: object, wire: Model | None) -> None:
